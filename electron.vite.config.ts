@@ -1,0 +1,38 @@
+// Builds the three bundles: main (Electron entry and the CLI, which share the services), preload
+// (CommonJS, as sandboxed preloads must be) and the renderer (React).
+import { defineConfig } from 'electron-vite';
+import react from '@vitejs/plugin-react';
+import { resolve } from 'node:path';
+
+export default defineConfig({
+  main: {
+    build: {
+      outDir: 'out/main',
+      rollupOptions: {
+        input: {
+          index: resolve('main/app/index.ts'),
+          cli: resolve('main/cli/index.ts'),
+        },
+      },
+    },
+  },
+  preload: {
+    build: {
+      // A sandboxed preload can require only 'electron': bundle zod and the contract into it.
+      externalizeDeps: false,
+      outDir: 'out/preload',
+      rollupOptions: {
+        input: { index: resolve('preload/index.ts') },
+        output: { format: 'cjs', entryFileNames: '[name].cjs' },
+      },
+    },
+  },
+  renderer: {
+    root: 'renderer',
+    build: {
+      outDir: 'out/renderer',
+      rollupOptions: { input: { index: resolve('renderer/index.html') } },
+    },
+    plugins: [react()],
+  },
+});

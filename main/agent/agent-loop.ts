@@ -1,0 +1,91 @@
+// The multi-turn CodeAct loop: ask the model, run the code blocks of its reply in order, send back one
+// observation per block, and repeat until a reply has no code block or the step limit is reached.
+import type { Action } from '../../shared/domain';
+import { parseReply, type CodeBlock } from './codeact-parser';
+import type { ChatMessage } from './llm-client';
+
+export type AgentHooks = {
+  complete(messages: ChatMessage[], onDelta: (text: string) => void, signal: AbortSignal): Promise<string>;
+  onDelta(text: string): void;
+  onAssistantMessage(text: string): void;
+  runAction(block: CodeBlock): Promise<Action>;
+  onObservation(text: string): void;
+};
+
+export type AgentOutcome =
+  | { status: 'done'; answer: string }
+  | { status: 'failed'; error: string }
+  | { status: 'cancelled' };
+
+const OBSERVATION_STREAM_LIMIT = 8000;
+
+export async function runAgent(input: {
+  history: ChatMessage[];
+  maxSteps: number;
+  hooks: AgentHooks;
+  signal: AbortSignal;
+}): Promise<AgentOutcome> {
+  const { hooks, signal } = input;
+  const history = [...input.history];
+  for (let step = 1; step <= input.maxSteps; step++) {
+    if (signal.aborted) return { status: 'cancelled' };
+    let reply: string;
+    try {
+      reply = await hooks.complete(history, hooks.onDelta, signal);
+    } catch (error) {
+      if (signal.aborted) return { status: 'cancelled' };
+      return { status: 'failed', error: error instanceof Error ? error.message : String(error) };
+    }
+    history.push({ role: 'assistant', content: reply });
+    hooks.onAssistantMessage(reply);
+    const { actions, prose } = parseReply(reply);
+    if (actions.length === 0) return { status: 'done', answer: prose || reply.trim() };
+
+    const observations: string[] = [];
+    for (let i = 0; i < actions.length; i++) {
+      if (signal.aborted) return { status: 'cancelled' };
+      const action = await hooks.runAction(actions[i]!);
+      observations.push(describeObservation(action));
+      if (action.status === 'failed') {
+        const skipped = actions.length - i - 1;
+        if (skipped > 0) observations.push(`(${skipped} later code block(s) in your reply were not run because this one failed.)`);
+        break;
+      }
+    }
+    const observation = observations.join('\n\n');
+    history.push({ role: 'user', content: observation });
+    hooks.onObservation(observation);
+  }
+  return {
+    status: 'failed',
+    error: `Stopped after ${input.maxSteps} steps without a final answer (step limit). Raise the limit in Settings or with --max-steps.`,
+  };
+}
+
+/** What the model reads about one action: output (capped), exit code and the files it changed. */
+export function describeObservation(action: Action): string {
+  const lines = [`Observation for action ${action.seq} (${action.language}): ${statusLine(action)}`];
+  if (action.output.stdout) lines.push('stdout:', cap(action.output.stdout));
+  if (action.output.stderr) lines.push('stderr:', cap(action.output.stderr));
+  for (const effect of action.effects) {
+    const parts = [
+      effect.added.length ? `added ${effect.added.join(', ')}` : '',
+      effect.modified.length ? `modified ${effect.modified.join(', ')}` : '',
+      effect.deleted.length ? `deleted ${effect.deleted.join(', ')}` : '',
+    ].filter(Boolean);
+    lines.push(`files changed in ${effect.workspace}: ${parts.length ? parts.join('; ') : 'none'}`);
+  }
+  return lines.join('\n');
+}
+
+function statusLine(action: Action): string {
+  if (action.output.timedOut) return 'stopped by the action timeout';
+  if (action.output.exitCode === null) return 'did not run to completion';
+  return `exit code ${action.output.exitCode}`;
+}
+
+function cap(text: string): string {
+  if (text.length <= OBSERVATION_STREAM_LIMIT) return text;
+  const half = OBSERVATION_STREAM_LIMIT / 2;
+  return `${text.slice(0, half)}\n[… ${text.length - OBSERVATION_STREAM_LIMIT} characters cut …]\n${text.slice(-half)}`;
+}

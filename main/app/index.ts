@@ -1,0 +1,41 @@
+// Electron bootstrap, and nothing else: data folder, services, IPC, window, security handlers.
+import { app, session, shell } from 'electron';
+import { fileURLToPath } from 'node:url';
+import { registerContract } from '../ipc/register-contract';
+import { createServices, type AppServices } from '../services/app-services';
+import { APP_NAME, resolveDataDir } from '../store/data-dir';
+import { electronTransport } from './electron-transport';
+import { createMainWindow } from './main-window';
+import { hardenContents, hardenSession } from './security';
+
+app.setName(APP_NAME);
+if (process.env.POSTHOC_HOME) app.setPath('userData', resolveDataDir());
+app.enableSandbox();
+
+const devServerUrl = process.env.ELECTRON_RENDERER_URL;
+let services: AppServices | undefined;
+
+if (!app.requestSingleInstanceLock()) app.quit();
+
+app.on('web-contents-created', (_event, contents) => hardenContents(contents, (url) => shell.openExternal(url), devServerUrl));
+
+app.whenReady().then(() => {
+  hardenSession(session.defaultSession);
+  services = createServices({ dataDir: app.getPath('userData') });
+  registerContract(electronTransport(devServerUrl), services.handlers, services.events);
+  createMainWindow({
+    preload: fileURLToPath(new URL('../preload/index.cjs', import.meta.url)),
+    rendererFile: fileURLToPath(new URL('../renderer/index.html', import.meta.url)),
+    devServerUrl,
+  });
+});
+
+app.on('window-all-closed', () => app.quit());
+
+let closing = false;
+app.on('will-quit', (event) => {
+  if (closing || !services) return;
+  closing = true;
+  event.preventDefault();
+  void services.close().finally(() => app.quit());
+});

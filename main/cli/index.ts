@@ -1,0 +1,211 @@
+// The command-line front end. It calls the same services as the app and the web host.
+// Exit codes: 0 success; 1 the task or undo failed; 2 usage or configuration error; 3 undo refused (conflict).
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { fileURLToPath } from 'node:url';
+import type { Action } from '../../shared/domain';
+import { startWebHost } from '../ipc/web-host';
+import { createDocker, SandboxError } from '../sandbox/docker-client';
+import { buildSandboxImage, SANDBOX_IMAGE, sandboxStatus } from '../sandbox/sandbox-image';
+import { createServices, type AppServices } from '../services/app-services';
+import { ServiceError } from '../services/service-error';
+import { resolveDataDir } from '../store/data-dir';
+import { VaultUnavailable } from '../vault/vault';
+import { formatAction, formatActionLine, formatTaskLine } from './format';
+
+export const EXIT = { ok: 0, failed: 1, usage: 2, conflict: 3 } as const;
+
+const positiveInt = (what: string) => (value: string) => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError(`${what} must be a whole number of at least 1.`);
+  return n;
+};
+
+const dataDirOption = () => new Option('--data-dir <dir>', 'where Posthoc keeps its data (default: POSTHOC_HOME or the app\'s folder)');
+
+function withServices<T>(dataDir: string | undefined, fn: (s: AppServices) => Promise<T>): Promise<T> {
+  const services = createServices({ dataDir: resolveDataDir(dataDir) });
+  return fn(services).finally(() => services.close());
+}
+
+const out = (line: string) => process.stdout.write(`${line}\n`);
+const json = (value: unknown) => out(JSON.stringify(value));
+
+export function buildProgram(): Command {
+  const program = new Command()
+    .name('posthoc')
+    .description('Delegate tasks to an agent whose every action is undoable or confined.')
+    .showHelpAfterError()
+    .exitOverride();
+
+  program
+    .command('run')
+    .description('run a task to its end')
+    .argument('<task>', 'what the agent should do')
+    .option('--workspace <dir>', 'grant a folder (repeat for several)', (v: string, acc: string[]) => [...acc, v], [] as string[])
+    .addOption(dataDirOption())
+    .option('--model <name>', 'the model to use (default: POSTHOC_MODEL or Settings)')
+    .option('--max-steps <n>', 'the most replies the agent may take', positiveInt('--max-steps'))
+    .option('--action-timeout <seconds>', 'stop an action after this many seconds', positiveInt('--action-timeout'))
+    .option('--json', 'print one JSON object per line')
+    .action(async (prompt: string, opts: { workspace: string[]; dataDir?: string; model?: string; maxSteps?: number; actionTimeout?: number; json?: boolean }) => {
+      await withServices(opts.dataDir, async (s) => {
+        const printed = new Set<string>();
+        const unsubscribe = s.events.subscribe((event, payload) => {
+          if (event === 'action:updated') {
+            const action = payload as Action;
+            if (action.status === 'running' || printed.has(action.id)) return;
+            printed.add(action.id);
+            if (opts.json) json({ type: 'action', action });
+            else out(formatAction(action));
+          } else if (event === 'message:delta' && !opts.json) {
+            // The model's text streams to stderr so stdout stays the actions and the answer.
+            process.stderr.write((payload as { delta: string }).delta);
+          }
+        });
+        const started = await s.tasks.start(
+          { prompt, workspaces: opts.workspace },
+          { model: opts.model, maxSteps: opts.maxSteps, actionTimeoutSeconds: opts.actionTimeout },
+        );
+        const task = await s.tasks.wait(started.id);
+        unsubscribe();
+        await s.executor.stop(task.id);
+        if (opts.json) json({ type: 'task', task: { id: task.id, status: task.status, answer: task.answer, error: task.error } });
+        else {
+          process.stderr.write('\n');
+          out(task.status === 'done' ? `\n${task.answer ?? ''}` : `\nTask ${task.status}: ${task.error ?? ''}`);
+          out(`task ${task.id}`);
+        }
+        if (task.status !== 'done') process.exitCode = EXIT.failed;
+      });
+    });
+
+  program
+    .command('tasks')
+    .description('list tasks, newest first')
+    .addOption(dataDirOption())
+    .option('--json', 'print JSON')
+    .action(async (opts: { dataDir?: string; json?: boolean }) => {
+      await withServices(opts.dataDir, async (s) => {
+        const tasks = s.tasks.list();
+        if (opts.json) json(tasks);
+        else tasks.forEach((t) => out(formatTaskLine(t)));
+      });
+    });
+
+  program
+    .command('actions')
+    .description('list actions (of one task with --task)')
+    .option('--task <id>', 'only this task')
+    .addOption(dataDirOption())
+    .option('--json', 'print JSON')
+    .action(async (opts: { task?: string; dataDir?: string; json?: boolean }) => {
+      await withServices(opts.dataDir, async (s) => {
+        const actions = opts.task ? s.tasks.get(opts.task).actions : s.store.listActions();
+        if (opts.json) json(actions);
+        else actions.forEach((a) => out(formatActionLine(a)));
+      });
+    });
+
+  program
+    .command('undo')
+    .description('undo an action')
+    .argument('<action-id>')
+    .addOption(dataDirOption())
+    .option('--json', 'print JSON')
+    .action(async (actionId: string, opts: { dataDir?: string; json?: boolean }) => {
+      await withServices(opts.dataDir, async (s) => {
+        const result = await s.tasks.undo(actionId);
+        if (opts.json) json(result);
+        if (result.outcome === 'conflict') {
+          if (!opts.json) process.stderr.write(`${result.message}\n`);
+          process.exitCode = EXIT.conflict;
+          return;
+        }
+        if (!opts.json) {
+          out(`Undid action ${result.action.seq}.`);
+          result.removed.forEach((p) => out(`  removed ${p}`));
+          result.restored.forEach((p) => out(`  restored ${p}`));
+        }
+      });
+    });
+
+  program
+    .command('keep')
+    .description('mark an action final (it can no longer be undone)')
+    .argument('<action-id>')
+    .addOption(dataDirOption())
+    .option('--json', 'print JSON')
+    .action(async (actionId: string, opts: { dataDir?: string; json?: boolean }) => {
+      await withServices(opts.dataDir, async (s) => {
+        const action = s.tasks.keep(actionId);
+        if (opts.json) json(action);
+        else out(`Kept action ${action.seq}.`);
+      });
+    });
+
+  const sandbox = program.command('sandbox').description('the Docker sandbox');
+  sandbox
+    .command('build')
+    .description(`build the sandbox image ${SANDBOX_IMAGE}`)
+    .action(async () => {
+      await buildSandboxImage(createDocker(), (line) => process.stderr.write(`${line}\n`));
+    });
+  sandbox
+    .command('status')
+    .description('say whether Docker answers and the image exists')
+    .option('--json', 'print JSON')
+    .action(async (opts: { json?: boolean }) => {
+      const status = await sandboxStatus(createDocker());
+      if (opts.json) json(status);
+      else {
+        out(`docker: ${status.dockerAvailable ? `running (${status.dockerVersion})` : 'not reachable'}`);
+        out(`image:  ${status.image} ${status.imagePresent ? 'present' : 'missing'}`);
+        if (status.message) out(status.message);
+      }
+      if (!status.dockerAvailable || !status.imagePresent) process.exitCode = EXIT.usage;
+    });
+
+  program
+    .command('web')
+    .description('serve the app to a browser on 127.0.0.1 (prints the URL with its token)')
+    .option('--port <n>', 'port (default: a free one)', positiveInt('--port'))
+    .addOption(dataDirOption())
+    .action(async (opts: { port?: number; dataDir?: string }) => {
+      const services = createServices({ dataDir: resolveDataDir(opts.dataDir) });
+      const rendererDir = fileURLToPath(new URL('../renderer', import.meta.url));
+      const host = await startWebHost(services, { port: opts.port, rendererDir });
+      out(host.url);
+      await new Promise<void>((resolve) => {
+        process.once('SIGINT', resolve);
+        process.once('SIGTERM', resolve);
+      });
+      await host.close();
+      await services.close();
+    });
+
+  return program;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
+  } catch (error) {
+    return reportError(error);
+  }
+}
+
+function reportError(error: unknown): number {
+  if (error instanceof CommanderError) {
+    return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`posthoc: ${message}\n`);
+  if (error instanceof SandboxError || error instanceof VaultUnavailable) return EXIT.usage;
+  if (error instanceof ServiceError) {
+    // A missing model, Docker, image or folder is configuration; anything else (already undone, kept) is a failure.
+    return error.code === 'unavailable' || error.code === 'invalid-input' || error.code === 'not-found' ? EXIT.usage : EXIT.failed;
+  }
+  return EXIT.failed;
+}

@@ -1,0 +1,138 @@
+// The web host: the built renderer and the same contract over a WebSocket, on 127.0.0.1 only. A random
+// per-launch token in the URL and an Origin check keep other pages and local programs out.
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { extname, join, normalize, sep } from 'node:path';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { callNames, type CallName, type Result } from '../../shared/contract';
+import { ClientFrame, WEB_SOCKET_PATH, WEB_TOKEN_PARAM, type ServerFrame } from '../../shared/contract/wire';
+import type { AppServices } from '../services/app-services';
+import { registerContract, type Transport } from './register-contract';
+
+export type WebHost = { url: string; port: number; token: string; close(): Promise<void> };
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.json': 'application/json',
+  '.woff2': 'font/woff2',
+};
+
+const CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self' ws://127.0.0.1:* ws://localhost:*; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
+
+type Connection = { socket: WebSocket; trusted: boolean };
+
+export async function startWebHost(services: AppServices, options: { port?: number; rendererDir: string }): Promise<WebHost> {
+  const token = randomBytes(24).toString('base64url');
+  const server = createServer((req, res) => {
+    serveStatic(options.rendererDir, req.url ?? '/')
+      .then((file) => {
+        if (!file) {
+          res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found');
+          return;
+        }
+        res.writeHead(200, {
+          'content-type': CONTENT_TYPES[extname(file)] ?? 'application/octet-stream',
+          'content-security-policy': CSP,
+          'x-content-type-options': 'nosniff',
+          'referrer-policy': 'no-referrer',
+          'cache-control': 'no-store',
+        });
+        createReadStream(file).pipe(res);
+      })
+      .catch(() => res.writeHead(500).end());
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+  });
+  const port = (server.address() as { port: number }).port;
+  const allowedOrigins = new Set([`http://127.0.0.1:${port}`, `http://localhost:${port}`]);
+
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 4 * 1024 * 1024 });
+  const connections = new Set<Connection>();
+  const listeners = new Map<CallName, (sender: Connection, raw: unknown) => Promise<Result<unknown>>>();
+
+  const transport: Transport<Connection> = {
+    isTrustedSender: (c) => c.trusted && connections.has(c),
+    handle: (name, listener) => listeners.set(name, listener),
+    push: (event, payload) => {
+      const frame = JSON.stringify({ kind: 'event', event, payload } satisfies ServerFrame);
+      for (const c of connections) if (c.socket.readyState === c.socket.OPEN) c.socket.send(frame);
+    },
+  };
+  const unsubscribe = registerContract(transport, services.handlers, services.events);
+
+  server.on('upgrade', (req, socket, head) => {
+    const refusal = checkUpgrade(req, token, allowedOrigins);
+    if (refusal) {
+      socket.end(`HTTP/1.1 ${refusal}\r\nConnection: close\r\n\r\n`);
+      return;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      const connection: Connection = { socket: ws, trusted: true };
+      connections.add(connection);
+      ws.on('close', () => connections.delete(connection));
+      ws.on('message', (data) => {
+        void answer(connection, data.toString());
+      });
+    });
+  });
+
+  async function answer(connection: Connection, text: string): Promise<void> {
+    let frame: ClientFrame;
+    try {
+      frame = ClientFrame.parse(JSON.parse(text));
+    } catch {
+      return; // not a contract frame: ignore it
+    }
+    const listener = (callNames as string[]).includes(frame.call) ? listeners.get(frame.call as CallName) : undefined;
+    const result: Result<unknown> = listener
+      ? await listener(connection, frame.input)
+      : { ok: false, error: { code: 'invalid-input', message: `Unknown call ${frame.call}` } };
+    if (connection.socket.readyState === connection.socket.OPEN) {
+      connection.socket.send(JSON.stringify({ kind: 'result', id: frame.id, result } satisfies ServerFrame));
+    }
+  }
+
+  const url = `http://127.0.0.1:${port}/?${WEB_TOKEN_PARAM}=${token}`;
+  return {
+    url,
+    port,
+    token,
+    async close() {
+      unsubscribe();
+      for (const c of connections) c.socket.terminate();
+      wss.close();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** Returns an HTTP status line when the upgrade must be refused, or undefined when it may proceed. */
+export function checkUpgrade(req: IncomingMessage, token: string, allowedOrigins: Set<string>): string | undefined {
+  const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+  if (url.pathname !== WEB_SOCKET_PATH) return '404 Not Found';
+  const given = url.searchParams.get(WEB_TOKEN_PARAM) ?? '';
+  const a = Buffer.from(given);
+  const b = Buffer.from(token);
+  if (a.length !== b.length || !timingSafeEqual(a, b)) return '401 Unauthorized';
+  const origin = req.headers.origin;
+  if (!origin || !allowedOrigins.has(origin)) return '403 Forbidden';
+  return undefined;
+}
+
+async function serveStatic(root: string, rawUrl: string): Promise<string | undefined> {
+  const pathname = decodeURIComponent(new URL(rawUrl, 'http://127.0.0.1').pathname);
+  const relative = pathname === '/' ? 'index.html' : pathname.replace(/^\/+/, '');
+  const file = normalize(join(root, relative));
+  if (!file.startsWith(normalize(root) + sep)) return undefined;
+  const st = await stat(file).catch(() => undefined);
+  return st?.isFile() ? file : undefined;
+}

@@ -1,0 +1,140 @@
+// The sandbox image posthoc-sandbox:<version>: a minimal Debian with Python 3 and requests. It is built
+// offline from Debian's package archive with debootstrap where that is available (Linux, as root),
+// otherwise with `docker build` from debian:bookworm-slim.
+import type Docker from 'dockerode';
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pkg from '../../package.json';
+import type { SandboxStatus } from '../../shared/domain';
+import { explainDockerError, SandboxError } from './docker-client';
+
+export const SANDBOX_IMAGE = `posthoc-sandbox:${pkg.version}`;
+const PACKAGES = ['python3-minimal', 'python3-requests', 'ca-certificates'];
+
+export async function sandboxStatus(docker: Docker, image = SANDBOX_IMAGE): Promise<SandboxStatus> {
+  let version: string;
+  try {
+    version = (await docker.version()).Version;
+  } catch (error) {
+    const e = explainDockerError(error, image);
+    return { dockerAvailable: false, dockerVersion: null, image, imagePresent: false, message: e.message };
+  }
+  try {
+    await docker.getImage(image).inspect();
+    return { dockerAvailable: true, dockerVersion: version, image, imagePresent: true, message: null };
+  } catch {
+    return {
+      dockerAvailable: true,
+      dockerVersion: version,
+      image,
+      imagePresent: false,
+      message: `The sandbox image ${image} is missing. Build it once with "npx posthoc sandbox build".`,
+    };
+  }
+}
+
+export async function buildSandboxImage(
+  docker: Docker,
+  log: (line: string) => void,
+  image = SANDBOX_IMAGE,
+): Promise<void> {
+  try {
+    await docker.version();
+  } catch (error) {
+    throw explainDockerError(error, image);
+  }
+  const canDebootstrap = process.platform === 'linux' && process.getuid?.() === 0 && (await commandExists('debootstrap'));
+  if (canDebootstrap) await buildWithDebootstrap(docker, log, image);
+  else await buildWithDockerfile(docker, log, image);
+  await docker.getImage(image).inspect().catch((error) => {
+    throw new SandboxError('docker-failed', `The build finished but ${image} is not there: ${String(error)}`);
+  });
+  log(`Built ${image}.`);
+}
+
+async function buildWithDebootstrap(docker: Docker, log: (line: string) => void, image: string): Promise<void> {
+  const work = await mkdtemp(join(tmpdir(), 'posthoc-sandbox-'));
+  const rootfs = join(work, 'rootfs');
+  try {
+    log(`debootstrap bookworm (${PACKAGES.join(', ')}) into ${rootfs} — about a minute…`);
+    await run('debootstrap', ['--variant=minbase', `--include=${PACKAGES.join(',')}`, 'bookworm', rootfs], log);
+    await rm(join(rootfs, 'var/cache/apt/archives'), { recursive: true, force: true });
+    await mkdir(join(rootfs, 'workspace'), { recursive: true });
+    await writeFile(join(rootfs, 'etc/posthoc-sandbox'), `${image}\n`);
+    log(`docker import → ${image}`);
+    const [repo, tag] = image.split(':') as [string, string];
+    const tar = spawn('tar', ['-C', rootfs, '-c', '.'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const stream = await docker.importImage(tar.stdout as never, { repo, tag });
+    await followProgress(docker, stream);
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+async function buildWithDockerfile(docker: Docker, log: (line: string) => void, image: string): Promise<void> {
+  const work = await mkdtemp(join(tmpdir(), 'posthoc-sandbox-'));
+  try {
+    await writeFile(
+      join(work, 'Dockerfile'),
+      [
+        'FROM debian:bookworm-slim',
+        `RUN apt-get update && apt-get install -y --no-install-recommends ${PACKAGES.join(' ')} && rm -rf /var/lib/apt/lists/*`,
+        'RUN mkdir -p /workspace',
+        `RUN echo ${image} > /etc/posthoc-sandbox`,
+        '',
+      ].join('\n'),
+    );
+    log(`docker build → ${image}`);
+    const stream = await docker.buildImage({ context: work, src: ['Dockerfile'] }, { t: image });
+    await followProgress(docker, stream, (event) => {
+      const line = (event as { stream?: string }).stream?.trim();
+      if (line) log(line);
+    });
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+function followProgress(docker: Docker, stream: NodeJS.ReadableStream, onEvent?: (e: unknown) => void): Promise<void> {
+  return new Promise((resolve, reject) => {
+    docker.modem.followProgress(
+      stream,
+      (error: Error | null, output: Array<{ error?: string }>) => {
+        const failed = error ?? output.find((o) => o.error);
+        if (failed) reject(explainDockerError(failed instanceof Error ? failed : new Error(failed.error)));
+        else resolve();
+      },
+      onEvent,
+    );
+  });
+}
+
+function run(command: string, args: string[], log: (line: string) => void): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let tail = '';
+    const collect = (chunk: Buffer) => {
+      tail = (tail + chunk.toString()).slice(-4000);
+    };
+    child.stdout.on('data', collect);
+    child.stderr.on('data', collect);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code === 0) resolve();
+      else {
+        log(tail);
+        reject(new SandboxError('docker-failed', `${command} failed with exit code ${code}; its last output is above.`));
+      }
+    });
+  });
+}
+
+function commandExists(command: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const child = spawn('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' });
+    child.on('close', (code) => resolve(code === 0));
+    child.on('error', () => resolve(false));
+  });
+}

@@ -1,0 +1,112 @@
+// Provider and agent settings. The model provider comes from the environment (the openai SDK's own
+// OPENAI_API_KEY and OPENAI_BASE_URL, plus POSTHOC_MODEL) or from settings, the key then from the vault.
+// The environment wins, so one launch can point elsewhere without touching saved settings.
+import type { CallInput } from '../../shared/contract';
+import type { ProviderSettings } from '../../shared/domain';
+import type { LlmConfig } from '../agent/llm-client';
+import type { TaskStore } from '../store/task-store';
+import { KNOWN_SECRETS, VaultUnavailable, type Vault } from '../vault/vault';
+import { ServiceError } from './service-error';
+
+const KEYS = {
+  model: 'provider.model',
+  baseUrl: 'provider.baseUrl',
+  maxSteps: 'agent.maxSteps',
+  actionTimeoutSeconds: 'agent.actionTimeoutSeconds',
+} as const;
+
+export const DEFAULT_MAX_STEPS = 20;
+export const DEFAULT_ACTION_TIMEOUT_SECONDS = 120;
+/** Local servers (Ollama, LM Studio, vLLM) take any key; the SDK insists on one. */
+const PLACEHOLDER_KEY = 'posthoc-no-key';
+
+export class SettingsService {
+  constructor(
+    private readonly store: TaskStore,
+    private readonly vault: Vault,
+    private readonly env: NodeJS.ProcessEnv = process.env,
+  ) {}
+
+  async get(): Promise<ProviderSettings> {
+    const envModel = nonEmpty(this.env.POSTHOC_MODEL);
+    const envBase = nonEmpty(this.env.OPENAI_BASE_URL);
+    const envKey = nonEmpty(this.env.OPENAI_API_KEY);
+    const savedModel = this.store.getSetting<string>(KEYS.model) ?? null;
+    const savedBase = this.store.getSetting<string>(KEYS.baseUrl) ?? null;
+    const vaultKey = envKey ? false : await this.vaultHasKey();
+    const model = envModel ?? savedModel;
+    const baseUrl = envBase ?? savedBase;
+    const apiKeySet = Boolean(envKey) || vaultKey;
+    return {
+      model,
+      baseUrl,
+      apiKeySet,
+      sources: {
+        model: envModel ? 'env' : savedModel ? 'settings' : 'none',
+        baseUrl: envBase ? 'env' : savedBase ? 'settings' : 'none',
+        apiKey: envKey ? 'env' : vaultKey ? 'vault' : 'none',
+      },
+      configured: Boolean(model) && (apiKeySet || Boolean(baseUrl)),
+      maxSteps: this.maxSteps(),
+      actionTimeoutSeconds: this.actionTimeoutSeconds(),
+    };
+  }
+
+  async update(input: CallInput<'settings:update'>): Promise<ProviderSettings> {
+    if (input.apiKey !== undefined) {
+      try {
+        if (input.apiKey === '') await this.vault.remove(KNOWN_SECRETS.llmApiKey);
+        else await this.vault.set(KNOWN_SECRETS.llmApiKey, input.apiKey);
+      } catch (error) {
+        if (error instanceof VaultUnavailable) throw new ServiceError('unavailable', error.message);
+        throw error;
+      }
+    }
+    if (input.model !== undefined) this.store.setSetting(KEYS.model, input.model);
+    if (input.baseUrl !== undefined) this.store.setSetting(KEYS.baseUrl, input.baseUrl);
+    if (input.maxSteps !== undefined) this.store.setSetting(KEYS.maxSteps, input.maxSteps);
+    if (input.actionTimeoutSeconds !== undefined) this.store.setSetting(KEYS.actionTimeoutSeconds, input.actionTimeoutSeconds);
+    return this.get();
+  }
+
+  maxSteps(): number {
+    return this.store.getSetting<number>(KEYS.maxSteps) ?? DEFAULT_MAX_STEPS;
+  }
+
+  actionTimeoutSeconds(): number {
+    return this.store.getSetting<number>(KEYS.actionTimeoutSeconds) ?? DEFAULT_ACTION_TIMEOUT_SECONDS;
+  }
+
+  /** The provider configuration for a run; the key stays in the main process. */
+  async llmConfig(override: { model?: string } = {}): Promise<LlmConfig> {
+    const s = await this.get();
+    const model = override.model ?? s.model;
+    if (!model) {
+      throw new ServiceError(
+        'unavailable',
+        'No model is configured. Set POSTHOC_MODEL (and OPENAI_BASE_URL for a local server such as Ollama, LM Studio or vLLM), pass --model, or choose one in Settings.',
+      );
+    }
+    let apiKey = nonEmpty(this.env.OPENAI_API_KEY) ?? null;
+    if (!apiKey && s.sources.apiKey === 'vault') apiKey = await this.vault.get(KNOWN_SECRETS.llmApiKey);
+    if (!apiKey && !s.baseUrl) {
+      throw new ServiceError(
+        'unavailable',
+        'No API key for the OpenAI API. Set OPENAI_API_KEY, save a key in Settings (kept in the OS keychain), or set OPENAI_BASE_URL to a local OpenAI-compatible server.',
+      );
+    }
+    return { apiKey: apiKey ?? PLACEHOLDER_KEY, baseUrl: s.baseUrl, model, stream: this.env.POSTHOC_STREAM !== '0' };
+  }
+
+  private async vaultHasKey(): Promise<boolean> {
+    try {
+      return await this.vault.has(KNOWN_SECRETS.llmApiKey);
+    } catch {
+      return false;
+    }
+  }
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value && value.trim() ? value.trim() : undefined;
+}

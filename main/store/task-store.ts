@@ -1,0 +1,190 @@
+// Typed access to tasks, messages, actions and their effects. Rows are parsed back through the shared
+// zod schemas, so a corrupt row fails loudly instead of reaching the renderer half-formed.
+import { randomUUID } from 'node:crypto';
+import {
+  Action,
+  Effect,
+  Message,
+  Task,
+  type ActionStatus,
+  type MessageRole,
+  type WorkspaceGrant,
+} from '../../shared/domain';
+import type { AppDatabase } from './database';
+
+const now = (): string => new Date().toISOString();
+
+type TaskRow = {
+  id: string; title: string; status: string; workspaces_json: string; model: string;
+  answer: string | null; error: string | null; created_at: string; updated_at: string;
+};
+type ActionRow = {
+  id: string; task_id: string; seq: number; kind: string; language: string; source: string; status: string;
+  output_json: string; reverse_json: string; confinement_json: string; started_at: string;
+  finished_at: string | null; undone_at: string | null;
+};
+
+export class TaskStore {
+  constructor(private readonly db: AppDatabase) {}
+
+  createTask(input: { title: string; workspaces: WorkspaceGrant[]; model: string }): Task {
+    const at = now();
+    const id = randomUUID();
+    this.db
+      .prepare(
+        `INSERT INTO tasks (id, title, status, workspaces_json, model, answer, error, created_at, updated_at)
+         VALUES (?, ?, 'running', ?, ?, NULL, NULL, ?, ?)`,
+      )
+      .run(id, input.title, JSON.stringify(input.workspaces), input.model, at, at);
+    return this.getTask(id)!;
+  }
+
+  getTask(id: string): Task | undefined {
+    const row = this.db.prepare('SELECT * FROM tasks WHERE id = ?').get(id) as TaskRow | undefined;
+    return row && toTask(row);
+  }
+
+  listTasks(): Task[] {
+    const rows = this.db.prepare('SELECT * FROM tasks ORDER BY created_at DESC').all() as TaskRow[];
+    return rows.map(toTask);
+  }
+
+  updateTask(id: string, patch: Partial<Pick<Task, 'status' | 'answer' | 'error' | 'model'>>): Task {
+    const task = this.getTask(id);
+    if (!task) throw new Error(`No task ${id}`);
+    const next = { ...task, ...patch, updatedAt: now() };
+    this.db
+      .prepare('UPDATE tasks SET status = ?, answer = ?, error = ?, model = ?, updated_at = ? WHERE id = ?')
+      .run(next.status, next.answer, next.error, next.model, next.updatedAt, id);
+    return next;
+  }
+
+  addMessage(taskId: string, role: MessageRole, content: string): Message {
+    const seq = (this.db.prepare('SELECT COALESCE(MAX(seq), 0) + 1 AS n FROM messages WHERE task_id = ?').get(taskId) as { n: number }).n;
+    const message: Message = { id: randomUUID(), taskId, seq, role, content, createdAt: now() };
+    this.db
+      .prepare('INSERT INTO messages (id, task_id, seq, role, content, created_at) VALUES (?, ?, ?, ?, ?, ?)')
+      .run(message.id, taskId, seq, role, content, message.createdAt);
+    return message;
+  }
+
+  listMessages(taskId: string): Message[] {
+    const rows = this.db.prepare('SELECT * FROM messages WHERE task_id = ? ORDER BY seq').all(taskId) as Array<{
+      id: string; task_id: string; seq: number; role: string; content: string; created_at: string;
+    }>;
+    return rows.map((r) => Message.parse({ id: r.id, taskId: r.task_id, seq: r.seq, role: r.role, content: r.content, createdAt: r.created_at }));
+  }
+
+  nextActionSeq(taskId: string): number {
+    return (this.db.prepare('SELECT COALESCE(MAX(seq), 0) + 1 AS n FROM actions WHERE task_id = ?').get(taskId) as { n: number }).n;
+  }
+
+  /** Inserts or replaces an action with its effects, in one transaction. */
+  saveAction(action: Action): Action {
+    const parsed = Action.parse(action);
+    this.db.transaction(() => {
+      this.db
+        .prepare(
+          `INSERT INTO actions (id, task_id, seq, kind, language, source, status, output_json, reverse_json,
+             confinement_json, started_at, finished_at, undone_at)
+           VALUES (@id, @taskId, @seq, @kind, @language, @source, @status, @output, @reverse, @confinement,
+             @startedAt, @finishedAt, @undoneAt)
+           ON CONFLICT(id) DO UPDATE SET status = excluded.status, output_json = excluded.output_json,
+             reverse_json = excluded.reverse_json, confinement_json = excluded.confinement_json,
+             finished_at = excluded.finished_at, undone_at = excluded.undone_at`,
+        )
+        .run({
+          ...parsed,
+          output: JSON.stringify(parsed.output),
+          reverse: JSON.stringify(parsed.reverse),
+          confinement: JSON.stringify(parsed.confinement),
+        });
+      this.db.prepare('DELETE FROM effects WHERE action_id = ?').run(parsed.id);
+      const insert = this.db.prepare('INSERT INTO effects (action_id, seq, channel, data_json) VALUES (?, ?, ?, ?)');
+      parsed.effects.forEach((effect, index) => insert.run(parsed.id, index, effect.channel, JSON.stringify(effect)));
+    })();
+    return parsed;
+  }
+
+  setActionStatus(id: string, status: ActionStatus): Action {
+    const action = this.getAction(id);
+    if (!action) throw new Error(`No action ${id}`);
+    const undoneAt = status === 'undone' ? now() : action.undoneAt;
+    this.db.prepare('UPDATE actions SET status = ?, undone_at = ? WHERE id = ?').run(status, undoneAt, id);
+    return { ...action, status, undoneAt };
+  }
+
+  getAction(id: string): Action | undefined {
+    const row = this.db.prepare('SELECT * FROM actions WHERE id = ?').get(id) as ActionRow | undefined;
+    return row && this.toAction(row);
+  }
+
+  listActions(taskId?: string): Action[] {
+    const rows = (
+      taskId
+        ? this.db.prepare('SELECT * FROM actions WHERE task_id = ? ORDER BY seq').all(taskId)
+        : this.db.prepare('SELECT * FROM actions ORDER BY started_at, seq').all()
+    ) as ActionRow[];
+    return rows.map((r) => this.toAction(r));
+  }
+
+  recordCheckpoint(entry: { commitId: string; repoPath: string; workspacePath: string; actionId: string | null; phase: 'before' | 'after' | 'undo' }): void {
+    this.db
+      .prepare(
+        `INSERT OR IGNORE INTO checkpoints (commit_id, repo_path, workspace_path, action_id, phase, created_at)
+         VALUES (?, ?, ?, ?, ?, ?)`,
+      )
+      .run(entry.commitId, entry.repoPath, entry.workspacePath, entry.actionId, entry.phase, now());
+  }
+
+  getSetting<T>(key: string): T | undefined {
+    const row = this.db.prepare('SELECT value_json FROM settings WHERE key = ?').get(key) as { value_json: string } | undefined;
+    return row ? (JSON.parse(row.value_json) as T) : undefined;
+  }
+
+  setSetting(key: string, value: unknown): void {
+    if (value === undefined || value === null) {
+      this.db.prepare('DELETE FROM settings WHERE key = ?').run(key);
+      return;
+    }
+    this.db
+      .prepare('INSERT INTO settings (key, value_json) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value_json = excluded.value_json')
+      .run(key, JSON.stringify(value));
+  }
+
+  private toAction(row: ActionRow): Action {
+    const effects = (
+      this.db.prepare('SELECT data_json FROM effects WHERE action_id = ? ORDER BY seq').all(row.id) as Array<{ data_json: string }>
+    ).map((e) => Effect.parse(JSON.parse(e.data_json)));
+    return Action.parse({
+      id: row.id,
+      taskId: row.task_id,
+      seq: row.seq,
+      kind: row.kind,
+      language: row.language,
+      source: row.source,
+      status: row.status,
+      output: JSON.parse(row.output_json),
+      effects,
+      reverse: JSON.parse(row.reverse_json),
+      confinement: JSON.parse(row.confinement_json),
+      startedAt: row.started_at,
+      finishedAt: row.finished_at,
+      undoneAt: row.undone_at,
+    });
+  }
+}
+
+function toTask(row: TaskRow): Task {
+  return Task.parse({
+    id: row.id,
+    title: row.title,
+    status: row.status,
+    workspaces: JSON.parse(row.workspaces_json),
+    model: row.model,
+    answer: row.answer,
+    error: row.error,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  });
+}

@@ -1,0 +1,88 @@
+// Secrets live in the OS keychain (keytar), owned by the main process. Only names and status leave this
+// module; values are read by main-side code that needs them (the LLM client) and nowhere else.
+// Where no keychain answers, the vault says so and how to fix it — it never falls back to plaintext.
+import type { VaultStatus } from '../../shared/domain';
+
+const SERVICE = 'dev.posthoc.vault';
+
+type Keytar = {
+  getPassword(service: string, account: string): Promise<string | null>;
+  setPassword(service: string, account: string, password: string): Promise<void>;
+  deletePassword(service: string, account: string): Promise<boolean>;
+  findCredentials(service: string): Promise<Array<{ account: string; password: string }>>;
+};
+
+export class VaultUnavailable extends Error {}
+
+export const KNOWN_SECRETS = { llmApiKey: 'llm-api-key' } as const;
+
+export function unavailableMessage(detail: string): string {
+  const fix =
+    process.platform === 'linux'
+      ? 'On Linux, install a Secret Service and run Posthoc inside a D-Bus session: "sudo apt-get install gnome-keyring libsecret-1-0 dbus-x11", then (headless) "dbus-run-session -- sh -c \'echo PASSWORD | gnome-keyring-daemon --unlock --components=secrets; npx posthoc …\'". Desktop sessions (GNOME, KDE) already have one.'
+      : 'Make sure the system keychain (macOS Keychain / Windows Credential Manager) is unlocked.';
+  return `No OS keychain answered (${detail}). Posthoc keeps secrets only in the keychain and never in plain files. ${fix} Alternatively set OPENAI_API_KEY in the environment.`;
+}
+
+export class Vault {
+  private keytar: Promise<Keytar> | undefined;
+
+  constructor(private readonly service = SERVICE, private readonly load: () => Promise<Keytar> = loadKeytar) {}
+
+  async status(): Promise<VaultStatus> {
+    try {
+      const creds = await (await this.backend()).findCredentials(this.service);
+      return { available: true, message: null, secrets: creds.map((c) => ({ name: c.account, kind: kindOf(c.account) })) };
+    } catch (error) {
+      return { available: false, message: unavailableMessage(describe(error)), secrets: [] };
+    }
+  }
+
+  async has(name: string): Promise<boolean> {
+    return (await this.get(name)) !== null;
+  }
+
+  /** Main-process only: never send the result across the contract. */
+  async get(name: string): Promise<string | null> {
+    return this.call((k) => k.getPassword(this.service, name));
+  }
+
+  async set(name: string, value: string): Promise<void> {
+    if (value.length === 0) throw new Error('A secret cannot be empty; remove it instead.');
+    await this.call((k) => k.setPassword(this.service, name, value));
+  }
+
+  async remove(name: string): Promise<boolean> {
+    return this.call((k) => k.deletePassword(this.service, name));
+  }
+
+  private async call<T>(fn: (k: Keytar) => Promise<T>): Promise<T> {
+    try {
+      return await fn(await this.backend());
+    } catch (error) {
+      if (error instanceof VaultUnavailable) throw error;
+      throw new VaultUnavailable(unavailableMessage(describe(error)));
+    }
+  }
+
+  private backend(): Promise<Keytar> {
+    this.keytar ??= this.load().catch((error) => {
+      this.keytar = undefined;
+      throw new VaultUnavailable(unavailableMessage(`keytar could not load: ${describe(error)}`));
+    });
+    return this.keytar;
+  }
+}
+
+async function loadKeytar(): Promise<Keytar> {
+  const mod = (await import('keytar')) as unknown as Keytar & { default?: Keytar };
+  return mod.default ?? mod;
+}
+
+function kindOf(name: string): string {
+  return name === KNOWN_SECRETS.llmApiKey ? 'llm-api-key' : 'secret';
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
