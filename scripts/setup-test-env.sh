@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Installs and starts what Posthoc's tests need on a Debian machine. Each component can be asked for
+# alone; with no argument, all of them:
+#   apt       Debian packages: docker.io, debootstrap, chromium, libsecret/gnome-keyring/dbus-x11, git, build tools
+#   node      Node 24 from the npm registry into /opt/node24 (when the system Node is older than 22.12)
+#   docker    starts dockerd (bridge off: sandboxes use network mode none) unless one already answers
+#   image     builds the sandbox image with `posthoc sandbox build` (needs `npm ci && npm run build` first)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+components=("$@")
+[ ${#components[@]} -gt 0 ] || components=(apt node docker)
+
+want() { local c; for c in "${components[@]}"; do [ "$c" = "$1" ] && return 0; done; return 1; }
+
+if want apt; then
+  echo "== apt packages"
+  $SUDO apt-get update -qq
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+    docker.io debootstrap chromium libsecret-1-dev gnome-keyring dbus-x11 git python3 make g++ ca-certificates >/dev/null
+fi
+
+if want node; then
+  echo "== node"
+  if node -e 'const [a,b]=process.versions.node.split(".").map(Number); process.exit(a>22||(a===22&&b>=12)?0:1)' 2>/dev/null; then
+    echo "system Node $(node --version) is new enough"
+  elif [ -x /opt/node24/node_modules/.bin/node ]; then
+    echo "Node 24 already in /opt/node24"
+  else
+    $SUDO npm install --prefix /opt/node24 node@24 >/dev/null
+    echo "installed Node $(/opt/node24/node_modules/.bin/node --version) into /opt/node24"
+  fi
+fi
+
+if want docker; then
+  echo "== docker"
+  if docker version >/dev/null 2>&1; then
+    echo "a Docker daemon already answers"
+  else
+    $SUDO sh -c 'nohup dockerd --bridge=none --iptables=false >/tmp/dockerd.log 2>&1 &'
+    for _ in $(seq 1 60); do docker version >/dev/null 2>&1 && break; sleep 1; done
+    docker version >/dev/null 2>&1 || { echo "dockerd did not start; see /tmp/dockerd.log" >&2; tail -20 /tmp/dockerd.log >&2; exit 1; }
+    echo "dockerd started"
+  fi
+fi
+
+if want image; then
+  echo "== sandbox image"
+  if node bin/posthoc.js sandbox status >/dev/null 2>&1; then
+    echo "the sandbox image is present"
+  else
+    node bin/posthoc.js sandbox build
+  fi
+fi

@@ -1,0 +1,75 @@
+#!/usr/bin/env node
+// `npm test`: checks the system services the tiers need (Docker and the sandbox image, the OS keychain,
+// Chromium), names whatever is missing with the one command that provides it, then builds and runs every
+// tier. No tier is ever skipped silently. Extra arguments go to vitest.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const args = process.argv.slice(2);
+
+// Without a D-Bus session there is no Secret Service: run the tests inside a private one, with a
+// throwaway unlocked keyring, so the keychain tier is real and never touches the person's own keyring.
+if (!process.env.DBUS_SESSION_BUS_ADDRESS && !process.env.POSTHOC_TEST_NO_DBUS_REEXEC && has('dbus-run-session') && has('gnome-keyring-daemon')) {
+  const inner = `echo posthoc-test | gnome-keyring-daemon --unlock --components=secrets >/dev/null; exec node scripts/test.mjs ${args.map(quote).join(' ')}`;
+  const r = spawnSync('dbus-run-session', ['--', 'sh', '-c', inner], { stdio: 'inherit', env: { ...process.env, POSTHOC_TEST_NO_DBUS_REEXEC: '1' } });
+  process.exit(r.status ?? 1);
+}
+
+const missing = [];
+const [major, minor] = process.versions.node.split('.').map(Number);
+if (major < 22 || (major === 22 && minor < 12)) {
+  missing.push(['Node 22.12 or later (this is ' + process.version + ')', 'bash scripts/setup-test-env.sh node && export PATH=/opt/node24/node_modules/.bin:$PATH']);
+}
+
+const Docker = require('dockerode');
+const docker = new Docker();
+const pkg = require('../package.json');
+const image = `posthoc-sandbox:${pkg.version}`;
+try {
+  await docker.ping();
+  try {
+    await docker.getImage(image).inspect();
+  } catch {
+    missing.push([`the sandbox image ${image}`, 'npm run build && npx posthoc sandbox build']);
+  }
+} catch (error) {
+  missing.push([`a Docker daemon (${error.code ?? error.message})`, 'sudo bash scripts/setup-test-env.sh apt docker']);
+}
+
+try {
+  const keytar = require('keytar');
+  await keytar.findCredentials('dev.posthoc.test-probe');
+} catch (error) {
+  missing.push([
+    `an OS keychain (${String(error.message ?? error).split('\n')[0]})`,
+    "sudo bash scripts/setup-test-env.sh apt   (then npm test starts gnome-keyring in a private D-Bus session itself)",
+  ]);
+}
+
+const chromium = process.env.POSTHOC_CHROMIUM ?? '/usr/bin/chromium';
+if (!existsSync(chromium)) missing.push([`Chromium at ${chromium}`, 'sudo apt-get install -y chromium   (or set POSTHOC_CHROMIUM)']);
+
+if (missing.length > 0) {
+  process.stderr.write('npm test needs these and will not skip their tiers:\n');
+  for (const [what, fix] of missing) process.stderr.write(`  - missing ${what}\n      provide it with: ${fix}\n`);
+  process.stderr.write('Only the unit tier runs without them: npm run test:unit\n');
+  process.exit(1);
+}
+
+run('npm', ['run', 'build', '--silent']);
+run('npx', ['vitest', 'run', ...args]);
+
+function run(cmd, argv) {
+  const r = spawnSync(cmd, argv, { stdio: 'inherit' });
+  if (r.status !== 0) process.exit(r.status ?? 1);
+}
+
+function has(cmd) {
+  return spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;
+}
+
+function quote(s) {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}

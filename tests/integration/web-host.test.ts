@@ -1,0 +1,90 @@
+// The web host: the contract over a WebSocket on 127.0.0.1, guarded by the per-launch token and the Origin.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { startWebHost, type WebHost } from '../../main/ipc/web-host';
+import { createServices, type AppServices } from '../../main/services/app-services';
+import { tempDirs } from '../support/temp-dir';
+
+const dirs = tempDirs();
+let services: AppServices;
+let host: WebHost;
+
+beforeAll(async () => {
+  const rendererDir = dirs.make('posthoc-renderer-');
+  mkdirSync(join(rendererDir, 'assets'));
+  writeFileSync(join(rendererDir, 'index.html'), '<!doctype html><title>Posthoc</title>');
+  writeFileSync(join(rendererDir, 'assets', 'app.js'), 'console.log(1)');
+  writeFileSync(join(dirs.make('posthoc-secret-'), 'secret.txt'), 'nope');
+  services = createServices({ dataDir: dirs.make('posthoc-data-'), env: {} });
+  host = await startWebHost(services, { rendererDir });
+});
+afterAll(async () => {
+  await host.close();
+  await services.close();
+  dirs.cleanup();
+});
+
+function connect(path: string, origin?: string): Promise<WebSocket> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(`ws://127.0.0.1:${host.port}${path}`, { headers: origin ? { origin } : {} });
+    ws.once('open', () => resolve(ws));
+    ws.once('unexpected-response', (_req, res) => reject(new Error(`HTTP ${res.statusCode}`)));
+    ws.once('error', reject);
+  });
+}
+
+function call(ws: WebSocket, id: number, name: string, input: unknown): Promise<any> {
+  return new Promise((resolve) => {
+    const onMessage = (data: WebSocket.RawData) => {
+      const frame = JSON.parse(data.toString());
+      if (frame.kind === 'result' && frame.id === id) {
+        ws.off('message', onMessage);
+        resolve(frame.result);
+      }
+    };
+    ws.on('message', onMessage);
+    ws.send(JSON.stringify({ id, call: name, input }));
+  });
+}
+
+describe('web host', () => {
+  it('binds 127.0.0.1 and prints a URL with a long random token', () => {
+    expect(host.url).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${host.port}/\\?token=[A-Za-z0-9_-]{32}$`));
+  });
+
+  it('serves the renderer with a CSP, and nothing outside its folder', async () => {
+    const page = await fetch(`http://127.0.0.1:${host.port}/`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(await page.text()).toContain('<title>Posthoc</title>');
+    expect((await fetch(`http://127.0.0.1:${host.port}/assets/app.js`)).headers.get('content-type')).toMatch(/javascript/);
+    expect((await fetch(`http://127.0.0.1:${host.port}/..%2f..%2fetc%2fpasswd`)).status).toBe(404);
+    expect((await fetch(`http://127.0.0.1:${host.port}/%2e%2e/%2e%2e/etc/passwd`)).status).toBe(404);
+  });
+
+  it('refuses a WebSocket without the token, with a wrong token, or from another origin', async () => {
+    const origin = `http://127.0.0.1:${host.port}`;
+    await expect(connect('/ws', origin)).rejects.toThrow('HTTP 401');
+    await expect(connect(`/ws?token=${'x'.repeat(host.token.length)}`, origin)).rejects.toThrow('HTTP 401');
+    await expect(connect(`/ws?token=${host.token}`, 'http://evil.example')).rejects.toThrow('HTTP 403');
+    await expect(connect(`/ws?token=${host.token}`)).rejects.toThrow('HTTP 403');
+  });
+
+  it('answers contract calls with {ok, value} or {ok: false, error}, and pushes events', async () => {
+    const ws = await connect(`/ws?token=${host.token}`, `http://127.0.0.1:${host.port}`);
+    try {
+      expect(await call(ws, 1, 'task:list', {})).toEqual({ ok: true, value: [] });
+      expect(await call(ws, 2, 'task:start', { prompt: '', workspaces: [] })).toMatchObject({ ok: false, error: { code: 'invalid-input' } });
+      expect(await call(ws, 3, 'task:get', { taskId: 'nope' })).toMatchObject({ ok: false, error: { code: 'not-found' } });
+      expect(await call(ws, 4, 'no:such', {})).toMatchObject({ ok: false, error: { code: 'invalid-input' } });
+      const event = new Promise<any>((resolve) => ws.once('message', (d) => resolve(JSON.parse(d.toString()))));
+      const task = services.store.createTask({ title: 't', workspaces: [], model: 'm' });
+      services.events.emit('task:updated', task);
+      expect(await event).toEqual({ kind: 'event', event: 'task:updated', payload: task });
+    } finally {
+      ws.close();
+    }
+  });
+});
