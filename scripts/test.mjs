@@ -12,7 +12,8 @@ const args = process.argv.slice(2);
 // Without a D-Bus session there is no Secret Service: run the tests inside a private one, with a
 // throwaway unlocked keyring, so the keychain tier is real and never touches the person's own keyring.
 if (!process.env.DBUS_SESSION_BUS_ADDRESS && !process.env.POSTHOC_TEST_NO_DBUS_REEXEC && has('dbus-run-session') && has('gnome-keyring-daemon')) {
-  const inner = `echo posthoc-test | gnome-keyring-daemon --unlock --components=secrets >/dev/null; exec node scripts/test.mjs ${args.map(quote).join(' ')}`;
+  // The daemon keeps its keyring in a fresh folder, so an old keyring with another password cannot stay locked.
+  const inner = `echo posthoc-test | XDG_DATA_HOME="$(mktemp -d)" gnome-keyring-daemon --unlock --components=secrets >/dev/null; exec node scripts/test.mjs ${args.map(quote).join(' ')}`;
   const r = spawnSync('dbus-run-session', ['--', 'sh', '-c', inner], { stdio: 'inherit', env: { ...process.env, POSTHOC_TEST_NO_DBUS_REEXEC: '1' } });
   process.exit(r.status ?? 1);
 }

@@ -36,12 +36,19 @@ export async function dispatch(name: CallName, raw: unknown, handlers: Handlers)
   if (!parsed.success) {
     return { ok: false, error: { code: 'invalid-input', message: describeZod(parsed.error) } };
   }
+  let value: unknown;
   try {
     const handler = handlers[name] as (input: unknown) => Promise<unknown>;
-    return { ok: true, value: await handler(parsed.data) };
+    value = await handler(parsed.data);
   } catch (error) {
     return { ok: false, error: toContractError(error) };
   }
+  // Answers are parsed too: only what the contract declares crosses to a front end.
+  const answer = calls[name].output.safeParse(value);
+  if (!answer.success) {
+    return { ok: false, error: { code: 'internal', message: `Posthoc's answer to ${name} broke its contract: ${describeZod(answer.error)}` } };
+  }
+  return { ok: true, value: answer.data };
 }
 
 export function toContractError(error: unknown): ContractError {

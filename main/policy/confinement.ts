@@ -33,6 +33,6 @@ export function confinementOf(facts: SandboxFacts, effects: readonly Effect[]): 
   }
   return {
     level: 'reversible',
-    reason: `No network; its only effects are ${changed.length} file change(s) in checkpointed folders, restored exactly by undo.`,
+    reason: `No network; its only effects are ${changed.length === 1 ? '1 file change' : `${changed.length} file changes`} in checkpointed folders, restored exactly by undo.`,
   };
 }

@@ -34,7 +34,8 @@ export function containerSpec(input: {
     NetworkDisabled: true,
     HostConfig: {
       NetworkMode: 'none',
-      Binds: input.workspaces.map((w) => `${w.hostPath}:${w.mountPath}:${w.readOnly ? 'ro' : 'rw'}`),
+      // Mounts, not Binds: a folder whose path holds ':' must not be split by Docker's string syntax.
+      Mounts: input.workspaces.map((w) => ({ Type: 'bind' as const, Source: w.hostPath, Target: w.mountPath, ReadOnly: w.readOnly })),
       ReadonlyRootfs: true,
       Tmpfs: { '/tmp': 'rw,nosuid,nodev,size=256m' },
       CapDrop: ['ALL'],

@@ -19,6 +19,12 @@ export function createDocker(): Docker {
   return new Docker();
 }
 
+/** The daemon's unix socket on this host (a grant must never expose it to the sandbox). */
+export function dockerSocketPath(env = process.env): string {
+  const host = env.DOCKER_HOST;
+  return host?.startsWith('unix://') ? host.slice('unix://'.length) : '/var/run/docker.sock';
+}
+
 export function socketDescription(): string {
   return process.env.DOCKER_HOST ?? '/var/run/docker.sock';
 }

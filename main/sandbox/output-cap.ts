@@ -21,7 +21,7 @@ export class OutputCap {
     let rest = chunk;
     if (this.headBytes < this.headLimit) {
       const take = Math.min(this.headLimit - this.headBytes, rest.length);
-      this.head.push(rest.subarray(0, take));
+      this.head.push(Buffer.from(rest.subarray(0, take)));
       this.headBytes += take;
       rest = rest.subarray(take);
     }

@@ -6,7 +6,7 @@ import type { CallName, CallOutput } from '../../shared/contract';
 import type { calls } from '../../shared/contract';
 import type { z } from 'zod';
 import { FsChannel } from '../effects/fs/fs-channel';
-import { createDocker } from '../sandbox/docker-client';
+import { createDocker, dockerSocketPath } from '../sandbox/docker-client';
 import { SandboxExecutor } from '../sandbox/executor';
 import { SANDBOX_IMAGE, sandboxStatus } from '../sandbox/sandbox-image';
 import { openDatabase, type AppDatabase } from '../store/database';
@@ -51,7 +51,7 @@ export function createServices(options: {
   const fsChannel = new FsChannel(join(options.dataDir, 'checkpoints'));
   const settings = new SettingsService(store, vault, options.env);
   const runner = new ActionRunner(store, executor, fsChannel, events);
-  const tasks = new TaskService(store, settings, runner, fsChannel, executor, docker, events);
+  const tasks = new TaskService(store, settings, runner, fsChannel, executor, docker, events, [options.dataDir, dockerSocketPath()]);
   // Containers left by a Posthoc process that crashed are found by their labels and removed.
   executor.removeOrphans().catch(() => undefined);
 

@@ -8,6 +8,7 @@ import { LlmClient, type ChatMessage } from '../agent/llm-client';
 import { systemPrompt } from '../agent/system-prompt';
 import { CheckpointConflict } from '../effects/fs/checkpoint-store';
 import type { FsChannel } from '../effects/fs/fs-channel';
+import { isPathInside } from '../effects/fs/path-guard';
 import { mountPaths } from '../sandbox/container-policy';
 import type { SandboxExecutor } from '../sandbox/executor';
 import { sandboxStatus } from '../sandbox/sandbox-image';
@@ -33,6 +34,8 @@ export class TaskService {
     private readonly executor: SandboxExecutor,
     private readonly docker: Docker,
     private readonly events: EventBus,
+    /** Paths no grant may expose to the sandbox: Posthoc's own data (the undo history) and the Docker socket. */
+    private readonly protectedPaths: string[] = [],
   ) {}
 
   list(): Task[] {
@@ -174,6 +177,14 @@ export class TaskService {
       if (!st.isDirectory()) throw new ServiceError('invalid-input', `${p} is not a folder. Grant a folder, not a file.`);
       const real = await realpath(p);
       if (real === '/') throw new ServiceError('invalid-input', 'Granting the whole file system is not allowed; grant a project folder.');
+      for (const guarded of await Promise.all(this.protectedPaths.map((g) => realpath(g).catch(() => g)))) {
+        if (isPathInside(real, guarded) || isPathInside(guarded, real)) {
+          throw new ServiceError(
+            'invalid-input',
+            `${p} contains ${guarded}, which the sandbox must never reach (Posthoc's own data or the Docker socket). Grant a folder that does not include it.`,
+          );
+        }
+      }
       if (!resolved.includes(real)) resolved.push(real);
     }
     const names = uniqueNames(resolved.map((p) => basename(p) || 'folder'));

@@ -101,3 +101,14 @@ describe('a task from prompt to undo', () => {
     expect(harness.llm.requests).toHaveLength(0);
   });
 });
+
+describe('grants', () => {
+  it('refuses a folder that contains Posthoc\'s own data (the undo history) or is inside it', async () => {
+    harness = await startHarness([writeHello]);
+    const { services, dataDir } = harness;
+    const parent = join(dataDir, '..');
+    await expect(services.tasks.start({ prompt: 'x', workspaces: [parent] })).rejects.toThrow(/must never reach/);
+    await expect(services.tasks.start({ prompt: 'x', workspaces: [join(dataDir, 'checkpoints', '..')] })).rejects.toThrow(/must never reach/);
+    expect(services.tasks.list()).toEqual([]);
+  });
+});

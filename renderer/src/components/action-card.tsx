@@ -1,0 +1,146 @@
+// One action as a card: the code, its output, what it changed, what undo will do, its confinement, and
+// the Undo and Keep buttons.
+import { useMemo, useState } from 'react';
+import type { Result } from '../../../shared/contract';
+import type { Action, ActionStatus, UndoResult } from '../../../shared/domain';
+import { canKeep, canUndo, describeUndo, listChanges } from '../model/action-summary';
+import { appActions } from '../state/app-store';
+import { ActionOutput } from './action-output';
+import { ChangedFiles } from './changed-files';
+import { CodeView } from './code-view';
+import { ConfinementBadge } from './confinement-badge';
+
+const statusWord: Record<ActionStatus, string> = {
+  running: 'running',
+  done: 'done',
+  failed: 'failed',
+  'awaiting-approval': 'awaiting approval',
+  undone: 'undone',
+  kept: 'kept',
+};
+
+function duration(action: Action): string | null {
+  if (action.finishedAt === null) return null;
+  const ms = Date.parse(action.finishedAt) - Date.parse(action.startedAt);
+  if (!Number.isFinite(ms) || ms < 0) return null;
+  return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+function UndoFeedback({ result }: { result: Result<UndoResult> }) {
+  const { tone, text, paths } = describeUndo(result);
+  return (
+    <div className={`undo-result tone-${tone}`} role="status" data-testid="undo-result" data-tone={tone}>
+      <span>{text}</span>
+      {paths.length > 0 && (
+        <ul className="conflict-paths">
+          {paths.map((path) => (
+            <li key={path}>
+              <code>{path}</code>
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+export function ActionCard({ action }: { action: Action }) {
+  const [busy, setBusy] = useState<'undo' | 'keep' | null>(null);
+  const [undoResult, setUndoResult] = useState<Result<UndoResult> | null>(null);
+  const [keepError, setKeepError] = useState<string | null>(null);
+  const changes = useMemo(() => listChanges(action.effects), [action.effects]);
+  const finished = action.status !== 'running';
+  const took = duration(action);
+
+  async function undo(): Promise<void> {
+    setBusy('undo');
+    setKeepError(null);
+    setUndoResult(await appActions.undoAction(action.id));
+    setBusy(null);
+  }
+
+  async function keep(): Promise<void> {
+    setBusy('keep');
+    setUndoResult(null);
+    const result = await appActions.keepAction(action.id);
+    setKeepError(result.ok ? null : result.error.message);
+    setBusy(null);
+  }
+
+  const undoable = canUndo(action);
+  const undoTitle = undoable
+    ? 'Revert what this action changed'
+    : action.status === 'undone'
+      ? 'Already undone'
+      : action.status === 'kept'
+        ? 'Kept: this action is final'
+        : action.status === 'running'
+          ? 'Still running'
+          : 'Nothing to undo';
+
+  return (
+    <article
+      className={`action-card action-${action.status}`}
+      data-testid="action-card"
+      data-action-id={action.id}
+      data-status={action.status}
+      aria-label={`Action ${action.seq}`}
+    >
+      <header className="action-header">
+        <span className="action-title">
+          Action {action.seq} · {action.language}
+        </span>
+        <span className={`action-status action-status-${action.status}`} data-testid="action-status">
+          {statusWord[action.status]}
+        </span>
+        {took !== null && <span className="action-duration muted">{took}</span>}
+      </header>
+
+      <ConfinementBadge confinement={action.confinement} />
+
+      <div className="action-body">
+        <CodeView code={action.source} language={action.language} />
+        <ActionOutput action={action} />
+        {finished && <ChangedFiles changes={changes} />}
+        {finished && changes.length > 0 && action.reverse.summary !== '' && (
+          <p className="reverse-plan" data-testid="reverse-plan" data-verified={action.reverse.verified}>
+            <span className="reverse-label">Undo will:</span> {action.reverse.summary}
+            {!action.reverse.verified && <span className="muted"> (not checked against the recorded state)</span>}
+          </p>
+        )}
+      </div>
+
+      <footer className="action-footer">
+        <button
+          type="button"
+          className="button"
+          data-testid="action-undo"
+          disabled={!undoable || busy !== null}
+          title={undoTitle}
+          onClick={() => void undo()}
+        >
+          {busy === 'undo' ? 'Undoing…' : 'Undo'}
+        </button>
+        <button
+          type="button"
+          className="button"
+          data-testid="action-keep"
+          disabled={!canKeep(action) || busy !== null}
+          title={action.status === 'kept' ? 'Already kept' : 'Mark this action final'}
+          onClick={() => void keep()}
+        >
+          {busy === 'keep' ? 'Keeping…' : 'Keep'}
+        </button>
+        {action.status === 'awaiting-approval' && (
+          <span className="muted">Held: this action waits for approval before it runs.</span>
+        )}
+      </footer>
+      {undoResult !== null && <UndoFeedback result={undoResult} />}
+      {keepError !== null && (
+        <p className="form-error" role="alert" data-testid="keep-error">
+          {keepError}
+        </p>
+      )}
+    </article>
+  );
+}

@@ -1,0 +1,110 @@
+// A new task: what to do and which folders the agent may touch (mounted under /workspace in the sandbox).
+import { useId, useState, type FormEvent, type KeyboardEvent } from 'react';
+import { appActions } from '../state/app-store';
+
+export function NewTaskForm() {
+  const id = useId();
+  const [prompt, setPrompt] = useState('');
+  const [folders, setFolders] = useState<string[]>(['']);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+
+  async function submit(): Promise<void> {
+    if (busy) return;
+    setBusy(true);
+    setError(null);
+    const workspaces = folders.map((folder) => folder.trim()).filter((folder) => folder !== '');
+    const result = await appActions.startTask({ prompt, workspaces });
+    setBusy(false);
+    if (!result.ok) setError(result.error.message);
+  }
+
+  function onSubmit(event: FormEvent<HTMLFormElement>): void {
+    event.preventDefault();
+    void submit();
+  }
+
+  function onKeyDown(event: KeyboardEvent<HTMLTextAreaElement>): void {
+    if (event.key === 'Enter' && (event.metaKey || event.ctrlKey)) {
+      event.preventDefault();
+      void submit();
+    }
+  }
+
+  const setFolder = (index: number, value: string): void =>
+    setFolders((current) => current.map((folder, i) => (i === index ? value : folder)));
+
+  return (
+    <div className="page new-task-page">
+      <h1>New task</h1>
+      <form className="new-task-form" onSubmit={onSubmit} noValidate>
+        <div className="field">
+          <label htmlFor={`${id}-prompt`}>What should the agent do?</label>
+          <textarea
+            id={`${id}-prompt`}
+            data-testid="new-task-prompt"
+            rows={6}
+            placeholder="Rename the photos in my Pictures folder by the date they were taken…"
+            value={prompt}
+            onChange={(e) => setPrompt(e.target.value)}
+            onKeyDown={onKeyDown}
+            autoFocus
+          />
+        </div>
+
+        <fieldset className="field">
+          <legend>Folders the agent may change</legend>
+          <p className="field-hint">
+            Full paths on this computer. Only these folders exist inside the sandbox, and every change to them can be
+            undone.
+          </p>
+          {folders.map((folder, index) => (
+            <div className="folder-row" key={index}>
+              <input
+                type="text"
+                aria-label={`Folder ${index + 1}`}
+                data-testid={index === 0 ? 'new-task-workspace' : `new-task-workspace-${index + 1}`}
+                placeholder="/Users/me/Documents/project"
+                value={folder}
+                onChange={(e) => setFolder(index, e.target.value)}
+                spellCheck={false}
+                autoComplete="off"
+              />
+              {index > 0 && (
+                <button
+                  type="button"
+                  className="button button-small"
+                  aria-label={`Remove folder ${index + 1}`}
+                  onClick={() => setFolders((current) => current.filter((_, i) => i !== index))}
+                >
+                  Remove
+                </button>
+              )}
+            </div>
+          ))}
+          <button
+            type="button"
+            className="button button-small"
+            data-testid="new-task-add-folder"
+            disabled={folders.length >= 16}
+            onClick={() => setFolders((current) => [...current, ''])}
+          >
+            Add folder
+          </button>
+        </fieldset>
+
+        <div className="form-actions">
+          <button type="submit" className="button button-primary" data-testid="new-task-submit" disabled={busy}>
+            {busy ? 'Starting…' : 'Start task'}
+          </button>
+          <span className="muted">Ctrl/⌘ + Enter</span>
+        </div>
+        {error !== null && (
+          <p className="form-error" role="alert" data-testid="form-error">
+            {error}
+          </p>
+        )}
+      </form>
+    </div>
+  );
+}

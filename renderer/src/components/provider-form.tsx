@@ -1,0 +1,232 @@
+// The provider form, used on the first-run screen and in Settings: base URL, model, API key and, in
+// Settings, the agent's limits. Sends only what changed; the API key goes to the OS keychain and is
+// never shown again.
+import { useEffect, useId, useState, type FormEvent } from 'react';
+import type { CallInput } from '../../../shared/contract';
+import type { ProviderSettings } from '../../../shared/domain';
+import { appActions } from '../state/app-store';
+
+type Source = ProviderSettings['sources'][keyof ProviderSettings['sources']];
+
+const sourceText: Record<Source, string> = {
+  env: 'From an environment variable, which wins over the value saved here.',
+  settings: 'Saved in Posthoc’s settings.',
+  vault: 'Stored in the OS keychain.',
+  none: 'Not set.',
+};
+
+const presets = [
+  { name: 'OpenAI', baseUrl: 'https://api.openai.com/v1' },
+  { name: 'Ollama', baseUrl: 'http://localhost:11434/v1' },
+  { name: 'LM Studio', baseUrl: 'http://localhost:1234/v1' },
+  { name: 'vLLM', baseUrl: 'http://localhost:8000/v1' },
+] as const;
+
+function SourceNote({ source, testId }: { source: Source; testId: string }) {
+  return (
+    <p className={`field-source source-${source}`} data-testid={testId} data-source={source}>
+      {sourceText[source]}
+    </p>
+  );
+}
+
+function parseWholeNumber(text: string, label: string, min: number, max: number): number | string {
+  const value = Number(text.trim());
+  if (text.trim() === '' || !Number.isInteger(value)) return `${label} must be a whole number.`;
+  if (value < min || value > max) return `${label} must be between ${min} and ${max}.`;
+  return value;
+}
+
+export function ProviderForm({
+  settings,
+  showLimits,
+  showPresets = false,
+  submitLabel = 'Save',
+}: {
+  settings: ProviderSettings;
+  showLimits: boolean;
+  showPresets?: boolean;
+  submitLabel?: string;
+}) {
+  const id = useId();
+  const [baseUrl, setBaseUrl] = useState(settings.baseUrl ?? '');
+  const [model, setModel] = useState(settings.model ?? '');
+  const [apiKey, setApiKey] = useState('');
+  const [maxSteps, setMaxSteps] = useState(String(settings.maxSteps));
+  const [actionTimeout, setActionTimeout] = useState(String(settings.actionTimeoutSeconds));
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [saved, setSaved] = useState<string | null>(null);
+
+  // Main's answer is the truth: when the settings change (saved here, or reloaded), show them.
+  useEffect(() => {
+    setBaseUrl(settings.baseUrl ?? '');
+    setModel(settings.model ?? '');
+    setMaxSteps(String(settings.maxSteps));
+    setActionTimeout(String(settings.actionTimeoutSeconds));
+  }, [settings]);
+
+  async function save(input: CallInput<'settings:update'>, doneMessage: string): Promise<boolean> {
+    setBusy(true);
+    setError(null);
+    setSaved(null);
+    const result = await appActions.updateSettings(input);
+    setBusy(false);
+    if (!result.ok) {
+      setError(result.error.message);
+      return false;
+    }
+    setSaved(doneMessage);
+    return true;
+  }
+
+  async function onSubmit(event: FormEvent<HTMLFormElement>): Promise<void> {
+    event.preventDefault();
+    const input: CallInput<'settings:update'> = {};
+    const nextBaseUrl = baseUrl.trim();
+    if (nextBaseUrl !== (settings.baseUrl ?? '')) input.baseUrl = nextBaseUrl === '' ? null : nextBaseUrl;
+    const nextModel = model.trim();
+    if (nextModel !== (settings.model ?? '')) input.model = nextModel === '' ? null : nextModel;
+    if (apiKey.trim() !== '') input.apiKey = apiKey.trim();
+    if (showLimits) {
+      const steps = parseWholeNumber(maxSteps, 'Max steps', 1, 200);
+      const seconds = parseWholeNumber(actionTimeout, 'Action timeout', 1, 3600);
+      if (typeof steps === 'string' || typeof seconds === 'string') {
+        setSaved(null);
+        setError(typeof steps === 'string' ? steps : String(seconds));
+        return;
+      }
+      if (steps !== settings.maxSteps) input.maxSteps = steps;
+      if (seconds !== settings.actionTimeoutSeconds) input.actionTimeoutSeconds = seconds;
+    }
+    if (await save(input, 'Saved.')) setApiKey('');
+  }
+
+  return (
+    <form className="provider-form" onSubmit={(event) => void onSubmit(event)} noValidate>
+      {showPresets && (
+        <div className="presets">
+          <span className="muted">Fill in the base URL for:</span>
+          {presets.map((preset) => (
+            <button
+              key={preset.name}
+              type="button"
+              className="button button-small"
+              data-testid="provider-preset"
+              onClick={() => setBaseUrl(preset.baseUrl)}
+            >
+              {preset.name}
+            </button>
+          ))}
+        </div>
+      )}
+
+      <div className="field">
+        <label htmlFor={`${id}-base-url`}>Base URL</label>
+        <input
+          id={`${id}-base-url`}
+          type="url"
+          data-testid="settings-base-url"
+          placeholder="https://api.openai.com/v1"
+          value={baseUrl}
+          onChange={(e) => setBaseUrl(e.target.value)}
+          spellCheck={false}
+          autoComplete="off"
+        />
+        <SourceNote source={settings.sources.baseUrl} testId="source-base-url" />
+      </div>
+
+      <div className="field">
+        <label htmlFor={`${id}-model`}>Model</label>
+        <input
+          id={`${id}-model`}
+          type="text"
+          data-testid="settings-model"
+          placeholder="gpt-4o, qwen2.5-coder:14b, …"
+          value={model}
+          onChange={(e) => setModel(e.target.value)}
+          spellCheck={false}
+          autoComplete="off"
+        />
+        <SourceNote source={settings.sources.model} testId="source-model" />
+      </div>
+
+      <div className="field">
+        <label htmlFor={`${id}-api-key`}>API key</label>
+        {settings.apiKeySet && (
+          <div className="key-stored">
+            <span data-testid="api-key-stored">A key is stored</span>
+            <button
+              type="button"
+              className="button button-small"
+              data-testid="settings-remove-key"
+              disabled={busy}
+              onClick={() => void save({ apiKey: '' }, 'The key was removed.')}
+            >
+              Remove
+            </button>
+          </div>
+        )}
+        <input
+          id={`${id}-api-key`}
+          type="password"
+          data-testid="settings-api-key"
+          placeholder={settings.apiKeySet ? 'Type a new key to replace it' : 'Leave empty for local servers that need none'}
+          value={apiKey}
+          onChange={(e) => setApiKey(e.target.value)}
+          spellCheck={false}
+          autoComplete="off"
+        />
+        <SourceNote source={settings.sources.apiKey} testId="source-api-key" />
+        <p className="field-hint">Written to the OS keychain, never shown again and never given to the agent.</p>
+      </div>
+
+      {showLimits && (
+        <div className="field-row">
+          <div className="field">
+            <label htmlFor={`${id}-max-steps`}>Max steps</label>
+            <input
+              id={`${id}-max-steps`}
+              type="number"
+              min={1}
+              max={200}
+              data-testid="settings-max-steps"
+              value={maxSteps}
+              onChange={(e) => setMaxSteps(e.target.value)}
+            />
+            <p className="field-hint">Model replies per task turn before the agent stops.</p>
+          </div>
+          <div className="field">
+            <label htmlFor={`${id}-timeout`}>Action timeout (seconds)</label>
+            <input
+              id={`${id}-timeout`}
+              type="number"
+              min={1}
+              max={3600}
+              data-testid="settings-action-timeout"
+              value={actionTimeout}
+              onChange={(e) => setActionTimeout(e.target.value)}
+            />
+            <p className="field-hint">Each code block is stopped after this long.</p>
+          </div>
+        </div>
+      )}
+
+      <div className="form-actions">
+        <button type="submit" className="button button-primary" data-testid="settings-save" disabled={busy}>
+          {busy ? 'Saving…' : submitLabel}
+        </button>
+        {saved !== null && (
+          <span className="form-ok" role="status" data-testid="settings-saved">
+            {saved}
+          </span>
+        )}
+      </div>
+      {error !== null && (
+        <p className="form-error" role="alert" data-testid="settings-error">
+          {error}
+        </p>
+      )}
+    </form>
+  );
+}

@@ -1,0 +1,69 @@
+// The sidebar: New task, the task list (newest first) and the way to Settings.
+import { selectSandboxProblem, selectVaultProblem } from '../state/system-state';
+import { appActions, useAppStore, type View } from '../state/app-store';
+import { selectTasks } from '../state/tasks-state';
+import { StatusDot } from './status-dot';
+
+export function Sidebar({ view }: { view: View }) {
+  const tasks = useAppStore((s) => selectTasks(s.tasks));
+  const listError = useAppStore((s) => s.tasks.listError);
+  const needsAttention = useAppStore((s) => selectSandboxProblem(s.system) !== null || selectVaultProblem(s.system) !== null);
+  const openTaskId = view.kind === 'task' ? view.taskId : null;
+
+  return (
+    <nav className="sidebar" aria-label="Tasks">
+      <div className="sidebar-brand">Posthoc</div>
+      <button
+        type="button"
+        className="button button-primary sidebar-new-task"
+        data-testid="new-task-button"
+        aria-current={view.kind === 'new-task' ? 'page' : undefined}
+        onClick={() => appActions.showNewTask()}
+      >
+        New task
+      </button>
+
+      <div className="sidebar-tasks">
+        <ul className="task-list" data-testid="task-list">
+          {tasks.map((task) => (
+            <li key={task.id}>
+              <button
+                type="button"
+                className={`task-list-item${task.id === openTaskId ? ' is-active' : ''}`}
+                data-testid="task-list-item"
+                data-task-id={task.id}
+                aria-current={task.id === openTaskId ? 'page' : undefined}
+                onClick={() => appActions.openTask(task.id)}
+                title={task.title}
+              >
+                <StatusDot status={task.status} />
+                <span className="task-list-title">{task.title || 'Untitled task'}</span>
+              </button>
+            </li>
+          ))}
+        </ul>
+        {tasks.length === 0 && listError === null && <p className="sidebar-empty">No tasks yet.</p>}
+        {listError !== null && (
+          <p className="sidebar-error" role="alert">
+            Could not load tasks: {listError}
+          </p>
+        )}
+      </div>
+
+      <div className="sidebar-footer">
+        <button
+          type="button"
+          className={`sidebar-link${view.kind === 'settings' ? ' is-active' : ''}`}
+          data-testid="settings-link"
+          aria-current={view.kind === 'settings' ? 'page' : undefined}
+          onClick={() => appActions.showSettings()}
+        >
+          Settings
+          {needsAttention && (
+            <span className="attention-dot" title="The sandbox or the keychain needs attention" aria-label="needs attention" />
+          )}
+        </button>
+      </div>
+    </nav>
+  );
+}

@@ -1,0 +1,67 @@
+// What an action card says about an action: its changes, whether it can be undone or kept, and how an
+// undo went. Pure; no React.
+import type { Result } from '../../../shared/contract';
+import { assertNever, type Action, type Effect, type UndoResult } from '../../../shared/domain';
+
+export type ChangeMark = 'added' | 'modified' | 'deleted';
+export type Change = { mark: ChangeMark; channel: Effect['channel']; where: string; path: string };
+
+/** Every change an action made, per effect, in the order the effects were recorded. */
+export function listChanges(effects: readonly Effect[]): Change[] {
+  const changes: Change[] = [];
+  for (const effect of effects) {
+    switch (effect.channel) {
+      case 'fs': {
+        const where = effect.workspace;
+        for (const path of effect.added) changes.push({ mark: 'added', channel: 'fs', where, path });
+        for (const path of effect.modified) changes.push({ mark: 'modified', channel: 'fs', where, path });
+        for (const path of effect.deleted) changes.push({ mark: 'deleted', channel: 'fs', where, path });
+        break;
+      }
+      default:
+        assertNever(effect.channel, 'effect channel');
+    }
+  }
+  return changes;
+}
+
+export const changeMarker: Record<ChangeMark, string> = { added: '+', modified: '~', deleted: '\u2212' };
+
+/** Undo makes sense for a finished action that changed something. */
+export function canUndo(action: Action): boolean {
+  return (action.status === 'done' || action.status === 'failed') && listChanges(action.effects).length > 0;
+}
+
+/** Keep marks a finished action final. */
+export function canKeep(action: Action): boolean {
+  return action.status === 'done' || action.status === 'failed';
+}
+
+function joinPaths(paths: readonly string[]): string {
+  return paths.join(', ');
+}
+
+/** The line shown under a card after Undo was pressed. */
+export function describeUndo(result: Result<UndoResult>): { tone: 'ok' | 'warn' | 'error'; text: string; paths: string[] } {
+  if (!result.ok) return { tone: 'error', text: result.error.message, paths: [] };
+  const undo = result.value;
+  switch (undo.outcome) {
+    case 'undone': {
+      const parts: string[] = [];
+      if (undo.removed.length > 0) parts.push(`removed ${joinPaths(undo.removed)}`);
+      if (undo.restored.length > 0) parts.push(`restored ${joinPaths(undo.restored)}`);
+      return { tone: 'ok', text: `Undone: ${parts.length > 0 ? parts.join('; ') : 'nothing needed changing'}`, paths: [] };
+    }
+    case 'conflict':
+      return { tone: 'warn', text: undo.message, paths: [...undo.paths] };
+    default:
+      return assertNever(undo, 'undo outcome');
+  }
+}
+
+export function describeExit(action: Action): string | null {
+  if (action.status === 'running') return null;
+  if (action.output.timedOut) return 'timed out';
+  if (action.output.exitCode === null) return 'did not finish';
+  return `exit code ${action.output.exitCode}`;
+}

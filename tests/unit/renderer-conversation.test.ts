@@ -1,0 +1,145 @@
+// How a task reads: action cards placed after the reply that produced them, assistant text split into
+// prose and code, and what an action card says about changes and undo.
+import { describe, expect, it } from 'vitest';
+import type { Action, Message, UndoResult } from '../../shared/domain';
+import { canKeep, canUndo, describeUndo, listChanges } from '../../renderer/src/model/action-summary';
+import { buildConversation, findAnswerMessageId, splitFences } from '../../renderer/src/model/conversation';
+
+const at = (second: number): string => new Date(Date.UTC(2025, 0, 1, 10, 0, second)).toISOString();
+
+function message(id: string, seq: number, role: Message['role'], second: number): Message {
+  return { id, taskId: 't1', seq, role, content: id, createdAt: at(second) };
+}
+
+function action(id: string, seq: number, second: number, overrides: Partial<Action> = {}): Action {
+  return {
+    id,
+    taskId: 't1',
+    seq,
+    kind: 'code',
+    language: 'python',
+    source: 'print(1)',
+    status: 'done',
+    output: { stdout: '', stderr: '', exitCode: 0, timedOut: false, truncated: false },
+    effects: [],
+    reverse: { summary: '', steps: [], verified: true },
+    confinement: { level: 'reversible', reason: 'r' },
+    startedAt: at(second),
+    finishedAt: at(second),
+    undoneAt: null,
+    ...overrides,
+  };
+}
+
+const order = (items: ReturnType<typeof buildConversation>): string[] =>
+  items.map((item) => (item.kind === 'message' ? item.message.id : item.action.id));
+
+describe('buildConversation', () => {
+  it('puts each action after the assistant reply that produced it, before the observation', () => {
+    const messages = [
+      message('user', 1, 'user', 0),
+      message('reply1', 2, 'assistant', 1),
+      message('obs1', 3, 'observation', 4),
+      message('reply2', 4, 'assistant', 5),
+      message('obs2', 5, 'observation', 7),
+      message('final', 6, 'assistant', 8),
+    ];
+    const actions = [action('a3', 3, 6), action('a1', 1, 2), action('a2', 2, 3)];
+    expect(order(buildConversation(messages, actions))).toEqual([
+      'user',
+      'reply1',
+      'a1',
+      'a2',
+      'obs1',
+      'reply2',
+      'a3',
+      'obs2',
+      'final',
+    ]);
+  });
+
+  it('keeps the order when everything happened within the same millisecond', () => {
+    const messages = [message('user', 1, 'user', 0), message('reply', 2, 'assistant', 0), message('obs', 3, 'observation', 0)];
+    expect(order(buildConversation(messages, [action('a1', 1, 0)]))).toEqual(['user', 'reply', 'a1', 'obs']);
+  });
+
+  it('shows an action with no reply before it after the last earlier message, or first', () => {
+    expect(order(buildConversation([message('user', 1, 'user', 5)], [action('a1', 1, 6)]))).toEqual(['user', 'a1']);
+    expect(order(buildConversation([message('user', 1, 'user', 5)], [action('a1', 1, 1)]))).toEqual(['a1', 'user']);
+  });
+
+  it('finds the final reply that the answer block replaces', () => {
+    const items = buildConversation([message('user', 1, 'user', 0), message('final', 2, 'assistant', 1)], []);
+    expect(findAnswerMessageId(items)).toBe('final');
+    const withAction = buildConversation([message('user', 1, 'user', 0), message('reply', 2, 'assistant', 1)], [action('a1', 1, 2)]);
+    expect(findAnswerMessageId(withAction)).toBeNull();
+  });
+});
+
+describe('splitFences', () => {
+  it('separates prose, action code and other code', () => {
+    const text = 'Let me look.\n\n```python\nprint("hi")\n```\nThen:\n~~~json\n{"a": 1}\n~~~\nDone.';
+    expect(splitFences(text)).toEqual([
+      { kind: 'prose', text: 'Let me look.' },
+      { kind: 'code', tag: 'python', text: 'print("hi")', isAction: true },
+      { kind: 'prose', text: 'Then:' },
+      { kind: 'code', tag: 'json', text: '{"a": 1}', isAction: false },
+      { kind: 'prose', text: 'Done.' },
+    ]);
+  });
+
+  it('runs an unclosed fence (a reply still streaming) to the end', () => {
+    expect(splitFences('Now:\n```bash\nls -la\n')).toEqual([
+      { kind: 'prose', text: 'Now:' },
+      { kind: 'code', tag: 'bash', text: 'ls -la\n', isAction: true },
+    ]);
+  });
+
+  it('keeps markup as plain text', () => {
+    expect(splitFences('<img src=x onerror=alert(1)>')).toEqual([{ kind: 'prose', text: '<img src=x onerror=alert(1)>' }]);
+  });
+});
+
+describe('action summary', () => {
+  const fs = (added: string[], modified: string[], deleted: string[]): Action['effects'][number] => ({
+    channel: 'fs',
+    workspace: 'notes',
+    added,
+    modified,
+    deleted,
+    checkpointBefore: 'c1',
+    checkpointAfter: 'c2',
+  });
+
+  it('lists added, modified and deleted files', () => {
+    expect(listChanges([fs(['a.txt'], ['b.txt'], ['c.txt'])]).map((c) => `${c.mark} ${c.path}`)).toEqual([
+      'added a.txt',
+      'modified b.txt',
+      'deleted c.txt',
+    ]);
+  });
+
+  it('offers undo only for a finished action that changed something', () => {
+    const changed = [fs(['a.txt'], [], [])];
+    expect(canUndo(action('a', 1, 0, { effects: changed }))).toBe(true);
+    expect(canUndo(action('a', 1, 0, { effects: changed, status: 'failed' }))).toBe(true);
+    expect(canUndo(action('a', 1, 0, { effects: [fs([], [], [])] }))).toBe(false);
+    expect(canUndo(action('a', 1, 0, { effects: changed, status: 'running' }))).toBe(false);
+    expect(canUndo(action('a', 1, 0, { effects: changed, status: 'undone' }))).toBe(false);
+    expect(canUndo(action('a', 1, 0, { effects: changed, status: 'kept' }))).toBe(false);
+    expect(canKeep(action('a', 1, 0, { status: 'kept' }))).toBe(false);
+    expect(canKeep(action('a', 1, 0))).toBe(true);
+  });
+
+  it('describes an undo, a conflict and a failure', () => {
+    const undone: UndoResult = { outcome: 'undone', action: action('a', 1, 0), removed: ['new.txt'], restored: ['old.txt'] };
+    expect(describeUndo({ ok: true, value: undone })).toEqual({
+      tone: 'ok',
+      text: 'Undone: removed new.txt; restored old.txt',
+      paths: [],
+    });
+    const conflict: UndoResult = { outcome: 'conflict', action: action('a', 1, 0), paths: ['x.txt'], message: 'A later action changed x.txt.' };
+    expect(describeUndo({ ok: true, value: conflict })).toEqual({ tone: 'warn', text: 'A later action changed x.txt.', paths: ['x.txt'] });
+    expect(describeUndo({ ok: false, error: { code: 'conflict', message: 'nope' } })).toEqual({ tone: 'error', text: 'nope', paths: [] });
+  });
+});
