@@ -3,7 +3,7 @@
 // Chromium), names whatever is missing with the one command that provides it, then builds and runs every
 // tier. No tier is ever skipped silently. Extra arguments go to vitest.
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
@@ -60,7 +60,15 @@ if (missing.length > 0) {
 }
 
 run('npm', ['run', 'build', '--silent']);
-run('npx', ['vitest', 'run', ...args]);
+const report = 'test-output/vitest-report.json';
+rmSync(report, { force: true });
+const tests = spawnSync('npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...args], { stdio: 'inherit' });
+if (existsSync(report)) {
+  const r = JSON.parse(readFileSync(report, 'utf8'));
+  // The plain closing line any CI reader understands.
+  process.stdout.write(`\n${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests + r.numTodoTests} skipped\n`);
+}
+process.exit(tests.status ?? 1);
 
 function run(cmd, argv) {
   const r = spawnSync(cmd, argv, { stdio: 'inherit' });

@@ -60,6 +60,8 @@ export function buildProgram(): Command {
           } else if (event === 'message:delta' && !opts.json) {
             // The model's text streams to stderr so stdout stays the actions and the answer.
             process.stderr.write((payload as { delta: string }).delta);
+          } else if (event === 'message:added' && !opts.json && (payload as { role: string }).role === 'assistant') {
+            process.stderr.write('\n\n');
           }
         });
         const started = await s.tasks.start(

@@ -1,6 +1,7 @@
 // Ask more of a finished task: the agent continues with the same folders and the whole conversation.
-import { useState, type FormEvent, type KeyboardEvent } from 'react';
+import { useState } from 'react';
 import { appActions } from '../state/app-store';
+import { submitHandlers } from './submit-handlers';
 
 export function FollowUpForm({ taskId }: { taskId: string }) {
   const [prompt, setPrompt] = useState('');
@@ -17,17 +18,7 @@ export function FollowUpForm({ taskId }: { taskId: string }) {
     else setError(result.error.message);
   }
 
-  function onSubmit(event: FormEvent<HTMLFormElement>): void {
-    event.preventDefault();
-    void submit();
-  }
-
-  function onKeyDown(event: KeyboardEvent<HTMLTextAreaElement>): void {
-    if (event.key === 'Enter' && (event.metaKey || event.ctrlKey)) {
-      event.preventDefault();
-      void submit();
-    }
-  }
+  const { onSubmit, onKeyDown } = submitHandlers(submit);
 
   return (
     <form className="follow-up-form" onSubmit={onSubmit} noValidate>

@@ -1,6 +1,7 @@
 // A new task: what to do and which folders the agent may touch (mounted under /workspace in the sandbox).
-import { useId, useState, type FormEvent, type KeyboardEvent } from 'react';
+import { useId, useState } from 'react';
 import { appActions } from '../state/app-store';
+import { submitHandlers } from './submit-handlers';
 
 export function NewTaskForm() {
   const id = useId();
@@ -19,17 +20,7 @@ export function NewTaskForm() {
     if (!result.ok) setError(result.error.message);
   }
 
-  function onSubmit(event: FormEvent<HTMLFormElement>): void {
-    event.preventDefault();
-    void submit();
-  }
-
-  function onKeyDown(event: KeyboardEvent<HTMLTextAreaElement>): void {
-    if (event.key === 'Enter' && (event.metaKey || event.ctrlKey)) {
-      event.preventDefault();
-      void submit();
-    }
-  }
+  const { onSubmit, onKeyDown } = submitHandlers(submit);
 
   const setFolder = (index: number, value: string): void =>
     setFolders((current) => current.map((folder, i) => (i === index ? value : folder)));
