@@ -1,6 +1,6 @@
 // The multi-turn CodeAct loop: ask the model, run the code blocks of its reply in order, send back one
 // observation per block, and repeat until a reply has no code block or the step limit is reached.
-import type { Action } from '../../shared/domain';
+import { assertNever, type Action } from '../../shared/domain';
 import { parseReply, type CodeBlock } from './codeact-parser';
 import type { ChatMessage } from './llm-client';
 
@@ -68,12 +68,26 @@ export function describeObservation(action: Action): string {
   if (action.output.stdout) lines.push('stdout:', cap(action.output.stdout));
   if (action.output.stderr) lines.push('stderr:', cap(action.output.stderr));
   for (const effect of action.effects) {
-    const parts = [
-      effect.added.length ? `added ${effect.added.join(', ')}` : '',
-      effect.modified.length ? `modified ${effect.modified.join(', ')}` : '',
-      effect.deleted.length ? `deleted ${effect.deleted.join(', ')}` : '',
-    ].filter(Boolean);
-    lines.push(`files changed in ${effect.workspace}: ${parts.length ? parts.join('; ') : 'none'}`);
+    switch (effect.channel) {
+      case 'fs': {
+        const parts = [
+          effect.added.length ? `added ${effect.added.join(', ')}` : '',
+          effect.modified.length ? `modified ${effect.modified.join(', ')}` : '',
+          effect.deleted.length ? `deleted ${effect.deleted.join(', ')}` : '',
+        ].filter(Boolean);
+        lines.push(`files changed in ${effect.workspace}: ${parts.length ? parts.join('; ') : 'none'}`);
+        break;
+      }
+      case 'rest':
+        lines.push(
+          effect.refused
+            ? `gateway refused ${effect.method} svc/${effect.service}${effect.path}: ${effect.refused}`
+            : `called ${effect.method} svc/${effect.service}${effect.path} → HTTP ${effect.status}`,
+        );
+        break;
+      default:
+        assertNever(effect, 'effect');
+    }
   }
   return lines.join('\n');
 }

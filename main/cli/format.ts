@@ -22,8 +22,10 @@ function formatEffect(effect: Effect): string[] {
         ...effect.modified.map((p) => `  ~ ${p}`),
         ...effect.deleted.map((p) => `  - ${p}`),
       ];
+    case 'rest':
+      return [`  → ${effect.method} svc/${effect.service}${effect.path}  ${effect.refused ? `refused (${effect.status})` : effect.status}`];
     default:
-      return assertNever(effect.channel, 'effect channel');
+      return assertNever(effect, 'effect');
   }
 }
 
@@ -32,8 +34,10 @@ export function formatTaskLine(task: Task): string {
 }
 
 export function formatActionLine(action: Action): string {
-  const changed = action.effects.reduce((n, e) => n + e.added.length + e.modified.length + e.deleted.length, 0);
-  return `${action.id}  #${action.seq}  ${action.status.padEnd(8)}  ${action.confinement.level.padEnd(11)}  ${changed} file(s)  ${firstLine(action.source)}`;
+  const changed = action.effects.reduce((n, e) => (e.channel === 'fs' ? n + e.added.length + e.modified.length + e.deleted.length : n), 0);
+  const calls = action.effects.filter((e) => e.channel === 'rest').length;
+  const what = `${changed} file(s)${calls ? `, ${calls} call(s)` : ''}`;
+  return `${action.id}  #${action.seq}  ${action.status.padEnd(8)}  ${action.confinement.level.padEnd(11)}  ${what}  ${firstLine(action.source)}`;
 }
 
 function firstLine(text: string): string {

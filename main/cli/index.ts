@@ -42,12 +42,13 @@ export function buildProgram(): Command {
     .description('run a task to its end')
     .argument('<task>', 'what the agent should do')
     .option('--workspace <dir>', 'grant a folder (repeat for several)', (v: string, acc: string[]) => [...acc, v], [] as string[])
+    .option('--service <name>', 'let the sandbox call this service through the gateway (repeat for several)', (v: string, acc: string[]) => [...acc, v], [] as string[])
     .addOption(dataDirOption())
     .option('--model <name>', 'the model to use (default: POSTHOC_MODEL or Settings)')
     .option('--max-steps <n>', 'the most replies the agent may take', positiveInt('--max-steps'))
     .option('--action-timeout <seconds>', 'stop an action after this many seconds', positiveInt('--action-timeout'))
     .option('--json', 'print one JSON object per line')
-    .action(async (prompt: string, opts: { workspace: string[]; dataDir?: string; model?: string; maxSteps?: number; actionTimeout?: number; json?: boolean }) => {
+    .action(async (prompt: string, opts: { workspace: string[]; service: string[]; dataDir?: string; model?: string; maxSteps?: number; actionTimeout?: number; json?: boolean }) => {
       await withServices(opts.dataDir, async (s) => {
         const printed = new Set<string>();
         const unsubscribe = s.events.subscribe((event, payload) => {
@@ -65,7 +66,7 @@ export function buildProgram(): Command {
           }
         });
         const started = await s.tasks.start(
-          { prompt, workspaces: opts.workspace },
+          { prompt, workspaces: opts.workspace, services: opts.service },
           { model: opts.model, maxSteps: opts.maxSteps, actionTimeoutSeconds: opts.actionTimeout },
         );
         const task = await s.tasks.wait(started.id);
@@ -142,6 +143,45 @@ export function buildProgram(): Command {
         const action = s.tasks.keep(actionId);
         if (opts.json) json(action);
         else out(`Kept action ${action.seq}.`);
+      });
+    });
+
+  const service = program.command('service').description('REST services the sandbox may call through the gateway');
+  service
+    .command('add')
+    .description('define (or redefine) a service: the sandbox reaches it at $POSTHOC_GATEWAY/svc/NAME/PATH')
+    .argument('<name>')
+    .requiredOption('--base-url <url>', 'where NAME/PATH is forwarded to')
+    .addOption(dataDirOption())
+    .option('--json', 'print JSON')
+    .action(async (name: string, opts: { baseUrl: string; dataDir?: string; json?: boolean }) => {
+      await withServices(opts.dataDir, async (s) => {
+        const defined = await s.handlers['service:add']({ name, baseUrl: opts.baseUrl });
+        if (opts.json) json(defined);
+        else out(`Service ${defined.name} → ${defined.baseUrl}. Grant it to a task with: posthoc run --service ${defined.name} "…"`);
+      });
+    });
+  service
+    .command('list')
+    .description('list the defined services')
+    .addOption(dataDirOption())
+    .option('--json', 'print JSON')
+    .action(async (opts: { dataDir?: string; json?: boolean }) => {
+      await withServices(opts.dataDir, async (s) => {
+        const list = s.services.list();
+        if (opts.json) json(list);
+        else list.forEach((d) => out(`${d.name}  ${d.baseUrl}`));
+      });
+    });
+  service
+    .command('remove')
+    .description('remove a service definition')
+    .argument('<name>')
+    .addOption(dataDirOption())
+    .action(async (name: string, opts: { dataDir?: string }) => {
+      await withServices(opts.dataDir, async (s) => {
+        if (!s.services.remove(name)) throw new ServiceError('not-found', `No service named ${name}. List them with: posthoc service list`);
+        out(`Removed ${name}.`);
       });
     });
 

@@ -4,11 +4,14 @@ import { assertNever, type Confinement, type Effect } from '../../shared/domain'
 
 /** What the sandbox allowed this action: the facts of its configuration. */
 export type SandboxFacts = {
+  /** 'gateway-only': no network, but the gateway's door to the granted services was mounted. */
   network: 'none' | 'gateway-only' | 'open';
   /** Every writable mount is a granted folder with checkpoints before and after. */
   writableMountsCheckpointed: boolean;
   /** The checkpoints around the action were both taken. */
   checkpointsTaken: boolean;
+  /** Services the gateway would forward to for this task. */
+  grantedServices?: readonly string[];
 };
 
 export function confinementOf(facts: SandboxFacts, effects: readonly Effect[]): Confinement {
@@ -18,21 +21,35 @@ export function confinementOf(facts: SandboxFacts, effects: readonly Effect[]): 
   if (!facts.writableMountsCheckpointed || !facts.checkpointsTaken) {
     return { level: 'confined', reason: 'Ran without network, but a writable folder had no checkpoint, so its changes cannot be undone exactly.' };
   }
-  const changed: string[] = [];
+  let fileChanges = 0;
+  const writes: string[] = [];
+  const reads = new Set<string>();
   for (const effect of effects) {
     switch (effect.channel) {
       case 'fs':
-        changed.push(...effect.added, ...effect.modified, ...effect.deleted);
+        fileChanges += effect.added.length + effect.modified.length + effect.deleted.length;
+        break;
+      case 'rest':
+        if (effect.refused) break; // refused at the gateway: nothing left the machine
+        if (effect.mutating) writes.push(`${effect.method} svc/${effect.service}${effect.path}`);
+        else reads.add(effect.service);
         break;
       default:
-        assertNever(effect.channel, 'effect channel');
+        assertNever(effect, 'effect');
     }
   }
-  if (changed.length === 0) {
-    return { level: 'reversible', reason: 'No network and nothing changed in the granted folders: there is nothing to undo.' };
+  const granted = facts.grantedServices ?? [];
+  const door = facts.network === 'gateway-only' && granted.length > 0 ? `No network but the gateway to ${granted.join(', ')}` : 'No network';
+  if (writes.length > 0) {
+    return {
+      level: 'confined',
+      reason: `${writes.length === 1 ? writes[0] : `${writes.length} calls (${writes[0]}, …)`} may have changed the service and has no known inverse; only the services granted to this task (${granted.join(', ') || 'none'}) were reachable.`,
+    };
   }
-  return {
-    level: 'reversible',
-    reason: `No network; its only effects are ${changed.length === 1 ? '1 file change' : `${changed.length} file changes`} in checkpointed folders, restored exactly by undo.`,
-  };
+  const readNote = reads.size > 0 ? `; it only read from ${[...reads].join(', ')}` : '';
+  if (fileChanges === 0) {
+    return { level: 'reversible', reason: `${door}; nothing changed in the granted folders${readNote}: there is nothing to undo.` };
+  }
+  const files = fileChanges === 1 ? '1 file change' : `${fileChanges} file changes`;
+  return { level: 'reversible', reason: `${door}; its only effects are ${files} in checkpointed folders, restored exactly by undo${readNote}.` };
 }

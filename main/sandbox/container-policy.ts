@@ -10,6 +10,21 @@ export const OWNER_LABEL = 'dev.posthoc.owner-pid';
 export type SandboxLimits = { memoryBytes: number; nanoCpus: number; pids: number };
 export const DEFAULT_LIMITS: SandboxLimits = { memoryBytes: 1024 * 1024 * 1024, nanoCpus: 1_000_000_000, pids: 256 };
 
+/** PID 1 of the image: reaps orphans, survives `kill -9 -1`, relays 127.0.0.1:RELAY_PORT to the gateway. */
+export const INIT_PATH = '/usr/local/bin/posthoc-init';
+export const RELAY_PORT = 8080;
+export const GATEWAY_MOUNT = '/run/posthoc';
+export const SANDBOX_HOME = '/home/sandbox';
+/** The uid the sandbox runs as when Posthoc itself runs as root: never root inside the container. */
+export const FALLBACK_SANDBOX_UID = 10001;
+
+/** The sandbox's user: the person's own uid (files it writes are theirs), never root. */
+export function sandboxUser(hostUid: number, hostGid: number, folderOwner?: { uid: number; gid: number }): string {
+  if (hostUid !== 0) return `${hostUid}:${hostGid}`;
+  if (folderOwner && folderOwner.uid !== 0) return `${folderOwner.uid}:${folderOwner.gid}`;
+  return `${FALLBACK_SANDBOX_UID}:${FALLBACK_SANDBOX_UID}`;
+}
+
 /** Where granted folders appear: one folder at /workspace, several at /workspace/NAME. */
 export function mountPaths(hostPaths: string[], names: string[]): string[] {
   return hostPaths.length === 1 ? ['/workspace'] : names.map((n) => `/workspace/${n}`);
@@ -21,30 +36,42 @@ export function containerSpec(input: {
   workspaces: WorkspaceGrant[];
   user: string;
   ownerPid: number;
+  /** Host folder holding the task's gateway socket; mounted read-only at GATEWAY_MOUNT. */
+  gatewayDir?: string;
   limits?: SandboxLimits;
 }): Docker.ContainerCreateOptions {
   const limits = input.limits ?? DEFAULT_LIMITS;
+  const mounts = input.workspaces.map((w) => ({ Type: 'bind' as const, Source: w.hostPath, Target: w.mountPath, ReadOnly: w.readOnly }));
+  if (input.gatewayDir) mounts.push({ Type: 'bind', Source: input.gatewayDir, Target: GATEWAY_MOUNT, ReadOnly: true });
   return {
     Image: input.image,
-    Cmd: ['sleep', 'infinity'],
+    Cmd: [INIT_PATH],
     User: input.user,
     WorkingDir: '/workspace',
-    Env: ['HOME=/tmp', 'PYTHONDONTWRITEBYTECODE=1', 'PYTHONUNBUFFERED=1', 'LANG=C.UTF-8'],
+    Env: [
+      `HOME=${SANDBOX_HOME}`,
+      `POSTHOC_GATEWAY=http://127.0.0.1:${RELAY_PORT}`,
+      `POSTHOC_RELAY_PORT=${RELAY_PORT}`,
+      'PYTHONDONTWRITEBYTECODE=1',
+      'PYTHONUNBUFFERED=1',
+      'LANG=C.UTF-8',
+    ],
     Labels: { [SANDBOX_LABEL]: '1', [TASK_LABEL]: input.taskId, [OWNER_LABEL]: String(input.ownerPid) },
     NetworkDisabled: true,
     HostConfig: {
       NetworkMode: 'none',
       // Mounts, not Binds: a folder whose path holds ':' must not be split by Docker's string syntax.
-      Mounts: input.workspaces.map((w) => ({ Type: 'bind' as const, Source: w.hostPath, Target: w.mountPath, ReadOnly: w.readOnly })),
+      Mounts: mounts,
       ReadonlyRootfs: true,
-      Tmpfs: { '/tmp': 'rw,nosuid,nodev,size=256m' },
+      Tmpfs: { '/tmp': 'rw,nosuid,nodev,size=256m,mode=1777', [SANDBOX_HOME]: 'rw,nosuid,nodev,size=64m,mode=1777' },
       CapDrop: ['ALL'],
       SecurityOpt: ['no-new-privileges'],
       Memory: limits.memoryBytes,
       MemorySwap: limits.memoryBytes,
       NanoCpus: limits.nanoCpus,
       PidsLimit: limits.pids,
-      Init: true,
+      // No docker-init: our own PID 1 (INIT_PATH) reaps and survives the per-action `kill -9 -1`.
+      Init: false,
       AutoRemove: false,
     },
   };
@@ -58,3 +85,6 @@ export function actionCommand(language: 'python' | 'bash' | 'sh', seq: number, t
   const script = `mkdir -p /tmp/.posthoc && cat > ${file} && exec timeout --kill-after=2 ${timeoutSeconds} ${interpreter} ${file} </dev/null`;
   return ['sh', '-c', script];
 }
+
+/** Run after every action: ends every process the action left (PID 1 is immune), until none is left. */
+export const CLEANUP_COMMAND = [INIT_PATH, '--cleanup'];

@@ -3,15 +3,21 @@
 // otherwise with `docker build` from debian:bookworm-slim.
 import type Docker from 'dockerode';
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { chmod, mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pkg from '../../package.json';
 import type { SandboxStatus } from '../../shared/domain';
+import { INIT_PATH } from './container-policy';
 import { explainDockerError, SandboxError } from './docker-client';
+import { INIT_SCRIPT as initScript } from './image/posthoc-init';
 
 export const SANDBOX_IMAGE = `posthoc-sandbox:${pkg.version}`;
 const PACKAGES = ['python3-minimal', 'python3-requests', 'ca-certificates'];
+/** Identifies what went into the image: a changed recipe makes `sandbox status` ask for a rebuild. */
+export const RECIPE_LABEL = 'dev.posthoc.recipe';
+export const SANDBOX_RECIPE = createHash('sha256').update(JSON.stringify({ PACKAGES, initScript })).digest('hex').slice(0, 16);
 
 export async function sandboxStatus(docker: Docker, image = SANDBOX_IMAGE): Promise<SandboxStatus> {
   let version: string;
@@ -22,7 +28,16 @@ export async function sandboxStatus(docker: Docker, image = SANDBOX_IMAGE): Prom
     return { dockerAvailable: false, dockerVersion: null, image, imagePresent: false, message: e.message };
   }
   try {
-    await docker.getImage(image).inspect();
+    const info = await docker.getImage(image).inspect();
+    if (info.Config?.Labels?.[RECIPE_LABEL] !== SANDBOX_RECIPE) {
+      return {
+        dockerAvailable: true,
+        dockerVersion: version,
+        image,
+        imagePresent: false,
+        message: `The sandbox image ${image} is from an older Posthoc. Rebuild it with "npx posthoc sandbox build".`,
+      };
+    }
     return { dockerAvailable: true, dockerVersion: version, image, imagePresent: true, message: null };
   } catch {
     return {
@@ -61,12 +76,18 @@ async function buildWithDebootstrap(docker: Docker, log: (line: string) => void,
     log(`debootstrap bookworm (${PACKAGES.join(', ')}) into ${rootfs} — about a minute…`);
     await run('debootstrap', ['--variant=minbase', `--include=${PACKAGES.join(',')}`, 'bookworm', rootfs], log);
     await rm(join(rootfs, 'var/cache/apt/archives'), { recursive: true, force: true });
-    await mkdir(join(rootfs, 'workspace'), { recursive: true });
+    for (const dir of ['workspace', 'run/posthoc', 'home/sandbox']) await mkdir(join(rootfs, dir), { recursive: true });
+    await writeFile(join(rootfs, INIT_PATH.slice(1)), initScript);
+    await chmod(join(rootfs, INIT_PATH.slice(1)), 0o755);
     await writeFile(join(rootfs, 'etc/posthoc-sandbox'), `${image}\n`);
     log(`docker import → ${image}`);
     const [repo, tag] = image.split(':') as [string, string];
     const tar = spawn('tar', ['-C', rootfs, '-c', '.'], { stdio: ['ignore', 'pipe', 'inherit'] });
-    const stream = await docker.importImage(tar.stdout as never, { repo, tag });
+    const stream = (await docker.importImage(tar.stdout as never, {
+      repo,
+      tag,
+      changes: [`LABEL ${RECIPE_LABEL}=${SANDBOX_RECIPE}`, `CMD ["${INIT_PATH}"]`],
+    } as never)) as unknown as NodeJS.ReadableStream;
     await followProgress(docker, stream);
   } finally {
     await rm(work, { recursive: true, force: true });
@@ -76,18 +97,22 @@ async function buildWithDebootstrap(docker: Docker, log: (line: string) => void,
 async function buildWithDockerfile(docker: Docker, log: (line: string) => void, image: string): Promise<void> {
   const work = await mkdtemp(join(tmpdir(), 'posthoc-sandbox-'));
   try {
+    await writeFile(join(work, 'posthoc-init'), initScript);
     await writeFile(
       join(work, 'Dockerfile'),
       [
         'FROM debian:bookworm-slim',
         `RUN apt-get update && apt-get install -y --no-install-recommends ${PACKAGES.join(' ')} && rm -rf /var/lib/apt/lists/*`,
-        'RUN mkdir -p /workspace',
-        `RUN echo ${image} > /etc/posthoc-sandbox`,
+        'RUN mkdir -p /workspace /run/posthoc /home/sandbox',
+        `COPY posthoc-init ${INIT_PATH}`,
+        `RUN chmod 755 ${INIT_PATH} && echo ${image} > /etc/posthoc-sandbox`,
+        `LABEL ${RECIPE_LABEL}=${SANDBOX_RECIPE}`,
+        `CMD ["${INIT_PATH}"]`,
         '',
       ].join('\n'),
     );
     log(`docker build → ${image}`);
-    const stream = await docker.buildImage({ context: work, src: ['Dockerfile'] }, { t: image });
+    const stream = await docker.buildImage({ context: work, src: ['Dockerfile', 'posthoc-init'] }, { t: image });
     await followProgress(docker, stream, (event) => {
       const line = (event as { stream?: string }).stream?.trim();
       if (line) log(line);

@@ -2,9 +2,10 @@
 // checkpoint again, record what changed, write the reverse plan and derive the confinement level.
 // No checkpoint, no run: if the folders cannot be checkpointed the code is not executed.
 import { randomUUID } from 'node:crypto';
-import type { Action, ActionOutput, Task } from '../../shared/domain';
+import type { Action, ActionOutput, Effect, ReversePlan, Task } from '../../shared/domain';
 import type { CodeBlock } from '../agent/codeact-parser';
 import type { FsChannel } from '../effects/fs/fs-channel';
+import type { Gateway } from '../gateway/gateway';
 import { confinementOf } from '../policy/confinement';
 import { SandboxError } from '../sandbox/docker-client';
 import type { SandboxExecutor } from '../sandbox/executor';
@@ -20,6 +21,7 @@ export class ActionRunner {
     private readonly executor: SandboxExecutor,
     private readonly fs: FsChannel,
     private readonly events: EventBus,
+    private readonly gateway: Gateway,
   ) {}
 
   async run(task: Task, block: CodeBlock, timeoutSeconds: number): Promise<Action> {
@@ -55,6 +57,8 @@ export class ActionRunner {
     const live = { stdout: '', stderr: '' };
     let lastPush = 0;
     let output: ActionOutput;
+    // Calls through the gateway while the code runs are this action's effects.
+    this.gateway.beginAction(task.id, id);
     try {
       output = await this.executor.run({
         taskId: task.id,
@@ -73,25 +77,28 @@ export class ActionRunner {
         },
       });
     } catch (error) {
+      this.gateway.endAction(task.id);
       const failed = this.finishFailed(action, message(error));
       if (error instanceof SandboxError) throw error;
       return failed;
     }
+    const calls = this.gateway.endAction(task.id);
 
     const recorded = await this.fs.after(id, befores);
     for (const r of recorded) {
       this.store.recordCheckpoint({ commitId: r.after.commit, repoPath: r.after.store.gitdir, workspacePath: r.after.grant.hostPath, actionId: id, phase: 'after' });
     }
-    const effects = recorded.map((r) => r.effect);
+    const effects = [...recorded.map((r) => r.effect), ...calls];
     action = {
       ...action,
       status: output.exitCode === 0 && !output.timedOut ? 'done' : 'failed',
       output,
       effects,
-      reverse: this.fs.reversePlan(effects, task.workspaces),
+      reverse: reversePlanOf(this.fs.reversePlan(recorded.map((r) => r.effect), task.workspaces), calls),
       confinement: confinementOf(
         {
-          network: 'none',
+          network: 'gateway-only',
+          grantedServices: task.services,
           writableMountsCheckpointed: recorded.length === task.workspaces.filter((w) => !w.readOnly).length,
           checkpointsTaken: true,
         },
@@ -122,4 +129,13 @@ export class ActionRunner {
 
 function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** The files' reverse plan, plus a plain statement about service calls that nothing can take back yet. */
+function reversePlanOf(files: ReversePlan, calls: Effect[]): ReversePlan {
+  const writes = calls.filter((c) => c.channel === 'rest' && c.mutating && !c.refused);
+  if (writes.length === 0) return files;
+  const named = writes.map((c) => (c.channel === 'rest' ? `${c.method} svc/${c.service}${c.path}` : '')).join(', ');
+  const summary = files.steps.length > 0 ? `${files.summary} ${named} cannot be undone (no known inverse).` : `${named} cannot be undone (no known inverse); nothing else to undo.`;
+  return { ...files, summary };
 }

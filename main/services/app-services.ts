@@ -6,6 +6,9 @@ import type { CallName, CallOutput } from '../../shared/contract';
 import type { calls } from '../../shared/contract';
 import type { z } from 'zod';
 import { FsChannel } from '../effects/fs/fs-channel';
+import { Gateway } from '../gateway/gateway';
+import { ServiceDefinitionError, ServiceRegistry } from '../gateway/service-registry';
+import { serviceRoute } from '../gateway/service-route';
 import { createDocker, dockerSocketPath } from '../sandbox/docker-client';
 import { SandboxExecutor } from '../sandbox/executor';
 import { SANDBOX_IMAGE, sandboxStatus } from '../sandbox/sandbox-image';
@@ -14,6 +17,7 @@ import { TaskStore } from '../store/task-store';
 import { Vault } from '../vault/vault';
 import { ActionRunner } from './action-runner';
 import { EventBus } from './event-bus';
+import { ServiceError } from './service-error';
 import { SettingsService } from './settings-service';
 import { TaskService } from './task-service';
 
@@ -29,6 +33,8 @@ export type AppServices = {
   vault: Vault;
   docker: Docker;
   executor: SandboxExecutor;
+  gateway: Gateway;
+  services: ServiceRegistry;
   settings: SettingsService;
   tasks: TaskService;
   handlers: Handlers;
@@ -47,11 +53,18 @@ export function createServices(options: {
   const events = new EventBus();
   const vault = options.vault ?? new Vault();
   const docker = options.docker ?? createDocker();
-  const executor = new SandboxExecutor(docker, options.image ?? SANDBOX_IMAGE);
+  const services = new ServiceRegistry(db);
+  const gateway = new Gateway(join(options.dataDir, 'gateway'), (taskId) => store.getTask(taskId));
+  gateway.route('svc', serviceRoute(services));
+  const executor = new SandboxExecutor(docker, options.image ?? SANDBOX_IMAGE, {
+    doors: { open: async (taskId) => (await gateway.open(taskId)).dir, close: (taskId) => gateway.close(taskId) },
+  });
   const fsChannel = new FsChannel(join(options.dataDir, 'checkpoints'));
   const settings = new SettingsService(store, vault, options.env);
-  const runner = new ActionRunner(store, executor, fsChannel, events);
-  const tasks = new TaskService(store, settings, runner, fsChannel, executor, docker, events, [options.dataDir, dockerSocketPath()]);
+  const runner = new ActionRunner(store, executor, fsChannel, events, gateway);
+  const tasks = new TaskService(store, settings, runner, fsChannel, executor, docker, events, [options.dataDir, dockerSocketPath()], (name) =>
+    Boolean(services.get(name)),
+  );
   // Containers left by a Posthoc process that crashed are found by their labels and removed.
   executor.removeOrphans().catch(() => undefined);
 
@@ -67,6 +80,16 @@ export function createServices(options: {
     'settings:update': (input) => settings.update(input),
     'vault:status': () => vault.status(),
     'sandbox:status': () => sandboxStatus(docker, executor.image),
+    'service:list': async () => services.list(),
+    'service:add': async ({ name, baseUrl }) => {
+      try {
+        return services.add(name, baseUrl);
+      } catch (error) {
+        if (error instanceof ServiceDefinitionError) throw new ServiceError('invalid-input', error.message);
+        throw error;
+      }
+    },
+    'service:remove': async ({ name }) => ({ removed: services.remove(name) }),
   };
 
   return {
@@ -77,11 +100,14 @@ export function createServices(options: {
     vault,
     docker,
     executor,
+    gateway,
+    services,
     settings,
     tasks,
     handlers,
     async close() {
       await tasks.shutdown();
+      await gateway.closeAll();
       db.close();
     },
   };

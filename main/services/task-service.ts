@@ -2,7 +2,7 @@
 // every change reaches the front ends as contract events.
 import { realpath, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
-import type { Action, Task, TaskDetail, UndoResult, WorkspaceGrant } from '../../shared/domain';
+import type { Action, FsEffect, Task, TaskDetail, UndoResult, WorkspaceGrant } from '../../shared/domain';
 import { runAgent, type AgentOutcome } from '../agent/agent-loop';
 import { LlmClient, type ChatMessage } from '../agent/llm-client';
 import { systemPrompt } from '../agent/system-prompt';
@@ -36,6 +36,7 @@ export class TaskService {
     private readonly events: EventBus,
     /** Paths no grant may expose to the sandbox: Posthoc's own data (the undo history) and the Docker socket. */
     private readonly protectedPaths: string[] = [],
+    private readonly serviceExists: (name: string) => boolean = () => false,
   ) {}
 
   list(): Task[] {
@@ -47,11 +48,16 @@ export class TaskService {
     return { task, messages: this.store.listMessages(taskId), actions: this.store.listActions(taskId) };
   }
 
-  async start(input: { prompt: string; workspaces: string[] }, options: RunOptions = {}): Promise<Task> {
+  async start(input: { prompt: string; workspaces: string[]; services?: string[] }, options: RunOptions = {}): Promise<Task> {
     const grants = await this.grants(input.workspaces);
+    const services = [...new Set(input.services ?? [])];
+    const unknown = services.filter((s) => !this.serviceExists(s));
+    if (unknown.length > 0) {
+      throw new ServiceError('invalid-input', `No service named ${unknown.join(', ')}. Define it first: posthoc service add NAME --base-url URL.`);
+    }
     const llm = await this.settings.llmConfig({ model: options.model });
     await this.preflight();
-    const task = this.store.createTask({ title: titleOf(input.prompt), workspaces: grants, model: llm.model });
+    const task = this.store.createTask({ title: titleOf(input.prompt), workspaces: grants, services, model: llm.model });
     this.events.emit('task:updated', task);
     this.events.emit('message:added', this.store.addMessage(task.id, 'user', input.prompt));
     this.launch(task, new LlmClient(llm), options);
@@ -91,7 +97,7 @@ export class TaskService {
     }
     const task = this.requireTask(action.taskId);
     try {
-      const result = await this.fs.undo(action.effects, task.workspaces);
+      const result = await this.fs.undo(action.effects.filter((e): e is FsEffect => e.channel === 'fs'), task.workspaces);
       const undone = this.store.setActionStatus(actionId, 'undone');
       this.events.emit('action:updated', undone);
       return { outcome: 'undone', action: undone, ...result };

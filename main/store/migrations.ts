@@ -62,4 +62,13 @@ export const migrations: readonly string[] = [
   CREATE INDEX actions_by_task ON actions(task_id, seq);
   CREATE INDEX effects_by_action ON effects(action_id, seq);
   `,
+  // 2: services the gateway forwards to, and which services each task may call.
+  `
+  CREATE TABLE services (
+    name TEXT PRIMARY KEY,
+    base_url TEXT NOT NULL,
+    created_at TEXT NOT NULL
+  );
+  ALTER TABLE tasks ADD COLUMN services_json TEXT NOT NULL DEFAULT '[]';
+  `,
 ];

@@ -15,7 +15,7 @@ import type { AppDatabase } from './database';
 const now = (): string => new Date().toISOString();
 
 type TaskRow = {
-  id: string; title: string; status: string; workspaces_json: string; model: string;
+  id: string; title: string; status: string; workspaces_json: string; services_json: string; model: string;
   answer: string | null; error: string | null; created_at: string; updated_at: string;
 };
 type ActionRow = {
@@ -27,15 +27,15 @@ type ActionRow = {
 export class TaskStore {
   constructor(private readonly db: AppDatabase) {}
 
-  createTask(input: { title: string; workspaces: WorkspaceGrant[]; model: string }): Task {
+  createTask(input: { title: string; workspaces: WorkspaceGrant[]; services?: string[]; model: string }): Task {
     const at = now();
     const id = randomUUID();
     this.db
       .prepare(
-        `INSERT INTO tasks (id, title, status, workspaces_json, model, answer, error, created_at, updated_at)
-         VALUES (?, ?, 'running', ?, ?, NULL, NULL, ?, ?)`,
+        `INSERT INTO tasks (id, title, status, workspaces_json, services_json, model, answer, error, created_at, updated_at)
+         VALUES (?, ?, 'running', ?, ?, ?, NULL, NULL, ?, ?)`,
       )
-      .run(id, input.title, JSON.stringify(input.workspaces), input.model, at, at);
+      .run(id, input.title, JSON.stringify(input.workspaces), JSON.stringify(input.services ?? []), input.model, at, at);
     return this.getTask(id)!;
   }
 
@@ -181,6 +181,7 @@ function toTask(row: TaskRow): Task {
     title: row.title,
     status: row.status,
     workspaces: JSON.parse(row.workspaces_json),
+    services: JSON.parse(row.services_json),
     model: row.model,
     answer: row.answer,
     error: row.error,

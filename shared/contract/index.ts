@@ -6,6 +6,7 @@ import {
   Message,
   ProviderSettings,
   SandboxStatus,
+  ServiceDefinition,
   Task,
   TaskDetail,
   UndoResult,
@@ -22,6 +23,8 @@ export const calls = {
     input: z.object({
       prompt: z.string().trim().min(1, 'Say what the agent should do.'),
       workspaces: z.array(z.string().min(1)).max(16),
+      /** Services the sandbox may call through the gateway. */
+      services: z.array(z.string().min(1)).max(32).optional(),
     }),
     output: Task,
   },
@@ -45,6 +48,9 @@ export const calls = {
     output: ProviderSettings,
   },
   'vault:status': { input: z.object({}), output: VaultStatus },
+  'service:list': { input: z.object({}), output: z.array(ServiceDefinition) },
+  'service:add': { input: z.object({ name: z.string().min(1), baseUrl: z.string().min(1) }), output: ServiceDefinition },
+  'service:remove': { input: z.object({ name: z.string().min(1) }), output: z.object({ removed: z.boolean() }) },
   'sandbox:status': { input: z.object({}), output: SandboxStatus },
 } as const;
 

@@ -31,6 +31,8 @@ export const Task = z.object({
   title: z.string(),
   status: TaskStatus,
   workspaces: z.array(WorkspaceGrant),
+  /** Names of the services the sandbox may call through the gateway. */
+  services: z.array(z.string()),
   model: z.string(),
   answer: z.string().nullable(),
   error: z.string().nullable(),
@@ -78,8 +80,26 @@ export const FsEffect = z.object({
 });
 export type FsEffect = z.infer<typeof FsEffect>;
 
-/** Discriminated on `channel`; db and rest effects join this union in their issues. */
-export const Effect = z.discriminatedUnion('channel', [FsEffect]);
+/** One HTTP call an action made through the gateway to a granted service. */
+export const RestEffect = z.object({
+  channel: z.literal('rest'),
+  service: z.string(),
+  method: z.string(),
+  /** Path below the service's base URL, with the query string. */
+  path: z.string(),
+  status: z.number().int(),
+  durationMs: z.number(),
+  requestBytes: z.number().int(),
+  responseBytes: z.number().int(),
+  /** GET, HEAD and OPTIONS read; anything else may change the remote side. */
+  mutating: z.boolean(),
+  /** Set when the gateway refused the call (not granted, not allowed); nothing left the machine. */
+  refused: z.string().nullable(),
+});
+export type RestEffect = z.infer<typeof RestEffect>;
+
+/** Discriminated on `channel`; the db channel joins this union in its issue. */
+export const Effect = z.discriminatedUnion('channel', [FsEffect, RestEffect]);
 export type Effect = z.infer<typeof Effect>;
 
 export const ReversePlan = z.object({
@@ -157,6 +177,10 @@ export const SandboxStatus = z.object({
   message: z.string().nullable(),
 });
 export type SandboxStatus = z.infer<typeof SandboxStatus>;
+
+/** A REST service the gateway forwards to, as $POSTHOC_GATEWAY/svc/NAME/… in the sandbox. */
+export const ServiceDefinition = z.object({ name: z.string(), baseUrl: z.string(), createdAt: z.string() });
+export type ServiceDefinition = z.infer<typeof ServiceDefinition>;
 
 export const TaskDetail = z.object({
   task: Task,

@@ -41,7 +41,7 @@ const jsonLines = (text: string) => text.trim().split('\n').map((l) => JSON.pars
 describe('posthoc CLI', () => {
   it('run --json creates the file, reports the action, and undo removes it (exit 0)', async () => {
     llm = await startFakeOpenAi(["```python\nopen('hello.txt','w').write('hi there')\nprint('ok')\n```", 'Made hello.txt.']);
-    const ws = dirs.make('posthoc-ws-');
+    const ws = dirs.workspace();
     const dataDir = dirs.make('posthoc-data-');
     writeFileSync(join(ws, 'keep.txt'), 'unrelated');
     const env = { OPENAI_BASE_URL: llm.baseUrl, POSTHOC_MODEL: 'scripted' };
@@ -84,7 +84,7 @@ describe('posthoc CLI', () => {
 
   it('exits 3 naming the path when undo would overwrite a later edit', async () => {
     llm = await startFakeOpenAi(["```sh\necho agent > f.txt\n```", 'ok']);
-    const ws = dirs.make('posthoc-ws-');
+    const ws = dirs.workspace();
     const dataDir = dirs.make('posthoc-data-');
     const run = await posthoc(['run', 'write f', '--workspace', ws, '--data-dir', dataDir, '--json'], { OPENAI_BASE_URL: llm.baseUrl, POSTHOC_MODEL: 'm' });
     const action = jsonLines(run.stdout)[0]!.action;
@@ -97,14 +97,14 @@ describe('posthoc CLI', () => {
 
   it('exits 1 when the task fails (step limit)', async () => {
     llm = await startFakeOpenAi(["```sh\ntrue\n```"]);
-    const ws = dirs.make('posthoc-ws-');
+    const ws = dirs.workspace();
     const run = await posthoc(['run', 'x', '--workspace', ws, '--data-dir', dirs.make(), '--max-steps', '1'], { OPENAI_BASE_URL: llm.baseUrl, POSTHOC_MODEL: 'm' });
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(/step limit/);
   });
 
   it('exits 2 with what to do when no model is configured, Docker is unreachable, or usage is wrong', async () => {
-    const ws = dirs.make('posthoc-ws-');
+    const ws = dirs.workspace();
     const noModel = await posthoc(['run', 'x', '--workspace', ws, '--data-dir', dirs.make()]);
     expect(noModel.code).toBe(2);
     expect(noModel.stderr).toMatch(/No model is configured.*POSTHOC_MODEL/);

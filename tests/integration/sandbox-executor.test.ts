@@ -28,7 +28,7 @@ function run(ws: string, source: string, language: 'python' | 'bash' | 'sh' = 'p
 
 describe('SandboxExecutor (real Docker)', () => {
   it('runs Python in /workspace and the files it writes land in the granted folder', async () => {
-    const ws = dirs.make();
+    const ws = dirs.workspace();
     writeFileSync(join(ws, 'in.txt'), 'from the host');
     const out = await run(ws, "import os\nprint(os.getcwd())\nprint(open('in.txt').read())\nopen('out.txt','w').write('from the sandbox')");
     expect(out).toMatchObject({ exitCode: 0, timedOut: false, stderr: '' });
@@ -37,7 +37,7 @@ describe('SandboxExecutor (real Docker)', () => {
   });
 
   it('runs bash and sh, with stdout and stderr apart and the exit code kept', async () => {
-    const ws = dirs.make();
+    const ws = dirs.workspace();
     const out = await run(ws, 'echo out; echo err >&2; exit 7', 'bash');
     expect(out).toMatchObject({ stdout: 'out\n', stderr: 'err\n', exitCode: 7 });
     const sh = await run(ws, '[ -z "$BASH_VERSION" ] && echo plain-sh', 'sh');
@@ -45,7 +45,7 @@ describe('SandboxExecutor (real Docker)', () => {
   });
 
   it('reuses one container per task across actions', async () => {
-    const ws = dirs.make();
+    const ws = dirs.workspace();
     await run(ws, 'open("/tmp/marker","w").write("1")', 'python', 30, 'exec-test-reuse');
     const second = await run(ws, 'print(open("/tmp/marker").read())', 'python', 30, 'exec-test-reuse');
     expect(second.stdout).toBe('1\n');
@@ -59,7 +59,7 @@ describe('SandboxExecutor (real Docker)', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     const port = (server.address() as { port: number }).port;
     try {
-      const ws = dirs.make();
+      const ws = dirs.workspace();
       const out = await run(
         ws,
         `import socket\ntry:\n    socket.create_connection(('127.0.0.1', ${port}), timeout=3)\n    print('connected')\nexcept OSError as e:\n    print('refused', type(e).__name__)\nprint(sorted(socket.if_nameindex()))`,
@@ -73,7 +73,7 @@ describe('SandboxExecutor (real Docker)', () => {
   });
 
   it('stops an action at its timeout, and the task can run the next one', async () => {
-    const ws = dirs.make();
+    const ws = dirs.workspace();
     const taskId = 'exec-test-timeout';
     const slow = await run(ws, 'import time\nwhile True: time.sleep(0.1)', 'python', 2, taskId);
     expect(slow.timedOut).toBe(true);
@@ -83,13 +83,13 @@ describe('SandboxExecutor (real Docker)', () => {
   });
 
   it('gives the code an empty stdin, so input() does not hang', async () => {
-    const ws = dirs.make();
+    const ws = dirs.workspace();
     const out = await run(ws, 'try:\n    input()\nexcept EOFError:\n    print("eof")');
     expect(out.stdout).toBe('eof\n');
   });
 
   it('cannot write outside /workspace and /tmp (read-only root, non-root user)', async () => {
-    const ws = dirs.make();
+    const ws = dirs.workspace();
     const out = await run(ws, 'touch /etc/x 2>&1 || echo blocked; id -u', 'sh');
     expect(out.stdout).toContain('blocked');
     expect(existsSync('/etc/x')).toBe(false);

@@ -1,6 +1,5 @@
 // Builds the real services (SQLite store, Docker sandbox, git checkpoints) over a temp data folder, with
 // the model provider replaced by a local scripted OpenAI-compatible server.
-import { join } from 'node:path';
 import type { Vault } from '../../main/vault/vault';
 import { createServices, type AppServices } from '../../main/services/app-services';
 import { startFakeOpenAi, type FakeOpenAi, type Reply } from './fake-openai-server';
@@ -11,7 +10,7 @@ export type Harness = { services: AppServices; llm: FakeOpenAi; dataDir: string;
 export async function startHarness(replies: Reply[], options: { vault?: Vault; stream?: boolean } = {}): Promise<Harness> {
   const dirs = tempDirs();
   const dataDir = dirs.make('posthoc-data-');
-  const workspace = join(dirs.make('posthoc-ws-'));
+  const workspace = dirs.workspace();
   const llm = await startFakeOpenAi(replies);
   const services = createServices({
     dataDir,

@@ -27,6 +27,7 @@ const task: Task = {
   title: 'Count files',
   status: 'running',
   workspaces: [],
+  services: [],
   model: 'test-model',
   answer: null,
   error: null,

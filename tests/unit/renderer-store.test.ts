@@ -23,6 +23,7 @@ function task(overrides: Partial<Task> = {}): Task {
     title: 'Tidy the folder',
     status: 'running',
     workspaces: [],
+    services: [],
     model: 'gpt-test',
     answer: null,
     error: null,

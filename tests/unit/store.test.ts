@@ -157,7 +157,7 @@ describe('TaskStore: actions', () => {
     expect(store.saveAction(saved)).toEqual(saved);
     const read = store.getAction(saved.id);
     expect(read).toEqual(saved);
-    expect(read!.effects.map((e) => e.workspace)).toEqual(['/workspace/w3', '/workspace/w1', '/workspace/w2']);
+    expect(read!.effects.map((e) => (e.channel === 'fs' ? e.workspace : e.channel))).toEqual(['/workspace/w3', '/workspace/w1', '/workspace/w2']);
     expect(store.getAction('missing')).toBeUndefined();
   });
 

@@ -18,11 +18,22 @@ export function listChanges(effects: readonly Effect[]): Change[] {
         for (const path of effect.deleted) changes.push({ mark: 'deleted', channel: 'fs', where, path });
         break;
       }
+      case 'rest':
+        break; // service calls are listed apart: see listCalls
       default:
-        assertNever(effect.channel, 'effect channel');
+        assertNever(effect, 'effect');
     }
   }
   return changes;
+}
+
+export type ServiceCall = { service: string; method: string; path: string; status: number; refused: string | null; mutating: boolean };
+
+/** The calls an action made to services through the gateway, refused ones included. */
+export function listCalls(effects: readonly Effect[]): ServiceCall[] {
+  return effects.flatMap((e) =>
+    e.channel === 'rest' ? [{ service: e.service, method: e.method, path: e.path, status: e.status, refused: e.refused, mutating: e.mutating }] : [],
+  );
 }
 
 export const changeMarker: Record<ChangeMark, string> = { added: '+', modified: '~', deleted: '\u2212' };
