@@ -14,6 +14,8 @@ export const DEFAULT_LIMITS: SandboxLimits = { memoryBytes: 1024 * 1024 * 1024, 
 export const INIT_PATH = '/usr/local/bin/posthoc-init';
 export const RELAY_PORT = 8080;
 export const GATEWAY_MOUNT = '/run/posthoc';
+/** Where the action runner finds the host's control socket (see action-channel.ts). */
+export const CONTROL_MOUNT = '/run/posthoc-control';
 export const SANDBOX_HOME = '/home/sandbox';
 /** The uid the sandbox runs as when Posthoc itself runs as root: never root inside the container. */
 export const FALLBACK_SANDBOX_UID = 10001;
@@ -38,11 +40,14 @@ export function containerSpec(input: {
   ownerPid: number;
   /** Host folder holding the task's gateway socket; mounted read-only at GATEWAY_MOUNT. */
   gatewayDir?: string;
+  /** Host folder holding the action runner's control socket; mounted read-only at CONTROL_MOUNT. */
+  controlDir?: string;
   limits?: SandboxLimits;
 }): Docker.ContainerCreateOptions {
   const limits = input.limits ?? DEFAULT_LIMITS;
   const mounts = input.workspaces.map((w) => ({ Type: 'bind' as const, Source: w.hostPath, Target: w.mountPath, ReadOnly: w.readOnly }));
   if (input.gatewayDir) mounts.push({ Type: 'bind', Source: input.gatewayDir, Target: GATEWAY_MOUNT, ReadOnly: true });
+  if (input.controlDir) mounts.push({ Type: 'bind', Source: input.controlDir, Target: CONTROL_MOUNT, ReadOnly: true });
   return {
     Image: input.image,
     Cmd: [INIT_PATH],
@@ -76,15 +81,3 @@ export function containerSpec(input: {
     },
   };
 }
-
-/** The command an action runs: the code arrives on stdin and is saved, then run with an empty stdin under a timeout. */
-export function actionCommand(language: 'python' | 'bash' | 'sh', seq: number, timeoutSeconds: number): string[] {
-  const ext = language === 'python' ? 'py' : 'sh';
-  const file = `/tmp/.posthoc/action-${seq}.${ext}`;
-  const interpreter = language === 'python' ? 'python3' : language === 'bash' ? 'bash' : 'sh';
-  const script = `mkdir -p /tmp/.posthoc && cat > ${file} && exec timeout --kill-after=2 ${timeoutSeconds} ${interpreter} ${file} </dev/null`;
-  return ['sh', '-c', script];
-}
-
-/** Run after every action: ends every process the action left (PID 1 is immune), until none is left. */
-export const CLEANUP_COMMAND = [INIT_PATH, '--cleanup'];

@@ -1,10 +1,14 @@
-// Runs actions in Docker: one container per task, started on the first action and reused through exec.
-// Docker unreachable or the image missing is a SandboxError, never a silent run on the host.
+// Runs actions in Docker: one warm container per task, started on the first action and reused. Each
+// action goes to the container's action runner over its control socket (action-channel.ts), so only the
+// first action of a task pays for a container start. Docker unreachable or the image missing is a
+// SandboxError, never a silent run on the host.
 import type Docker from 'dockerode';
+import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
-import { Writable } from 'node:stream';
+import { join } from 'node:path';
 import type { ActionLanguage, ActionOutput, WorkspaceGrant } from '../../shared/domain';
-import { actionCommand, CLEANUP_COMMAND, containerSpec, OWNER_LABEL, SANDBOX_LABEL, sandboxUser } from './container-policy';
+import { ActionChannel, ChannelLost } from './action-channel';
+import { containerSpec, OWNER_LABEL, SANDBOX_LABEL, sandboxUser } from './container-policy';
 import { explainDockerError, SandboxError } from './docker-client';
 import { OutputCap } from './output-cap';
 
@@ -21,130 +25,93 @@ export type ExecRequest = {
 /** Where a task's gateway socket lives on the host; the executor mounts it into the container. */
 export type GatewayDoors = { open(taskId: string): Promise<string | null>; close(taskId: string): Promise<void> };
 
-export type ExecutorOptions = { doors?: GatewayDoors; idleMs?: number };
+export type ExecutorOptions = {
+  /** Folder for the action runners' control sockets (one sub-folder per task). */
+  controlDir: string;
+  doors?: GatewayDoors;
+  idleMs?: number;
+};
+
+type Sandbox = { container: Docker.Container; channel: ActionChannel };
 
 /** A warm container stops after this long without an action; the next action starts it again. */
 const DEFAULT_IDLE_MS = 10 * 60 * 1000;
+const RUNNER_READY_MS = 20_000;
 
 export class SandboxExecutor {
-  private readonly containers = new Map<string, Promise<Docker.Container>>();
+  private readonly sandboxes = new Map<string, Promise<Sandbox>>();
   private readonly idleTimers = new Map<string, NodeJS.Timeout>();
 
   constructor(
     private readonly docker: Docker,
     readonly image: string,
-    private readonly options: ExecutorOptions = {},
+    private readonly options: ExecutorOptions,
   ) {}
 
   async run(req: ExecRequest): Promise<ActionOutput> {
     clearTimeout(this.idleTimers.get(req.taskId));
+    const stdout = new OutputCap();
+    const stderr = new OutputCap();
+    const finish = (exitCode: number | null, timedOut: boolean, note?: string): ActionOutput => {
+      if (note) stderr.push(Buffer.from(`\n[posthoc] ${note}\n`));
+      return { stdout: stdout.text(), stderr: stderr.text(), exitCode, timedOut, truncated: stdout.truncated || stderr.truncated };
+    };
+    let wedged = false;
+    let guard: NodeJS.Timeout | undefined;
     try {
-      return await this.runOnce(req);
+      const sandbox = await this.sandboxFor(req.taskId, req.workspaces);
+      // The runner enforces the timeout; this host-side deadline only guards a runner that stopped answering.
+      guard = setTimeout(() => {
+        wedged = true;
+        void this.stop(req.taskId);
+      }, (req.timeoutSeconds + 15) * 1000);
+      const result = await sandbox.channel.run(
+        { language: req.language, timeoutSeconds: req.timeoutSeconds, source: req.source },
+        (stream, chunk) => {
+          (stream === 'stdout' ? stdout : stderr).push(chunk);
+          req.onOutput?.(stream, chunk.toString('utf8'));
+        },
+      );
+      if (result.timedOut) return finish(124, true, `action stopped after ${req.timeoutSeconds} s (action timeout); its processes were ended.`);
+      if (result.exitCode === 137) return finish(137, false, 'action killed (SIGKILL): most likely it ran out of memory (the sandbox limit).');
+      return finish(result.exitCode, false);
     } catch (error) {
-      // The warm container may have been stopped or removed behind our back: start a new one once.
-      if (!isContainerGone(error)) throw explainDockerError(error, this.image);
-      await this.stop(req.taskId);
-      return await this.runOnce(req);
+      if (error instanceof ChannelLost) {
+        // Whatever the action did to its runner, removing the container ends every process it started.
+        await this.stop(req.taskId);
+        return finish(null, wedged, `${wedged ? 'the action stopped answering' : error.message}; the sandbox was restarted.`);
+      }
+      throw explainDockerError(error, this.image);
     } finally {
+      clearTimeout(guard);
       this.armIdleTimer(req.taskId);
     }
   }
 
-  private async runOnce(req: ExecRequest): Promise<ActionOutput> {
-    const container = await this.containerFor(req.taskId, req.workspaces);
-    const stdout = new OutputCap();
-    const stderr = new OutputCap();
-    const started = Date.now();
-    const exec = await container.exec({
-      Cmd: actionCommand(req.language, req.seq, req.timeoutSeconds),
-      AttachStdin: true,
-      AttachStdout: true,
-      AttachStderr: true,
-      Tty: false,
-      WorkingDir: '/workspace',
-    });
-    const stream = await exec.start({ hijack: true, stdin: true });
-    const sink = (cap: OutputCap, name: 'stdout' | 'stderr') =>
-      new Writable({
-        write(chunk: Buffer, _enc, done) {
-          cap.push(chunk);
-          req.onOutput?.(name, chunk.toString('utf8'));
-          done();
-        },
-      });
-    this.docker.modem.demuxStream(stream, sink(stdout, 'stdout'), sink(stderr, 'stderr'));
-    const ended = new Promise<void>((resolve, reject) => {
-      stream.on('end', resolve);
-      stream.on('close', resolve);
-      stream.on('error', reject);
-    });
-    stream.end(req.source);
-    // The in-container `timeout` ends the action; this host-side deadline only guards a wedged exec.
-    const guardMs = (req.timeoutSeconds + 15) * 1000;
-    let guard: NodeJS.Timeout | undefined;
-    const wedged = new Promise<'wedged'>((resolve) => {
-      guard = setTimeout(() => resolve('wedged'), guardMs);
-    });
-    const outcome = await Promise.race([ended.then(() => 'ended' as const), wedged]);
-    clearTimeout(guard);
-    if (outcome === 'wedged') {
-      stream.destroy();
-      await this.stop(req.taskId);
-      return { ...finish(stdout, stderr), exitCode: null, timedOut: true };
-    }
-    const info = await exec.inspect();
-    // Whatever the action started and left behind (background jobs, a fork bomb's children) ends with it.
-    await this.cleanup(container);
-    const exitCode = info.ExitCode ?? null;
-    const elapsed = (Date.now() - started) / 1000;
-    // coreutils timeout exits 124 when it stopped the command, 137 when it had to kill it.
-    const timedOut = (exitCode === 124 || exitCode === 137) && elapsed >= req.timeoutSeconds;
-    if (timedOut) stderr.push(Buffer.from(`\n[posthoc] action stopped after ${req.timeoutSeconds} s (action timeout); its processes were ended.\n`));
-    else if (exitCode === 137) stderr.push(Buffer.from('\n[posthoc] action killed (SIGKILL): most likely it ran out of memory (the sandbox limit).\n'));
-    return { ...finish(stdout, stderr), exitCode, timedOut };
-  }
-
-  private async cleanup(container: Docker.Container): Promise<void> {
-    const exec = await container.exec({ Cmd: CLEANUP_COMMAND, AttachStdout: true, AttachStderr: true });
-    const stream = await exec.start({});
-    stream.resume();
-    await new Promise<void>((resolve) => {
-      stream.on('end', resolve);
-      stream.on('close', resolve);
-      stream.on('error', () => resolve());
-    });
-  }
-
-  private armIdleTimer(taskId: string): void {
-    const ms = this.options.idleMs ?? DEFAULT_IDLE_MS;
-    const timer = setTimeout(() => void this.stop(taskId), ms);
-    timer.unref();
-    this.idleTimers.set(taskId, timer);
-  }
-
-  /** Removes the task's container (the granted folders stay as they are) and closes its gateway door. */
+  /** Removes the task's container (the granted folders stay as they are) and closes its doors. */
   async stop(taskId: string): Promise<void> {
     clearTimeout(this.idleTimers.get(taskId));
     this.idleTimers.delete(taskId);
-    const pending = this.containers.get(taskId);
-    this.containers.delete(taskId);
+    const pending = this.sandboxes.get(taskId);
+    this.sandboxes.delete(taskId);
     if (!pending) return;
     try {
-      const container = await pending;
-      await container.remove({ force: true });
+      const sandbox = await pending;
+      await sandbox.container.remove({ force: true }).catch(() => undefined);
+      await sandbox.channel.close();
     } catch {
-      // already gone
+      // it never started
     }
     await this.options.doors?.close(taskId);
   }
 
-  /** Whether the task has a warm container right now. */
-  isWarm(taskId: string): boolean {
-    return this.containers.has(taskId);
+  async stopAll(): Promise<void> {
+    await Promise.all([...this.sandboxes.keys()].map((id) => this.stop(id)));
   }
 
-  async stopAll(): Promise<void> {
-    await Promise.all([...this.containers.keys()].map((id) => this.stop(id)));
+  /** Whether the task has a warm container right now. */
+  isWarm(taskId: string): boolean {
+    return this.sandboxes.has(taskId);
   }
 
   /** Removes sandbox containers left behind by a Posthoc process that is no longer running (a crash). */
@@ -162,50 +129,51 @@ export class SandboxExecutor {
     return removed;
   }
 
-  private containerFor(taskId: string, workspaces: WorkspaceGrant[]): Promise<Docker.Container> {
-    let pending = this.containers.get(taskId);
-    if (!pending) {
-      pending = this.start(taskId, workspaces);
-      this.containers.set(taskId, pending);
-      pending.catch(() => this.containers.delete(taskId));
+  private async sandboxFor(taskId: string, workspaces: WorkspaceGrant[]): Promise<Sandbox> {
+    const existing = this.sandboxes.get(taskId);
+    if (existing) {
+      const sandbox = await existing.catch(() => undefined);
+      if (sandbox?.channel.alive) return sandbox;
+      // Stopped behind our back, or its runner is gone: start it again, transparently.
+      await this.stop(taskId);
     }
+    const pending = this.start(taskId, workspaces);
+    this.sandboxes.set(taskId, pending);
+    pending.catch(() => this.sandboxes.delete(taskId));
     return pending;
   }
 
-  private async start(taskId: string, workspaces: WorkspaceGrant[]): Promise<Docker.Container> {
+  private async start(taskId: string, workspaces: WorkspaceGrant[]): Promise<Sandbox> {
     try {
       await this.docker.getImage(this.image).inspect();
     } catch (error) {
-      const explained = explainDockerError(error, this.image);
       if ((error as { statusCode?: number }).statusCode === 404) {
         throw new SandboxError('image-missing', `The sandbox image ${this.image} is missing. Build it once with "npx posthoc sandbox build".`, error);
       }
-      throw explained;
+      throw explainDockerError(error, this.image);
     }
     const user = sandboxUser(process.getuid?.() ?? 1000, process.getgid?.() ?? 1000, await folderOwner(workspaces));
     const gatewayDir = (await this.options.doors?.open(taskId)) ?? undefined;
+    const channel = await ActionChannel.listen(join(this.options.controlDir, createHash('sha256').update(taskId).digest('hex').slice(0, 16)));
+    let container: Docker.Container | undefined;
     try {
-      const container = await this.docker.createContainer(
-        containerSpec({ image: this.image, taskId, workspaces, user, ownerPid: process.pid, gatewayDir }),
+      container = await this.docker.createContainer(
+        containerSpec({ image: this.image, taskId, workspaces, user, ownerPid: process.pid, gatewayDir, controlDir: channel.dir }),
       );
       await container.start();
-      return container;
+      await channel.waitReady(RUNNER_READY_MS);
+      return { container, channel };
     } catch (error) {
-      throw explainDockerError(error, this.image);
+      await container?.remove({ force: true }).catch(() => undefined);
+      await channel.close();
+      throw error instanceof ChannelLost ? new SandboxError('docker-failed', error.message, error) : explainDockerError(error, this.image);
     }
   }
-}
 
-function finish(stdout: OutputCap, stderr: OutputCap): Omit<ActionOutput, 'exitCode' | 'timedOut'> {
-  return { stdout: stdout.text(), stderr: stderr.text(), truncated: stdout.truncated || stderr.truncated };
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  private armIdleTimer(taskId: string): void {
+    const timer = setTimeout(() => void this.stop(taskId), this.options.idleMs ?? DEFAULT_IDLE_MS);
+    timer.unref();
+    this.idleTimers.set(taskId, timer);
   }
 }
 
@@ -217,8 +185,11 @@ async function folderOwner(workspaces: WorkspaceGrant[]): Promise<{ uid: number;
   return st && { uid: st.uid, gid: st.gid };
 }
 
-function isContainerGone(error: unknown): boolean {
-  const e = error as { statusCode?: number; json?: { message?: string }; message?: string };
-  const text = e.json?.message ?? e.message ?? '';
-  return (e.statusCode === 404 && /container/i.test(text)) || (e.statusCode === 409 && /not running|is paused|restarting/i.test(text));
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }

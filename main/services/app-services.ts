@@ -57,6 +57,7 @@ export function createServices(options: {
   const gateway = new Gateway(join(options.dataDir, 'gateway'), (taskId) => store.getTask(taskId));
   gateway.route('svc', serviceRoute(services));
   const executor = new SandboxExecutor(docker, options.image ?? SANDBOX_IMAGE, {
+    controlDir: join(options.dataDir, 'sandbox'),
     doors: { open: async (taskId) => (await gateway.open(taskId)).dir, close: (taskId) => gateway.close(taskId) },
   });
   const fsChannel = new FsChannel(join(options.dataDir, 'checkpoints'));

@@ -11,12 +11,16 @@ import { SANDBOX_LABEL, TASK_LABEL } from '../../main/sandbox/container-policy';
 import { tempDirs } from '../support/temp-dir';
 
 const docker = createDocker();
-const executor = new SandboxExecutor(docker, SANDBOX_IMAGE);
 const dirs = tempDirs();
+const controlRoot = tempDirs();
+const executor = new SandboxExecutor(docker, SANDBOX_IMAGE, { controlDir: join(controlRoot.make('posthoc-control-'), 'sandbox') });
 let n = 0;
 
 afterEach(() => dirs.cleanup());
-afterAll(() => executor.stopAll());
+afterAll(async () => {
+  await executor.stopAll();
+  controlRoot.cleanup();
+});
 
 function grant(hostPath: string): WorkspaceGrant[] {
   return [{ name: 'ws', hostPath, mountPath: '/workspace', readOnly: false }];

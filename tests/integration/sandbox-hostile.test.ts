@@ -9,6 +9,7 @@ import type { ActionLanguage, ActionOutput, Task } from '../../shared/domain';
 import { TASK_LABEL } from '../../main/sandbox/container-policy';
 import { createServices, type AppServices } from '../../main/services/app-services';
 import { startEchoServer, type EchoServer } from '../support/echo-server';
+import { startHarness } from '../support/services-harness';
 import { tempDirs } from '../support/temp-dir';
 
 const dirs = tempDirs();
@@ -17,6 +18,7 @@ let task: Task;
 let readOnlyTask: Task;
 let workspace: string;
 let outside: string;
+let outsideForLinks: string;
 let hostServer: Server;
 let hostPort: number;
 let echo: EchoServer;
@@ -27,6 +29,8 @@ beforeAll(async () => {
   workspace = dirs.workspace();
   outside = dirs.make('posthoc-outside-');
   writeFileSync(join(outside, 'secret.txt'), 'host secret\n');
+  outsideForLinks = dirs.make('posthoc-outside-links-');
+  writeFileSync(join(outsideForLinks, 'secret.txt'), 'host secret\n');
   writeFileSync(join(workspace, 'shared.txt'), 'in the grant\n');
   echo = await startEchoServer();
   services.services.add('granted', echo.baseUrl);
@@ -78,8 +82,8 @@ describe('hostile code in the sandbox', () => {
     expect(bomb.stderr).toContain('fork: retry: Resource temporarily unavailable');
     const after = await run(processCount);
     expect(after.exitCode).toBe(0);
-    // Left: PID 1 (the image's init, a Python script) and the `timeout` wrapping this very action.
-    expect(after.stdout.trim()).toBe("['/usr/bin/python3', 'timeout']");
+    // Left: PID 1 (the image's init) and the init's `--run` wrapper of this very action, both Python.
+    expect(after.stdout.trim()).toBe("['/usr/bin/python3', '/usr/bin/python3']");
   });
 
   it('a memory hog is killed at the memory limit, not the host', async () => {
@@ -164,28 +168,31 @@ describe('hostile code in the sandbox', () => {
     expect(out.stdout).toBe('mount -1 Operation not permitted\nchown Operation not permitted\nraw Operation not permitted\n');
   });
 
-  it('finds no Docker socket, only the gateway\'s', async () => {
+  it('finds no Docker socket, only Posthoc\'s own two (the gateway and the action runner\'s control)', async () => {
     const out = await run("find / -xdev -type s 2>/dev/null; find /run /var/run /tmp /workspace -type s 2>/dev/null; ls /var/run/docker.sock 2>&1 || true", 'sh');
     const sockets = new Set(out.stdout.split('\n').filter((l) => l.startsWith('/')));
-    expect([...sockets].filter((s) => !s.includes('No such file'))).toEqual(['/run/posthoc/gateway.sock']);
+    expect([...sockets].filter((s) => !s.includes('No such file')).sort()).toEqual(['/run/posthoc-control/control.sock', '/run/posthoc/gateway.sock']);
     expect(out.stdout).toContain('No such file or directory');
   });
 
-  it('symlinks pointing outside the grant are checkpointed as links, never followed by the host', async () => {
-    const fsChannel = await import('../../main/effects/fs/fs-channel');
-    const channel = new fsChannel.FsChannel(join(services.dataDir, 'checkpoints-hostile'));
-    const before = await channel.before('sym', task.workspaces);
-    const out = await run(`ln -s ${join(outside, 'secret.txt')} escape\nln -s /etc/shadow shadow\necho done`, 'sh');
-    expect(out.stdout).toBe('done\n');
-    const [recorded] = await channel.after('sym', before);
-    expect(recorded!.effect.added).toEqual(['escape', 'shadow']);
-    const tree = execFileSync('git', ['--git-dir', recorded!.after.store.gitdir, 'cat-file', '-p', `${recorded!.effect.checkpointAfter}^{tree}`], { encoding: 'utf8' });
-    expect(tree).toMatch(/^120000 blob \w+\tescape$/m);
-    const blob = tree.match(/^120000 blob (\w+)\tescape$/m)![1]!;
-    expect(execFileSync('git', ['--git-dir', recorded!.after.store.gitdir, 'cat-file', '-p', blob], { encoding: 'utf8' })).toBe(join(outside, 'secret.txt'));
-    await channel.undo([recorded!.effect], task.workspaces);
-    expect(readdirSync(workspace)).not.toContain('escape');
-    expect(readFileSync(join(outside, 'secret.txt'), 'utf8')).toBe('host secret\n');
+  it('cannot take the action runner\'s place: the control socket drops every later connection', async () => {
+    const out = await run(
+      [
+        'import socket',
+        's = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)',
+        "s.connect('/run/posthoc-control/control.sock')",
+        "s.sendall(b'X' + (20).to_bytes(4, 'big') + b'{\"exitCode\": 0, \"timedOut\": false}'[:20])",
+        's.settimeout(5)',
+        'try:',
+        "    print('closed' if s.recv(10) == b'' else 'open')",
+        'except ConnectionResetError:',
+        "    print('closed')",
+        "print('still running')",
+      ].join('\n'),
+    );
+    expect(out.stdout).toBe('closed\nstill running\n');
+    expect(out.exitCode).toBe(0);
+    expect((await run('print("next")')).stdout).toBe('next\n');
   });
 
   it('reaches a granted service through the gateway, and is refused one not granted', async () => {
@@ -203,5 +210,32 @@ describe('hostile code in the sandbox', () => {
     expect(first).toBe('200 /notes');
     expect(second).toMatch(/^403 The service "forbidden" is not granted to this task/);
     expect(echo.received.map((r) => r.url)).toEqual(['/notes']);
+  });
+});
+
+describe('symlinks an action plants in the granted folder', () => {
+  it('are checkpointed as links and undone as links; the host never follows them out', async () => {
+    const target = join(outsideForLinks, 'secret.txt');
+    const harness = await startHarness([`\`\`\`sh\nln -s ${target} escape\nln -s /etc/shadow shadow\necho done\n\`\`\``, 'Made two links.']);
+    try {
+      const started = await harness.services.tasks.start({ prompt: 'link out', workspaces: [harness.workspace] });
+      const done = await harness.services.tasks.wait(started.id);
+      expect(done.status).toBe('done');
+      const [action] = harness.services.tasks.get(done.id).actions;
+      const fs = action!.effects.find((e) => e.channel === 'fs');
+      expect(fs && fs.channel === 'fs' ? fs.added : []).toEqual(['escape', 'shadow']);
+      const gitdir = join(harness.dataDir, 'checkpoints', readdirSync(join(harness.dataDir, 'checkpoints')).find((d) => d.endsWith('.git'))!);
+      const after = fs && fs.channel === 'fs' ? fs.checkpointAfter : '';
+      const tree = execFileSync('git', ['--git-dir', gitdir, 'ls-tree', after], { encoding: 'utf8' });
+      const link = /^120000 blob (\w+)\tescape$/m.exec(tree);
+      expect(link).not.toBeNull();
+      expect(execFileSync('git', ['--git-dir', gitdir, 'cat-file', '-p', link![1]!], { encoding: 'utf8' })).toBe(target);
+      const undo = await harness.services.tasks.undo(action!.id);
+      expect(undo.outcome).toBe('undone');
+      expect(readdirSync(harness.workspace)).toEqual([]);
+      expect(readFileSync(target, 'utf8')).toBe('host secret\n');
+    } finally {
+      await harness.close();
+    }
   });
 });

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 // The container policy is everything a sandbox is allowed, in one pure function: read it here.
 import { describe, expect, it } from 'vitest';
 import {
@@ -5,10 +6,16 @@ import {
   OWNER_LABEL,
   SANDBOX_LABEL,
   TASK_LABEL,
-  actionCommand,
+  CONTROL_MOUNT,
+  FALLBACK_SANDBOX_UID,
+  GATEWAY_MOUNT,
+  INIT_PATH,
+  SANDBOX_HOME,
+  sandboxUser,
   containerSpec,
   mountPaths,
 } from '../../main/sandbox/container-policy';
+import { INIT_SCRIPT } from '../../main/sandbox/image/posthoc-init';
 import type { WorkspaceGrant } from '../../shared/domain';
 
 const grants: WorkspaceGrant[] = [
@@ -120,25 +127,46 @@ describe('mountPaths', () => {
   });
 });
 
-describe('actionCommand', () => {
-  it.each([
-    ['python', 'python3', 'py'],
-    ['bash', 'bash', 'sh'],
-    ['sh', 'sh', 'sh'],
-  ] as const)('runs %s with %s under a timeout, reading the code from stdin', (language, interpreter, ext) => {
-    const cmd = actionCommand(language, 7, 90);
-    expect(cmd.slice(0, 2)).toEqual(['sh', '-c']);
-    expect(cmd).toHaveLength(3);
-    const script = cmd[2]!;
-    const file = `/tmp/.posthoc/action-7.${ext}`;
-    // The code arrives on stdin and is saved to the file before anything runs.
-    expect(script).toContain(`cat > ${file}`);
-    expect(script.indexOf(`cat > ${file}`)).toBeLessThan(script.indexOf('timeout'));
-    // The interpreter runs under timeout, with the action's seconds, and an empty stdin.
-    expect(script).toMatch(new RegExp(`exec timeout (--kill-after=\\d+ )?90 ${interpreter} ${file.replace(/\./g, '\\.')} </dev/null$`));
+describe('the sandbox user and its process', () => {
+  it('is the person\'s own uid, never root: as root, the folder\'s owner or an unprivileged uid', () => {
+    expect(sandboxUser(1000, 1000)).toBe('1000:1000');
+    expect(sandboxUser(0, 0, { uid: 1001, gid: 1002 })).toBe('1001:1002');
+    expect(sandboxUser(0, 0, { uid: 0, gid: 0 })).toBe(`${FALLBACK_SANDBOX_UID}:${FALLBACK_SANDBOX_UID}`);
+    expect(sandboxUser(0, 0)).toBe(`${FALLBACK_SANDBOX_UID}:${FALLBACK_SANDBOX_UID}`);
   });
 
-  it('puts each action in its own file', () => {
-    expect(actionCommand('python', 1, 10)[2]).not.toBe(actionCommand('python', 2, 10)[2]);
+  it('starts the image\'s own init as PID 1, with a tmpfs home and the gateway in the environment', () => {
+    const s = spec();
+    expect(s.Cmd).toEqual([INIT_PATH]);
+    expect(s.HostConfig?.Init).toBe(false);
+    expect(s.HostConfig?.Tmpfs?.[SANDBOX_HOME]).toContain('nosuid');
+    expect(s.Env).toContain(`HOME=${SANDBOX_HOME}`);
+    expect(s.Env).toContain('POSTHOC_GATEWAY=http://127.0.0.1:8080');
+  });
+});
+
+describe('gateway and control mounts', () => {
+  it('mounts the gateway and control folders read-only, only when given', () => {
+    const base = spec();
+    const withDoors = containerSpec({ image: 'img', taskId: 't', workspaces: [], user: '1000:1000', ownerPid: 1, gatewayDir: '/data/gw/x', controlDir: '/data/sb/x' });
+    expect(withDoors.HostConfig?.Mounts).toEqual([
+      { Type: 'bind', Source: '/data/gw/x', Target: GATEWAY_MOUNT, ReadOnly: true },
+      { Type: 'bind', Source: '/data/sb/x', Target: CONTROL_MOUNT, ReadOnly: true },
+    ]);
+    expect(base.HostConfig?.Mounts?.some((m) => m.Target === GATEWAY_MOUNT || m.Target === CONTROL_MOUNT)).toBe(false);
+  });
+});
+
+describe('the init script in the image', () => {
+  it('is valid Python with an action runner, and installs no handler for SIGTERM or SIGKILL', () => {
+    const check = spawnSync('python3', ['-c', 'import ast, sys; ast.parse(sys.stdin.read())'], { input: INIT_SCRIPT });
+    expect(check.stderr.toString()).toBe('');
+    expect(check.status).toBe(0);
+    expect(INIT_SCRIPT.startsWith('#!/usr/bin/python3\n')).toBe(true);
+    expect(INIT_SCRIPT).toContain(`CONTROL_PATH = '${CONTROL_MOUNT}/control.sock'`);
+    expect(INIT_SCRIPT).toContain("SOCKET_PATH = os.environ.get('POSTHOC_GATEWAY_SOCKET', '/run/posthoc/gateway.sock')");
+    // The runner is forked before the relay thread starts (fork in a threaded process is unsafe).
+    expect(INIT_SCRIPT.indexOf('runner()\n')).toBeLessThan(INIT_SCRIPT.indexOf('threading.Thread(target=relay'));
+    expect(INIT_SCRIPT).not.toMatch(/signal\.signal\(signal\.SIG(TERM|KILL|INT)/);
   });
 });

@@ -2,23 +2,32 @@
 // /usr/local/bin/posthoc-init. It is Python (the image has python3 and nothing else to run it), kept as
 // a raw string here so every runner (the bundler, vitest, tsx for the benchmarks) loads it the same way.
 //
-// - Reaps orphaned processes, so zombies never pile up against the process limit.
-// - Installs no signal handlers: inside its own PID namespace, PID 1 ignores every signal it has no
-//   handler for, so an action's `kill -9 -1` cannot take the container down. The host still removes it.
-// - `posthoc-init --cleanup`, run after every action, SIGKILLs every other process until none is left:
-//   background jobs and a fork bomb's children end with the action.
-// - Relays 127.0.0.1:$POSTHOC_RELAY_PORT to the gateway's unix socket (mounted at /run/posthoc), so any
-//   HTTP client in the sandbox reaches the gateway through $POSTHOC_GATEWAY. There is no other network.
+// - PID 1 reaps orphans and installs no signal handlers: inside its PID namespace it ignores every
+//   signal it has no handler for, so no action can take the container down. The host still removes it.
+// - Before any thread starts it forks the action runner, which connects to the host's control socket
+//   (see main/sandbox/action-channel.ts) and runs each action it is sent in a forked session — Python
+//   in the already started interpreter, so an action pays neither a `docker exec` nor an interpreter
+//   start-up — streams its output, stops it at the timeout, and then SIGKILLs every other process until
+//   none is left: background jobs and a fork bomb's children end with the action.
+// - A thread relays 127.0.0.1:$POSTHOC_RELAY_PORT to the gateway's unix socket (mounted at
+//   /run/posthoc), so any HTTP client in the sandbox reaches $POSTHOC_GATEWAY. There is no other network.
 export const INIT_SCRIPT = String.raw`#!/usr/bin/python3
 # Posthoc sandbox init: reaper, per-action cleanup, gateway relay. See main/sandbox/image/posthoc-init.ts.
+import ctypes
+import json
 import os
+import select
 import shutil
+import signal
 import socket
+import struct
 import sys
 import threading
 import time
 
 SOCKET_PATH = os.environ.get('POSTHOC_GATEWAY_SOCKET', '/run/posthoc/gateway.sock')
+CONTROL_PATH = '/run/posthoc-control/control.sock'
+LIBC = ctypes.CDLL(None, use_errno=True)
 PORT = int(os.environ.get('POSTHOC_RELAY_PORT', '8080'))
 UNAVAILABLE = (
     b'{"error": "The Posthoc gateway is not available to this task. Services and databases are reached only through it."}'
@@ -93,8 +102,8 @@ def live_others():
 
 
 def cleanup():
-    # SIGKILL everything but PID 1, again and again, until nothing is left: a fork bomb keeps forking
-    # while the first sweep runs.
+    # SIGKILL everything but PID 1 and this process, again and again, until nothing is left: a fork
+    # bomb keeps forking while the first sweep runs.
     deadline = time.time() + 10
     while time.time() < deadline:
         try:
@@ -108,8 +117,165 @@ def cleanup():
     return 1
 
 
-if len(sys.argv) > 1 and sys.argv[1] == '--cleanup':
-    sys.exit(cleanup())
+def run_python(path, source):
+    # Runs the action's code in this freshly forked process: no interpreter start-up per action.
+    import builtins
+    import traceback
+    sys.argv = [path]
+    sys.path[0] = ''
+    scope = {'__name__': '__main__', '__file__': path, '__builtins__': builtins}
+    try:
+        exec(compile(source, path, 'exec'), scope)
+    except SystemExit as e:
+        if e.code is None:
+            return 0
+        if isinstance(e.code, int):
+            return e.code
+        print(e.code, file=sys.stderr)
+        return 1
+    except BaseException as e:
+        traceback.print_exception(type(e), e, e.__traceback__.tb_next)
+        return 1
+    return 0
+
+
+def send_frame(conn, kind, payload):
+    conn.sendall(kind + struct.pack('>I', len(payload)) + payload)
+
+
+def read_exact(conn, n):
+    data = b''
+    while len(data) < n:
+        chunk = conn.recv(n - len(data))
+        if not chunk:
+            return None
+        data += chunk
+    return data
+
+
+def start_action(conn, request):
+    # Forks the action into its own session with its own stdout and stderr pipes. The child gets
+    # nothing of the runner's: not the control connection, not its non-dumpable flag.
+    language = request['language']
+    source = request['source'].encode()
+    os.makedirs('/tmp/.posthoc', exist_ok=True)
+    path = '/tmp/.posthoc/action.' + ('py' if language == 'python' else 'sh')
+    with open(path, 'wb') as f:
+        f.write(source)
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        code = 127
+        try:
+            conn.close()
+            os.close(out_r)
+            os.close(err_r)
+            LIBC.prctl(4, 1, 0, 0, 0)
+            os.setsid()
+            for sig in (signal.SIGPIPE, signal.SIGINT, signal.SIGTERM):
+                signal.signal(sig, signal.SIG_DFL)
+            devnull = os.open('/dev/null', os.O_RDONLY)
+            os.dup2(devnull, 0)
+            os.dup2(out_w, 1)
+            os.dup2(err_w, 2)
+            for fd in (devnull, out_w, err_w):
+                os.close(fd)
+            sys.stdin = open(0, 'r', closefd=False)
+            if language == 'python':
+                code = run_python(path, source)
+            else:
+                shell = 'bash' if language == 'bash' else 'sh'
+                os.execvp(shell, [shell, path])
+        except BaseException as e:
+            print('posthoc: could not start the action: %s' % e, file=sys.stderr)
+        sys.exit(code)
+    os.close(out_w)
+    os.close(err_w)
+    return pid, {out_r: b'O', err_r: b'E'}
+
+
+def run_action(conn, request):
+    # One action: stream its output as frames, stop it at the timeout, end every process it left
+    # behind, and answer with its exit code (124 on timeout, 128+N when signal N ended it).
+    pid, pipes = start_action(conn, request)
+    deadline = time.monotonic() + float(request['timeout'])
+    status = None
+    timed_out = False
+    while pipes:
+        wait = deadline - time.monotonic()
+        if wait <= 0 and status is None:
+            timed_out = True
+            try:
+                os.killpg(pid, 9)
+            except OSError:
+                pass
+        if status is None:
+            done, st = os.waitpid(pid, os.WNOHANG)
+            if done == pid:
+                status = st
+        if status is not None or timed_out:
+            # The action is over; whatever still holds its pipes is a leftover and is ended now.
+            ready, _, _ = select.select(list(pipes), [], [], 0.02)
+            if not ready:
+                cleanup()
+                ready, _, _ = select.select(list(pipes), [], [], 1)
+                if not ready:
+                    break
+        else:
+            ready, _, _ = select.select(list(pipes), [], [], min(max(wait, 0), 0.05))
+        for fd in ready:
+            data = os.read(fd, 65536)
+            if data:
+                send_frame(conn, pipes[fd], data)
+            else:
+                os.close(fd)
+                del pipes[fd]
+    for fd in list(pipes):
+        os.close(fd)
+    if status is None:
+        _, status = os.waitpid(pid, 0)
+    cleanup()
+    if timed_out:
+        code = 124
+    elif os.WIFSIGNALED(status):
+        code = 128 + os.WTERMSIG(status)
+    else:
+        code = os.WEXITSTATUS(status)
+    send_frame(conn, b'X', json.dumps({'exitCode': code, 'timedOut': timed_out}).encode())
+
+
+def runner():
+    # The action runner: forked by PID 1 before any thread starts, connected to the host over the
+    # control socket (mounted read-only at /run/posthoc-control). The host accepts only the first
+    # connection of a container, made before any action runs. Not dumpable: actions can neither ptrace
+    # it nor reach its descriptors through /proc.
+    LIBC.prctl(4, 0, 0, 0, 0)
+    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    for _ in range(200):
+        try:
+            conn.connect(CONTROL_PATH)
+            break
+        except OSError:
+            time.sleep(0.025)
+    else:
+        os._exit(1)
+    send_frame(conn, b'R', b'{}')
+    while True:
+        head = read_exact(conn, 5)
+        if head is None:
+            os._exit(0)
+        body = read_exact(conn, struct.unpack('>I', head[1:])[0])
+        if body is None:
+            os._exit(0)
+        if head[:1] == b'A':
+            run_action(conn, json.loads(body))
+
+
+if os.path.exists(CONTROL_PATH):
+    if os.fork() == 0:
+        runner()
+        os._exit(0)
 
 threading.Thread(target=relay, daemon=True).start()
 

@@ -1,0 +1,166 @@
+// The host's end of a container's action runner (see image/posthoc-init.ts). The host listens on a unix
+// socket in a folder mounted read-only into the container; the runner, forked by the container's PID 1
+// before any action runs, connects once. Only that first connection is ever accepted, so code in the
+// sandbox cannot take the runner's place. Actions then cost a round trip on this socket instead of a
+// `docker exec`.
+//
+// Frames, both ways: one byte of kind, four bytes of big-endian length, the payload.
+//   host → runner   A  {"language", "timeout", "source"}
+//   runner → host   R  ready (once)   O stdout bytes   E stderr bytes   X {"exitCode", "timedOut"}
+import { chmod, mkdir, rm } from 'node:fs/promises';
+import { createServer, type Server, type Socket } from 'node:net';
+import { join } from 'node:path';
+import type { ActionLanguage } from '../../shared/domain';
+
+const SOCKET_NAME = 'control.sock';
+
+export class ChannelLost extends Error {}
+
+type Pending = {
+  onOutput: (stream: 'stdout' | 'stderr', chunk: Buffer) => void;
+  resolve: (result: { exitCode: number; timedOut: boolean }) => void;
+  reject: (error: Error) => void;
+};
+
+export class ActionChannel {
+  private socket: Socket | null = null;
+  private buffer: Buffer = Buffer.alloc(0);
+  private pending: Pending | null = null;
+  private lost: Error | null = null;
+  private readyWaiters: Array<{ resolve: () => void; reject: (e: Error) => void }> = [];
+  private ready = false;
+
+  private constructor(
+    readonly dir: string,
+    private readonly server: Server,
+  ) {}
+
+  /** Listens in `dir` (created, emptied, world-readable so the sandbox user can connect). */
+  static async listen(dir: string): Promise<ActionChannel> {
+    await rm(dir, { recursive: true, force: true });
+    await mkdir(dir, { recursive: true, mode: 0o755 });
+    await chmod(dir, 0o755);
+    const server = createServer();
+    const channel = new ActionChannel(dir, server);
+    server.on('connection', (socket) => channel.accept(socket));
+    const path = join(dir, SOCKET_NAME);
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(path, () => resolve());
+    });
+    await chmod(path, 0o666);
+    return channel;
+  }
+
+  /** False once the runner's connection is gone: the container must be started again. */
+  get alive(): boolean {
+    return this.lost === null;
+  }
+
+  /** Resolves when the container's runner has connected and said it is ready. */
+  waitReady(timeoutMs: number): Promise<void> {
+    if (this.ready) return Promise.resolve();
+    if (this.lost) return Promise.reject(this.lost);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new ChannelLost(`The sandbox's action runner did not start within ${timeoutMs / 1000} s. Rebuild the image with "npx posthoc sandbox build".`)),
+        timeoutMs,
+      );
+      this.readyWaiters.push({
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+        reject: (e) => {
+          clearTimeout(timer);
+          reject(e);
+        },
+      });
+    });
+  }
+
+  run(
+    request: { language: ActionLanguage; timeoutSeconds: number; source: string },
+    onOutput: Pending['onOutput'],
+  ): Promise<{ exitCode: number; timedOut: boolean }> {
+    if (this.lost) return Promise.reject(this.lost);
+    if (!this.socket || !this.ready) return Promise.reject(new ChannelLost('The sandbox\'s action runner is not connected.'));
+    if (this.pending) return Promise.reject(new Error('An action is already running in this sandbox.'));
+    return new Promise((resolve, reject) => {
+      this.pending = { onOutput, resolve, reject };
+      const payload = Buffer.from(JSON.stringify({ language: request.language, timeout: request.timeoutSeconds, source: request.source }));
+      this.socket!.write(frame('A', payload));
+    });
+  }
+
+  async close(): Promise<void> {
+    this.fail(new ChannelLost('The sandbox was stopped.'));
+    this.socket?.destroy();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    await rm(this.dir, { recursive: true, force: true });
+  }
+
+  private accept(socket: Socket): void {
+    if (this.socket || this.lost) {
+      // Only the runner's first connection counts; anything later is code in the sandbox.
+      socket.destroy();
+      return;
+    }
+    this.socket = socket;
+    socket.on('data', (chunk: Buffer) => this.receive(chunk));
+    socket.on('close', () => this.fail(new ChannelLost('The sandbox\'s action runner went away (it was killed, or the container stopped).')));
+    socket.on('error', () => undefined);
+  }
+
+  private receive(chunk: Buffer): void {
+    this.buffer = this.buffer.length ? Buffer.concat([this.buffer, chunk]) : chunk;
+    while (this.buffer.length >= 5) {
+      const length = this.buffer.readUInt32BE(1);
+      if (this.buffer.length < 5 + length) return;
+      const kind = String.fromCharCode(this.buffer[0]!);
+      const payload = this.buffer.subarray(5, 5 + length);
+      this.buffer = this.buffer.subarray(5 + length);
+      this.handle(kind, payload);
+    }
+  }
+
+  private handle(kind: string, payload: Buffer): void {
+    switch (kind) {
+      case 'R':
+        this.ready = true;
+        for (const w of this.readyWaiters.splice(0)) w.resolve();
+        return;
+      case 'O':
+        this.pending?.onOutput('stdout', Buffer.from(payload));
+        return;
+      case 'E':
+        this.pending?.onOutput('stderr', Buffer.from(payload));
+        return;
+      case 'X': {
+        const pending = this.pending;
+        this.pending = null;
+        pending?.resolve(JSON.parse(payload.toString('utf8')) as { exitCode: number; timedOut: boolean });
+        return;
+      }
+      default:
+        this.fail(new ChannelLost(`The sandbox's action runner sent an unknown frame "${kind}".`));
+        this.socket?.destroy();
+    }
+  }
+
+  private fail(error: Error): void {
+    if (this.lost) return;
+    this.lost = error;
+    for (const w of this.readyWaiters.splice(0)) w.reject(error);
+    const pending = this.pending;
+    this.pending = null;
+    pending?.reject(error);
+  }
+}
+
+function frame(kind: string, payload: Buffer): Buffer {
+  const head = Buffer.alloc(5);
+  head.write(kind, 0, 'latin1');
+  head.writeUInt32BE(payload.length, 1);
+  return Buffer.concat([head, payload]);
+}
