@@ -29,11 +29,14 @@ export type Door = { taskId: string; dir: string | null; url: string | null; tok
 export const TOKEN_HEADER = 'x-posthoc-gateway-token';
 const MAX_BODY = 32 * 1024 * 1024;
 
-type OpenDoor = Door & { server: Server; action: { id: string; effects: Effect[] } | null };
+type OpenDoor = Door & { server: Server };
+type RunningAction = { id: string; effects: Effect[] };
 
 export class Gateway {
   private readonly routes = new Map<string, GatewayRoute>();
   private readonly doors = new Map<string, OpenDoor>();
+  /** The action each task is running now; kept apart from the doors, which open with the container. */
+  private readonly actions = new Map<string, RunningAction>();
 
   constructor(
     private readonly baseDir: string,
@@ -49,7 +52,7 @@ export class Gateway {
   async open(taskId: string, transport: DoorTransport = { kind: 'unix' }): Promise<Door> {
     const existing = this.doors.get(taskId);
     if (existing) return existing;
-    const door: OpenDoor = { taskId, dir: null, url: null, token: null, server: createServer(), action: null };
+    const door: OpenDoor = { taskId, dir: null, url: null, token: null, server: createServer() };
     door.server.on('request', (req, res) => {
       void this.handle(door, req, res).catch((error) => reply(res, { status: 500, body: { error: String(error) } }));
     });
@@ -75,14 +78,12 @@ export class Gateway {
 
   /** From now until endAction, requests of this task are effects of this action. */
   beginAction(taskId: string, actionId: string): void {
-    const door = this.doors.get(taskId);
-    if (door) door.action = { id: actionId, effects: [] };
+    this.actions.set(taskId, { id: actionId, effects: [] });
   }
 
   endAction(taskId: string): Effect[] {
-    const door = this.doors.get(taskId);
-    const effects = door?.action?.effects ?? [];
-    if (door) door.action = null;
+    const effects = this.actions.get(taskId)?.effects ?? [];
+    this.actions.delete(taskId);
     return effects;
   }
 
@@ -115,7 +116,7 @@ export class Gateway {
       });
     }
     const task = this.taskOf(door.taskId);
-    const action = door.action;
+    const action = this.actions.get(door.taskId);
     if (!task || !action) {
       return reply(res, { status: 409, body: { error: 'No action of this task is running; the gateway only answers code while it runs.' } });
     }

@@ -143,3 +143,13 @@ describe('service definitions', () => {
     expect(() => validateService('x', 'not a url')).toThrow(/not a URL/);
   });
 });
+
+describe('actions and doors', () => {
+  it('attributes calls to an action begun before its task\'s door opened (the first action starts the container)', async () => {
+    gateway.beginAction(task.id, 'first-action');
+    const door = await gateway.open(task.id);
+    const res = await call({ socketPath: `${door.dir}/gateway.sock` }, 'GET', '/svc/echo/ping');
+    expect(res.status).toBe(200);
+    expect(gateway.endAction(task.id)).toEqual([expect.objectContaining({ service: 'echo', method: 'GET', path: '/ping', status: 200, mutating: false })]);
+  });
+});

@@ -3,12 +3,13 @@
 import { useMemo, useState } from 'react';
 import type { Result } from '../../../shared/contract';
 import type { Action, ActionStatus, UndoResult } from '../../../shared/domain';
-import { canKeep, canUndo, describeUndo, listChanges } from '../model/action-summary';
+import { canKeep, canUndo, describeUndo, listCalls, listChanges } from '../model/action-summary';
 import { appActions } from '../state/app-store';
 import { ActionOutput } from './action-output';
 import { ChangedFiles } from './changed-files';
 import { CodeView } from './code-view';
 import { ConfinementBadge } from './confinement-badge';
+import { ServiceCalls } from './service-calls';
 
 const statusWord: Record<ActionStatus, string> = {
   running: 'running',
@@ -49,6 +50,7 @@ export function ActionCard({ action }: { action: Action }) {
   const [undoResult, setUndoResult] = useState<Result<UndoResult> | null>(null);
   const [keepError, setKeepError] = useState<string | null>(null);
   const changes = useMemo(() => listChanges(action.effects), [action.effects]);
+  const calls = useMemo(() => listCalls(action.effects), [action.effects]);
   const finished = action.status !== 'running';
   const took = duration(action);
 
@@ -102,7 +104,8 @@ export function ActionCard({ action }: { action: Action }) {
         <CodeView code={action.source} language={action.language} />
         <ActionOutput action={action} />
         {finished && <ChangedFiles changes={changes} />}
-        {finished && changes.length > 0 && action.reverse.summary !== '' && (
+        {finished && <ServiceCalls calls={calls} />}
+        {finished && changes.length + calls.length > 0 && action.reverse.summary !== '' && (
           <p className="reverse-plan" data-testid="reverse-plan" data-verified={action.reverse.verified}>
             <span className="reverse-label">Undo will:</span> {action.reverse.summary}
             {!action.reverse.verified && <span className="muted"> (not checked against the recorded state)</span>}

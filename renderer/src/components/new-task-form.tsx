@@ -1,12 +1,14 @@
 // A new task: what to do and which folders the agent may touch (mounted under /workspace in the sandbox).
 import { useId, useState } from 'react';
 import { appActions } from '../state/app-store';
+import { ServicePicker } from './service-picker';
 import { submitHandlers } from './submit-handlers';
 
 export function NewTaskForm() {
   const id = useId();
   const [prompt, setPrompt] = useState('');
   const [folders, setFolders] = useState<string[]>(['']);
+  const [services, setServices] = useState<string[]>([]);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
 
@@ -15,7 +17,7 @@ export function NewTaskForm() {
     setBusy(true);
     setError(null);
     const workspaces = folders.map((folder) => folder.trim()).filter((folder) => folder !== '');
-    const result = await appActions.startTask({ prompt, workspaces });
+    const result = await appActions.startTask({ prompt, workspaces, services });
     setBusy(false);
     if (!result.ok) setError(result.error.message);
   }
@@ -83,6 +85,8 @@ export function NewTaskForm() {
             Add folder
           </button>
         </fieldset>
+
+        <ServicePicker selected={services} onChange={setServices} />
 
         <div className="form-actions">
           <button type="submit" className="button button-primary" data-testid="new-task-submit" disabled={busy}>

@@ -1,0 +1,37 @@
+// Chromium (Debian's, driven by playwright-core) against the web host serving the built renderer.
+import { existsSync, mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { startWebHost } from '../../main/ipc/web-host';
+import type { AppServices } from '../../main/services/app-services';
+
+export const RENDERER_DIR = resolve('out/renderer');
+export const SCREENSHOTS = resolve('test-output/e2e');
+
+export async function launchChromium(): Promise<Browser> {
+  if (!existsSync(join(RENDERER_DIR, 'index.html'))) throw new Error('The renderer is not built: run "npm run build" (npm test does it first).');
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  return chromium.launch({
+    executablePath: process.env.POSTHOC_CHROMIUM ?? '/usr/bin/chromium',
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+/** Opens the app for `services` in a fresh browser context; returns the page, its page errors, and a close function. */
+export async function openApp(browser: Browser, services: AppServices): Promise<{ page: Page; errors: string[]; close(): Promise<void> }> {
+  const host = await startWebHost(services, { rendererDir: RENDERER_DIR });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(host.url);
+  return {
+    page,
+    errors,
+    async close() {
+      await context.close();
+      await host.close();
+    },
+  };
+}
