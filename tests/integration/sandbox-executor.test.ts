@@ -7,7 +7,7 @@ import type { WorkspaceGrant } from '../../shared/domain';
 import { createDocker, explainDockerError } from '../../main/sandbox/docker-client';
 import { SandboxExecutor } from '../../main/sandbox/executor';
 import { SANDBOX_IMAGE, sandboxStatus } from '../../main/sandbox/sandbox-image';
-import { SANDBOX_LABEL, TASK_LABEL } from '../../main/sandbox/container-policy';
+import { OWNER_LABEL, SANDBOX_LABEL, TASK_LABEL } from '../../main/sandbox/container-policy';
 import { tempDirs } from '../support/temp-dir';
 
 const docker = createDocker();
@@ -119,3 +119,48 @@ function createDockerAt(socketPath: string) {
     else process.env.DOCKER_HOST = saved;
   }
 }
+
+describe('container lifecycle', () => {
+  it('stops an idle container and starts it again transparently for the next action', async () => {
+    const idleRoot = tempDirs();
+    const idle = new SandboxExecutor(docker, SANDBOX_IMAGE, { controlDir: join(idleRoot.make(), 'sandbox'), idleMs: 300 });
+    try {
+      const ws = dirs.workspace();
+      const req = { taskId: 'exec-test-idle', workspaces: grant(ws), seq: 1, language: 'python' as const, source: 'print("hi")', timeoutSeconds: 30 };
+      expect((await idle.run(req)).stdout).toBe('hi\n');
+      expect(idle.isWarm('exec-test-idle')).toBe(true);
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(idle.isWarm('exec-test-idle')).toBe(false);
+      expect(await docker.listContainers({ all: true, filters: { label: [`${TASK_LABEL}=exec-test-idle`] } })).toEqual([]);
+      expect((await idle.run({ ...req, seq: 2 })).stdout).toBe('hi\n');
+    } finally {
+      await idle.stopAll();
+      idleRoot.cleanup();
+    }
+  });
+
+  it('starts again when the container was removed behind its back', async () => {
+    const ws = dirs.workspace();
+    const taskId = 'exec-test-removed';
+    await run(ws, 'print(1)', 'python', 30, taskId);
+    const [info] = await docker.listContainers({ all: true, filters: { label: [`${TASK_LABEL}=${taskId}`] } });
+    await docker.getContainer(info!.Id).remove({ force: true });
+    await new Promise((r) => setTimeout(r, 200));
+    expect((await run(ws, 'print(2)', 'python', 30, taskId)).stdout).toBe('2\n');
+  });
+
+  it('removes containers left by a Posthoc process that is gone, and keeps those of live ones', async () => {
+    const make = (owner: string, name: string) =>
+      docker.createContainer({ Image: SANDBOX_IMAGE, Cmd: ['true'], Labels: { [SANDBOX_LABEL]: '1', [TASK_LABEL]: name, [OWNER_LABEL]: owner } });
+    const orphan = await make('999999999', 'exec-test-orphan');
+    const alive = await make(String(process.pid), 'exec-test-alive');
+    try {
+      expect(await executor.removeOrphans()).toBeGreaterThanOrEqual(1);
+      await expect(orphan.inspect()).rejects.toMatchObject({ statusCode: 404 });
+      expect((await alive.inspect()).Id).toBe(alive.id);
+    } finally {
+      await alive.remove({ force: true }).catch(() => undefined);
+      await orphan.remove({ force: true }).catch(() => undefined);
+    }
+  });
+});
