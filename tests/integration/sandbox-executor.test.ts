@@ -48,6 +48,14 @@ describe('SandboxExecutor (real Docker)', () => {
     expect(sh.stdout).toBe('plain-sh\n');
   });
 
+  it('gives shells default signal dispositions and Python its own: `yes | head` ends, a closed pipe is BrokenPipeError', async () => {
+    const ws = dirs.workspace();
+    const shell = await run(ws, 'yes | head -n 2', 'bash', 10);
+    expect(shell).toMatchObject({ stdout: 'y\ny\n', exitCode: 0, timedOut: false });
+    const py = await run(ws, "import os\nr, w = os.pipe()\nos.close(r)\ntry:\n    os.write(w, b'x')\nexcept BrokenPipeError:\n    print('broken pipe')");
+    expect(py).toMatchObject({ stdout: 'broken pipe\n', exitCode: 0 });
+  });
+
   it('reuses one container per task across actions', async () => {
     const ws = dirs.workspace();
     await run(ws, 'open("/tmp/marker","w").write("1")', 'python', 30, 'exec-test-reuse');

@@ -173,8 +173,11 @@ def start_action(conn, request):
             os.close(err_r)
             LIBC.prctl(4, 1, 0, 0, 0)
             os.setsid()
-            for sig in (signal.SIGPIPE, signal.SIGINT, signal.SIGTERM):
-                signal.signal(sig, signal.SIG_DFL)
+            if language != 'python':
+                # A shell gets default dispositions; Python code keeps Python's own (SIGPIPE ignored, so a
+                # closed pipe is a BrokenPipeError, as in any python3 process).
+                for sig in (signal.SIGPIPE, signal.SIGINT, signal.SIGTERM):
+                    signal.signal(sig, signal.SIG_DFL)
             devnull = os.open('/dev/null', os.O_RDONLY)
             os.dup2(devnull, 0)
             os.dup2(out_w, 1)
