@@ -14,7 +14,7 @@ import { explainDockerError, SandboxError } from './docker-client';
 import { INIT_SCRIPT as initScript } from './image/posthoc-init';
 
 export const SANDBOX_IMAGE = `posthoc-sandbox:${pkg.version}`;
-const PACKAGES = ['python3-minimal', 'python3-requests', 'ca-certificates'];
+const PACKAGES = ['python3-minimal', 'python3-requests', 'ca-certificates', 'git'];
 /** Identifies what went into the image: a changed recipe makes `sandbox status` ask for a rebuild. */
 export const RECIPE_LABEL = 'dev.posthoc.recipe';
 export const SANDBOX_RECIPE = createHash('sha256').update(JSON.stringify({ PACKAGES, initScript })).digest('hex').slice(0, 16);

@@ -56,6 +56,13 @@ describe('SandboxExecutor (real Docker)', () => {
     expect(py).toMatchObject({ stdout: 'broken pipe\n', exitCode: 0 });
   });
 
+  it('has git, so an agent can commit in a granted folder', async () => {
+    const ws = dirs.workspace();
+    const out = await run(ws, 'git init -q && git -c user.email=agent@posthoc.invalid -c user.name=agent commit -q --allow-empty -m first && git log --format=%s', 'sh');
+    expect(out).toMatchObject({ stdout: 'first\n', exitCode: 0 });
+    expect(readFileSync(join(ws, '.git', 'HEAD'), 'utf8')).toMatch(/^ref: refs\/heads\//);
+  });
+
   it('reuses one container per task across actions', async () => {
     const ws = dirs.workspace();
     await run(ws, 'open("/tmp/marker","w").write("1")', 'python', 30, 'exec-test-reuse');
