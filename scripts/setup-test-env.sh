@@ -5,12 +5,14 @@
 #   node      Node 24 from the npm registry into /opt/node24 (when the system Node is older than 22.12)
 #   docker    starts dockerd (bridge off: sandboxes use network mode none) unless one already answers
 #   image     builds the sandbox image with `posthoc sandbox build` (needs `npm ci && npm run build` first)
+#   postgres  PostgreSQL from Debian, started (pg_ctlcluster), with the test role and database: posthoc_test,
+#             password posthoc-test-pw (override with POSTHOC_TEST_PG_URL / POSTHOC_TEST_PG_PASSWORD)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 components=("$@")
-[ ${#components[@]} -gt 0 ] || components=(apt node docker)
+[ ${#components[@]} -gt 0 ] || components=(apt node docker postgres)
 
 want() { local c; for c in "${components[@]}"; do [ "$c" = "$1" ] && return 0; done; return 1; }
 
@@ -52,4 +54,27 @@ if want image; then
   else
     node bin/posthoc.js sandbox build
   fi
+fi
+
+if want postgres; then
+  echo "== postgres"
+  if ! command -v pg_ctlcluster >/dev/null 2>&1; then
+    $SUDO apt-get update -qq
+    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
+  fi
+  version="$(ls /usr/lib/postgresql | sort -n | tail -1)"
+  if ! pg_lsclusters -h 2>/dev/null | grep -q "^$version main"; then $SUDO pg_createcluster "$version" main >/dev/null; fi
+  $SUDO pg_ctlcluster "$version" main start 2>/dev/null || true
+  for _ in $(seq 1 30); do pg_isready -q -h 127.0.0.1 && break; sleep 1; done
+  pg_isready -q -h 127.0.0.1 || { echo "PostgreSQL did not start; see /var/log/postgresql/" >&2; exit 1; }
+  as_postgres() { if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else sudo -u postgres "$@"; fi; }
+  as_postgres psql -q -v ON_ERROR_STOP=1 <<'SQL'
+DO $$BEGIN
+  IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'posthoc_test') THEN
+    CREATE ROLE posthoc_test LOGIN PASSWORD 'posthoc-test-pw' CREATEDB;
+  END IF;
+END$$;
+SELECT 'CREATE DATABASE posthoc_test OWNER posthoc_test' WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = 'posthoc_test')\gexec
+SQL
+  echo "PostgreSQL $version answers on 127.0.0.1:5432 (role and database posthoc_test)"
 fi

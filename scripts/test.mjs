@@ -49,6 +49,18 @@ try {
   ]);
 }
 
+// PostgreSQL: the databases tiers run against a real server, with the test role that can create databases.
+try {
+  const pg = require('pg');
+  const url = new URL(process.env.POSTHOC_TEST_PG_URL ?? 'postgres://posthoc_test@127.0.0.1:5432/posthoc_test');
+  url.password = encodeURIComponent(process.env.POSTHOC_TEST_PG_PASSWORD ?? 'posthoc-test-pw');
+  const client = new pg.Client({ connectionString: url.toString(), connectionTimeoutMillis: 5000 });
+  await client.connect();
+  await client.end();
+} catch (error) {
+  missing.push([`a PostgreSQL server with the test role (${String(error.message ?? error).split('\n')[0]})`, 'sudo bash scripts/setup-test-env.sh postgres']);
+}
+
 const chromium = process.env.POSTHOC_CHROMIUM ?? '/usr/bin/chromium';
 if (!existsSync(chromium)) missing.push([`Chromium at ${chromium}`, 'sudo apt-get install -y chromium   (or set POSTHOC_CHROMIUM)']);
 

@@ -74,6 +74,7 @@ export function describeObservation(action: Action): string {
           effect.added.length ? `added ${effect.added.join(', ')}` : '',
           effect.modified.length ? `modified ${effect.modified.join(', ')}` : '',
           effect.deleted.length ? `deleted ${effect.deleted.join(', ')}` : '',
+          effect.renamed?.length ? `renamed ${effect.renamed.map((r) => `${r.from} to ${r.to}`).join(', ')}` : '',
         ].filter(Boolean);
         lines.push(`files changed in ${effect.workspace}: ${parts.length ? parts.join('; ') : 'none'}`);
         break;
@@ -83,6 +84,13 @@ export function describeObservation(action: Action): string {
           effect.refused
             ? `gateway refused ${effect.method} svc/${effect.service}${effect.path}: ${effect.refused}`
             : `called ${effect.method} svc/${effect.service}${effect.path} → HTTP ${effect.status}`,
+        );
+        break;
+      case 'db':
+        lines.push(
+          effect.refused
+            ? `database ${effect.database} refused: ${effect.refused}`
+            : `database ${effect.database}: ${effect.rowsAffected} row(s) changed${effect.tables.length ? ` in ${effect.tables.join(', ')}` : ''}${effect.undo.kind === 'held' ? ' (held in an open transaction until the person keeps or undoes it)' : ''}`,
         );
         break;
       default:

@@ -1,8 +1,11 @@
-// CodeAct protocol: fenced blocks tagged python, bash or sh in the assistant's reply are actions, run in
-// order. A reply with no such block is the final answer. Other fences (json, text, untagged) are prose.
+// CodeAct protocol: fenced blocks tagged python, bash, sh or sql in the assistant's reply are actions, run
+// in order. A reply with no such block is the final answer. Other fences (json, text, untagged) are prose.
+// A sql block names its database after the tag (```sql shop); the name may be left out when one is granted.
 import type { ActionLanguage } from '../../shared/domain';
 
-export type CodeBlock = { language: ActionLanguage; source: string };
+export type CodeBlock =
+  | { language: Exclude<ActionLanguage, 'sql'>; source: string }
+  | { language: 'sql'; source: string; database: string | null };
 export type ParsedReply = { actions: CodeBlock[]; prose: string };
 
 const LANGUAGE_TAGS: Record<string, ActionLanguage> = {
@@ -12,9 +15,15 @@ const LANGUAGE_TAGS: Record<string, ActionLanguage> = {
   bash: 'bash',
   shell: 'bash',
   sh: 'sh',
+  sql: 'sql',
+  sqlite: 'sql',
+  postgres: 'sql',
+  postgresql: 'sql',
+  psql: 'sql',
 };
 
-const OPEN = /^ {0,3}(`{3,}|~{3,})[ \t]*([^\s`]*)[^`]*$/;
+const OPEN = /^ {0,3}(`{3,}|~{3,})[ \t]*([^\s`]*)([^`]*)$/;
+const DATABASE_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
 
 export function languageOfTag(tag: string): ActionLanguage | undefined {
   return LANGUAGE_TAGS[tag.trim().toLowerCase()];
@@ -45,7 +54,10 @@ export function parseReply(reply: string): ParsedReply {
       }
       body.push(lines[j]!);
     }
-    if (language) {
+    if (language === 'sql') {
+      const name = (open[3] ?? '').trim().split(/\s+/)[0] ?? '';
+      actions.push({ language, source: body.join('\n'), database: DATABASE_NAME.test(name) ? name : null });
+    } else if (language) {
       // An unclosed block at the very end (a reply cut at a stop sequence) still counts as written.
       actions.push({ language, source: body.join('\n') });
     } else {

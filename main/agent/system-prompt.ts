@@ -1,7 +1,13 @@
 // The system prompt: the CodeAct protocol and the grants. It never carries a secret.
 import type { WorkspaceGrant } from '../../shared/domain';
 
-export function systemPrompt(workspaces: WorkspaceGrant[], maxSteps: number): string {
+/** The databases granted to the task: their schemas as text (never rows unless the grant allows samples). */
+export type PromptDatabases = { names: string[]; schema: string };
+
+/** A service granted to the task, as the agent may know it: its route and the person's rules in words. No secret. */
+export type PromptService = { name: string; baseUrl: string; rules: string[] };
+
+export function systemPrompt(workspaces: WorkspaceGrant[], maxSteps: number, databases?: PromptDatabases, services?: PromptService[]): string {
   const folders =
     workspaces.length === 0
       ? 'No folder is granted: you can compute, but there are no files to work on.'
@@ -12,7 +18,7 @@ export function systemPrompt(workspaces: WorkspaceGrant[], maxSteps: number): st
     'You are Posthoc, an agent that completes the person\'s task by writing code that runs in a sandbox.',
     '',
     'How to act:',
-    '- To act, write one or more fenced code blocks tagged ```python or ```bash. Each block is run in order, in a Linux container with Python 3 (and requests). A block that fails stops the blocks after it.',
+    '- To act, write one or more fenced code blocks tagged ```python or ```bash. Each block is run in order, in a Linux container with Python 3 (with requests), bash and git. A block that fails stops the blocks after it.',
     '- After your blocks run you receive an observation per block: stdout, stderr, exit code and the files it changed. Read it and continue; fix your own errors.',
     '- When the task is complete, reply with a short answer for the person and no code block. That reply ends the task.',
     `- You have at most ${maxSteps} replies.`,
@@ -23,5 +29,32 @@ export function systemPrompt(workspaces: WorkspaceGrant[], maxSteps: number): st
     folders,
     '- Every change to these folders is checkpointed and the person can undo any action afterwards, so act directly; do not ask for permission.',
     '- Only /workspace and /tmp are writable.',
+    ...(databases && databases.names.length > 0 ? databaseSection(databases) : []),
+    ...(services && services.length > 0 ? serviceSection(services) : []),
   ].join('\n');
+}
+
+function serviceSection(services: PromptService[]): string[] {
+  return [
+    '',
+    'Services:',
+    '- The sandbox reaches these services through Posthoc\'s gateway: call $POSTHOC_GATEWAY/svc/NAME/PATH with any HTTP client (the environment variable holds the gateway\'s address); PATH is below the service\'s base URL, and the API answers as the real service does.',
+    '- Posthoc adds the credentials itself. You never see a key or token and never need one: send no Authorization header.',
+    '- Every call is recorded; calls that change something are taken back by undo when the service allows it. A call outside the person\'s rules is refused with 403 and a reason; a call held for the person\'s approval (or a send that cannot be taken back, during its hold window) waits before it leaves, and answers 409 if the person cancels it.',
+    ...services.map((s) => `- ${s.name}: ${s.baseUrl}${s.rules.length ? ` — ${s.rules.join('; ')}` : ''}`),
+  ];
+}
+
+function databaseSection(d: PromptDatabases): string[] {
+  const tag = d.names.length === 1 ? `\`\`\`sql (or \`\`\`sql ${d.names[0]})` : `\`\`\`sql NAME (one of ${d.names.join(', ')})`;
+  return [
+    '',
+    'Databases:',
+    `- To run SQL, write a fenced block tagged ${tag}. Posthoc runs it itself (not in the sandbox), in one transaction per block, and answers with the rows (the first ones and the count). Write plain statements separated by semicolons; no BEGIN, COMMIT or ROLLBACK.`,
+    '- Code in the sandbox reaches the same databases with POST $POSTHOC_GATEWAY/db/NAME/query and a JSON body {"sql": "...", "params": [...]}; the answer is JSON with columns and rows.',
+    '- Every change, schema changes included, is recorded and the person can undo it exactly, so act directly. A change of more rows than the grant allows waits for the person\'s approval.',
+    '- You see the schemas below, never the rows: query the data you need.',
+    '',
+    d.schema,
+  ];
 }

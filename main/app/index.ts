@@ -21,7 +21,11 @@ app.on('web-contents-created', (_event, contents) => hardenContents(contents, (u
 
 app.whenReady().then(() => {
   hardenSession(session.defaultSession);
-  services = createServices({ dataDir: app.getPath('userData') });
+  services = createServices({
+    dataDir: app.getPath('userData'),
+    // Sign-in pages of connected services open in the system browser (RFC 8252), never in the app.
+    connections: { openExternal: (url) => shell.openExternal(url).then(() => true) },
+  });
   registerContract(electronTransport(devServerUrl), services.handlers, services.events);
   createMainWindow({
     preload: fileURLToPath(new URL('../preload/index.cjs', import.meta.url)),

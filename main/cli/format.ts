@@ -21,9 +21,24 @@ function formatEffect(effect: Effect): string[] {
         ...effect.added.map((p) => `  + ${p}`),
         ...effect.modified.map((p) => `  ~ ${p}`),
         ...effect.deleted.map((p) => `  - ${p}`),
+        ...(effect.renamed ?? []).map((r) => `  ${r.from} => ${r.to}`),
+        ...(effect.notCovered ?? []).map((n) => `  ! ${n.path}: not covered by undo (${n.reason})${n.changed ? ', changed by this action' : ''}`),
       ];
     case 'rest':
-      return [`  → ${effect.method} svc/${effect.service}${effect.path}  ${effect.refused ? `refused (${effect.status})` : effect.status}`];
+      return [
+        `  → ${effect.method} svc/${effect.service}${effect.path}  ${effect.refused ? `refused (${effect.status}): ${effect.refused}` : effect.status}`,
+        ...(effect.hold ? [`    held (${effect.hold.kind === 'window' ? 'send window' : 'approval'}): ${effect.hold.state}`] : []),
+        ...(effect.inverse ? [`    ↶ ${effect.inverse.method} svc/${effect.inverse.service}${effect.inverse.path} — ${effect.inverse.summary}`] : []),
+        ...(effect.undone ? [`    ↶ ${effect.undone.error ? `failed: ${effect.undone.error}` : `sent (HTTP ${effect.undone.status})`}`] : []),
+      ];
+    case 'db':
+      return effect.refused
+        ? [`  db ${effect.database}: refused — ${effect.refused}`]
+        : [
+            `  db ${effect.database}: ${effect.rowsAffected} row(s) changed${effect.tables.length ? ` in ${effect.tables.join(', ')}` : ''}${effect.heldUntil ? ` — transaction held open until ${effect.heldUntil} (other writers wait)` : ''}`,
+            ...effect.undo.statements.map((sql) => `    ↶ ${sql}`),
+            ...(effect.undo.statementCount > effect.undo.statements.length ? [`    ↶ … ${effect.undo.statementCount - effect.undo.statements.length} more`] : []),
+          ];
     default:
       return assertNever(effect, 'effect');
   }
@@ -34,9 +49,10 @@ export function formatTaskLine(task: Task): string {
 }
 
 export function formatActionLine(action: Action): string {
-  const changed = action.effects.reduce((n, e) => (e.channel === 'fs' ? n + e.added.length + e.modified.length + e.deleted.length : n), 0);
+  const changed = action.effects.reduce((n, e) => (e.channel === 'fs' ? n + e.added.length + e.modified.length + e.deleted.length + (e.renamed?.length ?? 0) : n), 0);
   const calls = action.effects.filter((e) => e.channel === 'rest').length;
-  const what = `${changed} file(s)${calls ? `, ${calls} call(s)` : ''}`;
+  const rows = action.effects.reduce((n, e) => (e.channel === 'db' ? n + e.rowsAffected : n), 0);
+  const what = `${changed} file(s)${calls ? `, ${calls} call(s)` : ''}${rows ? `, ${rows} row(s)` : ''}`;
   return `${action.id}  #${action.seq}  ${action.status.padEnd(8)}  ${action.confinement.level.padEnd(11)}  ${what}  ${firstLine(action.source)}`;
 }
 

@@ -10,7 +10,10 @@ import { createServices, type AppServices } from '../services/app-services';
 import { ServiceError } from '../services/service-error';
 import { resolveDataDir } from '../store/data-dir';
 import { VaultUnavailable } from '../vault/vault';
+import { answerApproval, collect, databaseRequests, DB_OPTION_HELP, type DbFlags } from './db-options';
 import { formatAction, formatActionLine, formatTaskLine } from './format';
+import { registerConnectionCommands } from './connection-commands';
+import { registerUndoCommands } from './undo-commands';
 
 export const EXIT = { ok: 0, failed: 1, usage: 2, conflict: 3 } as const;
 
@@ -43,17 +46,30 @@ export function buildProgram(): Command {
     .argument('<task>', 'what the agent should do')
     .option('--workspace <dir>', 'grant a folder (repeat for several)', (v: string, acc: string[]) => [...acc, v], [] as string[])
     .option('--service <name>', 'let the sandbox call this service through the gateway (repeat for several)', (v: string, acc: string[]) => [...acc, v], [] as string[])
+    .option('--db <name=url>', DB_OPTION_HELP.db, collect, [] as string[])
+    .option('--db-read-only <name>', DB_OPTION_HELP.readOnly, collect, [] as string[])
+    .option('--db-allow <name=classes>', DB_OPTION_HELP.allow, collect, [] as string[])
+    .option('--db-sample-rows <name>', DB_OPTION_HELP.sampleRows, collect, [] as string[])
+    .option('--db-max-rows <name=n>', DB_OPTION_HELP.maxRows, collect, [] as string[])
+    .option('--db-held <name[=seconds]>', DB_OPTION_HELP.held, collect, [] as string[])
     .addOption(dataDirOption())
     .option('--model <name>', 'the model to use (default: POSTHOC_MODEL or Settings)')
     .option('--max-steps <n>', 'the most replies the agent may take', positiveInt('--max-steps'))
     .option('--action-timeout <seconds>', 'stop an action after this many seconds', positiveInt('--action-timeout'))
     .option('--json', 'print one JSON object per line')
-    .action(async (prompt: string, opts: { workspace: string[]; service: string[]; dataDir?: string; model?: string; maxSteps?: number; actionTimeout?: number; json?: boolean }) => {
+    .action(async (prompt: string, opts: { workspace: string[]; service: string[]; dataDir?: string; model?: string; maxSteps?: number; actionTimeout?: number; json?: boolean } & DbFlags) => {
+      const databases = databaseRequests(opts);
       await withServices(opts.dataDir, async (s) => {
         const printed = new Set<string>();
         const unsubscribe = s.events.subscribe((event, payload) => {
           if (event === 'action:updated') {
             const action = payload as Action;
+            if (action.status === 'awaiting-approval') {
+              if (opts.json) json({ type: 'action', action });
+              else out(formatAction(action));
+              void answerApproval(s, action, (line) => process.stderr.write(`${line}\n`));
+              return;
+            }
             if (action.status === 'running' || printed.has(action.id)) return;
             printed.add(action.id);
             if (opts.json) json({ type: 'action', action });
@@ -66,7 +82,7 @@ export function buildProgram(): Command {
           }
         });
         const started = await s.tasks.start(
-          { prompt, workspaces: opts.workspace, services: opts.service },
+          { prompt, workspaces: opts.workspace, services: opts.service, databases },
           { model: opts.model, maxSteps: opts.maxSteps, actionTimeoutSeconds: opts.actionTimeout },
         );
         const task = await s.tasks.wait(started.id);
@@ -109,81 +125,9 @@ export function buildProgram(): Command {
       });
     });
 
-  program
-    .command('undo')
-    .description('undo an action')
-    .argument('<action-id>')
-    .addOption(dataDirOption())
-    .option('--json', 'print JSON')
-    .action(async (actionId: string, opts: { dataDir?: string; json?: boolean }) => {
-      await withServices(opts.dataDir, async (s) => {
-        const result = await s.tasks.undo(actionId);
-        if (opts.json) json(result);
-        if (result.outcome === 'conflict') {
-          if (!opts.json) process.stderr.write(`${result.message}\n`);
-          process.exitCode = EXIT.conflict;
-          return;
-        }
-        if (!opts.json) {
-          out(`Undid action ${result.action.seq}.`);
-          result.removed.forEach((p) => out(`  removed ${p}`));
-          result.restored.forEach((p) => out(`  restored ${p}`));
-        }
-      });
-    });
+  registerUndoCommands(program, { withServices, dataDirOption, out, json, exitConflict: EXIT.conflict });
 
-  program
-    .command('keep')
-    .description('mark an action final (it can no longer be undone)')
-    .argument('<action-id>')
-    .addOption(dataDirOption())
-    .option('--json', 'print JSON')
-    .action(async (actionId: string, opts: { dataDir?: string; json?: boolean }) => {
-      await withServices(opts.dataDir, async (s) => {
-        const action = s.tasks.keep(actionId);
-        if (opts.json) json(action);
-        else out(`Kept action ${action.seq}.`);
-      });
-    });
-
-  const service = program.command('service').description('REST services the sandbox may call through the gateway');
-  service
-    .command('add')
-    .description('define (or redefine) a service: the sandbox reaches it at $POSTHOC_GATEWAY/svc/NAME/PATH')
-    .argument('<name>')
-    .requiredOption('--base-url <url>', 'where NAME/PATH is forwarded to')
-    .addOption(dataDirOption())
-    .option('--json', 'print JSON')
-    .action(async (name: string, opts: { baseUrl: string; dataDir?: string; json?: boolean }) => {
-      await withServices(opts.dataDir, async (s) => {
-        const defined = await s.handlers['service:add']({ name, baseUrl: opts.baseUrl });
-        if (opts.json) json(defined);
-        else out(`Service ${defined.name} → ${defined.baseUrl}. Grant it to a task with: posthoc run --service ${defined.name} "…"`);
-      });
-    });
-  service
-    .command('list')
-    .description('list the defined services')
-    .addOption(dataDirOption())
-    .option('--json', 'print JSON')
-    .action(async (opts: { dataDir?: string; json?: boolean }) => {
-      await withServices(opts.dataDir, async (s) => {
-        const list = s.services.list();
-        if (opts.json) json(list);
-        else list.forEach((d) => out(`${d.name}  ${d.baseUrl}`));
-      });
-    });
-  service
-    .command('remove')
-    .description('remove a service definition')
-    .argument('<name>')
-    .addOption(dataDirOption())
-    .action(async (name: string, opts: { dataDir?: string }) => {
-      await withServices(opts.dataDir, async (s) => {
-        if (!s.services.remove(name)) throw new ServiceError('not-found', `No service named ${name}. List them with: posthoc service list`);
-        out(`Removed ${name}.`);
-      });
-    });
+  registerConnectionCommands(program, { withServices, dataDirOption, out, json, exitConflict: EXIT.conflict });
 
   const sandbox = program.command('sandbox').description('the Docker sandbox');
   sandbox

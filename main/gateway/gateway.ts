@@ -10,6 +10,8 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Serv
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import type { Effect, Task } from '../../shared/domain';
+import { Holds } from './holds';
+import { Redactor } from './redaction';
 
 export type GatewayRequest = {
   method: string;
@@ -20,7 +22,17 @@ export type GatewayRequest = {
   body: Buffer;
 };
 export type GatewayReply = { status: number; headers?: Record<string, string>; body: Buffer | string | object };
-export type RouteContext = { task: Task; actionId: string; recordEffect(effect: Effect): void };
+export type RouteContext = {
+  task: Task;
+  actionId: string;
+  recordEffect(effect: Effect): void;
+  /** Say that a recorded effect changed (a hold's state): the running action's card shows it at once. */
+  changed(): void;
+  /** Aborts when the code stops waiting for the answer (it ended, or timed out). */
+  signal: AbortSignal;
+  /** Every secret the gateway used for this task: nothing it returns or records may hold one. */
+  redactor: Redactor;
+};
 export type GatewayRoute = (ctx: RouteContext, req: GatewayRequest) => Promise<GatewayReply>;
 
 export type DoorTransport = { kind: 'unix' } | { kind: 'tcp'; port?: number };
@@ -30,13 +42,16 @@ export const TOKEN_HEADER = 'x-posthoc-gateway-token';
 const MAX_BODY = 32 * 1024 * 1024;
 
 type OpenDoor = Door & { server: Server };
-type RunningAction = { id: string; effects: Effect[] };
+type RunningAction = { id: string; effects: Effect[]; onEffects?: (effects: Effect[]) => void };
 
 export class Gateway {
   private readonly routes = new Map<string, GatewayRoute>();
   private readonly doors = new Map<string, OpenDoor>();
   /** The action each task is running now; kept apart from the doors, which open with the container. */
   private readonly actions = new Map<string, RunningAction>();
+  private readonly redactors = new Map<string, Redactor>();
+  /** Calls kept back for a send window or the person's approval. */
+  readonly holds = new Holds();
 
   constructor(
     private readonly baseDir: string,
@@ -54,7 +69,9 @@ export class Gateway {
     if (existing) return existing;
     const door: OpenDoor = { taskId, dir: null, url: null, token: null, server: createServer() };
     door.server.on('request', (req, res) => {
-      void this.handle(door, req, res).catch((error) => reply(res, { status: 500, body: { error: String(error) } }));
+      void this.handle(door, req, res).catch((error) =>
+        reply(res, { status: 500, body: { error: this.redactor(taskId).text(String(error)) } }),
+      );
     });
     if (transport.kind === 'unix') {
       // Short, fixed-length names: unix socket paths are limited to about 100 bytes.
@@ -77,26 +94,39 @@ export class Gateway {
   }
 
   /** From now until endAction, requests of this task are effects of this action. */
-  beginAction(taskId: string, actionId: string): void {
-    this.actions.set(taskId, { id: actionId, effects: [] });
+  beginAction(taskId: string, actionId: string, onEffects?: (effects: Effect[]) => void): void {
+    this.actions.set(taskId, { id: actionId, effects: [], onEffects });
   }
 
   endAction(taskId: string): Effect[] {
+    this.holds.abandonTask(taskId);
     const effects = this.actions.get(taskId)?.effects ?? [];
     this.actions.delete(taskId);
     return effects;
+  }
+
+  /** The task's redactor: every secret its calls used, to remove from action output too. */
+  redactor(taskId: string): Redactor {
+    let r = this.redactors.get(taskId);
+    if (!r) {
+      r = new Redactor();
+      this.redactors.set(taskId, r);
+    }
+    return r;
   }
 
   async close(taskId: string): Promise<void> {
     const door = this.doors.get(taskId);
     if (!door) return;
     this.doors.delete(taskId);
+    this.redactors.delete(taskId);
     door.server.closeAllConnections();
     await new Promise<void>((resolve) => door.server.close(() => resolve()));
     if (door.dir) await rm(door.dir, { recursive: true, force: true });
   }
 
   async closeAll(): Promise<void> {
+    this.holds.abandonAll();
     await Promise.all([...this.doors.keys()].map((id) => this.close(id)));
   }
 
@@ -122,8 +152,23 @@ export class Gateway {
     }
     const body = await readBody(req);
     if (body === null) return reply(res, { status: 413, body: { error: `Request body over ${MAX_BODY} bytes.` } });
+    const gone = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) gone.abort();
+    });
+    const changed = () => action.onEffects?.(structuredClone(action.effects));
     const result = await route(
-      { task, actionId: action.id, recordEffect: (effect) => action.effects.push(effect) },
+      {
+        task,
+        actionId: action.id,
+        recordEffect: (effect) => {
+          action.effects.push(effect);
+          changed();
+        },
+        changed,
+        signal: gone.signal,
+        redactor: this.redactor(door.taskId),
+      },
       { method: req.method ?? 'GET', path: `/${rest.join('/')}`, search: url.search, headers: req.headers, body },
     );
     reply(res, result);

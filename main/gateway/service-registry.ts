@@ -1,11 +1,20 @@
-// Services the gateway may forward to: a name and a base URL (credentials come with connections).
+// Services the gateway may forward to: a name, a base URL, how credentials are added (secrets by name
+// only), the person's rules for the calls, and whose provider data says how calls are taken back.
+import type { ServiceDefinition } from '../../shared/domain';
+import { ServiceAuth, ServiceRules } from '../../shared/domain/connections';
 import type { AppDatabase } from '../store/database';
+import { defaultRules } from './call-rules';
 
-export type ServiceDefinition = { name: string; baseUrl: string; createdAt: string };
+export type { ServiceDefinition };
+export type ServiceInput = { name: string; baseUrl: string; auth?: ServiceAuth; rules?: Partial<ServiceRules>; api?: string | null };
+export type ResolvedService = ServiceDefinition & { auth: ServiceAuth; rules: ServiceRules; api: string | null };
 
 export class ServiceDefinitionError extends Error {}
 
 const NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+const SECRET_NAME = /^[a-z0-9][a-z0-9_.-]{0,62}$/;
+const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/;
+const FORBIDDEN_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'cookie']);
 
 export function validateService(name: string, baseUrl: string): { name: string; baseUrl: string } {
   if (!NAME.test(name)) {
@@ -29,38 +38,116 @@ export function validateService(name: string, baseUrl: string): { name: string; 
   return { name, baseUrl: url.href.replace(/\/+$/, '') };
 }
 
+export function validateAuth(auth: ServiceAuth): ServiceAuth {
+  const parsed = ServiceAuth.parse(auth);
+  if ('secret' in parsed && !SECRET_NAME.test(parsed.secret)) {
+    throw new ServiceDefinitionError(
+      `"${parsed.secret}" is not a secret name: use lower-case letters, digits, ".", "-" and "_". Store the value with: posthoc secret set NAME (it reads the value from standard input).`,
+    );
+  }
+  if (parsed.kind === 'header' && (!HEADER_NAME.test(parsed.header) || FORBIDDEN_HEADERS.has(parsed.header.toLowerCase()))) {
+    throw new ServiceDefinitionError(`"${parsed.header}" cannot carry a credential; name the header the service reads the key from, for example X-Api-Key.`);
+  }
+  if (parsed.kind === 'query' && !/^[A-Za-z0-9_.-]+$/.test(parsed.param)) {
+    throw new ServiceDefinitionError(`"${parsed.param}" is not a query parameter name.`);
+  }
+  return parsed;
+}
+
+/** Parses --auth as the CLI writes it: bearer | header:NAME | query:NAME | oauth:PROVIDER | none. */
+export function parseAuth(text: string, secret: string | undefined): ServiceAuth {
+  const [kind, arg] = text.includes(':') ? [text.slice(0, text.indexOf(':')), text.slice(text.indexOf(':') + 1)] : [text, ''];
+  const needSecret = (): string => {
+    if (!secret) throw new ServiceDefinitionError(`--auth ${text} needs --secret NAME: the vault entry holding the key (posthoc secret set NAME).`);
+    return secret;
+  };
+  switch (kind) {
+    case 'none':
+      return { kind: 'none' };
+    case 'bearer':
+      return validateAuth({ kind: 'bearer', secret: needSecret() });
+    case 'header':
+      if (!arg) break;
+      return validateAuth({ kind: 'header', header: arg, secret: needSecret() });
+    case 'query':
+      if (!arg) break;
+      return validateAuth({ kind: 'query', param: arg, secret: needSecret() });
+    case 'oauth':
+      if (!arg) break;
+      return validateAuth({ kind: 'oauth', provider: arg });
+  }
+  throw new ServiceDefinitionError(`"--auth ${text}" is not understood: use bearer, header:NAME, query:NAME or oauth:PROVIDER.`);
+}
+
+export function describeAuth(auth: ServiceAuth): string | null {
+  switch (auth.kind) {
+    case 'none':
+      return null;
+    case 'bearer':
+      return `bearer ${auth.secret}`;
+    case 'header':
+      return `header ${auth.header} ${auth.secret}`;
+    case 'query':
+      return `query ${auth.param} ${auth.secret}`;
+    case 'oauth':
+      return `oauth:${auth.provider}`;
+  }
+}
+
+type Row = { name: string; base_url: string; created_at: string; auth_json: string; rules_json: string; api: string | null };
+
 export class ServiceRegistry {
   constructor(private readonly db: AppDatabase) {}
 
-  add(name: string, baseUrl: string): ServiceDefinition {
-    const valid = validateService(name, baseUrl);
-    const createdAt = new Date().toISOString();
+  add(input: ServiceInput): ResolvedService;
+  add(name: string, baseUrl: string): ResolvedService;
+  add(a: ServiceInput | string, b?: string): ResolvedService {
+    const input: ServiceInput = typeof a === 'string' ? { name: a, baseUrl: b ?? '' } : a;
+    const valid = validateService(input.name, input.baseUrl);
+    const auth = validateAuth(input.auth ?? { kind: 'none' });
+    const rules = ServiceRules.parse({ ...defaultRules(), ...(input.rules ?? {}) });
     this.db
       .prepare(
-        `INSERT INTO services (name, base_url, created_at) VALUES (?, ?, ?)
-         ON CONFLICT(name) DO UPDATE SET base_url = excluded.base_url`,
+        `INSERT INTO services (name, base_url, created_at, auth_json, rules_json, api) VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT(name) DO UPDATE SET base_url = excluded.base_url, auth_json = excluded.auth_json,
+           rules_json = excluded.rules_json, api = excluded.api`,
       )
-      .run(valid.name, valid.baseUrl, createdAt);
+      .run(valid.name, valid.baseUrl, new Date().toISOString(), JSON.stringify(auth), JSON.stringify(rules), input.api ?? null);
     return this.get(valid.name)!;
   }
 
-  get(name: string): ServiceDefinition | undefined {
-    const row = this.db.prepare('SELECT name, base_url, created_at FROM services WHERE name = ?').get(name) as
-      | { name: string; base_url: string; created_at: string }
-      | undefined;
-    return row && { name: row.name, baseUrl: row.base_url, createdAt: row.created_at };
+  get(name: string): ResolvedService | undefined {
+    const row = this.db.prepare('SELECT * FROM services WHERE name = ?').get(name) as Row | undefined;
+    return row && toService(row);
   }
 
-  list(): ServiceDefinition[] {
-    const rows = this.db.prepare('SELECT name, base_url, created_at FROM services ORDER BY name').all() as Array<{
-      name: string;
-      base_url: string;
-      created_at: string;
-    }>;
-    return rows.map((r) => ({ name: r.name, baseUrl: r.base_url, createdAt: r.created_at }));
+  list(): ResolvedService[] {
+    return (this.db.prepare('SELECT * FROM services ORDER BY name').all() as Row[]).map(toService);
   }
 
   remove(name: string): boolean {
     return this.db.prepare('DELETE FROM services WHERE name = ?').run(name).changes > 0;
   }
+
+  /** Services whose calls use this OAuth provider's connection. */
+  usingProvider(provider: string): ResolvedService[] {
+    return this.list().filter((s) => s.auth.kind === 'oauth' && s.auth.provider === provider);
+  }
+
+  /** A service serving `api` with the same credentials as `like` (Dropbox's API host for an upload's undo). */
+  serviceOfApi(api: string, like: ServiceAuth): string | null {
+    const same = (a: ServiceAuth) => JSON.stringify(a) === JSON.stringify(like);
+    return this.list().find((s) => s.api === api && same(s.auth))?.name ?? null;
+  }
+}
+
+function toService(row: Row): ResolvedService {
+  return {
+    name: row.name,
+    baseUrl: row.base_url,
+    createdAt: row.created_at,
+    auth: ServiceAuth.parse(JSON.parse(row.auth_json)),
+    rules: ServiceRules.parse({ ...defaultRules(), ...JSON.parse(row.rules_json) }),
+    api: row.api,
+  };
 }

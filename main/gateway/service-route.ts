@@ -1,37 +1,76 @@
-// $POSTHOC_GATEWAY/svc/NAME/PATH → the base URL of service NAME, for services granted to the task.
-// Every call, forwarded or refused, becomes a RestEffect on the running action.
+// $POSTHOC_GATEWAY/svc/NAME/PATH → service NAME, for services granted to the task. Each call is checked
+// against the person's rules (refused, held for approval, or kept back for a send's window), sent with
+// the service's credentials, redacted, and recorded as a RestEffect with the exact call that takes it back.
 import type { RestEffect } from '../../shared/domain';
+import type { ApiSpec } from '../../shared/domain/connections';
+import { parseBody } from './body-view';
+import { judgeCall, type Verdict } from './call-rules';
 import type { GatewayReply, GatewayRequest, GatewayRoute, RouteContext } from './gateway';
-import type { ServiceRegistry } from './service-registry';
+import { Holds } from './holds';
+import { deriveInverse } from './rest-inverse';
+import { CredentialMissing, ServiceCaller, type CredentialSource } from './service-caller';
+import { describeAuth, type ResolvedService, type ServiceRegistry } from './service-registry';
 
-const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** Headers that belong to one hop, or that the gateway sets itself. */
 const HOP_HEADERS = new Set([
   'host', 'connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer',
   'transfer-encoding', 'upgrade', 'content-length', 'x-posthoc-gateway-token',
 ]);
 const DROPPED_RESPONSE_HEADERS = new Set([...HOP_HEADERS, 'content-encoding']);
+const SUMMARY_CHARS = 400;
 
-export function serviceRoute(registry: ServiceRegistry, send: typeof fetch = fetch): GatewayRoute {
+export type ServiceRouteOptions = {
+  caller?: ServiceCaller;
+  holds?: Holds;
+  /** Provider data by API id (slack, github, …): inverse rules, sends, reads. */
+  apiOf?: (api: string) => ApiSpec | undefined;
+  send?: typeof fetch;
+};
+
+const NO_CREDENTIALS: CredentialSource = {
+  secret: async () => null,
+  oauthToken: async (provider) => {
+    throw new CredentialMissing(`No OAuth connection "${provider}" is available here.`);
+  },
+};
+
+export function serviceRoute(registry: ServiceRegistry, options: ServiceRouteOptions = {}): GatewayRoute {
+  const caller = options.caller ?? new ServiceCaller(NO_CREDENTIALS, options.send);
+  const holds = options.holds ?? new Holds();
+  const apiOf = options.apiOf ?? (() => undefined);
+
   return async (ctx: RouteContext, req: GatewayRequest): Promise<GatewayReply> => {
     const started = performance.now();
     const [, name = '', ...rest] = req.path.split('/');
     const subPath = `/${rest.join('/')}`;
     const method = req.method.toUpperCase();
-    const effect = (status: number, responseBytes: number, refused: string | null): RestEffect => ({
+    const effect: RestEffect = {
       channel: 'rest',
       service: name,
       method,
-      path: subPath + req.search,
-      status,
-      durationMs: Math.round(performance.now() - started),
+      path: ctx.redactor.text(subPath + req.search),
+      status: 0,
+      durationMs: 0,
       requestBytes: req.body.length,
-      responseBytes,
-      mutating: !READ_METHODS.has(method),
-      refused,
-    });
+      responseBytes: 0,
+      mutating: !['GET', 'HEAD', 'OPTIONS'].includes(method),
+      refused: null,
+      auth: null,
+      api: null,
+      request: summarize(req.body, req.headers['content-type'], ctx),
+      response: null,
+      inverse: null,
+      hold: null,
+    };
+    let recorded = false;
+    const finish = (status: number, patch: Partial<RestEffect> = {}): void => {
+      Object.assign(effect, patch, { status, durationMs: Math.round(performance.now() - started) });
+      if (recorded) ctx.changed();
+      else ctx.recordEffect(effect);
+      recorded = true;
+    };
     const refuse = (status: number, message: string): GatewayReply => {
-      ctx.recordEffect(effect(status, 0, message));
+      finish(status, { refused: message });
       return { status, body: { error: message } };
     };
 
@@ -49,35 +88,103 @@ export function serviceRoute(registry: ServiceRegistry, send: typeof fetch = fet
     if (rest.some((segment) => decodeSafely(segment).split(/[\\/]/).includes('..'))) {
       return refuse(400, 'Paths may not climb above the service\'s base URL ("..").');
     }
+    const api = service.api ? apiOf(service.api) : undefined;
+    effect.auth = describeAuth(service.auth);
+    effect.api = api ? api.id : null;
 
-    const target = `${service.baseUrl}${subPath}${req.search}`;
+    const requestValue = parseBody(req.body, req.headers['content-type']);
+    const verdict = judgeCall(service.rules, api, { service: name, method, path: subPath, body: requestValue });
+    if (verdict.kind === 'refuse') return refuse(403, verdict.message);
+    effect.mutating = verdict.mutating;
+    if (verdict.kind === 'approval' || verdict.kind === 'window') {
+      const stopped = await keepBack(ctx, holds, verdict, effect, () => {
+        if (!recorded) ctx.recordEffect(effect);
+        else ctx.changed();
+        recorded = true;
+      });
+      if (stopped) return refuse(409, stopped);
+    }
+
     const headers = new Headers();
     for (const [key, value] of Object.entries(req.headers)) {
       if (value === undefined || HOP_HEADERS.has(key.toLowerCase())) continue;
       headers.set(key, Array.isArray(value) ? value.join(', ') : value);
     }
-    let res: Response;
+    let answer;
     try {
-      res = await send(target, {
-        method,
-        headers,
-        body: READ_METHODS.has(method) || req.body.length === 0 ? undefined : new Uint8Array(req.body),
-        redirect: 'manual',
-        signal: AbortSignal.timeout(60_000),
-      });
+      answer = await caller.call(
+        service,
+        { method, path: subPath, search: req.search, headers, body: req.body.length === 0 ? undefined : new Uint8Array(req.body) },
+        ctx.redactor,
+        ctx.signal,
+      );
     } catch (error) {
-      const message = `The service "${name}" could not be reached: ${error instanceof Error ? error.message : String(error)}`;
-      ctx.recordEffect(effect(502, 0, null));
+      if (error instanceof CredentialMissing) return refuse(403, ctx.redactor.text(error.message));
+      const message = ctx.redactor.text(`The service "${name}" could not be reached: ${error instanceof Error ? error.message : String(error)}`);
+      finish(502);
       return { status: 502, body: { error: message } };
     }
-    const body = Buffer.from(await res.arrayBuffer());
+
+    const responseValue = parseBody(answer.body, answer.headers.get('content-type') ?? undefined);
+    const inverse = verdict.mutating
+      ? deriveInverse(
+          api,
+          { service: name, method, path: subPath, query: new URLSearchParams(req.search), status: answer.status, request: requestValue, response: responseValue },
+          (other) => registry.serviceOfApi(other, service.auth),
+        )
+      : null;
+    finish(answer.status, {
+      responseBytes: answer.body.length,
+      request: summarize(req.body, req.headers['content-type'], ctx),
+      response: summarize(answer.body, answer.headers.get('content-type') ?? undefined, ctx),
+      inverse: inverse && { ...inverse, path: ctx.redactor.text(inverse.path), body: inverse.body && ctx.redactor.text(inverse.body) },
+    });
     const out: Record<string, string> = {};
-    res.headers.forEach((value, key) => {
+    answer.headers.forEach((value, key) => {
       if (!DROPPED_RESPONSE_HEADERS.has(key)) out[key] = value;
     });
-    ctx.recordEffect(effect(res.status, body.length, null));
-    return { status: res.status, headers: out, body };
+    return { status: answer.status, headers: out, body: answer.body };
   };
+}
+
+/** Waits out a hold; returns why the call must not leave, or null when it may. */
+async function keepBack(
+  ctx: RouteContext,
+  holds: Holds,
+  verdict: Extract<Verdict, { kind: 'approval' | 'window' }>,
+  effect: RestEffect,
+  show: () => void,
+): Promise<string | null> {
+  const outcome = await holds.wait(
+    ctx.task.id,
+    { kind: verdict.kind, reason: verdict.reason, seconds: verdict.kind === 'window' ? verdict.seconds : undefined },
+    (hold) => {
+      effect.hold = hold;
+      show();
+    },
+    ctx.signal,
+  );
+  switch (outcome) {
+    case 'release':
+      return null;
+    case 'cancel':
+      return verdict.kind === 'window'
+        ? `The person cancelled ${effect.method} ${effect.path} on ${effect.service} before it left; it was not sent. Do not send it again unless the person asks.`
+        : `The person did not approve ${effect.method} ${effect.path} on ${effect.service}; it was not sent.`;
+    case 'abandon':
+      return `${effect.method} ${effect.path} was still held when the action ended, so it was not sent.`;
+  }
+}
+
+/** A short, redacted view of a body for the card and the store. */
+function summarize(body: Buffer, contentType: string | string[] | undefined, ctx: RouteContext): string | null {
+  if (body.length === 0) return null;
+  const type = String(contentType ?? '');
+  const text = body.toString('utf8');
+  const printable = !text.includes('\uFFFD') && !/[\x00-\x08\x0E-\x1F]/.test(text);
+  if (!printable && !/json|text|form/.test(type)) return `${body.length} bytes`;
+  const clean = ctx.redactor.text(text);
+  return clean.length > SUMMARY_CHARS ? `${clean.slice(0, SUMMARY_CHARS)}… (${body.length} bytes)` : clean;
 }
 
 function list(names: string[]): string {
@@ -91,3 +198,5 @@ function decodeSafely(segment: string): string {
     return segment;
   }
 }
+
+export type { ResolvedService };

@@ -22,17 +22,30 @@ export function confinementOf(facts: SandboxFacts, effects: readonly Effect[]): 
     return { level: 'confined', reason: 'Ran without network, but a writable folder had no checkpoint, so its changes cannot be undone exactly.' };
   }
   let fileChanges = 0;
+  let rowChanges = 0;
+  const heldOn = new Set<string>();
   const writes: string[] = [];
+  /** Service calls with a recorded inverse: undo sends it, but the provider may refuse it. */
+  const compensable: string[] = [];
   const reads = new Set<string>();
+  /** Files the action changed whose earlier content no checkpoint holds (over the storage budget, or not a file). */
+  const notCoveredChanged: string[] = [];
   for (const effect of effects) {
     switch (effect.channel) {
       case 'fs':
-        fileChanges += effect.added.length + effect.modified.length + effect.deleted.length;
+        fileChanges += effect.added.length + effect.modified.length + effect.deleted.length + (effect.renamed?.length ?? 0);
+        for (const n of effect.notCovered ?? []) if (n.changed) notCoveredChanged.push(n.path);
         break;
       case 'rest':
         if (effect.refused) break; // refused at the gateway: nothing left the machine
-        if (effect.mutating) writes.push(`${effect.method} svc/${effect.service}${effect.path}`);
+        if (effect.mutating) (effect.inverse ? compensable : writes).push(`${effect.method} svc/${effect.service}${effect.path}`);
         else reads.add(effect.service);
+        break;
+      case 'db':
+        // Captured before-images, a snapshot or a held transaction: every kind of db effect is undone exactly.
+        if (effect.refused) break;
+        rowChanges += effect.rowsAffected + (effect.undo.kind === 'snapshot' ? 1 : 0);
+        if (effect.undo.kind === 'held') heldOn.add(effect.database);
         break;
       default:
         assertNever(effect, 'effect');
@@ -46,7 +59,34 @@ export function confinementOf(facts: SandboxFacts, effects: readonly Effect[]): 
       reason: `${writes.length === 1 ? writes[0] : `${writes.length} calls (${writes[0]}, …)`} may have changed the service and has no known inverse; only the services granted to this task (${granted.join(', ') || 'none'}) were reachable.`,
     };
   }
+  if (notCoveredChanged.length > 0) {
+    const shown = notCoveredChanged.length > 3 ? `${notCoveredChanged.slice(0, 3).join(', ')} and ${notCoveredChanged.length - 3} more` : notCoveredChanged.join(', ');
+    return {
+      level: 'confined',
+      reason: `It changed ${shown}, which ${notCoveredChanged.length === 1 ? 'was' : 'were'} not covered by undo (over the folder's storage budget, or not a regular file), so undo cannot bring back what ${notCoveredChanged.length === 1 ? 'it' : 'they'} held; only the granted folders were writable.`,
+    };
+  }
   const readNote = reads.size > 0 ? `; it only read from ${[...reads].join(', ')}` : '';
+  if (compensable.length > 0) {
+    const calls = compensable.length === 1 ? compensable[0] : `${compensable.length} calls (${compensable.join(', ')})`;
+    const local = fileChanges + rowChanges > 0 ? '; its local changes are restored exactly' : '';
+    return {
+      level: 'compensable',
+      reason: `${calls} changed the service; undo sends the recorded inverse call, which the provider may refuse (for example if the object changed since)${local}.`,
+    };
+  }
+  if (rowChanges > 0 || heldOn.size > 0) {
+    const changed = effects.flatMap((e) =>
+      e.channel === 'db' && !e.refused && e.undo.kind !== 'none' ? [`${e.rowsAffected} row(s)${e.undo.kind === 'snapshot' ? ' and the schema' : ''} of ${e.database}`] : [],
+    );
+    const how = heldOn.size > 0 ? `held in an open transaction on ${[...heldOn].join(', ')} until kept or undone (rolled back exactly)` : 'restored exactly by undo from before-images captured while the SQL ran';
+    const files = fileChanges > 0 ? `, and ${fileChanges} file change(s) in checkpointed folders` : '';
+    return { level: 'reversible', reason: `Changed ${changed.join(', ')}${files}: ${how}${readNote}.` };
+  }
+  const databases = [...new Set(effects.flatMap((e) => (e.channel === 'db' ? [e.database] : [])))];
+  if (fileChanges === 0 && databases.length > 0) {
+    return { level: 'reversible', reason: `Changed nothing in ${databases.join(', ')}${readNote}: there is nothing to undo.` };
+  }
   if (fileChanges === 0) {
     return { level: 'reversible', reason: `${door}; nothing changed in the granted folders${readNote}: there is nothing to undo.` };
   }

@@ -11,6 +11,8 @@ import { SandboxError } from '../sandbox/docker-client';
 import type { SandboxExecutor } from '../sandbox/executor';
 import type { TaskStore } from '../store/task-store';
 import type { EventBus } from './event-bus';
+import { reversePlanOf } from './rest-reverse-plan';
+import { withDatabasePlan, type SqlActionRunner } from './sql-action-runner';
 
 const LIVE_OUTPUT_LIMIT = 64 * 1024;
 const LIVE_UPDATE_MS = 250;
@@ -24,7 +26,14 @@ export class ActionRunner {
     private readonly gateway: Gateway,
   ) {}
 
+  /** SQL blocks run on the granted databases in the main process, never in the sandbox (app-services sets it). */
+  sql: SqlActionRunner | null = null;
+
   async run(task: Task, block: CodeBlock, timeoutSeconds: number): Promise<Action> {
+    if (block.language === 'sql') {
+      if (!this.sql) throw new Error('ActionRunner was built without a SqlActionRunner (see app-services.ts).');
+      return this.sql.run(task, block, timeoutSeconds);
+    }
     const id = randomUUID();
     let action: Action = {
       id,
@@ -46,7 +55,7 @@ export class ActionRunner {
 
     let befores;
     try {
-      befores = await this.fs.before(id, task.workspaces);
+      befores = await this.fs.before(id, task.workspaces, task.id);
     } catch (error) {
       return this.finishFailed(action, `Posthoc could not checkpoint the granted folders, so the code was not run: ${message(error)}`);
     }
@@ -57,8 +66,15 @@ export class ActionRunner {
     const live = { stdout: '', stderr: '' };
     let lastPush = 0;
     let output: ActionOutput;
-    // Calls through the gateway while the code runs are this action's effects.
-    this.gateway.beginAction(task.id, id);
+    // Nothing the code prints may hold a secret a service echoed (the gateway redacts, this is the second net).
+    const redactor = this.gateway.redactor(task.id);
+    const liveOutput = () => ({ ...action.output, stdout: redactor.text(live.stdout), stderr: redactor.text(live.stderr) });
+    // Calls through the gateway while the code runs are this action's effects; a held call shows at once.
+    let liveEffects: Effect[] = [];
+    this.gateway.beginAction(task.id, id, (effects) => {
+      liveEffects = effects;
+      this.events.emit('action:updated', { ...action, output: liveOutput(), effects });
+    });
     try {
       output = await this.executor.run({
         taskId: task.id,
@@ -72,17 +88,37 @@ export class ActionRunner {
           const now = Date.now();
           if (now - lastPush >= LIVE_UPDATE_MS) {
             lastPush = now;
-            this.events.emit('action:updated', { ...action, output: { ...action.output, ...live } });
+            this.events.emit('action:updated', { ...action, output: liveOutput(), effects: liveEffects });
           }
         },
       });
     } catch (error) {
-      this.gateway.endAction(task.id);
-      const failed = this.finishFailed(action, message(error));
+      // The code may have run part-way before the sandbox failed: what it changed — files, and calls
+      // through the gateway (services, databases) — is still this action's: recorded and undoable, never
+      // lost and never left to look like an edit made outside Posthoc.
+      const calls = this.gateway.endAction(task.id);
+      const files = (await this.fs.after(id, befores).catch(() => [])).map((r) => r.effect);
+      const partial = [...files, ...calls];
+      const failed =
+        calls.length > 0 || files.some((e) => e.added.length + e.modified.length + e.deleted.length + (e.renamed?.length ?? 0) > 0)
+          ? this.publish({
+              ...action,
+              status: 'failed',
+              output: { ...action.output, stderr: `${action.output.stderr}${message(error)}\n` },
+              effects: partial,
+              reverse: withDatabasePlan(reversePlanOf(this.fs.reversePlan(files, task.workspaces), calls), calls),
+              confinement: confinementOf(
+                { network: 'gateway-only', grantedServices: task.services, writableMountsCheckpointed: true, checkpointsTaken: true },
+                partial,
+              ),
+              finishedAt: new Date().toISOString(),
+            })
+          : this.finishFailed(action, message(error));
       if (error instanceof SandboxError) throw error;
       return failed;
     }
     const calls = this.gateway.endAction(task.id);
+    output = { ...output, stdout: redactor.text(output.stdout), stderr: redactor.text(output.stderr) };
 
     const recorded = await this.fs.after(id, befores);
     for (const r of recorded) {
@@ -94,7 +130,7 @@ export class ActionRunner {
       status: output.exitCode === 0 && !output.timedOut ? 'done' : 'failed',
       output,
       effects,
-      reverse: reversePlanOf(this.fs.reversePlan(recorded.map((r) => r.effect), task.workspaces), calls),
+      reverse: withDatabasePlan(reversePlanOf(this.fs.reversePlan(recorded.map((r) => r.effect), task.workspaces), calls), calls),
       confinement: confinementOf(
         {
           network: 'gateway-only',
@@ -131,11 +167,3 @@ function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** The files' reverse plan, plus a plain statement about service calls that nothing can take back yet. */
-function reversePlanOf(files: ReversePlan, calls: Effect[]): ReversePlan {
-  const writes = calls.filter((c) => c.channel === 'rest' && c.mutating && !c.refused);
-  if (writes.length === 0) return files;
-  const named = writes.map((c) => (c.channel === 'rest' ? `${c.method} svc/${c.service}${c.path}` : '')).join(', ');
-  const summary = files.steps.length > 0 ? `${files.summary} ${named} cannot be undone (no known inverse).` : `${named} cannot be undone (no known inverse); nothing else to undo.`;
-  return { ...files, summary };
-}

@@ -5,21 +5,30 @@ import { join } from 'node:path';
 import type { CallName, CallOutput } from '../../shared/contract';
 import type { calls } from '../../shared/contract';
 import type { z } from 'zod';
+import type { CheckpointOptions } from '../effects/fs/checkpoint-store';
+import { DbChannel } from '../effects/db/db-channel';
+import { dbGatewayRoute } from '../effects/db/db-gateway-route';
 import { FsChannel } from '../effects/fs/fs-channel';
 import { Gateway } from '../gateway/gateway';
-import { ServiceDefinitionError, ServiceRegistry } from '../gateway/service-registry';
+import { ServiceRegistry } from '../gateway/service-registry';
 import { serviceRoute } from '../gateway/service-route';
+import { apiSpec } from '../oauth/providers';
 import { createDocker, dockerSocketPath } from '../sandbox/docker-client';
 import { SandboxExecutor } from '../sandbox/executor';
 import { SANDBOX_IMAGE, sandboxStatus } from '../sandbox/sandbox-image';
 import { openDatabase, type AppDatabase } from '../store/database';
 import { TaskStore } from '../store/task-store';
+import { UndoStore } from '../store/undo-store';
 import { Vault } from '../vault/vault';
 import { ActionRunner } from './action-runner';
+import { ConnectionsService, type ConnectionsOptions } from './connections-service';
+import { DatabaseGrants } from './database-grants';
 import { EventBus } from './event-bus';
-import { ServiceError } from './service-error';
 import { SettingsService } from './settings-service';
+import { SqlActionRunner } from './sql-action-runner';
 import { TaskService } from './task-service';
+import { UndoService } from './undo-service';
+import { storageBudget, UndoViews } from './undo-views';
 
 export type Handlers = {
   [K in CallName]: (input: z.infer<(typeof calls)[K]['input']>) => Promise<CallOutput<K>>;
@@ -37,6 +46,14 @@ export type AppServices = {
   services: ServiceRegistry;
   settings: SettingsService;
   tasks: TaskService;
+  /** The databases channel: SQL actions, the gateway's /db route, database undo. */
+  databases: DbChannel;
+  /** SQL actions, and the approvals of those held over their grant's rows-affected limit. */
+  sqlActions: SqlActionRunner;
+  undo: UndoService;
+  undoViews: UndoViews;
+  /** OAuth connections, services' credentials and rules, secrets by name, held calls. */
+  connections: ConnectionsService;
   handlers: Handlers;
   close(): Promise<void>;
 };
@@ -47,6 +64,10 @@ export function createServices(options: {
   vault?: Vault;
   image?: string;
   env?: NodeJS.ProcessEnv;
+  /** Checkpoint tuning (large-file threshold, restore hooks); tests use it. */
+  checkpoints?: CheckpointOptions;
+  /** Connections: how to open the system browser, and HTTP to OAuth servers and services (tests). */
+  connections?: ConnectionsOptions;
 }): AppServices {
   const db = openDatabase(options.dataDir);
   const store = new TaskStore(db);
@@ -55,17 +76,37 @@ export function createServices(options: {
   const docker = options.docker ?? createDocker();
   const services = new ServiceRegistry(db);
   const gateway = new Gateway(join(options.dataDir, 'gateway'), (taskId) => store.getTask(taskId));
-  gateway.route('svc', serviceRoute(services));
+  const connections = new ConnectionsService(db, vault, services, gateway, events, options.connections);
+  gateway.route('svc', serviceRoute(services, { caller: connections.caller, holds: gateway.holds, apiOf: apiSpec }));
+  // Passwords of granted databases are read from the vault in the main process only.
+  const databases = new DbChannel(options.dataDir, (name) => vault.get(name));
+  gateway.route('db', dbGatewayRoute);
   const executor = new SandboxExecutor(docker, options.image ?? SANDBOX_IMAGE, {
     controlDir: join(options.dataDir, 'sandbox'),
     doors: { open: async (taskId) => (await gateway.open(taskId)).dir, close: (taskId) => gateway.close(taskId) },
   });
-  const fsChannel = new FsChannel(join(options.dataDir, 'checkpoints'));
+  const fsChannel = new FsChannel(join(options.dataDir, 'checkpoints'), new UndoStore(db), {
+    ...options.checkpoints,
+    budgetFor: (folder) => storageBudget(store, folder),
+  });
   const settings = new SettingsService(store, vault, options.env);
   const runner = new ActionRunner(store, executor, fsChannel, events, gateway);
+  const sqlRunner = new SqlActionRunner(store, databases, events);
+  runner.sql = sqlRunner;
   const tasks = new TaskService(store, settings, runner, fsChannel, executor, docker, events, [options.dataDir, dockerSocketPath()], (name) =>
     Boolean(services.get(name)),
   );
+  const undo = new UndoService(store, fsChannel, events, { isRunning: (taskId) => tasks.isRunning(taskId), db: databases, rest: connections.restUndo });
+  // A held transaction nobody kept in time was rolled back: its actions are undone.
+  databases.held.onExpired = (actionIds) => {
+    for (const id of actionIds) if (store.getAction(id)) events.emit('action:updated', store.setActionStatus(id, 'undone'));
+  };
+  const undoViews = new UndoViews(store, fsChannel, undo, (taskId) => tasks.isRunning(taskId));
+  tasks.undoService = undo;
+  tasks.serviceInfo = (name) => connections.promptInfo(name);
+  tasks.databases = new DatabaseGrants(databases, vault);
+  // Restores a crash interrupted are finished or rolled back before anything else touches those folders.
+  void undo.recover();
   // Containers left by a Posthoc process that crashed are found by their labels and removed.
   executor.removeOrphans().catch(() => undefined);
 
@@ -75,22 +116,35 @@ export function createServices(options: {
     'task:start': (input) => tasks.start(input),
     'task:send': ({ taskId, prompt }) => tasks.send(taskId, prompt),
     'task:cancel': async ({ taskId }) => tasks.cancel(taskId),
-    'action:undo': ({ actionId }) => tasks.undo(actionId),
-    'action:keep': async ({ actionId }) => tasks.keep(actionId),
+    'action:undo': ({ actionId }) => undo.undo(actionId),
+    'action:keep': ({ actionId }) => undo.keep(actionId),
     'settings:get': () => settings.get(),
     'settings:update': (input) => settings.update(input),
     'vault:status': () => vault.status(),
     'sandbox:status': () => sandboxStatus(docker, executor.image),
     'service:list': async () => services.list(),
-    'service:add': async ({ name, baseUrl }) => {
-      try {
-        return services.add(name, baseUrl);
-      } catch (error) {
-        if (error instanceof ServiceDefinitionError) throw new ServiceError('invalid-input', error.message);
-        throw error;
-      }
-    },
+    'service:add': async (input) => connections.addService(input),
     'service:remove': async ({ name }) => ({ removed: services.remove(name) }),
+    'action:redo': ({ actionId }) => undo.redo(actionId),
+    'action:rewind': ({ actionId }) => undo.rewind(actionId),
+    'action:diff': (input) => undoViews.diff(input),
+    'task:timeline': async ({ taskId }) => undoViews.timeline(taskId),
+    'budget:get': () => undoViews.storage(),
+    'budget:set': (input) => undoViews.setBudget(input),
+    'action:approve': async ({ actionId }) => sqlRunner.approve(actionId),
+    'action:reject': async ({ actionId }) => sqlRunner.reject(actionId),
+    'connection:list': () => connections.list(),
+    'connection:configure': (input) => connections.configure(input),
+    'connection:connect': async ({ provider }) => {
+      const { done: _done, ...started } = await connections.connect(provider);
+      return started;
+    },
+    'connection:disconnect': ({ provider }) => connections.disconnect(provider),
+    'secret:list': () => connections.secrets(),
+    'secret:set': ({ name, value }) => connections.setSecret(name, value),
+    'secret:remove': ({ name }) => connections.removeSecret(name),
+    'hold:cancel': async ({ holdId }) => connections.cancelHold(holdId),
+    'hold:approve': async ({ holdId }) => connections.approveHold(holdId),
   };
 
   return {
@@ -105,10 +159,19 @@ export function createServices(options: {
     services,
     settings,
     tasks,
+    databases,
+    sqlActions: sqlRunner,
+    undo,
+    undoViews,
+    connections,
     handlers,
     async close() {
+      connections.close();
       await tasks.shutdown();
       await gateway.closeAll();
+      await databases.shutdown();
+      await undo.settle();
+      await fsChannel.close();
       db.close();
     },
   };

@@ -2,21 +2,23 @@
 // every change reaches the front ends as contract events.
 import { realpath, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
-import type { Action, FsEffect, Task, TaskDetail, UndoResult, WorkspaceGrant } from '../../shared/domain';
+import type { Action, Task, TaskDetail, UndoResult, WorkspaceGrant } from '../../shared/domain';
 import { runAgent, type AgentOutcome } from '../agent/agent-loop';
 import { LlmClient, type ChatMessage } from '../agent/llm-client';
-import { systemPrompt } from '../agent/system-prompt';
-import { CheckpointConflict } from '../effects/fs/checkpoint-store';
+import { systemPrompt, type PromptService } from '../agent/system-prompt';
 import type { FsChannel } from '../effects/fs/fs-channel';
 import { isPathInside } from '../effects/fs/path-guard';
 import { mountPaths } from '../sandbox/container-policy';
 import type { SandboxExecutor } from '../sandbox/executor';
 import { sandboxStatus } from '../sandbox/sandbox-image';
 import type { TaskStore } from '../store/task-store';
+import type { DatabaseGrantInput } from '../../shared/contract';
 import type { ActionRunner } from './action-runner';
+import type { DatabaseGrants } from './database-grants';
 import type { EventBus } from './event-bus';
 import { ServiceError } from './service-error';
 import type { SettingsService } from './settings-service';
+import type { UndoService } from './undo-service';
 import type Docker from 'dockerode';
 
 export type RunOptions = { model?: string; maxSteps?: number; actionTimeoutSeconds?: number };
@@ -48,7 +50,7 @@ export class TaskService {
     return { task, messages: this.store.listMessages(taskId), actions: this.store.listActions(taskId) };
   }
 
-  async start(input: { prompt: string; workspaces: string[]; services?: string[] }, options: RunOptions = {}): Promise<Task> {
+  async start(input: { prompt: string; workspaces: string[]; services?: string[]; databases?: DatabaseGrantInput[] }, options: RunOptions = {}): Promise<Task> {
     const grants = await this.grants(input.workspaces);
     const services = [...new Set(input.services ?? [])];
     const unknown = services.filter((s) => !this.serviceExists(s));
@@ -57,7 +59,8 @@ export class TaskService {
     }
     const llm = await this.settings.llmConfig({ model: options.model });
     await this.preflight();
-    const task = this.store.createTask({ title: titleOf(input.prompt), workspaces: grants, services, model: llm.model });
+    const databases = await this.grantDatabases(input.databases ?? []);
+    const task = this.store.createTask({ title: titleOf(input.prompt), workspaces: grants, services, databases, model: llm.model });
     this.events.emit('task:updated', task);
     this.events.emit('message:added', this.store.addMessage(task.id, 'user', input.prompt));
     this.launch(task, new LlmClient(llm), options);
@@ -78,6 +81,7 @@ export class TaskService {
   cancel(taskId: string): Task {
     const task = this.requireTask(taskId);
     this.running.get(taskId)?.controller.abort();
+    this.runner.sql?.rejectPending(taskId);
     return task;
   }
 
@@ -87,40 +91,35 @@ export class TaskService {
     return run ? run.done : this.requireTask(taskId);
   }
 
-  async undo(actionId: string): Promise<UndoResult> {
-    const action = this.requireAction(actionId);
-    if (action.status === 'undone') throw new ServiceError('conflict', `Action ${action.seq} is already undone.`);
-    if (action.status === 'kept') throw new ServiceError('conflict', `Action ${action.seq} was kept; kept actions are final.`);
-    if (action.status === 'running') throw new ServiceError('conflict', `Action ${action.seq} is still running.`);
-    if (this.running.has(action.taskId)) {
-      throw new ServiceError('conflict', 'The agent is still working on this task; cancel it or wait for it to finish before undoing.');
-    }
-    const task = this.requireTask(action.taskId);
-    try {
-      const result = await this.fs.undo(action.effects.filter((e): e is FsEffect => e.channel === 'fs'), task.workspaces);
-      const undone = this.store.setActionStatus(actionId, 'undone');
-      this.events.emit('action:updated', undone);
-      return { outcome: 'undone', action: undone, ...result };
-    } catch (error) {
-      if (error instanceof CheckpointConflict) {
-        return { outcome: 'conflict', action, paths: error.paths, message: error.message };
-      }
-      throw error;
-    }
+  /** Undo, redo, rewind and keep live in UndoService (undo-service.ts); app-services connects it. */
+  undoService: UndoService | null = null;
+
+  /** Database grants: checked at start, described in the prompt, offered to the sandbox (app-services connects it). */
+  databases: DatabaseGrants | null = null;
+
+  /** What the prompt says about a granted service (its route and rules, never a secret); app-services sets it. */
+  serviceInfo: ((name: string) => PromptService | undefined) | null = null;
+
+  isRunning(taskId: string): boolean {
+    return this.running.has(taskId);
   }
 
-  keep(actionId: string): Action {
-    const action = this.requireAction(actionId);
-    if (action.status !== 'done' && action.status !== 'failed') {
-      throw new ServiceError('conflict', `Action ${action.seq} is ${action.status}; only finished actions can be kept.`);
-    }
-    const kept = this.store.setActionStatus(actionId, 'kept');
-    this.events.emit('action:updated', kept);
-    return kept;
+  undo(actionId: string): Promise<UndoResult> {
+    return this.requireUndo().undo(actionId);
+  }
+
+  keep(actionId: string): Promise<Action> {
+    return this.requireUndo().keep(actionId);
+  }
+
+  private requireUndo(): UndoService {
+    if (!this.undoService) throw new Error('TaskService was built without an UndoService (see app-services.ts).');
+    return this.undoService;
   }
 
   async shutdown(): Promise<void> {
     for (const run of this.running.values()) run.controller.abort();
+    this.runner.sql?.rejectPending();
     await Promise.allSettled([...this.running.values()].map((r) => r.done));
     await this.executor.stopAll();
   }
@@ -132,9 +131,10 @@ export class TaskService {
     const streamId = `${task.id}:${Date.now()}`;
     const done = (async (): Promise<Task> => {
       let outcome: AgentOutcome;
+      const detachDatabases = this.databases?.attach(task, timeout * 1000);
       try {
         outcome = await runAgent({
-          history: this.history(task, maxSteps),
+          history: await this.history(task, maxSteps),
           maxSteps,
           signal: controller.signal,
           hooks: {
@@ -148,6 +148,7 @@ export class TaskService {
       } catch (error) {
         outcome = { status: 'failed', error: error instanceof Error ? error.message : String(error) };
       }
+      detachDatabases?.();
       this.running.delete(task.id);
       switch (outcome.status) {
         case 'done':
@@ -161,12 +162,20 @@ export class TaskService {
     this.running.set(task.id, { controller, done });
   }
 
-  private history(task: Task, maxSteps: number): ChatMessage[] {
-    const messages: ChatMessage[] = [{ role: 'system', content: systemPrompt(task.workspaces, maxSteps) }];
+  private async history(task: Task, maxSteps: number): Promise<ChatMessage[]> {
+    const databases = await this.databases?.prompt(task);
+    const services = task.services.flatMap((name) => this.serviceInfo?.(name) ?? []);
+    const messages: ChatMessage[] = [{ role: 'system', content: systemPrompt(task.workspaces, maxSteps, databases, services) }];
     for (const m of this.store.listMessages(task.id)) {
       messages.push({ role: m.role === 'assistant' ? 'assistant' : 'user', content: m.content });
     }
     return messages;
+  }
+
+  private async grantDatabases(requests: DatabaseGrantInput[]): Promise<NonNullable<Task['databases']>> {
+    if (requests.length === 0) return [];
+    if (!this.databases) throw new ServiceError('unavailable', 'This Posthoc was built without database support.');
+    return this.databases.grant(requests, this.protectedPaths);
   }
 
   /** Docker must answer and the image must exist before a task starts: never a silent run on the host. */

@@ -71,4 +71,71 @@ export const migrations: readonly string[] = [
   );
   ALTER TABLE tasks ADD COLUMN services_json TEXT NOT NULL DEFAULT '[]';
   `,
+  // The undo engine (main/store/undo-store.ts): every change of a granted folder in order, each folder's
+  // last checkpoint, and the journal of restores (crash safety).
+  `
+  CREATE TABLE fs_changes (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    folder TEXT NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('action', 'undo', 'redo', 'external')),
+    action_id TEXT REFERENCES actions(id) ON DELETE CASCADE,
+    task_id TEXT REFERENCES tasks(id) ON DELETE SET NULL,
+    journal_id INTEGER,
+    -- external changes: the action whose checkpoint found them (NULL: found before an undo or redo)
+    found_by TEXT,
+    from_commit TEXT NOT NULL,
+    to_commit TEXT NOT NULL,
+    paths_json TEXT NOT NULL,
+    summary_json TEXT NOT NULL,
+    created_at TEXT NOT NULL
+  );
+  CREATE INDEX fs_changes_by_folder ON fs_changes(folder, id);
+  CREATE INDEX fs_changes_by_task ON fs_changes(task_id, id);
+  CREATE TABLE fs_heads (
+    folder TEXT PRIMARY KEY,
+    commit_id TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  );
+  CREATE TABLE undo_journal (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    task_id TEXT REFERENCES tasks(id) ON DELETE CASCADE,
+    operation TEXT NOT NULL CHECK (operation IN ('undo', 'redo', 'rewind')),
+    action_ids_json TEXT NOT NULL,
+    plan_json TEXT NOT NULL,
+    state TEXT NOT NULL CHECK (state IN ('pending', 'completed', 'rolled-back')),
+    recovered INTEGER NOT NULL DEFAULT 0,
+    note TEXT,
+    started_at TEXT NOT NULL,
+    finished_at TEXT
+  );
+  CREATE INDEX undo_journal_by_task ON undo_journal(task_id, id);
+  `,
+  // Databases granted to each task (grants only: passwords stay in the vault).
+  `
+  ALTER TABLE tasks ADD COLUMN databases_json TEXT NOT NULL DEFAULT '[]';
+  `,
+  // Connections (main/oauth, main/gateway): how each service is authenticated (secret names only) and the
+  // person's rules for its calls; OAuth providers the person configured, and their connections — names,
+  // scopes and expiry; every token stays in the OS keychain.
+  `
+  ALTER TABLE services ADD COLUMN auth_json TEXT NOT NULL DEFAULT '{"kind":"none"}';
+  ALTER TABLE services ADD COLUMN rules_json TEXT NOT NULL DEFAULT '{}';
+  ALTER TABLE services ADD COLUMN api TEXT;
+  CREATE TABLE oauth_providers (
+    id TEXT PRIMARY KEY,
+    config_json TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  );
+  CREATE TABLE connections (
+    provider TEXT PRIMARY KEY,
+    status TEXT NOT NULL,
+    account TEXT,
+    scopes_json TEXT NOT NULL DEFAULT '[]',
+    expires_at TEXT,
+    has_refresh_token INTEGER NOT NULL DEFAULT 0,
+    error TEXT,
+    connected_at TEXT,
+    updated_at TEXT NOT NULL
+  );
+  `,
 ];

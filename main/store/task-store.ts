@@ -7,6 +7,7 @@ import {
   Message,
   Task,
   type ActionStatus,
+  type DatabaseGrant,
   type MessageRole,
   type WorkspaceGrant,
 } from '../../shared/domain';
@@ -15,7 +16,7 @@ import type { AppDatabase } from './database';
 const now = (): string => new Date().toISOString();
 
 type TaskRow = {
-  id: string; title: string; status: string; workspaces_json: string; services_json: string; model: string;
+  id: string; title: string; status: string; workspaces_json: string; services_json: string; databases_json: string; model: string;
   answer: string | null; error: string | null; created_at: string; updated_at: string;
 };
 type ActionRow = {
@@ -27,15 +28,15 @@ type ActionRow = {
 export class TaskStore {
   constructor(private readonly db: AppDatabase) {}
 
-  createTask(input: { title: string; workspaces: WorkspaceGrant[]; services?: string[]; model: string }): Task {
+  createTask(input: { title: string; workspaces: WorkspaceGrant[]; services?: string[]; databases?: DatabaseGrant[]; model: string }): Task {
     const at = now();
     const id = randomUUID();
     this.db
       .prepare(
-        `INSERT INTO tasks (id, title, status, workspaces_json, services_json, model, answer, error, created_at, updated_at)
-         VALUES (?, ?, 'running', ?, ?, ?, NULL, NULL, ?, ?)`,
+        `INSERT INTO tasks (id, title, status, workspaces_json, services_json, databases_json, model, answer, error, created_at, updated_at)
+         VALUES (?, ?, 'running', ?, ?, ?, ?, NULL, NULL, ?, ?)`,
       )
-      .run(id, input.title, JSON.stringify(input.workspaces), JSON.stringify(input.services ?? []), input.model, at, at);
+      .run(id, input.title, JSON.stringify(input.workspaces), JSON.stringify(input.services ?? []), JSON.stringify(input.databases ?? []), input.model, at, at);
     return this.getTask(id)!;
   }
 
@@ -182,6 +183,7 @@ function toTask(row: TaskRow): Task {
     status: row.status,
     workspaces: JSON.parse(row.workspaces_json),
     services: JSON.parse(row.services_json),
+    databases: JSON.parse(row.databases_json),
     model: row.model,
     answer: row.answer,
     error: row.error,

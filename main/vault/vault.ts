@@ -1,5 +1,6 @@
 // Secrets live in the OS keychain (keytar), owned by the main process. Only names and status leave this
-// module; values are read by main-side code that needs them (the LLM client) and nowhere else.
+// module; values are read by main-side code that needs them (the LLM client, the gateway adding a
+// service's credentials, OAuth) and nowhere else.
 // Where no keychain answers, the vault says so and how to fix it — it never falls back to plaintext.
 import type { VaultStatus } from '../../shared/domain';
 
@@ -79,8 +80,23 @@ async function loadKeytar(): Promise<Keytar> {
   return mod.default ?? mod;
 }
 
-function kindOf(name: string): string {
-  return name === KNOWN_SECRETS.llmApiKey ? 'llm-api-key' : 'secret';
+/** What a vault entry is, from its name alone (the value is never read for this). */
+export function kindOf(name: string): string {
+  if (name === KNOWN_SECRETS.llmApiKey) return 'llm-api-key';
+  const oauth = /^oauth:[^:]+:(access|refresh|client-secret)$/.exec(name);
+  if (oauth) return oauth[1] === 'access' ? 'oauth-access-token' : oauth[1] === 'refresh' ? 'oauth-refresh-token' : 'oauth-client-secret';
+  if (name.startsWith('db-password')) return 'database-password';
+  return 'secret';
+}
+
+/** Names a person may give a secret (posthoc secret set NAME): the colon is kept for Posthoc's own entries. */
+export const SECRET_NAME = /^[a-z0-9][a-z0-9_.-]{0,62}$/;
+
+export function checkSecretName(name: string): string {
+  if (!SECRET_NAME.test(name)) {
+    throw new Error(`"${name}" is not a secret name: use lower-case letters, digits, ".", "-" and "_" (at most 63), for example github-token.`);
+  }
+  return name;
 }
 
 function describe(error: unknown): string {

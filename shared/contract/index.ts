@@ -3,18 +3,37 @@
 import { z } from 'zod';
 import {
   Action,
+  DatabaseMode,
   Message,
   ProviderSettings,
   SandboxStatus,
   ServiceDefinition,
+  StatementClass,
   Task,
   TaskDetail,
   UndoResult,
   VaultStatus,
 } from '../domain';
+import { FileDiff, RedoResult, RewindResult, Timeline, UndoStorage } from '../domain/undo';
+import { ConnectionView, ConnectStarted, RestHold, SecretEntry, ServiceAuth, ServiceRules } from '../domain/connections';
 
 const TaskRef = z.object({ taskId: z.string().min(1) });
 const ActionRef = z.object({ actionId: z.string().min(1) });
+
+/** A database to grant a task. A password (in the URL or apart) goes to the vault and is stored nowhere else. */
+export const DatabaseGrantInput = z.object({
+  name: z.string().trim().min(1, 'Name the database (the agent writes it after ```sql).'),
+  /** sqlite:PATH, or postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE */
+  url: z.string().trim().min(1, 'Give the database: sqlite:PATH or postgres://…'),
+  password: z.string().optional(),
+  readOnly: z.boolean().optional(),
+  statements: z.array(StatementClass).min(1).optional(),
+  sampleRows: z.boolean().optional(),
+  maxRowsAffected: z.number().int().min(1).max(1_000_000_000).optional(),
+  mode: DatabaseMode.optional(),
+  heldTimeoutSeconds: z.number().int().min(10).max(86_400).optional(),
+});
+export type DatabaseGrantInput = z.infer<typeof DatabaseGrantInput>;
 
 export const calls = {
   'task:list': { input: z.object({}), output: z.array(Task) },
@@ -25,6 +44,8 @@ export const calls = {
       workspaces: z.array(z.string().min(1)).max(16),
       /** Services the sandbox may call through the gateway. */
       services: z.array(z.string().min(1)).max(32).optional(),
+      /** Databases the agent may query and change (```sql blocks, $POSTHOC_GATEWAY/db/NAME/query). */
+      databases: z.array(DatabaseGrantInput).max(8).optional(),
     }),
     output: Task,
   },
@@ -49,9 +70,68 @@ export const calls = {
   },
   'vault:status': { input: z.object({}), output: VaultStatus },
   'service:list': { input: z.object({}), output: z.array(ServiceDefinition) },
-  'service:add': { input: z.object({ name: z.string().min(1), baseUrl: z.string().min(1) }), output: ServiceDefinition },
+  'service:add': {
+    input: z.object({
+      name: z.string().min(1),
+      baseUrl: z.string().min(1),
+      /** How the gateway adds credentials: secret names or an OAuth provider, never a value. */
+      auth: ServiceAuth.optional(),
+      rules: ServiceRules.partial().optional(),
+      /** Whose provider data says how its calls are taken back (slack, github, gmail, …). */
+      api: z.string().min(1).nullable().optional(),
+    }),
+    output: ServiceDefinition,
+  },
   'service:remove': { input: z.object({ name: z.string().min(1) }), output: z.object({ removed: z.boolean() }) },
   'sandbox:status': { input: z.object({}), output: SandboxStatus },
+  'action:redo': { input: ActionRef, output: RedoResult },
+  'action:rewind': { input: ActionRef, output: RewindResult },
+  'action:diff': {
+    input: ActionRef.extend({ path: z.string().min(1), workspace: z.string().min(1).optional() }),
+    output: FileDiff,
+  },
+  'task:timeline': { input: TaskRef, output: Timeline },
+  'budget:get': { input: z.object({}), output: UndoStorage },
+  'budget:set': {
+    input: z.object({
+      /** A granted folder's host path; null sets the default of every folder. */
+      folder: z.string().min(1).nullable(),
+      /** Bytes of large files its checkpoints may hold; null removes the folder's own budget. */
+      bytes: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullable(),
+    }),
+    output: UndoStorage,
+  },
+  /** An action held over its grant's rows-affected limit: run it anyway, or decline it. */
+  'action:approve': { input: ActionRef, output: Action },
+  'action:reject': { input: ActionRef, output: Action },
+  'connection:list': { input: z.object({}), output: z.array(ConnectionView) },
+  'connection:configure': {
+    input: z.object({
+      provider: z.string().min(1),
+      clientId: z.string().trim().min(1).optional(),
+      /** Written to the vault; never echoed back. Empty string removes it. */
+      clientSecret: z.string().optional(),
+      scopes: z.array(z.string().min(1)).optional(),
+      /** Your own provider: its issuer (OpenID discovery), or its endpoints. */
+      displayName: z.string().trim().min(1).optional(),
+      issuer: z.string().min(1).optional(),
+      authorizationUrl: z.string().min(1).optional(),
+      tokenUrl: z.string().min(1).optional(),
+      revocationUrl: z.string().min(1).optional(),
+      userinfoUrl: z.string().min(1).optional(),
+      clientSecretRequired: z.boolean().optional(),
+    }),
+    output: ConnectionView,
+  },
+  'connection:connect': { input: z.object({ provider: z.string().min(1) }), output: ConnectStarted },
+  'connection:disconnect': { input: z.object({ provider: z.string().min(1) }), output: ConnectionView },
+  'secret:list': { input: z.object({}), output: z.array(SecretEntry) },
+  /** The value goes to the OS keychain and never comes back across the contract. */
+  'secret:set': { input: z.object({ name: z.string().min(1), value: z.string().min(1, 'A secret cannot be empty.') }), output: SecretEntry },
+  'secret:remove': { input: z.object({ name: z.string().min(1) }), output: z.object({ removed: z.boolean() }) },
+  /** A service call the gateway keeps back: cancel it (it never leaves), or approve it (it leaves now). */
+  'hold:cancel': { input: z.object({ holdId: z.string().min(1) }), output: RestHold },
+  'hold:approve': { input: z.object({ holdId: z.string().min(1) }), output: RestHold },
 } as const;
 
 export const events = {
@@ -59,6 +139,9 @@ export const events = {
   'message:added': Message,
   'message:delta': z.object({ taskId: z.string(), streamId: z.string(), delta: z.string() }),
   'action:updated': Action,
+  'connection:updated': ConnectionView,
+  /** The task's undo timeline changed without an action changing (a refused undo found outside edits). */
+  'timeline:updated': z.object({ taskId: z.string() }),
 } as const;
 
 export type Calls = typeof calls;

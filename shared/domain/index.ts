@@ -1,6 +1,7 @@
 // Domain schemas shared by every layer. zod schemas are the source of truth; types are inferred.
 // This folder is a leaf: it imports nothing from main, preload, renderer, electron, node or the DOM.
 import { z } from 'zod';
+import { RestHold, RestInverse, ServiceAuth, ServiceRules } from './connections';
 
 export const confinementLevels = ['reversible', 'compensable', 'confined', 'unconfined'] as const;
 export const ConfinementLevel = z.enum(confinementLevels);
@@ -26,6 +27,39 @@ export const WorkspaceGrant = z.object({
 });
 export type WorkspaceGrant = z.infer<typeof WorkspaceGrant>;
 
+export const DatabaseEngine = z.enum(['sqlite', 'postgres']);
+export type DatabaseEngine = z.infer<typeof DatabaseEngine>;
+
+/** What a statement does, as the database reports it: reads, changes rows, or changes the schema. */
+export const StatementClass = z.enum(['query', 'dml', 'ddl']);
+export type StatementClass = z.infer<typeof StatementClass>;
+
+/** How a grant makes its actions undoable: captured before-images (each action commits), or a transaction held open until keep or undo. */
+export const DatabaseMode = z.enum(['capture', 'held']);
+export type DatabaseMode = z.infer<typeof DatabaseMode>;
+
+export const DatabaseGrant = z.object({
+  /** How the agent names it: a ```sql NAME block, $POSTHOC_GATEWAY/db/NAME/query. */
+  name: z.string(),
+  engine: DatabaseEngine,
+  /** SQLite: the file's absolute path. PostgreSQL: the connection URL without its password. */
+  location: z.string(),
+  /** Enforced by the database: a read-only connection or transaction. */
+  readOnly: z.boolean(),
+  /** The statement classes the grant allows. */
+  statements: z.array(StatementClass),
+  /** Whether the prompt may show a few rows of each table (never otherwise). */
+  sampleRows: z.boolean(),
+  /** Rows one action may change; above it the action is rolled back and waits for approval. */
+  maxRowsAffected: z.number().int().positive(),
+  mode: DatabaseMode,
+  /** Held mode: seconds before a transaction nobody kept is rolled back. */
+  heldTimeoutSeconds: z.number().int().positive(),
+  /** The vault entry holding the connection's password, if it has one; never the password itself. */
+  passwordSecret: z.string().nullable(),
+});
+export type DatabaseGrant = z.infer<typeof DatabaseGrant>;
+
 export const Task = z.object({
   id: z.string(),
   title: z.string(),
@@ -33,6 +67,8 @@ export const Task = z.object({
   workspaces: z.array(WorkspaceGrant),
   /** Names of the services the sandbox may call through the gateway. */
   services: z.array(z.string()),
+  /** Databases granted to the task (absent on tasks from before database grants). */
+  databases: z.array(DatabaseGrant).optional(),
   model: z.string(),
   answer: z.string().nullable(),
   error: z.string().nullable(),
@@ -54,7 +90,7 @@ export const Message = z.object({
 });
 export type Message = z.infer<typeof Message>;
 
-export const ActionLanguage = z.enum(['python', 'bash', 'sh']);
+export const ActionLanguage = z.enum(['python', 'bash', 'sh', 'sql']);
 export type ActionLanguage = z.infer<typeof ActionLanguage>;
 
 export const ActionStatus = z.enum(['running', 'done', 'failed', 'awaiting-approval', 'undone', 'kept']);
@@ -77,6 +113,22 @@ export const FsEffect = z.object({
   deleted: z.array(z.string()),
   checkpointBefore: z.string(),
   checkpointAfter: z.string(),
+  /** Files (or whole folders, "a/" → "b/") moved with their content unchanged; not repeated in added/deleted. */
+  renamed: z.array(z.object({ from: z.string(), to: z.string() })).optional(),
+  /** Paths the checkpoints before or after this action could not hold ("not covered by undo"). */
+  notCovered: z
+    .array(
+      z.object({
+        path: z.string(),
+        /** budget: over the folder's storage budget; special: a socket, pipe or device; name: not valid UTF-8; unreadable. */
+        reason: z.enum(['budget', 'special', 'name', 'unreadable']),
+        size: z.number().nullable(),
+        when: z.enum(['before', 'after', 'both']),
+        /** The action changed or removed it, so undo cannot bring back what it held. */
+        changed: z.boolean(),
+      }),
+    )
+    .optional(),
 });
 export type FsEffect = z.infer<typeof FsEffect>;
 
@@ -95,11 +147,72 @@ export const RestEffect = z.object({
   mutating: z.boolean(),
   /** Set when the gateway refused the call (not granted, not allowed); nothing left the machine. */
   refused: z.string().nullable(),
+  /** How the gateway added credentials: 'oauth:PROVIDER', 'bearer SECRET-NAME'; names only, null for none. */
+  auth: z.string().nullable().optional(),
+  /** Whose provider data described the call (its inverse rules), if any. */
+  api: z.string().nullable().optional(),
+  /** The request's body and the response's, cut short, with every secret redacted. */
+  request: z.string().nullable().optional(),
+  response: z.string().nullable().optional(),
+  /** The exact call undo sends to take this one back; null when none is known (irreversible). */
+  inverse: RestInverse.nullable().optional(),
+  /** Set when the gateway kept the call back: a send's window or a wait for approval. */
+  hold: RestHold.nullable().optional(),
+  /** Set once undo sent the inverse: its HTTP status, and the error when the provider refused it. */
+  undone: z.object({ status: z.number().int(), at: z.string(), error: z.string().nullable() }).nullable().optional(),
 });
 export type RestEffect = z.infer<typeof RestEffect>;
 
-/** Discriminated on `channel`; the db channel joins this union in its issue. */
-export const Effect = z.discriminatedUnion('channel', [FsEffect, RestEffect]);
+/** Rows a query answered: the first ones, each value as text (null for NULL), and how many there were. */
+export const QueryResult = z.object({
+  columns: z.array(z.string()),
+  rows: z.array(z.array(z.string().nullable())),
+  rowCount: z.number().int(),
+  /** True when `rows` holds fewer than rowCount rows, or cut values. */
+  truncated: z.boolean(),
+});
+export type QueryResult = z.infer<typeof QueryResult>;
+
+export const DbStatement = z.object({
+  sql: z.string(),
+  kind: StatementClass,
+  /** Rows the statement itself changed, as the database counts them; null for DDL and queries. */
+  rowsAffected: z.number().int().nullable(),
+  result: QueryResult.nullable(),
+});
+export type DbStatement = z.infer<typeof DbStatement>;
+
+/** SQL an action ran on one granted database, and how undo takes it back. */
+export const DbEffect = z.object({
+  channel: z.literal('db'),
+  database: z.string(),
+  engine: DatabaseEngine,
+  /** A ```sql block run by Posthoc, or a request from the sandbox through the gateway. */
+  via: z.enum(['sql', 'gateway']),
+  mode: DatabaseMode,
+  statements: z.array(DbStatement),
+  /** Rows changed, cascades and the database's own triggers included. */
+  rowsAffected: z.number().int(),
+  /** Tables whose rows or definitions changed. */
+  tables: z.array(z.string()),
+  undo: z.object({
+    /** none: nothing changed; rows: compensating statements from before-images captured as the SQL ran (and, on PostgreSQL, exact schema steps); snapshot: a copy of the SQLite file; held: the open transaction. */
+    kind: z.enum(['none', 'rows', 'snapshot', 'held']),
+    /** The full undo log in Posthoc's data folder; null when there is none. */
+    logId: z.string().nullable(),
+    /** The first compensating statements, exactly as undo runs them. */
+    statements: z.array(z.string()),
+    statementCount: z.number().int(),
+  }),
+  /** Held mode: when the open transaction is rolled back unless kept. */
+  heldUntil: z.string().nullable(),
+  /** Set when the request was refused (not granted, not allowed); nothing ran. */
+  refused: z.string().nullable(),
+});
+export type DbEffect = z.infer<typeof DbEffect>;
+
+/** Discriminated on `channel`. */
+export const Effect = z.discriminatedUnion('channel', [FsEffect, RestEffect, DbEffect]);
 export type Effect = z.infer<typeof Effect>;
 
 export const ReversePlan = z.object({
@@ -107,13 +220,32 @@ export const ReversePlan = z.object({
   summary: z.string(),
   /** Machine form: one step per effect. */
   steps: z.array(
-    z.object({
-      channel: z.literal('fs'),
-      workspace: z.string(),
-      restoreCheckpoint: z.string(),
-      remove: z.array(z.string()),
-      restore: z.array(z.string()),
-    }),
+    z.discriminatedUnion('channel', [
+      z.object({
+        channel: z.literal('fs'),
+        workspace: z.string(),
+        restoreCheckpoint: z.string(),
+        remove: z.array(z.string()),
+        restore: z.array(z.string()),
+      }),
+      z.object({
+        channel: z.literal('db'),
+        database: z.string(),
+        kind: z.enum(['rows', 'snapshot', 'held']),
+        /** The first compensating statements, exactly as undo runs them. */
+        statements: z.array(z.string()),
+        statementCount: z.number().int(),
+      }),
+      z.object({
+        channel: z.literal('rest'),
+        /** The exact inverse call, sent through the gateway with the service's credentials. */
+        service: z.string(),
+        method: z.string(),
+        path: z.string(),
+        body: z.string().nullable(),
+        summary: z.string(),
+      }),
+    ]),
   ),
   /** True when the plan was checked against the recorded state (checkpoints exist and are readable). */
   verified: z.boolean(),
@@ -124,7 +256,7 @@ export const Action = z.object({
   id: z.string(),
   taskId: z.string(),
   seq: z.number().int(),
-  kind: z.literal('code'),
+  kind: z.enum(['code', 'sql']),
   language: ActionLanguage,
   source: z.string(),
   status: ActionStatus,
@@ -138,9 +270,38 @@ export const Action = z.object({
 });
 export type Action = z.infer<typeof Action>;
 
+export const UndoBlocker = z.object({
+  path: z.string(),
+  by: z.enum(['action', 'external', 'content']),
+  /** The later action that changed the path (by: 'action'). */
+  actionId: z.string().nullable(),
+  actionSeq: z.number().int().nullable(),
+  /** Set when that action belongs to another task. */
+  taskTitle: z.string().nullable(),
+});
+export type UndoBlocker = z.infer<typeof UndoBlocker>;
+
 export const UndoResult = z.discriminatedUnion('outcome', [
-  z.object({ outcome: z.literal('undone'), action: Action, restored: z.array(z.string()), removed: z.array(z.string()) }),
-  z.object({ outcome: z.literal('conflict'), action: Action, paths: z.array(z.string()), message: z.string() }),
+  z.object({
+    outcome: z.literal('undone'),
+    action: Action,
+    restored: z.array(z.string()),
+    removed: z.array(z.string()),
+    /** Paths whose earlier content was not covered by undo (over the storage budget): left as they are. */
+    notRestored: z.array(z.string()).optional(),
+    /** Service calls taken back by their inverse call, in words, in the order they were sent. */
+    calls: z.array(z.string()).optional(),
+  }),
+  z.object({
+    outcome: z.literal('conflict'),
+    action: Action,
+    paths: z.array(z.string()),
+    message: z.string(),
+    /** Why each path blocks: a later action, an edit made outside Posthoc, or content that changed. */
+    blockers: z.array(UndoBlocker).optional(),
+    /** Rewinding (undoing the later actions too, newest first) would get past these blockers. */
+    canRewind: z.boolean().optional(),
+  }),
 ]);
 export type UndoResult = z.infer<typeof UndoResult>;
 
@@ -179,7 +340,17 @@ export const SandboxStatus = z.object({
 export type SandboxStatus = z.infer<typeof SandboxStatus>;
 
 /** A REST service the gateway forwards to, as $POSTHOC_GATEWAY/svc/NAME/… in the sandbox. */
-export const ServiceDefinition = z.object({ name: z.string(), baseUrl: z.string(), createdAt: z.string() });
+export const ServiceDefinition = z.object({
+  name: z.string(),
+  baseUrl: z.string(),
+  createdAt: z.string(),
+  /** How the gateway adds credentials (absent: none). */
+  auth: ServiceAuth.optional(),
+  /** The person's rules for its calls. */
+  rules: ServiceRules.optional(),
+  /** Whose provider data says how its calls are taken back (slack, github, …), if any. */
+  api: z.string().nullable().optional(),
+});
 export type ServiceDefinition = z.infer<typeof ServiceDefinition>;
 
 export const TaskDetail = z.object({

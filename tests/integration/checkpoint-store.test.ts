@@ -1,124 +1,241 @@
-// Checkpoints against a real git object store written by isomorphic-git, checked with native git too.
+// Checkpoints against a real git object store, checked with native git too: what a checkpoint covers,
+// what it costs (only changed files are read), and restoring paths from it.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CheckpointConflict, CheckpointStore } from '../../main/effects/fs/checkpoint-store';
+import { CheckpointStore, type Checkpoint } from '../../main/effects/fs/checkpoint-store';
+import { planRevert } from '../../main/effects/fs/revert-plan';
+import { summarize } from '../../main/effects/fs/tree-diff';
 import { tempDirs } from '../support/temp-dir';
 
 const dirs = tempDirs();
 afterEach(() => dirs.cleanup());
+const BUDGET = 1024 * 1024 * 1024;
 
-async function setup() {
+async function setup(options: { racyWindowMs?: number; largeFileBytes?: number } = {}) {
   const ws = dirs.make('posthoc-ws-');
   const data = dirs.make('posthoc-data-');
   writeFileSync(join(ws, 'notes.txt'), 'mine\n');
   mkdirSync(join(ws, 'src'));
   writeFileSync(join(ws, 'src', 'main.py'), 'print(1)\n');
-  const store = await CheckpointStore.open(ws, join(data, 'checkpoints'));
-  return { ws, store };
+  const checkpoints = join(data, 'checkpoints');
+  const store = await CheckpointStore.open(ws, checkpoints, options);
+  const snap = (message: string, parent?: Checkpoint, budgetBytes = BUDGET) => store.snapshot(message, { parent: parent?.commit, budgetBytes });
+  return { ws, store, snap, checkpoints };
 }
 
+/** Puts back every path that changed between two checkpoints, as undo does. */
+async function revert(store: CheckpointStore, before: Checkpoint, after: Checkpoint) {
+  const now = await store.snapshot('now', { budgetBytes: BUDGET });
+  const plan = planRevert(store, now.tree, [{ actionId: 'a', fromTree: before.tree, toTree: after.tree, paths: store.diff(before.tree, after.tree).map((c) => c.path) }]);
+  if (plan.conflicts.length > 0) return { conflicts: plan.conflicts.map((c) => c.path) };
+  await store.restore(plan.ops, 't');
+  await store.restore(plan.finalOps, 't');
+  return { conflicts: [], notRestored: plan.notRestored };
+}
+
+const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
+const git = (gitdir: string, ...args: string[]) => execFileSync('git', ['--git-dir', gitdir, ...args], { encoding: 'utf8' });
+
 describe('CheckpointStore', () => {
-  it('records added, modified and deleted paths and restores the state before', async () => {
-    const { ws, store } = await setup();
-    const before = await store.snapshot('before');
+  it('records added, modified, deleted and renamed paths and restores the state before', async () => {
+    const { ws, store, snap } = await setup();
+    const before = await snap('before');
     writeFileSync(join(ws, 'hello.txt'), 'hi\n');
     writeFileSync(join(ws, 'src', 'main.py'), 'print(2)\n');
-    rmSync(join(ws, 'notes.txt'));
+    renameSync(join(ws, 'notes.txt'), join(ws, 'renamed notes.txt'));
     mkdirSync(join(ws, 'new', 'deep'), { recursive: true });
     writeFileSync(join(ws, 'new', 'deep', 'file name with spaces ü.txt'), 'x');
-    const after = await store.snapshot('after', before);
+    const after = await snap('after', before);
 
-    expect(await store.diff(before, after)).toEqual({
+    expect(summarize(store.diff(before.tree, after.tree))).toEqual({
       added: ['hello.txt', 'new/deep/file name with spaces ü.txt'],
       modified: ['src/main.py'],
-      deleted: ['notes.txt'],
+      deleted: [],
+      renamed: [{ from: 'notes.txt', to: 'renamed notes.txt' }],
     });
 
-    const result = await store.restore(before, after);
-    expect(result.removed.sort()).toEqual(['hello.txt', 'new/deep/file name with spaces ü.txt']);
-    expect(result.restored.sort()).toEqual(['notes.txt', 'src/main.py']);
+    expect(await revert(store, before, after)).toMatchObject({ conflicts: [] });
     expect(readFileSync(join(ws, 'notes.txt'), 'utf8')).toBe('mine\n');
     expect(readFileSync(join(ws, 'src', 'main.py'), 'utf8')).toBe('print(1)\n');
     expect(existsSync(join(ws, 'hello.txt'))).toBe(false);
+    expect(existsSync(join(ws, 'renamed notes.txt'))).toBe(false);
     expect(existsSync(join(ws, 'new'))).toBe(false); // folders the action created are gone too
   });
 
-  it('refuses to undo, writing nothing, when a changed path was edited since', async () => {
-    const { ws, store } = await setup();
-    const before = await store.snapshot('before');
-    writeFileSync(join(ws, 'hello.txt'), 'agent wrote this\n');
-    writeFileSync(join(ws, 'other.txt'), 'agent too\n');
-    const after = await store.snapshot('after', before);
-    writeFileSync(join(ws, 'hello.txt'), 'the person edited this\n');
+  it('shows a moved folder as one rename and brings a deleted tree back whole', async () => {
+    const { ws, store, snap } = await setup();
+    mkdirSync(join(ws, 'photos', '2024'), { recursive: true });
+    for (let i = 0; i < 5; i++) writeFileSync(join(ws, 'photos', '2024', `p${i}.jpg`), Buffer.from([i, 0, 255]));
+    const before = await snap('before');
+    renameSync(join(ws, 'photos'), join(ws, 'archive'));
+    const moved = await snap('moved', before);
+    expect(summarize(store.diff(before.tree, moved.tree))).toEqual({ added: [], modified: [], deleted: [], renamed: [{ from: 'photos/', to: 'archive/' }] });
 
-    await expect(store.restore(before, after)).rejects.toBeInstanceOf(CheckpointConflict);
-    await expect(store.restore(before, after)).rejects.toMatchObject({ paths: ['hello.txt'] });
-    expect(readFileSync(join(ws, 'hello.txt'), 'utf8')).toBe('the person edited this\n');
-    expect(existsSync(join(ws, 'other.txt'))).toBe(true);
+    rmSync(join(ws, 'archive'), { recursive: true });
+    const gone = await snap('gone', moved);
+    expect(summarize(store.diff(moved.tree, gone.tree)).deleted).toHaveLength(5);
+    await revert(store, moved, gone);
+    expect(readFileSync(join(ws, 'archive', '2024', 'p3.jpg'))).toEqual(Buffer.from([3, 0, 255]));
   });
 
-  it('keeps the executable bit and stores symlinks as links without following them', async () => {
-    const { ws, store } = await setup();
+  it('covers empty folders, names with newlines, the executable bit and symlinks (never followed)', async () => {
+    const { ws, store, snap } = await setup();
     const outside = dirs.make('posthoc-outside-');
     writeFileSync(join(outside, 'secret.txt'), 'outside the folder');
-    const before = await store.snapshot('before');
+    const before = await snap('before');
+    mkdirSync(join(ws, 'empty', 'nested'), { recursive: true });
+    writeFileSync(join(ws, 'line\nbreak.txt'), 'odd name');
     writeFileSync(join(ws, 'run.sh'), '#!/bin/sh\necho hi\n');
     chmodSync(join(ws, 'run.sh'), 0o755);
     symlinkSync(join(outside, 'secret.txt'), join(ws, 'link-out'));
-    const after = await store.snapshot('after', before);
-    const flat = await store.flatten(after);
-    expect(flat.get('run.sh')?.mode).toBe('100755');
-    expect(flat.get('link-out')?.mode).toBe('120000');
+    symlinkSync(outside, join(ws, 'dir-link'));
+    const after = await snap('after', before);
+    expect(store.lookup(after.tree, 'run.sh')?.kind).toBe('exec');
+    expect(store.lookup(after.tree, 'link-out')?.kind).toBe('link');
+    expect(store.lookup(after.tree, 'dir-link')?.kind).toBe('link');
+    expect(store.lookup(after.tree, 'dir-link/secret.txt')).toBeNull(); // not followed
+    expect(store.lookup(after.tree, 'empty/nested')?.kind).toBe('dir');
+    expect(summarize(store.diff(before.tree, after.tree)).added).toEqual(['dir-link', 'empty/nested/', 'line\nbreak.txt', 'link-out', 'run.sh']);
 
-    // Deleting both and undoing that brings back a link (not a copy of the target) and the mode.
-    rmSync(join(ws, 'run.sh'));
-    rmSync(join(ws, 'link-out'));
-    const gone = await store.snapshot('deleted', after);
-    await store.restore(after, gone);
+    // Deleting them all and undoing that brings back links (not copies), the mode, the empty folders.
+    for (const name of ['run.sh', 'link-out', 'dir-link', 'line\nbreak.txt']) rmSync(join(ws, name));
+    rmSync(join(ws, 'empty'), { recursive: true });
+    const gone = await snap('deleted', after);
+    await revert(store, after, gone);
     expect(statSync(join(ws, 'run.sh')).mode & 0o111).not.toBe(0);
-    expect(lstatSync(join(ws, 'link-out')).isSymbolicLink()).toBe(true);
     expect(readlinkSync(join(ws, 'link-out'))).toBe(join(outside, 'secret.txt'));
+    expect(lstatSync(join(ws, 'dir-link')).isSymbolicLink()).toBe(true);
+    expect(statSync(join(ws, 'empty', 'nested')).isDirectory()).toBe(true);
+    expect(readFileSync(join(ws, 'line\nbreak.txt'), 'utf8')).toBe('odd name');
     expect(readFileSync(join(outside, 'secret.txt'), 'utf8')).toBe('outside the folder');
   });
 
   it('never writes through a symlinked folder planted inside the workspace', async () => {
-    const { ws, store } = await setup();
+    const { ws, store, snap } = await setup();
     const outside = dirs.make('posthoc-outside-');
-    const before = await store.snapshot('before');
+    const before = await snap('before');
     mkdirSync(join(ws, 'sub'));
     writeFileSync(join(ws, 'sub', 'f.txt'), 'x');
-    const after = await store.snapshot('after', before);
-    // Undo of "delete sub/f.txt" would write sub/f.txt; make sub a link to a folder outside first.
+    const after = await snap('after', before);
     rmSync(join(ws, 'sub'), { recursive: true });
-    const deleted = await store.snapshot('deleted', after);
+    const deleted = await snap('deleted', after);
     symlinkSync(outside, join(ws, 'sub'));
-    await expect(store.restore(after, deleted)).rejects.toThrow();
+    // Undo of "delete sub/f.txt" would write sub/f.txt: sub is now a link, which the plan sees as a conflict.
+    expect((await revert(store, after, deleted)).conflicts).toContain('sub');
+    // Even a forced restore through the link is refused by the path guard.
+    await expect(store.restore([{ path: 'sub/f.txt', to: store.lookup(after.tree, 'sub/f.txt') }], 't')).rejects.toThrow(/symbolic link/);
     expect(existsSync(join(outside, 'f.txt'))).toBe(false);
   });
 
-  it('leaves the person\'s own .git alone and writes a repository native git can read', async () => {
-    const { ws, store } = await setup();
-    mkdirSync(join(ws, '.git'));
-    writeFileSync(join(ws, '.git', 'HEAD'), 'ref: refs/heads/main\n');
-    const before = await store.snapshot('before');
-    writeFileSync(join(ws, 'a.txt'), 'a\n');
-    const after = await store.snapshot('after', before);
-    expect([...(await store.flatten(after)).keys()].some((p) => p.startsWith('.git'))).toBe(false);
-    await store.pin('actions/test/after', after);
-    const log = execFileSync('git', ['--git-dir', store.gitdir, 'log', '--format=%s', 'refs/posthoc/actions/test/after'], { encoding: 'utf8' });
-    expect(log.trim().split('\n')).toEqual(['after', 'before']);
-    const names = execFileSync('git', ['--git-dir', store.gitdir, 'diff', '--name-status', before, after], { encoding: 'utf8' });
-    expect(names.trim()).toBe('A\ta.txt');
-    execFileSync('git', ['--git-dir', store.gitdir, 'fsck', '--no-dangling'], { stdio: 'pipe' });
+  it('holds a .git folder inside the workspace and writes a repository native git can read', async () => {
+    const { ws, store, snap } = await setup();
+    execFileSync('git', ['init', '-q', ws]);
+    const before = await snap('before');
+    execFileSync('git', ['-C', ws, '-c', 'user.name=a', '-c', 'user.email=a@b', 'add', '-A']);
+    execFileSync('git', ['-C', ws, '-c', 'user.name=a', '-c', 'user.email=a@b', 'commit', '-qm', 'first']);
+    const after = await snap('after', before);
+    const changed = summarize(store.diff(before.tree, after.tree));
+    expect(changed.added).toContain('.git/index');
+    expect(changed.modified.concat(changed.added).some((p) => p.startsWith('.git/refs/heads/'))).toBe(true);
+
+    await store.pin('actions/test/after', after.commit);
+    expect(git(store.gitdir, 'log', '--format=%s', 'refs/posthoc/actions/test/after').trim().split('\n')).toEqual(['after', 'before']);
+    expect(git(store.gitdir, 'diff', '--name-status', before.commit, after.commit)).toContain('A\t.posthoc-esc-.git/index');
+    expect(git(store.gitdir, 'ls-tree', after.commit, 'src').trim()).toMatch(/^040000 tree [0-9a-f]{40}\tsrc$/);
+    git(store.gitdir, 'fsck', '--no-dangling', '--strict');
+
+    // Undoing the commit gives back the person's repository exactly as it was: no commits.
+    await revert(store, before, after);
+    expect(() => execFileSync('git', ['-C', ws, 'rev-parse', 'HEAD'], { stdio: 'pipe' })).toThrow();
+    execFileSync('git', ['-C', ws, 'fsck'], { stdio: 'pipe' });
   });
 
-  it('sees a change made within the same second as the previous checkpoint (no stale stat cache)', async () => {
-    const { ws, store } = await setup();
-    const first = await store.snapshot('first');
+  it('reads only changed files, keeps unchanged folder trees, and starts warm in a new process', async () => {
+    const { ws, store, snap, checkpoints } = await setup({ racyWindowMs: 0 });
+    for (let d = 0; d < 5; d++) {
+      mkdirSync(join(ws, `d${d}`));
+      for (let f = 0; f < 20; f++) writeFileSync(join(ws, `d${d}`, `f${f}.txt`), `${d}-${f}\n`);
+    }
+    await settle(); // files written in the same millisecond as a checkpoint are never trusted to the cache
+    const first = await snap('first');
+    expect(first.hashed).toBe(102);
+    const same = await snap('same');
+    expect(same.hashed).toBe(0);
+    expect(same.tree).toBe(first.tree);
+    writeFileSync(join(ws, 'd3', 'f7.txt'), 'changed\n');
+    await settle();
+    const third = await snap('third');
+    expect(third.hashed).toBe(1);
+    expect(store.lookup(third.tree, 'd1')!.oid).toBe(store.lookup(first.tree, 'd1')!.oid);
+    expect(store.lookup(third.tree, 'd3')!.oid).not.toBe(store.lookup(first.tree, 'd3')!.oid);
+
+    store.saveCache();
+    const fresh = await CheckpointStore.open(ws, checkpoints, { racyWindowMs: 0 });
+    const warm = await fresh.snapshot('warm', { budgetBytes: BUDGET });
+    expect(warm.hashed).toBe(0);
+    expect(warm.tree).toBe(third.tree);
+  });
+
+  it('lists a large folder in worker threads and finds the same state as one thread does', async () => {
+    const { ws, store, checkpoints } = await setup({ racyWindowMs: 0 });
+    for (let d = 0; d < 30; d++) {
+      mkdirSync(join(ws, `d${d}`, 'deep'), { recursive: true });
+      for (let f = 0; f < 300; f++) writeFileSync(join(ws, `d${d}`, f % 2 ? 'deep' : '', `f${f}.txt`), `${d}/${f}\n`);
+    }
+    await settle();
+    const first = await store.snapshot('first', { budgetBytes: BUDGET }); // no counts yet: one thread
+    const parallel = await store.snapshot('parallel', { budgetBytes: BUDGET }); // 9,002 files: several threads
+    expect(parallel.tree).toBe(first.tree);
+    expect(parallel.hashed).toBe(0);
+    writeFileSync(join(ws, 'd17', 'deep', 'f201.txt'), 'changed deep inside\n');
+    rmSync(join(ws, 'd3'), { recursive: true });
+    await settle();
+    const changed = await store.snapshot('changed', { budgetBytes: BUDGET });
+    const summary = summarize(store.diff(first.tree, changed.tree));
+    expect(summary.modified).toEqual(['d17/deep/f201.txt']);
+    expect(summary.deleted).toHaveLength(300);
+    const single = await CheckpointStore.open(ws, join(checkpoints, 'other'), { parallelMinFiles: Number.MAX_SAFE_INTEGER });
+    expect((await single.snapshot('single', { budgetBytes: BUDGET })).tree).toBe(changed.tree);
+  });
+
+  it('sees a same-size change made right after a checkpoint (recent files are never trusted to the cache)', async () => {
+    const { ws, snap, store } = await setup();
+    const first = await snap('first');
     writeFileSync(join(ws, 'notes.txt'), 'mone\n'); // same size, same second
-    const second = await store.snapshot('second', first);
-    expect((await store.diff(first, second)).modified).toEqual(['notes.txt']);
+    const second = await snap('second', first);
+    expect(summarize(store.diff(first.tree, second.tree)).modified).toEqual(['notes.txt']);
+  });
+
+  it('stores large files up to the budget and names the rest as not covered', async () => {
+    const { ws, store } = await setup({ largeFileBytes: 1000 });
+    writeFileSync(join(ws, 'a.bin'), Buffer.alloc(3000, 1));
+    writeFileSync(join(ws, 'b.bin'), Buffer.alloc(3000, 2));
+    const cp = await store.snapshot('s', { budgetBytes: 4000 });
+    const kinds = ['a.bin', 'b.bin'].map((p) => store.lookup(cp.tree, p)!.kind);
+    expect(kinds.sort()).toEqual(['file', 'uncovered']);
+    expect(cp.notCovered).toEqual([expect.objectContaining({ reason: 'budget', size: 3000 })]);
+    expect(store.largeBytes()).toBe(3000);
+    // The not-covered file is not read again while its stat fields stay the same.
+    const again = await store.snapshot('again', { budgetBytes: 4000 });
+    expect(again.tree).toBe(cp.tree);
+    expect((await store.checkpoint(again.commit)).notCovered).toEqual(cp.notCovered);
+  });
+
+  it('garbage-collects checkpoints no pin reaches and keeps the pinned ones readable', async () => {
+    const { ws, store, snap } = await setup();
+    const keep = await snap('keep');
+    await store.pin('actions/x/before', keep.commit);
+    writeFileSync(join(ws, 'temp.txt'), 'short-lived content');
+    const dropped = await snap('dropped');
+    writeFileSync(join(ws, 'temp.txt'), 'now different');
+    rmSync(join(ws, 'temp.txt'));
+    await snap('current');
+    const blob = store.lookup(dropped.tree, 'temp.txt')!.oid;
+    expect(await store.collectGarbage()).toBeGreaterThan(0);
+    await expect(store.readBlob(blob)).rejects.toThrow();
+    expect((await store.readBlob(store.lookup(keep.tree, 'notes.txt')!.oid)).toString()).toBe('mine\n');
+    git(store.gitdir, 'fsck', '--no-dangling', '--connectivity-only');
   });
 });

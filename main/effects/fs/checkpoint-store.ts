@@ -1,254 +1,247 @@
-// Checkpoints of a granted folder in a git-format shadow repository (a bare repo in the data directory),
-// written with isomorphic-git so `git --git-dir=... log` and `git diff` can inspect them.
+// Checkpoints of one granted folder in a git-format shadow repository (a bare repository in the data
+// directory), readable with `git --git-dir=… log` and `git diff`.
 //
-// What is covered: regular files (content and the executable bit) and symbolic links (stored as links,
-// never followed). A `.git` folder inside the granted folder is skipped for now: it is never read into a
-// checkpoint and never written by a restore, so the person's own repository is never touched.
+// A checkpoint is a commit whose tree is the folder: regular files with their executable bit, symbolic
+// links as links (never followed), empty folders (empty trees), any name (a `.git` folder inside is
+// stored as ".posthoc-esc-.git"), and large files up to the folder's storage budget. What it cannot hold
+// is listed in the commit message ("Not-Covered: …") and stored as a gitlink placeholder.
 //
-// A stat cache (size, mtime, ctime, inode, mode → blob id) means only files that changed are read and hashed.
-import git from 'isomorphic-git';
-import * as fs from 'node:fs';
-import { lstat, mkdir, readFile, readdir, readlink, rename, rm, rmdir, symlink, writeFile, chmod } from 'node:fs/promises';
-import { createHash, randomBytes } from 'node:crypto';
-import { dirname, join } from 'node:path';
-import { resolveInside } from './path-guard';
+// Commits chain at most two deep (after → before, undone → before undo) so garbage collection can drop
+// any checkpoint no undoable action needs.
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { FolderScanner, RACY_WINDOW_MS, type ScanLimits } from './folder-scanner';
+import { ShadowRepo } from './git-objects';
+import { applyOps, type RestoreHooks, type RestoreOp, type RestoreOutcome } from './restore';
+import { StatCache } from './stat-cache';
+import { applyChanges, diffTrees, lookup, type Change } from './tree-diff';
+import type { Entry, NotCovered } from './tree-model';
 
-export type Entry = { mode: '100644' | '100755' | '120000'; oid: string };
-/** Path (relative, '/'-separated) → entry. Directories are implied by their files. */
-export type FlatTree = Map<string, Entry>;
+export type Checkpoint = {
+  commit: string;
+  tree: string;
+  notCovered: NotCovered[];
+  /** Files read and hashed by the walk that made it (the rest came from the stat cache). */
+  hashed?: number;
+};
 
-export type FsChange = { added: string[]; modified: string[]; deleted: string[] };
+export type CheckpointOptions = {
+  /** Files at least this large count against the folder's storage budget (default 8 MiB). */
+  largeFileBytes?: number;
+  racyWindowMs?: number;
+  restoreHooks?: RestoreHooks;
+  /** Folders with at least this many files are listed by several threads (default 8000; tests lower it). */
+  parallelMinFiles?: number;
+};
 
-type StatKey = { size: number; mtimeMs: number; ctimeMs: number; ino: number; mode: number };
-type CacheEntry = StatKey & { oid: string };
+export const DEFAULT_LARGE_FILE_BYTES = 8 * 1024 * 1024;
+const NOT_COVERED = 'Not-Covered: ';
+const CACHE_FILE = 'posthoc-stat-cache.json';
 
-const AUTHOR = { name: 'Posthoc', email: 'checkpoints@posthoc.invalid', timestamp: 0, timezoneOffset: 0 };
-const SKIPPED_NAMES = new Set(['.git']);
-/** Files modified this recently are not trusted to the stat cache (mtime granularity, "racy git"). */
-const RACY_WINDOW_MS = 2000;
+export class CheckpointStore {
+  private readonly cache: StatCache;
+  private readonly checkpoints = new Map<string, Checkpoint>();
 
-export class CheckpointConflict extends Error {
-  constructor(readonly paths: string[]) {
+  private constructor(
+    readonly workspace: string,
+    readonly repo: ShadowRepo,
+    private readonly options: CheckpointOptions,
+  ) {
+    this.cache = StatCache.load(join(repo.gitdir, CACHE_FILE));
+  }
+
+  get gitdir(): string {
+    return this.repo.gitdir;
+  }
+
+  static gitdirFor(workspace: string, checkpointsDir: string): string {
+    const id = createHash('sha256').update(workspace).digest('hex').slice(0, 16);
+    return join(checkpointsDir, `${id}.git`);
+  }
+
+  static async open(workspace: string, checkpointsDir: string, options: CheckpointOptions = {}): Promise<CheckpointStore> {
+    const repo = await ShadowRepo.open(CheckpointStore.gitdirFor(workspace, checkpointsDir), `Posthoc checkpoints of ${workspace}`);
+    return new CheckpointStore(workspace, repo, options);
+  }
+
+  /** Records the folder's current state as a commit. */
+  async snapshot(message: string, input: { parent?: string; budgetBytes: number }): Promise<Checkpoint> {
+    const limits: ScanLimits = {
+      largeFileBytes: this.options.largeFileBytes ?? DEFAULT_LARGE_FILE_BYTES,
+      budgetBytes: input.budgetBytes,
+      parallelMinFiles: this.options.parallelMinFiles,
+    };
+    const scanner = new FolderScanner(this.repo, this.cache, this.workspace, limits, this.options.racyWindowMs ?? RACY_WINDOW_MS);
+    const { tree, notCovered, hashed } = await scanner.scan();
+    return { ...(await this.commit(tree, message, input.parent ? [input.parent] : [], notCovered)), hashed };
+  }
+
+  /** Writes a commit for a tree built without a walk (the state an undo leaves). */
+  async commit(tree: string, message: string, parents: string[], notCovered: NotCovered[]): Promise<Checkpoint> {
+    const trailer = notCovered.map((n) => `${NOT_COVERED}${JSON.stringify(n)}`).join('\n');
+    const commit = await this.repo.writeCommit({ tree, parents, message: trailer ? `${message}\n\n${trailer}` : message, at: new Date() });
+    const checkpoint = { commit, tree, notCovered };
+    this.checkpoints.set(commit, checkpoint);
+    return checkpoint;
+  }
+
+  async checkpoint(commit: string): Promise<Checkpoint> {
+    const cached = this.checkpoints.get(commit);
+    if (cached) return cached;
+    let read;
+    try {
+      read = await this.repo.readCommit(commit);
+    } catch {
+      throw new CheckpointMissing(commit);
+    }
+    const notCovered = read.message
+      .split('\n')
+      .filter((l) => l.startsWith(NOT_COVERED))
+      .map((l) => JSON.parse(l.slice(NOT_COVERED.length)) as NotCovered);
+    const checkpoint = { commit, tree: read.tree, notCovered };
+    this.checkpoints.set(commit, checkpoint);
+    return checkpoint;
+  }
+
+  diff(beforeTree: string, afterTree: string): Change[] {
+    return diffTrees(this.repo, beforeTree, afterTree);
+  }
+
+  lookup(tree: string, path: string): Entry | null {
+    return lookup(this.repo, tree, path);
+  }
+
+  applyChanges(tree: string, changes: ReadonlyArray<{ path: string; to: Entry | null }>): string {
+    return applyChanges(this.repo, tree, changes);
+  }
+
+  readBlob(oid: string): Promise<Buffer> {
+    return this.repo.readBlob(oid);
+  }
+
+  /**
+   * Makes paths of the folder hold the given entries (atomic per file; see restore.ts). `replaced` names
+   * the entries being overwritten: their objects are flushed to disk first, so even a power cut half-way
+   * leaves what rollback needs.
+   */
+  restore(ops: readonly RestoreOp[], tag: string, replaced: Iterable<Entry | null> = []): Promise<RestoreOutcome> {
+    const blobs: string[] = [];
+    for (const e of replaced) if (e && e.kind !== 'dir' && e.kind !== 'uncovered') blobs.push(e.oid);
+    this.repo.makeDurable(blobs);
+    return applyOps(this.workspace, this.repo, ops, tag, this.options.restoreHooks);
+  }
+
+  /** Keeps a checkpoint reachable (safe from garbage collection) under refs/posthoc/NAME. */
+  pin(name: string, commit: string): Promise<void> {
+    return this.repo.setRef(name, commit);
+  }
+
+  unpin(name: string): Promise<void> {
+    return this.repo.deleteRef(name);
+  }
+
+  pinned(): Promise<Array<{ name: string; oid: string }>> {
+    return this.repo.listRefs();
+  }
+
+  /** Bytes of large files the folder's checkpoints hold (what the budget counts). */
+  largeBytes(): number {
+    return this.cache.largeBytes();
+  }
+
+  saveCache(): void {
+    this.cache.save(join(this.gitdir, CACHE_FILE));
+  }
+
+  /**
+   * Deletes every object no pinned checkpoint (and no stat-cache entry) reaches. Call it holding the
+   * folder's lock. Returns how many objects were removed.
+   */
+  async collectGarbage(): Promise<number> {
+    this.saveCache();
+    const keep = new Set<string>(this.cache.oids());
+    // Another process may have saved a cache naming objects this one does not know.
+    for (const oid of StatCache.load(join(this.gitdir, CACHE_FILE)).oids()) keep.add(oid);
+    const commits = (await this.pinned()).map((r) => r.oid);
+    const seenCommits = new Set<string>();
+    const seenTrees = new Set<string>();
+    while (commits.length > 0) {
+      const oid = commits.pop()!;
+      if (seenCommits.has(oid)) continue;
+      seenCommits.add(oid);
+      keep.add(oid);
+      const c = await this.checkpointCommit(oid);
+      if (!c) continue;
+      this.markTree(c.tree, keep, seenTrees);
+      commits.push(...c.parents);
+    }
+    let removed = 0;
+    for (const oid of this.repo.listLoose()) {
+      if (keep.has(oid)) continue;
+      this.repo.deleteLoose(oid);
+      this.checkpoints.delete(oid);
+      removed++;
+    }
+    for (const oid of [...this.cache.large.keys()]) {
+      if (!keep.has(oid)) {
+        this.cache.large.delete(oid);
+        this.cache.markChanged();
+      }
+    }
+    removeStaleTemps(join(this.gitdir, 'objects'));
+    this.saveCache();
+    return removed;
+  }
+
+  private async checkpointCommit(oid: string): Promise<{ tree: string; parents: string[] } | null> {
+    try {
+      return await this.repo.readCommit(oid);
+    } catch {
+      return null;
+    }
+  }
+
+  private markTree(tree: string, keep: Set<string>, trees: Set<string>): void {
+    const stack = [tree];
+    while (stack.length > 0) {
+      const oid = stack.pop()!;
+      if (trees.has(oid)) continue;
+      trees.add(oid);
+      keep.add(oid);
+      let entries;
+      try {
+        entries = this.repo.readTree(oid);
+      } catch {
+        continue;
+      }
+      for (const e of entries) {
+        if (e.mode === '040000') {
+          if (!trees.has(e.oid)) stack.push(e.oid);
+        } else if (e.mode !== '160000') keep.add(e.oid);
+      }
+    }
+  }
+}
+
+export class CheckpointMissing extends Error {
+  constructor(readonly commit: string) {
     super(
-      `Undo refused: ${paths.length} path(s) changed after this action and undo would overwrite them: ${paths.join(', ')}`,
+      `Checkpoint ${commit.slice(0, 8)} is no longer stored: it was released when its action was kept, or Posthoc's checkpoints folder was removed.`,
     );
   }
 }
 
-export class CheckpointStore {
-  private readonly statCache = new Map<string, CacheEntry>();
-  private readonly flatCache = new Map<string, FlatTree>();
-
-  private constructor(
-    readonly workspace: string,
-    readonly gitdir: string,
-  ) {}
-
-  /** Opens (creating if needed) the shadow repository for `workspace` under `checkpointsDir`. */
-  static async open(workspace: string, checkpointsDir: string): Promise<CheckpointStore> {
-    const id = createHash('sha256').update(workspace).digest('hex').slice(0, 16);
-    const gitdir = join(checkpointsDir, `${id}.git`);
-    if (!fs.existsSync(join(gitdir, 'HEAD'))) {
-      await mkdir(gitdir, { recursive: true });
-      await git.init({ fs, gitdir, bare: true, defaultBranch: 'checkpoints' });
-      await writeFile(join(gitdir, 'description'), `Posthoc checkpoints of ${workspace}\n`);
-    }
-    return new CheckpointStore(workspace, gitdir);
-  }
-
-  /** Records the folder's current state; returns the checkpoint's commit id. */
-  async snapshot(message: string, parent?: string): Promise<string> {
-    const startedAt = Date.now();
-    const flat: FlatTree = new Map();
-    const tree = await this.writeDir(this.workspace, '', flat, startedAt);
-    const oid = await git.writeCommit({
-      fs,
-      gitdir: this.gitdir,
-      commit: {
-        message: `${message}\n`,
-        tree,
-        parent: parent ? [parent] : [],
-        author: { ...AUTHOR, timestamp: Math.floor(startedAt / 1000) },
-        committer: { ...AUTHOR, timestamp: Math.floor(startedAt / 1000) },
-      },
-    });
-    this.flatCache.set(oid, flat);
-    return oid;
-  }
-
-  /** Keeps a checkpoint reachable (and so safe from garbage collection) under a named ref. */
-  async pin(ref: string, oid: string): Promise<void> {
-    await git.writeRef({ fs, gitdir: this.gitdir, ref: `refs/posthoc/${ref}`, value: oid, force: true });
-  }
-
-  async flatten(commit: string): Promise<FlatTree> {
-    const cached = this.flatCache.get(commit);
-    if (cached) return cached;
-    const { commit: c } = await git.readCommit({ fs, gitdir: this.gitdir, oid: commit });
-    const flat: FlatTree = new Map();
-    await this.flattenTree(c.tree, '', flat);
-    this.flatCache.set(commit, flat);
-    return flat;
-  }
-
-  async diff(before: string, after: string): Promise<FsChange> {
-    return diffFlat(await this.flatten(before), await this.flatten(after));
-  }
-
-  /**
-   * Puts back, for every path the action changed, the content it had at `before`. Refuses (and writes
-   * nothing) when any of those paths no longer holds what the action left at `after`: someone else
-   * changed it since, and undo never destroys another edit.
-   */
-  async restore(before: string, after: string): Promise<{ restored: string[]; removed: string[] }> {
-    const conflicts = await this.conflicts(before, after);
-    if (conflicts.length > 0) throw new CheckpointConflict(conflicts);
-    const beforeTree = await this.flatten(before);
-    const paths = changedPaths(diffFlat(beforeTree, await this.flatten(after)));
-
-    const restored: string[] = [];
-    const removed: string[] = [];
-    for (const path of paths) {
-      const target = await resolveInside(this.workspace, path);
-      const entry = beforeTree.get(path);
-      if (!entry) {
-        await rm(target, { force: true });
-        removed.push(path);
-        await this.removeEmptyParents(path, beforeTree);
-      } else {
-        await this.writeEntry(target, entry);
-        restored.push(path);
-      }
-      this.statCache.delete(path);
-    }
-    return { restored, removed };
-  }
-
-  /** The paths the action changed that no longer hold what it left there. */
-  async conflicts(before: string, after: string): Promise<string[]> {
-    const afterTree = await this.flatten(after);
-    const paths = changedPaths(diffFlat(await this.flatten(before), afterTree));
-    if (paths.length === 0) return [];
-    const current = await this.flatten(await this.snapshot('state before undo', after));
-    return paths.filter((p) => !sameEntry(current.get(p), afterTree.get(p)));
-  }
-
-  private async writeEntry(target: string, entry: Entry): Promise<void> {
-    await mkdir(dirname(target), { recursive: true });
-    const { blob } = await git.readBlob({ fs, gitdir: this.gitdir, oid: entry.oid });
-    const temp = join(dirname(target), `.posthoc-restore-${randomBytes(6).toString('hex')}`);
-    if (entry.mode === '120000') {
-      await symlink(Buffer.from(blob).toString('utf8'), temp);
-    } else {
-      await writeFile(temp, blob, { mode: entry.mode === '100755' ? 0o755 : 0o644 });
-      await chmod(temp, entry.mode === '100755' ? 0o755 : 0o644);
-    }
-    try {
-      const existing = await lstat(target).catch(() => undefined);
-      if (existing?.isDirectory()) await rm(target, { recursive: true });
-      await rename(temp, target);
-    } catch (error) {
-      await rm(temp, { force: true });
-      throw error;
+/** Temporary object files older than an hour belong to a process that died while writing them. */
+function removeStaleTemps(objects: string): void {
+  const cutoff = Date.now() - 3_600_000;
+  if (!existsSync(objects)) return;
+  for (const dir of readdirSync(objects)) {
+    if (!/^[0-9a-f]{2}$/.test(dir)) continue;
+    for (const name of readdirSync(join(objects, dir))) {
+      if (!name.startsWith('tmp_obj_')) continue;
+      const path = join(objects, dir, name);
+      if (statSync(path).mtimeMs < cutoff) rmSync(path, { force: true });
     }
   }
-
-  /** After removing an added file, removes the folders it lived in if they are empty and did not exist before. */
-  private async removeEmptyParents(path: string, beforeTree: FlatTree): Promise<void> {
-    const existedBefore = (dir: string): boolean => {
-      for (const p of beforeTree.keys()) if (p.startsWith(`${dir}/`)) return true;
-      return false;
-    };
-    let dir = dirname(path);
-    while (dir !== '.' && dir !== '' && !existedBefore(dir)) {
-      const abs = await resolveInside(this.workspace, dir);
-      try {
-        await rmdir(abs);
-      } catch {
-        return; // not empty, or already gone
-      }
-      dir = dirname(dir);
-    }
-  }
-
-  private async writeDir(abs: string, rel: string, flat: FlatTree, startedAt: number): Promise<string> {
-    const dirents = await readdir(abs, { withFileTypes: true });
-    const entries: Array<{ mode: string; path: string; oid: string; type: 'blob' | 'tree' }> = [];
-    for (const d of dirents) {
-      if (SKIPPED_NAMES.has(d.name) || d.name.startsWith('.posthoc-restore-')) continue;
-      const childAbs = join(abs, d.name);
-      const childRel = rel ? `${rel}/${d.name}` : d.name;
-      if (d.isDirectory()) {
-        const oid = await this.writeDir(childAbs, childRel, flat, startedAt);
-        entries.push({ mode: '040000', path: d.name, oid, type: 'tree' });
-      } else if (d.isFile() || d.isSymbolicLink()) {
-        const entry = await this.hashEntry(childAbs, childRel, startedAt);
-        if (!entry) continue;
-        flat.set(childRel, entry);
-        entries.push({ mode: entry.mode, path: d.name, oid: entry.oid, type: 'blob' });
-      }
-      // Sockets, FIFOs and devices are not content; they are left out of checkpoints.
-    }
-    entries.sort((a, b) => compareTreeNames(a.path, a.type, b.path, b.type));
-    return git.writeTree({ fs, gitdir: this.gitdir, tree: entries as never });
-  }
-
-  private async hashEntry(abs: string, rel: string, startedAt: number): Promise<Entry | undefined> {
-    const st = await lstat(abs).catch(() => undefined);
-    if (!st) return undefined; // vanished while walking
-    const mode: Entry['mode'] = st.isSymbolicLink() ? '120000' : st.mode & 0o111 ? '100755' : '100644';
-    const key: StatKey = { size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino, mode: st.mode };
-    const cached = this.statCache.get(rel);
-    if (cached && sameStat(cached, key)) return { mode, oid: cached.oid };
-    const content = st.isSymbolicLink() ? Buffer.from(await readlink(abs), 'utf8') : await readFile(abs);
-    const oid = await git.writeBlob({ fs, gitdir: this.gitdir, blob: content });
-    if (startedAt - st.mtimeMs > RACY_WINDOW_MS && startedAt - st.ctimeMs > RACY_WINDOW_MS) {
-      this.statCache.set(rel, { ...key, oid });
-    } else {
-      this.statCache.delete(rel);
-    }
-    return { mode, oid };
-  }
-
-  private async flattenTree(oid: string, prefix: string, flat: FlatTree): Promise<void> {
-    const { tree } = await git.readTree({ fs, gitdir: this.gitdir, oid });
-    for (const e of tree) {
-      const path = prefix ? `${prefix}/${e.path}` : e.path;
-      if (e.type === 'tree') await this.flattenTree(e.oid, path, flat);
-      else if (e.type === 'blob') flat.set(path, { mode: e.mode as Entry['mode'], oid: e.oid });
-    }
-  }
-}
-
-export function diffFlat(before: FlatTree, after: FlatTree): FsChange {
-  const added: string[] = [];
-  const modified: string[] = [];
-  const deleted: string[] = [];
-  for (const [path, entry] of after) {
-    const prev = before.get(path);
-    if (!prev) added.push(path);
-    else if (!sameEntry(prev, entry)) modified.push(path);
-  }
-  for (const path of before.keys()) if (!after.has(path)) deleted.push(path);
-  return { added: added.sort(), modified: modified.sort(), deleted: deleted.sort() };
-}
-
-export function changedPaths(change: FsChange): string[] {
-  return [...change.added, ...change.modified, ...change.deleted].sort();
-}
-
-function sameEntry(a: Entry | undefined, b: Entry | undefined): boolean {
-  if (!a || !b) return a === b;
-  return a.oid === b.oid && a.mode === b.mode;
-}
-
-function sameStat(a: StatKey, b: StatKey): boolean {
-  return a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino && a.mode === b.mode;
-}
-
-/** Git orders tree entries by name, comparing a folder's name as if it ended with '/'. */
-function compareTreeNames(a: string, aType: string, b: string, bType: string): number {
-  const ka = Buffer.from(aType === 'tree' ? `${a}/` : a);
-  const kb = Buffer.from(bType === 'tree' ? `${b}/` : b);
-  return Buffer.compare(ka, kb);
 }

@@ -3,12 +3,15 @@
 import { useMemo, useState } from 'react';
 import type { Result } from '../../../shared/contract';
 import type { Action, ActionStatus, UndoResult } from '../../../shared/domain';
-import { canKeep, canUndo, describeUndo, listCalls, listChanges } from '../model/action-summary';
+import { canKeep, canUndo, describeUndo, listCalls, listChanges, listDbEffects, undoableDbEffects } from '../model/action-summary';
 import { appActions } from '../state/app-store';
 import { ActionOutput } from './action-output';
 import { ChangedFiles } from './changed-files';
 import { CodeView } from './code-view';
 import { ConfinementBadge } from './confinement-badge';
+import { DbChanges } from './db-changes';
+import { NotCovered } from './not-covered';
+import { RewindOffer } from './rewind-offer';
 import { ServiceCalls } from './service-calls';
 
 const statusWord: Record<ActionStatus, string> = {
@@ -27,8 +30,9 @@ function duration(action: Action): string | null {
   return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
 }
 
-function UndoFeedback({ result }: { result: Result<UndoResult> }) {
+function UndoFeedback({ result, action }: { result: Result<UndoResult>; action: Action }) {
   const { tone, text, paths } = describeUndo(result);
+  const offerRewind = result.ok && result.value.outcome === 'conflict' && result.value.canRewind === true;
   return (
     <div className={`undo-result tone-${tone}`} role="status" data-testid="undo-result" data-tone={tone}>
       <span>{text}</span>
@@ -41,16 +45,19 @@ function UndoFeedback({ result }: { result: Result<UndoResult> }) {
           ))}
         </ul>
       )}
+      {offerRewind && <RewindOffer action={action} />}
     </div>
   );
 }
 
 export function ActionCard({ action }: { action: Action }) {
-  const [busy, setBusy] = useState<'undo' | 'keep' | null>(null);
+  const [busy, setBusy] = useState<'undo' | 'keep' | 'approve' | null>(null);
   const [undoResult, setUndoResult] = useState<Result<UndoResult> | null>(null);
   const [keepError, setKeepError] = useState<string | null>(null);
   const changes = useMemo(() => listChanges(action.effects), [action.effects]);
   const calls = useMemo(() => listCalls(action.effects), [action.effects]);
+  const dbEffects = useMemo(() => listDbEffects(action.effects), [action.effects]);
+  const dbUndoable = undoableDbEffects(action.effects).length;
   const finished = action.status !== 'running';
   const took = duration(action);
 
@@ -58,6 +65,13 @@ export function ActionCard({ action }: { action: Action }) {
     setBusy('undo');
     setKeepError(null);
     setUndoResult(await appActions.undoAction(action.id));
+    setBusy(null);
+  }
+
+  async function decide(approve: boolean): Promise<void> {
+    setBusy('approve');
+    const result = approve ? await appActions.approveAction(action.id) : await appActions.rejectAction(action.id);
+    setKeepError(result.ok ? null : result.error.message);
     setBusy(null);
   }
 
@@ -103,9 +117,11 @@ export function ActionCard({ action }: { action: Action }) {
       <div className="action-body">
         <CodeView code={action.source} language={action.language} />
         <ActionOutput action={action} />
-        {finished && <ChangedFiles changes={changes} />}
-        {finished && <ServiceCalls calls={calls} />}
-        {finished && changes.length + calls.length > 0 && action.reverse.summary !== '' && (
+        {finished && action.kind !== 'sql' && <ChangedFiles changes={changes} actionId={action.id} />}
+        {finished && <NotCovered effects={action.effects} />}
+        {(finished || calls.some((c) => c.hold?.state === 'waiting')) && <ServiceCalls calls={calls} />}
+        {finished && <DbChanges effects={dbEffects} rolledBack={action.status === 'failed' || action.status === 'awaiting-approval'} />}
+        {finished && changes.length + calls.length + dbUndoable > 0 && action.reverse.summary !== '' && (
           <p className="reverse-plan" data-testid="reverse-plan" data-verified={action.reverse.verified}>
             <span className="reverse-label">Undo will:</span> {action.reverse.summary}
             {!action.reverse.verified && <span className="muted"> (not checked against the recorded state)</span>}
@@ -135,10 +151,18 @@ export function ActionCard({ action }: { action: Action }) {
           {busy === 'keep' ? 'Keeping…' : 'Keep'}
         </button>
         {action.status === 'awaiting-approval' && (
-          <span className="muted">Held: this action waits for approval before it runs.</span>
+          <>
+            <button type="button" className="button button-primary" data-testid="action-approve" disabled={busy !== null} onClick={() => void decide(true)}>
+              {busy === 'approve' ? 'Working…' : 'Approve'}
+            </button>
+            <button type="button" className="button" data-testid="action-reject" disabled={busy !== null} onClick={() => void decide(false)}>
+              Reject
+            </button>
+            <span className="muted">Held: this action waits for your approval before it runs; nothing was changed yet.</span>
+          </>
         )}
       </footer>
-      {undoResult !== null && <UndoFeedback result={undoResult} />}
+      {undoResult !== null && <UndoFeedback result={undoResult} action={action} />}
       {keepError !== null && (
         <p className="form-error" role="alert" data-testid="keep-error">
           {keepError}

@@ -19,7 +19,7 @@ if (Prism.languages.bash === undefined) {
   };
 }
 
-const grammarFor: Record<ActionLanguage, string> = { python: 'python', bash: 'bash', sh: 'bash' };
+const grammarFor: Record<ActionLanguage, string> = { python: 'python', bash: 'bash', sh: 'bash', sql: 'sql' };
 
 /** Calm, light colours that sit on a grey card. */
 const theme: PrismTheme = {

@@ -1,5 +1,6 @@
 // Sidebar on the left; the main pane shows the new-task form, a task, or settings.
 import { useAppStore, type View } from '../state/app-store';
+import { ConnectionsPage } from './connections-page';
 import { NewTaskForm } from './new-task-form';
 import { SettingsPage } from './settings-page';
 import { Sidebar } from './sidebar';
@@ -13,6 +14,8 @@ function MainPane({ view }: { view: View }) {
       return <TaskView key={view.taskId} taskId={view.taskId} />;
     case 'settings':
       return <SettingsPage />;
+    case 'connections':
+      return <ConnectionsPage />;
   }
 }
 

@@ -1,6 +1,7 @@
 // A new task: what to do and which folders the agent may touch (mounted under /workspace in the sandbox).
 import { useId, useState } from 'react';
 import { appActions } from '../state/app-store';
+import { DatabaseGrantsFieldset, toGrantInputs, type DatabaseRow } from './database-grants-fieldset';
 import { ServicePicker } from './service-picker';
 import { submitHandlers } from './submit-handlers';
 
@@ -8,6 +9,7 @@ export function NewTaskForm() {
   const id = useId();
   const [prompt, setPrompt] = useState('');
   const [folders, setFolders] = useState<string[]>(['']);
+  const [databases, setDatabases] = useState<DatabaseRow[]>([]);
   const [services, setServices] = useState<string[]>([]);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -17,7 +19,8 @@ export function NewTaskForm() {
     setBusy(true);
     setError(null);
     const workspaces = folders.map((folder) => folder.trim()).filter((folder) => folder !== '');
-    const result = await appActions.startTask({ prompt, workspaces, services });
+    const grants = toGrantInputs(databases);
+    const result = await appActions.startTask({ prompt, workspaces, services, ...(grants.length > 0 ? { databases: grants } : {}) });
     setBusy(false);
     if (!result.ok) setError(result.error.message);
   }
@@ -87,6 +90,8 @@ export function NewTaskForm() {
         </fieldset>
 
         <ServicePicker selected={services} onChange={setServices} />
+
+        <DatabaseGrantsFieldset rows={databases} onChange={setDatabases} />
 
         <div className="form-actions">
           <button type="submit" className="button button-primary" data-testid="new-task-submit" disabled={busy}>

@@ -3,6 +3,7 @@
 import { appActions, useAppStore } from '../state/app-store';
 import { ProviderForm } from './provider-form';
 import { SystemStatus } from './system-status';
+import { UndoStorageSettings } from './undo-storage-settings';
 
 export function SettingsPage() {
   const settings = useAppStore((s) => s.system.settings);
@@ -29,6 +30,10 @@ export function SettingsPage() {
       <section className="panel">
         <h2>Sandbox and vault</h2>
         <SystemStatus />
+      </section>
+      <section className="panel">
+        <h2>Undo storage</h2>
+        <UndoStorageSettings />
       </section>
     </div>
   );

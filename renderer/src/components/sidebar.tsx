@@ -53,6 +53,15 @@ export function Sidebar({ view }: { view: View }) {
       <div className="sidebar-footer">
         <button
           type="button"
+          className={`sidebar-link${view.kind === 'connections' ? ' is-active' : ''}`}
+          data-testid="connections-link"
+          aria-current={view.kind === 'connections' ? 'page' : undefined}
+          onClick={() => appActions.showConnections()}
+        >
+          Connections
+        </button>
+        <button
+          type="button"
           className={`sidebar-link${view.kind === 'settings' ? ' is-active' : ''}`}
           data-testid="settings-link"
           aria-current={view.kind === 'settings' ? 'page' : undefined}

@@ -8,6 +8,7 @@ import { ActionCard } from './action-card';
 import { FollowUpForm } from './follow-up-form';
 import { AssistantText, MessageView, StreamingMessage } from './message-view';
 import { StatusDot } from './status-dot';
+import { UndoTimeline } from './timeline';
 
 /** Distance from the bottom (px) within which the view keeps following new output. */
 const FOLLOW_THRESHOLD = 80;
@@ -85,48 +86,51 @@ export function TaskView({ taskId }: { taskId: string }) {
         </div>
       </header>
 
-      <div
-        className="conversation"
-        ref={scroller}
-        onScroll={(event) => {
-          const element = event.currentTarget;
-          following.current = element.scrollHeight - element.scrollTop - element.clientHeight < FOLLOW_THRESHOLD;
-        }}
-      >
-        {loadError !== null && (
-          <p className="form-error" role="alert" data-testid="task-load-error">
-            Could not load the whole task: {loadError}
-          </p>
-        )}
-        {items.map((item) =>
-          item.kind === 'message' ? (
-            item.message.id === answerMessageId ? null : <MessageView key={item.message.id} message={item.message} />
-          ) : (
-            <ActionCard key={item.action.id} action={item.action} />
-          ),
-        )}
-        {streaming !== null && <StreamingMessage text={streaming} />}
-        {running && streaming === null && !actionRunning && (
-          <p className="working muted" data-testid="task-working">
-            The agent is thinking…
-          </p>
-        )}
-        {answer !== null && (
-          <section className="task-answer" data-testid="task-answer">
-            <div className="message-label">Answer</div>
-            <AssistantText text={answer} foldActionCode={false} />
-          </section>
-        )}
-        {task.status === 'failed' && task.error !== null && (
-          <p className="task-error" role="alert" data-testid="task-error">
-            {task.error}
-          </p>
-        )}
-        {task.status === 'cancelled' && (
-          <p className="muted task-cancelled" data-testid="task-cancelled">
-            Cancelled. Actions that already ran stay as they are; undo them above if you want.
-          </p>
-        )}
+      <div className="task-body">
+        <div
+          className="conversation"
+          ref={scroller}
+          onScroll={(event) => {
+            const element = event.currentTarget;
+            following.current = element.scrollHeight - element.scrollTop - element.clientHeight < FOLLOW_THRESHOLD;
+          }}
+        >
+          {loadError !== null && (
+            <p className="form-error" role="alert" data-testid="task-load-error">
+              Could not load the whole task: {loadError}
+            </p>
+          )}
+          {items.map((item) =>
+            item.kind === 'message' ? (
+              item.message.id === answerMessageId ? null : <MessageView key={item.message.id} message={item.message} />
+            ) : (
+              <ActionCard key={item.action.id} action={item.action} />
+            ),
+          )}
+          {streaming !== null && <StreamingMessage text={streaming} />}
+          {running && streaming === null && !actionRunning && (
+            <p className="working muted" data-testid="task-working">
+              The agent is thinking…
+            </p>
+          )}
+          {answer !== null && (
+            <section className="task-answer" data-testid="task-answer">
+              <div className="message-label">Answer</div>
+              <AssistantText text={answer} foldActionCode={false} />
+            </section>
+          )}
+          {task.status === 'failed' && task.error !== null && (
+            <p className="task-error" role="alert" data-testid="task-error">
+              {task.error}
+            </p>
+          )}
+          {task.status === 'cancelled' && (
+            <p className="muted task-cancelled" data-testid="task-cancelled">
+              Cancelled. Actions that already ran stay as they are; undo them above if you want.
+            </p>
+          )}
+        </div>
+        <UndoTimeline taskId={task.id} />
       </div>
 
       <footer className="task-footer">

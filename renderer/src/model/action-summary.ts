@@ -1,10 +1,12 @@
 // What an action card says about an action: its changes, whether it can be undone or kept, and how an
 // undo went. Pure; no React.
 import type { Result } from '../../../shared/contract';
-import { assertNever, type Action, type Effect, type UndoResult } from '../../../shared/domain';
+import { describeBlocker } from './blockers';
+import { assertNever, type Action, type DbEffect, type Effect, type RestEffect, type UndoResult } from '../../../shared/domain';
 
-export type ChangeMark = 'added' | 'modified' | 'deleted';
-export type Change = { mark: ChangeMark; channel: Effect['channel']; where: string; path: string };
+export type ChangeMark = 'added' | 'modified' | 'deleted' | 'renamed';
+/** `from` is the old name of a renamed path. */
+export type Change = { mark: ChangeMark; channel: Effect['channel']; where: string; path: string; from?: string };
 
 /** Every change an action made, per effect, in the order the effects were recorded. */
 export function listChanges(effects: readonly Effect[]): Change[] {
@@ -16,10 +18,13 @@ export function listChanges(effects: readonly Effect[]): Change[] {
         for (const path of effect.added) changes.push({ mark: 'added', channel: 'fs', where, path });
         for (const path of effect.modified) changes.push({ mark: 'modified', channel: 'fs', where, path });
         for (const path of effect.deleted) changes.push({ mark: 'deleted', channel: 'fs', where, path });
+        for (const r of effect.renamed ?? []) changes.push({ mark: 'renamed', channel: 'fs', where, path: r.to, from: r.from });
         break;
       }
       case 'rest':
         break; // service calls are listed apart: see listCalls
+      case 'db':
+        break; // database changes are listed apart: see listDbChanges
       default:
         assertNever(effect, 'effect');
     }
@@ -27,20 +32,48 @@ export function listChanges(effects: readonly Effect[]): Change[] {
   return changes;
 }
 
-export type ServiceCall = { service: string; method: string; path: string; status: number; refused: string | null; mutating: boolean };
+export type ServiceCall = {
+  service: string;
+  method: string;
+  path: string;
+  status: number;
+  refused: string | null;
+  mutating: boolean;
+  auth: string | null;
+  inverse: RestEffect['inverse'] | null;
+  hold: RestEffect['hold'] | null;
+  undone: RestEffect['undone'] | null;
+};
 
 /** The calls an action made to services through the gateway, refused ones included. */
 export function listCalls(effects: readonly Effect[]): ServiceCall[] {
   return effects.flatMap((e) =>
-    e.channel === 'rest' ? [{ service: e.service, method: e.method, path: e.path, status: e.status, refused: e.refused, mutating: e.mutating }] : [],
+    e.channel === 'rest'
+      ? [{ service: e.service, method: e.method, path: e.path, status: e.status, refused: e.refused, mutating: e.mutating, auth: e.auth ?? null, inverse: e.inverse ?? null, hold: e.hold ?? null, undone: e.undone ?? null }]
+      : [],
   );
 }
 
-export const changeMarker: Record<ChangeMark, string> = { added: '+', modified: '~', deleted: '\u2212' };
+/** Calls undo would take back: sent, with a recorded inverse not yet sent. */
+export function undoableCalls(effects: readonly Effect[]): ServiceCall[] {
+  return listCalls(effects).filter((c) => c.inverse && c.refused === null && !(c.undone && c.undone.error === null));
+}
+
+export const changeMarker: Record<ChangeMark, string> = { added: '+', modified: '~', deleted: '\u2212', renamed: '\u2192' };
 
 /** Undo makes sense for a finished action that changed something. */
 export function canUndo(action: Action): boolean {
-  return (action.status === 'done' || action.status === 'failed') && listChanges(action.effects).length > 0;
+  return (action.status === 'done' || action.status === 'failed') && (listChanges(action.effects).length > 0 || undoableDbEffects(action.effects).length > 0 || undoableCalls(action.effects).length > 0);
+}
+
+/** The database effects of an action, in the order they were recorded. */
+export function listDbEffects(effects: readonly Effect[]): DbEffect[] {
+  return effects.flatMap((e) => (e.channel === 'db' ? [e] : []));
+}
+
+/** Database effects undo has something to take back for. */
+export function undoableDbEffects(effects: readonly Effect[]): DbEffect[] {
+  return listDbEffects(effects).filter((e) => e.undo.kind !== 'none' && e.refused === null);
 }
 
 /** Keep marks a finished action final. */
@@ -61,17 +94,19 @@ export function describeUndo(result: Result<UndoResult>): { tone: 'ok' | 'warn' 
       const parts: string[] = [];
       if (undo.removed.length > 0) parts.push(`removed ${joinPaths(undo.removed)}`);
       if (undo.restored.length > 0) parts.push(`restored ${joinPaths(undo.restored)}`);
+      if (undo.calls && undo.calls.length > 0) parts.push(`took back ${undo.calls.join('; ')}`);
       return { tone: 'ok', text: `Undone: ${parts.length > 0 ? parts.join('; ') : 'nothing needed changing'}`, paths: [] };
     }
     case 'conflict':
-      return { tone: 'warn', text: undo.message, paths: [...undo.paths] };
+      // Each path with why it blocks (a later action, an edit made outside Posthoc), when main says.
+      return { tone: 'warn', text: undo.message, paths: undo.blockers ? undo.blockers.map((b) => `${b.path} — ${describeBlocker(b)}`) : [...undo.paths] };
     default:
       return assertNever(undo, 'undo outcome');
   }
 }
 
 export function describeExit(action: Action): string | null {
-  if (action.status === 'running') return null;
+  if (action.status === 'running' || action.status === 'awaiting-approval') return null;
   if (action.output.timedOut) return 'timed out';
   if (action.output.exitCode === null) return 'did not finish';
   return `exit code ${action.output.exitCode}`;

@@ -7,7 +7,7 @@ import type { Action, ProviderSettings, Task, UndoResult } from '../../../shared
 import * as system from './system-state';
 import * as tasks from './tasks-state';
 
-export type View = { kind: 'new-task' } | { kind: 'task'; taskId: string } | { kind: 'settings' };
+export type View = { kind: 'new-task' } | { kind: 'task'; taskId: string } | { kind: 'settings' } | { kind: 'connections' };
 
 export type AppState = {
   tasks: tasks.TasksState;
@@ -112,6 +112,19 @@ async function keepAction(actionId: string): Promise<Result<Action>> {
   return result;
 }
 
+/**
+ * An action held over its database grant's rows-affected limit: run it anyway. The answer is the action as
+ * it was when approved; its run's events may already have arrived, so only events update the copy.
+ */
+function approveAction(actionId: string): Promise<Result<Action>> {
+  return call<'action:approve'>((api) => api.actionApprove({ actionId }));
+}
+
+/** An action held over its database grant's rows-affected limit: decline it (nothing was changed). */
+function rejectAction(actionId: string): Promise<Result<Action>> {
+  return call<'action:reject'>((api) => api.actionReject({ actionId }));
+}
+
 export const appActions = {
   /** Everything the first screen needs, in parallel. */
   loadAll(): Promise<void> {
@@ -130,6 +143,9 @@ export const appActions = {
   showNewTask(): void {
     useAppStore.setState({ view: { kind: 'new-task' } });
   },
+  showConnections(): void {
+    useAppStore.setState({ view: { kind: 'connections' } });
+  },
   showSettings(): void {
     useAppStore.setState({ view: { kind: 'settings' } });
     void loadSettings();
@@ -141,6 +157,8 @@ export const appActions = {
   cancelTask,
   undoAction,
   keepAction,
+  approveAction,
+  rejectAction,
 };
 
 /** Keeps the store's copy fresh from main's events. Returns the unsubscribe. */

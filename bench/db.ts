@@ -1,0 +1,140 @@
+// npm run bench:db — what change capture costs. In one run, on SQLite and on PostgreSQL: an UPDATE of
+// 10,000 rows run plainly (the driver alone: open, BEGIN, UPDATE, COMMIT) and through Posthoc with capture
+// (the same, plus classification, before-images, the undo log and its compensating SQL), alternating,
+// and the undo of each captured UPDATE (conflict check, the compensating statements, verification).
+// Medians over BENCH_ROUNDS rounds (default 7). The last line is `capture/plain ratio: X` for the engine
+// where capture costs most. PostgreSQL: POSTHOC_TEST_PG_URL / POSTHOC_TEST_PG_PASSWORD (the test server
+// `scripts/setup-test-env.sh postgres` starts); without a server it is skipped and says so.
+import Database from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import type { DatabaseGrant, DbEffect } from '../shared/domain';
+import { DbChannel } from '../main/effects/db/db-channel';
+import { createPgDatabase, pgSecrets, sqliteGrant, type PgTestDb } from '../tests/support/shop-db';
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
+const ROWS = 10_000;
+const UPDATE = 'UPDATE items SET price = price + 1, qty = qty + 1';
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+};
+const ms = (x: number) => `${x.toFixed(1)} ms`;
+
+type Result = { engine: string; plain: number; capture: number; undo: number };
+
+async function timed(fn: () => Promise<unknown> | unknown): Promise<number> {
+  const t = performance.now();
+  await fn();
+  return performance.now() - t;
+}
+
+async function measure(engine: string, grant: DatabaseGrant, plain: () => Promise<void> | void): Promise<Result> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'posthoc-bench-db-'));
+  const channel = new DbChannel(dataDir, pgSecrets);
+  const plainTimes: number[] = [];
+  const captureTimes: number[] = [];
+  const undoTimes: number[] = [];
+  try {
+    for (let round = 0; round <= ROUNDS; round++) {
+      const p = await timed(plain);
+      let effect: DbEffect | undefined;
+      const c = await timed(async () => {
+        const r = await channel.run({ taskId: 'bench', actionId: `a${round}`, grant, sql: UPDATE, params: null, via: 'sql', approved: true, timeoutMs: 600_000 });
+        if (r.status !== 'done') throw new Error(r.stderr);
+        effect = r.effect;
+      });
+      if (effect!.rowsAffected !== ROWS) throw new Error(`captured ${effect!.rowsAffected} rows, expected ${ROWS}`);
+      const u = await timed(() => channel.undo(effect!));
+      if (round === 0) continue; // warm-up
+      plainTimes.push(p);
+      captureTimes.push(c);
+      undoTimes.push(u);
+    }
+  } finally {
+    await channel.shutdown();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  return { engine, plain: median(plainTimes), capture: median(captureTimes), undo: median(undoTimes) };
+}
+
+async function sqlite(): Promise<Result> {
+  const dir = mkdtempSync(join(tmpdir(), 'posthoc-bench-sqlite-'));
+  const file = join(dir, 'bench.db');
+  const db = new Database(file);
+  db.exec('CREATE TABLE items (id INTEGER PRIMARY KEY, sku TEXT NOT NULL UNIQUE, name TEXT NOT NULL, price INTEGER NOT NULL, qty INTEGER NOT NULL, note TEXT)');
+  const insert = db.prepare('INSERT INTO items (sku, name, price, qty, note) VALUES (?, ?, ?, ?, ?)');
+  db.transaction(() => {
+    for (let i = 0; i < ROWS; i++) insert.run(`SKU-${i}`, `Item ${i}`, 100 + (i % 997), i % 13, i % 3 ? null : `note ${i}`);
+  })();
+  db.close();
+  try {
+    return await measure('sqlite', sqliteGrant(file, { name: 'bench', maxRowsAffected: 1_000_000 }), () => {
+      const c = new Database(file, { fileMustExist: true });
+      c.pragma('foreign_keys = ON');
+      c.exec('BEGIN IMMEDIATE');
+      c.prepare(UPDATE).run();
+      c.exec('COMMIT');
+      c.close();
+    });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function postgres(): Promise<Result | string> {
+  let db: PgTestDb;
+  try {
+    db = await createPgDatabase('posthoc_bench');
+  } catch (error) {
+    return `PostgreSQL skipped: no test server (${error instanceof Error ? error.message : String(error)}); start one with: sudo bash scripts/setup-test-env.sh postgres`;
+  }
+  const setup = await db.connect();
+  try {
+    await setup.query('CREATE TABLE items (id integer PRIMARY KEY, sku text NOT NULL UNIQUE, name text NOT NULL, price numeric(10, 2) NOT NULL, qty integer NOT NULL, note text)');
+    await setup.query(`INSERT INTO items SELECT i, 'SKU-' || i, 'Item ' || i, 100 + i % 997, i % 13, CASE WHEN i % 3 = 0 THEN 'note ' || i END FROM generate_series(0, ${ROWS - 1}) i`);
+    await setup.query('VACUUM ANALYZE items');
+    const password = (await pgSecrets('test-pg-password'))!;
+    const url = new URL(db.url);
+    url.password = encodeURIComponent(password);
+    return await measure('postgres', db.grant({ name: 'bench', maxRowsAffected: 1_000_000 }), async () => {
+      const c = new pg.Client({ connectionString: url.toString() });
+      await c.connect();
+      await c.query('BEGIN');
+      await c.query(UPDATE);
+      await c.query('COMMIT');
+      await c.end();
+    });
+  } finally {
+    await setup.end();
+    await db.drop();
+  }
+}
+
+async function main(): Promise<void> {
+  console.log(`UPDATE of ${ROWS} rows, ${ROUNDS} rounds (+1 warm-up), medians:`);
+  const results: Result[] = [];
+  for (const run of [sqlite, postgres]) {
+    const r = await run();
+    if (typeof r === 'string') {
+      console.log(r);
+      continue;
+    }
+    results.push(r);
+    console.log(`${r.engine.padEnd(8)} plain (driver alone):   ${ms(r.plain)}`);
+    console.log(`${r.engine.padEnd(8)} Posthoc with capture:  ${ms(r.capture)}`);
+    console.log(`${r.engine.padEnd(8)} undo of it:            ${ms(r.undo)}`);
+  }
+  for (const r of results) console.log(`${r.engine} capture/plain ratio: ${(r.capture / r.plain).toFixed(2)}`);
+  const worst = Math.max(...results.map((r) => r.capture / r.plain));
+  console.log(`capture/plain ratio: ${worst.toFixed(2)}`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,280 @@
+// `posthoc connect | disconnect | connections | secret | service`: connected services from the command
+// line. Secret values are read from standard input only, never from an argument (arguments end up in
+// shell history and process lists), and nothing here ever prints one.
+import { spawn } from 'node:child_process';
+import { InvalidArgumentError, type Command } from 'commander';
+import type { CallInput } from '../../shared/contract';
+import type { ServiceDefinition } from '../../shared/domain';
+import type { BodyRule, CallPattern, ServiceRules } from '../../shared/domain/connections';
+import { describeBodyRule, parseBodyRule } from '../gateway/call-rules';
+import { describePattern, parsePattern } from '../gateway/path-glob';
+import { describeAuth, parseAuth, ServiceDefinitionError } from '../gateway/service-registry';
+import { ServiceError } from '../services/service-error';
+import type { CliContext } from './undo-commands';
+
+type Opts = { dataDir?: string; json?: boolean };
+
+const repeat = <T>(parse: (v: string) => T) => (value: string, acc: T[]) => {
+  try {
+    return [...acc, parse(value)];
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
+};
+const seconds = (value: string) => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 3600) throw new InvalidArgumentError('Give whole seconds between 0 and 3600.');
+  return n;
+};
+const port = (value: string) => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1024 || n > 65535) throw new InvalidArgumentError('Give a port between 1024 and 65535.');
+  return n;
+};
+const oneOf = (values: string[]) => (value: string) => {
+  if (!values.includes(value)) throw new InvalidArgumentError(`Use one of ${values.join(', ')}.`);
+  return value;
+};
+
+/** Reads a secret from standard input (a pipe, or typed and ended with Ctrl-D), without its final newline. */
+export async function readSecretFromStdin(what: string): Promise<string> {
+  if (process.stdin.isTTY) process.stderr.write(`Type or paste ${what}, then press Enter and Ctrl-D:\n`);
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  const value = Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+  if (!value) throw new ServiceError('invalid-input', `No ${what} on standard input. Example: printf %s "$TOKEN" | posthoc secret set NAME`);
+  return value;
+}
+
+/** Opens a URL in the person's browser where the system can; false when it cannot (the URL is printed anyway). */
+function openBrowser(url: string): boolean {
+  const command = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open';
+  try {
+    const child = spawn(command, [url], { stdio: 'ignore', detached: true });
+    child.on('error', () => undefined);
+    child.unref();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function registerConnectionCommands(program: Command, ctx: CliContext): void {
+  const { out, json } = ctx;
+
+  program
+    .command('connect')
+    .description('connect an OAuth provider in the browser (slack, github, google, spotify, dropbox, discord, or your own with --issuer)')
+    .argument('<provider>')
+    .option('--client-id <id>', 'the client id of the app you registered with the provider')
+    .option('--client-secret-stdin', 'read the app\'s client secret from standard input (for providers that insist on one)')
+    .option('--scope <scope>', 'ask for this scope instead of the defaults (repeat for several)', (v: string, acc: string[]) => [...acc, v], [] as string[])
+    .option('--issuer <url>', 'your own provider: its issuer URL (OpenID Connect discovery)')
+    .option('--authorization-url <url>', 'your own provider: its authorization endpoint')
+    .option('--token-url <url>', 'your own provider: its token endpoint')
+    .option('--revocation-url <url>', 'your own provider: its revocation endpoint (RFC 7009)')
+    .option('--userinfo-url <url>', 'your own provider: its userinfo endpoint (for the account name)')
+    .option('--name <text>', 'your own provider: the name to show')
+    .option('--port <n>', 'listen for the answer on this 127.0.0.1 port (when the provider needs an exact redirect URI)', port)
+    .option('--timeout <seconds>', 'give up waiting for the browser after this long (default 300)', seconds)
+    .option('--no-open', 'print the sign-in URL without opening a browser')
+    .addOption(ctx.dataDirOption())
+    .option('--json', 'print JSON')
+    .action(
+      async (
+        provider: string,
+        opts: Opts & {
+          clientId?: string; clientSecretStdin?: boolean; scope: string[]; issuer?: string; authorizationUrl?: string; tokenUrl?: string;
+          revocationUrl?: string; userinfoUrl?: string; name?: string; port?: number; timeout?: number; open: boolean;
+        },
+      ) => {
+        const clientSecret = opts.clientSecretStdin ? await readSecretFromStdin(`the client secret of ${provider}`) : undefined;
+        await ctx.withServices(opts.dataDir, async (s) => {
+          const configure: CallInput<'connection:configure'> = {
+            provider,
+            clientId: opts.clientId,
+            clientSecret,
+            scopes: opts.scope.length ? opts.scope : undefined,
+            issuer: opts.issuer,
+            authorizationUrl: opts.authorizationUrl,
+            tokenUrl: opts.tokenUrl,
+            revocationUrl: opts.revocationUrl,
+            userinfoUrl: opts.userinfoUrl,
+            displayName: opts.name,
+          };
+          if (Object.entries(configure).some(([k, v]) => k !== 'provider' && v !== undefined)) await s.connections.configure(configure);
+          const started = await s.connections.connect(provider, { port: opts.port, timeoutMs: opts.timeout === undefined ? undefined : opts.timeout * 1000 });
+          process.stderr.write(`Sign in to ${provider} in your browser:\n`);
+          out(started.authorizationUrl);
+          if (opts.open && !openBrowser(started.authorizationUrl)) process.stderr.write('(Could not open a browser; open the URL above yourself.)\n');
+          const view = await started.done;
+          if (opts.json) json(view);
+          else out(`Connected ${view.displayName}${view.account ? ` as ${view.account}` : ''}${view.scopes.length ? ` (${view.scopes.join(' ')})` : ''}.${view.services.length ? ` Services: ${view.services.join(', ')}.` : ` Use it with: posthoc service add NAME --base-url URL --auth oauth:${provider}`}`);
+        });
+      },
+    );
+
+  program
+    .command('disconnect')
+    .description('forget a connection\'s tokens, revoking them where the provider allows')
+    .argument('<provider>')
+    .addOption(ctx.dataDirOption())
+    .option('--json', 'print JSON')
+    .action(async (provider: string, opts: Opts) => {
+      await ctx.withServices(opts.dataDir, async (s) => {
+        const view = await s.connections.disconnect(provider);
+        if (opts.json) json(view);
+        else out(`Disconnected ${view.displayName}.${view.error ? ` ${view.error}` : ' Its tokens were revoked and removed from the keychain.'}`);
+      });
+    });
+
+  program
+    .command('connections')
+    .description('list OAuth providers and their connections (never a token)')
+    .addOption(ctx.dataDirOption())
+    .option('--json', 'print JSON')
+    .action(async (opts: Opts) => {
+      await ctx.withServices(opts.dataDir, async (s) => {
+        const list = await s.connections.list();
+        if (opts.json) return json(list);
+        for (const c of list) {
+          const who = c.account ? ` as ${c.account}` : '';
+          const until = c.expiresAt ? `, token until ${c.expiresAt}` : '';
+          out(`${c.provider.padEnd(10)} ${c.status}${who}${until}${c.clientId ? '' : '  (no client id yet)'}${c.services.length ? `  services: ${c.services.join(', ')}` : ''}`);
+        }
+      });
+    });
+
+  const secret = program.command('secret').description('secrets in the OS keychain (values never leave it, never printed)');
+  secret
+    .command('set')
+    .description('store a secret; the value is read from standard input')
+    .argument('<name>')
+    .addOption(ctx.dataDirOption())
+    .action(async (name: string, opts: Opts) => {
+      const value = await readSecretFromStdin(`the value of ${name}`);
+      await ctx.withServices(opts.dataDir, async (s) => {
+        const entry = await s.connections.setSecret(name, value);
+        out(`Stored ${entry.name} in the keychain. Use it with: posthoc service add NAME --base-url URL --auth bearer --secret ${entry.name}`);
+      });
+    });
+  secret
+    .command('list')
+    .description('list secret names and kinds')
+    .addOption(ctx.dataDirOption())
+    .option('--json', 'print JSON')
+    .action(async (opts: Opts) => {
+      await ctx.withServices(opts.dataDir, async (s) => {
+        const list = await s.connections.secrets();
+        if (opts.json) json(list);
+        else list.forEach((e) => out(`${e.name}  ${e.kind}`));
+      });
+    });
+  secret
+    .command('remove')
+    .description('remove a secret from the keychain')
+    .argument('<name>')
+    .addOption(ctx.dataDirOption())
+    .action(async (name: string, opts: Opts) => {
+      await ctx.withServices(opts.dataDir, async (s) => {
+        if (!(await s.connections.removeSecret(name)).removed) throw new ServiceError('not-found', `No secret named ${name}. List them with: posthoc secret list`);
+        out(`Removed ${name}.`);
+      });
+    });
+
+  registerServiceCommands(program, ctx);
+}
+
+type ServiceOpts = Opts & {
+  baseUrl: string; auth?: string; secret?: string; api?: string; allow: CallPattern[]; bodyRule: BodyRule[]; hold: CallPattern[];
+  send: CallPattern[]; outside?: string; holdSeconds?: number;
+};
+
+function registerServiceCommands(program: Command, ctx: CliContext): void {
+  const { out, json } = ctx;
+  const service = program.command('service').description('REST services the sandbox may call through the gateway');
+  service
+    .command('add')
+    .description('define (or redefine) a service: the sandbox reaches it at $POSTHOC_GATEWAY/svc/NAME/PATH')
+    .argument('<name>')
+    .requiredOption('--base-url <url>', 'where NAME/PATH is forwarded to')
+    .option('--auth <how>', 'bearer | header:NAME | query:NAME | oauth:PROVIDER (default: none)')
+    .option('--secret <name>', 'the vault entry holding the key, for bearer, header and query (posthoc secret set NAME)')
+    .option('--api <id>', 'whose provider data says how calls are taken back: slack, github, gmail, spotify, dropbox, discord, or none')
+    .option('--allow <call>', "allow only these calls: 'METHOD /path/glob' (repeat; default: every call)", repeat(parsePattern), [] as CallPattern[])
+    .option('--body-rule <rule>', "a rule on the JSON body: 'POST /chat.postMessage channel=C1,C2' or 'POST /send to@=example.com' (repeat)", repeat(parseBodyRule), [] as BodyRule[])
+    .option('--hold <call>', "always wait for the person's approval: 'METHOD /path/glob' (repeat)", repeat(parsePattern), [] as CallPattern[])
+    .option('--send <call>', "a send that can never be taken back: held --hold-seconds before it leaves (repeat)", repeat(parsePattern), [] as CallPattern[])
+    .option('--outside <what>', 'calls outside --allow or breaking a body rule: refuse (default) or hold', oneOf(['refuse', 'hold']))
+    .option('--irreversible <what>', 'mutating calls with no known inverse: allow (default; the level says confined), hold, or refuse', oneOf(['allow', 'hold', 'refuse']))
+    .option('--hold-seconds <n>', 'how long sends wait before they leave (default 30)', seconds)
+    .addOption(ctx.dataDirOption())
+    .option('--json', 'print JSON')
+    .action(async (name: string, opts: ServiceOpts & { irreversible?: string }) => {
+      await ctx.withServices(opts.dataDir, async (s) => {
+        let auth;
+        try {
+          auth = opts.auth ? parseAuth(opts.auth, opts.secret) : undefined;
+        } catch (error) {
+          if (error instanceof ServiceDefinitionError) throw new ServiceError('invalid-input', error.message);
+          throw error;
+        }
+        const rules: Partial<ServiceRules> = { allow: opts.allow, body: opts.bodyRule, hold: opts.hold, sends: opts.send };
+        if (opts.outside) rules.outside = opts.outside as ServiceRules['outside'];
+        if (opts.irreversible) rules.noInverse = opts.irreversible as ServiceRules['noInverse'];
+        if (opts.holdSeconds !== undefined) rules.holdSeconds = opts.holdSeconds;
+        const defined = await s.handlers['service:add']({
+          name,
+          baseUrl: opts.baseUrl,
+          auth,
+          rules,
+          api: opts.api === undefined ? undefined : opts.api === 'none' ? null : opts.api,
+        });
+        if (opts.json) json(defined);
+        else {
+          out(describeService(defined));
+          out(`Grant it to a task with: posthoc run --service ${defined.name} "…"`);
+        }
+      });
+    });
+  service
+    .command('list')
+    .description('list the defined services, their credentials (names only) and rules')
+    .addOption(ctx.dataDirOption())
+    .option('--json', 'print JSON')
+    .action(async (opts: Opts) => {
+      await ctx.withServices(opts.dataDir, async (s) => {
+        const list = s.services.list();
+        if (opts.json) json(list);
+        else list.forEach((d) => out(describeService(d)));
+      });
+    });
+  service
+    .command('remove')
+    .description('remove a service definition')
+    .argument('<name>')
+    .addOption(ctx.dataDirOption())
+    .action(async (name: string, opts: Opts) => {
+      await ctx.withServices(opts.dataDir, async (s) => {
+        if (!s.services.remove(name)) throw new ServiceError('not-found', `No service named ${name}. List them with: posthoc service list`);
+        out(`Removed ${name}.`);
+      });
+    });
+}
+
+export function describeService(d: ServiceDefinition): string {
+  const parts = [`${d.name}  ${d.baseUrl}`];
+  const auth = d.auth ? describeAuth(d.auth) : null;
+  if (auth) parts.push(`auth ${auth}`);
+  if (d.api) parts.push(`api ${d.api}`);
+  const r = d.rules;
+  if (r) {
+    if (r.allow.length) parts.push(`allow ${r.allow.map(describePattern).join(', ')}`);
+    for (const b of r.body) parts.push(`rule ${describeBodyRule(b)}`);
+    if (r.hold.length) parts.push(`hold ${r.hold.map(describePattern).join(', ')}`);
+    if (r.sends.length) parts.push(`sends ${r.sends.map(describePattern).join(', ')} (${r.holdSeconds} s)`);
+    if (r.outside !== 'refuse') parts.push(`outside: ${r.outside}`);
+    if (r.noInverse !== 'allow') parts.push(`no inverse: ${r.noInverse}`);
+  }
+  return parts.join('  ·  ');
+}

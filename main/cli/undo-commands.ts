@@ -1,0 +1,208 @@
+// `posthoc undo | redo | rewind | keep | timeline | diff | budget`: the undo engine from the command line.
+// Exit codes as everywhere: 0 success; 1 failed; 2 usage or configuration; 3 refused (a later change
+// would be overwritten) — the paths and why go to stderr, and --json prints the answer as it is.
+import { InvalidArgumentError, type Command, type Option } from 'commander';
+import { unifiedDiff } from '../../shared/diff/line-diff';
+import type { UndoBlocker } from '../../shared/domain';
+import type { DiffSide, TimelineEntry } from '../../shared/domain/undo';
+import type { AppServices } from '../services/app-services';
+import { describeBlocker } from '../services/undo-service';
+
+export type CliContext = {
+  withServices<T>(dataDir: string | undefined, fn: (s: AppServices) => Promise<T>): Promise<T>;
+  dataDirOption(): Option;
+  out(line: string): void;
+  json(value: unknown): void;
+  exitConflict: number;
+};
+
+type Opts = { dataDir?: string; json?: boolean };
+
+export function registerUndoCommands(program: Command, ctx: CliContext): void {
+  const { out, json } = ctx;
+  const withRun = (fn: (s: AppServices, id: string, opts: Opts) => Promise<void>) => (id: string, opts: Opts) =>
+    ctx.withServices(opts.dataDir, async (s) => {
+      await fn(s, id, opts);
+      await s.undo.settle();
+    });
+  const refused = (message: string, blockers: UndoBlocker[] | undefined, opts: Opts) => {
+    if (!opts.json) {
+      process.stderr.write(`${message}\n`);
+      for (const b of blockers ?? []) process.stderr.write(`  ${b.path}: ${describeBlocker(b)}\n`);
+    }
+    process.exitCode = ctx.exitConflict;
+  };
+  const listed = (result: { removed: string[]; restored: string[]; notRestored?: string[] }) => {
+    result.removed.forEach((p) => out(`  removed ${p}`));
+    result.restored.forEach((p) => out(`  restored ${p}`));
+    (result.notRestored ?? []).forEach((p) => out(`  left as it is (not covered by undo): ${p}`));
+  };
+  const command = (name: string, description: string) =>
+    program.command(name).description(description).argument('<action-id>').addOption(ctx.dataDirOption()).option('--json', 'print JSON');
+
+  command('undo', 'undo an action (refused, exit 3, if a later change touched the same paths)').action(
+    withRun(async (s, id, opts) => {
+      const result = await s.undo.undo(id);
+      if (opts.json) json(result);
+      if (result.outcome === 'conflict') {
+        refused(result.message, result.blockers, opts);
+        if (!opts.json && result.canRewind) process.stderr.write(`Rewind instead: posthoc rewind ${id}\n`);
+        return;
+      }
+      if (!opts.json) {
+        out(`Undid action ${result.action.seq}.`);
+        listed(result);
+      }
+    }),
+  );
+
+  command('redo', 'redo an undone action (refused, exit 3, if something touched its paths since)').action(
+    withRun(async (s, id, opts) => {
+      const result = await s.undo.redo(id);
+      if (opts.json) json(result);
+      if (result.outcome === 'conflict') return refused(result.message, result.blockers, opts);
+      if (!opts.json) {
+        out(`Redid action ${result.action.seq}.`);
+        listed(result);
+      }
+    }),
+  );
+
+  command('rewind', 'undo an action and every later action of its task, newest first (all or nothing)').action(
+    withRun(async (s, id, opts) => {
+      const result = await s.undo.rewind(id);
+      if (opts.json) json(result);
+      if (result.outcome === 'conflict') return refused(result.message, result.blockers, opts);
+      if (!opts.json) {
+        out(`Rewound to before action ${result.action.seq}: undid ${result.undone.map((a) => a.seq).join(', ')}.`);
+        listed(result);
+      }
+    }),
+  );
+
+  command('keep', 'mark an action final (it can no longer be undone) and release its checkpoints').action(
+    withRun(async (s, id, opts) => {
+      const action = await s.undo.keep(id);
+      if (opts.json) json(action);
+      else out(`Kept action ${action.seq}.`);
+    }),
+  );
+
+  program
+    .command('timeline')
+    .description("a task's undo timeline: its actions, outside edits and undo operations")
+    .argument('<task-id>')
+    .addOption(ctx.dataDirOption())
+    .option('--json', 'print JSON')
+    .action((taskId: string, opts: Opts) =>
+      ctx.withServices(opts.dataDir, async (s) => {
+        await s.undo.settle();
+        const timeline = s.undoViews.timeline(taskId);
+        if (opts.json) json(timeline);
+        else timeline.entries.forEach((e) => out(timelineLine(e)));
+      }),
+    );
+
+  program
+    .command('diff')
+    .description("what an action changed in one file (or every file it changed)")
+    .argument('<action-id>')
+    .argument('[path]')
+    .addOption(ctx.dataDirOption())
+    .option('--json', 'print JSON')
+    .action((actionId: string, path: string | undefined, opts: Opts) =>
+      ctx.withServices(opts.dataDir, async (s) => {
+        const action = s.store.getAction(actionId);
+        const paths =
+          path !== undefined
+            ? [path]
+            : (action?.effects ?? []).flatMap((e) => (e.channel === 'fs' ? [...e.added, ...e.modified, ...e.deleted, ...(e.renamed ?? []).map((r) => r.to)] : []));
+        for (const p of paths) {
+          const diff = await s.undoViews.diff({ actionId, path: p });
+          if (opts.json) json(diff);
+          else out(unifiedDiff(sideText(diff.before), sideText(diff.after), diff.before ? `a/${diff.oldPath ?? diff.path}` : '/dev/null', diff.after ? `b/${diff.path}` : '/dev/null'));
+        }
+      }),
+    );
+
+  program
+    .command('budget')
+    .description('how much large-file content checkpoints may keep, per folder (sizes like 500MB, 2GB)')
+    .argument('[folder]', 'a granted folder (default: every folder)')
+    .option('--set <size>', 'set the budget', (v: string) => {
+      try {
+        return parseSize(v);
+      } catch (error) {
+        throw new InvalidArgumentError((error as Error).message);
+      }
+    })
+    .option('--reset', "remove the folder's own budget (use the default)")
+    .addOption(ctx.dataDirOption())
+    .option('--json', 'print JSON')
+    .action((folder: string | undefined, opts: Opts & { set?: number; reset?: boolean }) =>
+      ctx.withServices(opts.dataDir, async (s) => {
+        const storage =
+          opts.set !== undefined || opts.reset
+            ? await s.undoViews.setBudget({ folder: folder ?? null, bytes: opts.reset ? null : opts.set! })
+            : await s.undoViews.storage();
+        if (opts.json) return json(storage);
+        out(`default budget: ${formatSize(storage.defaultBudgetBytes)} (files of ${formatSize(storage.largeFileBytes)} or more count against it)`);
+        for (const f of storage.folders) {
+          out(`${f.folder}: ${formatSize(f.usedBytes)} of ${formatSize(f.budgetBytes)}${f.custom ? '' : ' (default)'}`);
+        }
+      }),
+    );
+}
+
+function timelineLine(e: TimelineEntry): string {
+  switch (e.kind) {
+    case 'action': {
+      const fs = e.action.effects.flatMap((x) => (x.channel === 'fs' ? [x] : []));
+      const n = fs.reduce((sum, x) => sum + x.added.length + x.modified.length + x.deleted.length + (x.renamed?.length ?? 0), 0);
+      const can = [e.undo.possible && 'undo', e.redo.possible && 'redo', e.rewind.possible && 'rewind'].filter(Boolean).join(', ');
+      return `#${e.action.seq}  ${e.action.status.padEnd(7)}  ${e.action.confinement.level.padEnd(11)}  ${n} file change(s)  [${can || 'nothing to do'}]  ${e.action.id}`;
+    }
+    case 'external': {
+      const c = e.changes;
+      const paths = [...c.added, ...c.modified, ...c.deleted, ...c.renamed.map((r) => r.to)];
+      return `    edited outside Posthoc in ${e.workspace}: ${paths.slice(0, 5).join(', ')}${paths.length > 5 ? ', …' : ''}`;
+    }
+    case 'operation':
+      return `    ${e.operation} of ${e.actionSeqs.map((s) => `#${s}`).join(', ')}: ${e.state}${e.note ? ` — ${e.note}` : ''}`;
+  }
+}
+
+function sideText(side: DiffSide | null): string {
+  if (side === null) return '';
+  switch (side.kind) {
+    case 'text':
+      return side.text;
+    case 'binary':
+      return `(${side.reason === 'binary' ? 'binary' : 'too large to show'}: ${side.size} bytes, sha256 ${side.sha256})\n`;
+    case 'link':
+      return `(symbolic link to ${side.target})\n`;
+    case 'folder':
+      return '(folder)\n';
+    case 'not-covered':
+      return '(not covered by undo)\n';
+  }
+}
+
+export function parseSize(text: string): number {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(b|kb|k|mb|m|gb|g|tb|t)?\s*$/i.exec(text);
+  if (!m) throw new Error(`"${text}" is not a size; write it like 500MB or 2GB.`);
+  const unit = (m[2] ?? 'b').toLowerCase()[0]!;
+  const factor = { b: 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3, t: 1024 ** 4 }[unit as 'b' | 'k' | 'm' | 'g' | 't'];
+  return Math.round(Number(m[1]) * factor);
+}
+
+export function formatSize(bytes: number): string {
+  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${unit === 0 ? value : value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
+}

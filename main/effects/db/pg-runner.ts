@@ -1,0 +1,151 @@
+// Runs one action's SQL on a granted PostgreSQL database in one transaction. Statements are split by the
+// dialect-aware lexer and run one at a time inside a savepoint; after each, the catalog says whether the
+// schema changed (and how), the capture log says which rows changed, and the grant decides whether that
+// was allowed. Read-only grants run in a READ ONLY transaction, so PostgreSQL itself refuses writes.
+import type { DatabaseGrant, DbStatement, StatementClass } from '../../../shared/domain';
+import { DbRefusal, OverRowLimit } from './db-errors';
+import { readCatalog, TRASH_PREFIX, type Catalog } from './pg-catalog';
+import { PgCapture } from './pg-capture';
+import { connectPg, pgMessage, runBatch, type PgClient, type Secrets } from './pg-client';
+import { planDdl, relationState, sameCatalog, trashedOp, trashMove } from './pg-ddl';
+import { displayValue, ResultCollector } from './query-result';
+import { splitStatements } from './sql-splitter';
+import type { EngineOutcome, RunInput } from './sqlite-runner';
+import type { DdlOp, Segment } from './undo-log';
+
+const TRANSACTION_CONTROL = new Set(['BEGIN', 'START', 'COMMIT', 'END', 'ROLLBACK', 'ABORT', 'SAVEPOINT', 'RELEASE']);
+const DML_TAGS = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE', 'COPY']);
+
+export type StatementHooks = {
+  /** After the statement ran (inside its savepoint): may refuse, or replace what it did; returns the statement's class. */
+  after(record: DbStatement, text: string, tag: string): Promise<StatementClass>;
+};
+
+/** Runs the statements in order on an open transaction, each in a savepoint; throws on the first refusal or error. */
+export async function executePg(client: PgClient, input: RunInput, out: DbStatement[], hooks: StatementHooks): Promise<void> {
+  const pieces = splitStatements(input.sql, 'postgres');
+  if (input.params !== null && input.params.length > 0 && pieces.length > 1) {
+    throw new DbRefusal('Parameters ("params") go with exactly one statement; send the statements one request at a time.');
+  }
+  for (const piece of pieces) {
+    const words = piece.text.trim().split(/\s+/).slice(0, 2).map((w) => w.toUpperCase());
+    if (TRANSACTION_CONTROL.has(piece.keyword) || (piece.keyword === 'PREPARE' && words[1] === 'TRANSACTION')) {
+      throw new DbRefusal('Posthoc runs each SQL action in a transaction of its own, so undo can take it back: leave out BEGIN, COMMIT, ROLLBACK, SAVEPOINT and RELEASE.');
+    }
+    await client.query('SAVEPOINT posthoc_statement');
+    const record: DbStatement = { sql: piece.text, kind: 'query', rowsAffected: null, result: null };
+    const res = await client.query({ text: piece.text, values: input.params ?? undefined, rowMode: 'array' });
+    const tag = (res.command ?? '').toUpperCase();
+    if (res.fields && res.fields.length > 0) {
+      const collector = new ResultCollector(res.fields.map((f) => f.name));
+      for (const row of res.rows as unknown[][]) {
+        collector.add(row);
+        input.onRow?.(out.length, row.map(displayValue));
+      }
+      record.result = collector.result();
+    }
+    out.push(record);
+    record.kind = await hooks.after(record, piece.text, tag);
+    if (record.kind === 'dml') record.rowsAffected = res.rowCount ?? 0;
+    await client.query('RELEASE SAVEPOINT posthoc_statement');
+  }
+}
+
+export function classOfTag(tag: string): StatementClass {
+  return DML_TAGS.has(tag) ? 'dml' : 'query';
+}
+
+export function checkAllowed(grant: DatabaseGrant, kind: StatementClass): void {
+  if (grant.statements.includes(kind)) return;
+  const words: Record<StatementClass, string> = { query: 'queries', dml: 'row changes (INSERT, UPDATE, DELETE)', ddl: 'schema changes (CREATE, ALTER, DROP)' };
+  throw new DbRefusal(`The grant "${grant.name}" does not allow ${words[kind]} (it allows ${grant.statements.map((k) => words[k]).join(', ')}). It was rolled back; ask the person to widen the grant if this is needed.`);
+}
+
+/** Capture mode and read-only grants: the action runs and commits; undo uses the captured log. */
+export async function runPgAction(input: RunInput, secrets: Secrets, logId: string, timeoutMs: number): Promise<EngineOutcome> {
+  const { grant } = input;
+  const client = await connectPg(grant, secrets, { statementTimeoutMs: timeoutMs });
+  const statements: DbStatement[] = [];
+  try {
+    await client.query(grant.readOnly ? 'BEGIN READ ONLY' : 'BEGIN');
+    const capture = grant.readOnly ? null : new PgCapture(client);
+    let catalog: Catalog = await readCatalog(client);
+    if (capture) await capture.install(catalog);
+    const segments: Segment[] = [];
+    const tables = new Set<string>();
+    let trashCount = 0;
+    const trashName = () => ({ schema: `${TRASH_PREFIX}_${logId.replace(/-/g, '').slice(0, 12)}`, name: `t${++trashCount}` });
+    await executePg(client, input, statements, {
+      after: async (record, text, tag) => {
+        if (!capture) return classOfTag(tag);
+        const now = await readCatalog(client);
+        const before = capture.rowsChanged();
+        await capture.drain(catalog);
+        let kind: StatementClass = capture.rowsChanged() > before || DML_TAGS.has(tag) ? 'dml' : 'query';
+        if (!sameCatalog(catalog, now)) {
+          kind = 'ddl';
+          checkAllowed(grant, 'ddl');
+          const plan = planDdl(catalog, now, grant.name, trashName);
+          let ops: DdlOp[] = plan.ops;
+          if (plan.trash.length > 0) {
+            if (plan.ops.length > 0) throw new DbRefusal(`This statement dropped tables and other objects with them (${plan.ops.map((o) => o.describe).join(', ')}), which cannot be undone exactly in capture mode. Drop the dependent objects first, in statements of their own, or ask the person to grant "${grant.name}" in held-transaction mode.`);
+            await client.query('ROLLBACK TO SAVEPOINT posthoc_statement');
+            ops = [];
+            for (const r of plan.trash) {
+              const name = trashName();
+              const state = await relationState(client, { schema: r.schema, name: r.name, columns: null });
+              await runBatch(client, trashMove(r, name));
+              ops.push(trashedOp(r, name, state));
+            }
+            if (!sameCatalog(await readCatalog(client), now)) {
+              throw new DbRefusal(`This DROP also removed other objects (a CASCADE into views or foreign keys), which cannot be undone exactly in capture mode. Drop the dependent objects first, or ask the person to grant "${grant.name}" in held-transaction mode.`);
+            }
+          }
+          const rows = capture.takeSegment();
+          if (rows.length > 0) segments.push({ kind: 'rows', tables: rows });
+          // Each step expects, on undo, the state this statement left: later changes are undone before it.
+          for (const op of ops) op.expectAfter = await relationState(client, op.checkAfter);
+          segments.push({ kind: 'ddl', statement: text, ops });
+          for (const op of ops) tables.add(op.object);
+          catalog = await readCatalog(client);
+          // Tables the statement created are captured from now on, like every other table.
+          await capture.addTables(catalog);
+        }
+        checkAllowed(grant, kind);
+        await capture.verify(catalog);
+        if (!input.approved && capture.rowsChanged() > grant.maxRowsAffected) throw new OverRowLimit(capture.rowsChanged(), grant.maxRowsAffected, grant.name);
+        record.kind = kind;
+        return kind;
+      },
+    });
+    let rowsAffected = 0;
+    if (capture) {
+      const rows = capture.takeSegment();
+      if (rows.length > 0) segments.push({ kind: 'rows', tables: rows });
+      for (const seg of segments) {
+        if (seg.kind === 'rows') {
+          for (const t of seg.tables) tables.add(t.label);
+          rowsAffected += seg.tables.reduce((n, t) => n + t.rows.length, 0);
+        }
+      }
+      await capture.uninstall();
+      if (segments.length > 0) input.beforeCommit?.(segments);
+    }
+    await client.query(grant.readOnly ? 'ROLLBACK' : 'COMMIT');
+    return { ok: true, statements, segments, rowsAffected, tables: [...tables] };
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    return { ok: false, statements, error: describePgError(error, grant), overLimit: error instanceof OverRowLimit ? error : null };
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+export function describePgError(error: unknown, grant: DatabaseGrant): string {
+  if (error instanceof DbRefusal || error instanceof OverRowLimit) return error.message;
+  const code = (error as { code?: string }).code;
+  if (code === '25006') return `The grant "${grant.name}" is read-only, and PostgreSQL refused the write (${pgMessage(error)}). Nothing was changed.`;
+  if (code === '57014') return `PostgreSQL cancelled the statement: it ran longer than the action timeout. Nothing was changed. (${pgMessage(error)})`;
+  if (code === '55P03') return `A table is locked by another session (${pgMessage(error)}); nothing was changed. Try again when it is free.`;
+  return `PostgreSQL: ${pgMessage(error)}`;
+}

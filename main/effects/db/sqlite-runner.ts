@@ -1,0 +1,240 @@
+// Runs one action's SQL on a granted SQLite file, in one transaction: statement by statement (split by the
+// dialect-aware lexer, then confirmed by SQLite's own prepare), each classified by SQLite before it runs,
+// with change capture on every table. Schema changes take a snapshot of the file first (rolling back and
+// starting over if the first one shows up mid-action). Read-only grants open the file read-only, so SQLite
+// itself refuses any write.
+import Database from 'better-sqlite3';
+import { rmSync, statSync, writeFileSync } from 'node:fs';
+import type { DatabaseGrant, DbStatement } from '../../../shared/domain';
+import { DbRefusal, OverRowLimit } from './db-errors';
+import { displayValue, ResultCollector } from './query-result';
+import { type TableLog } from './row-log';
+import { captureTables, dropCapture, installCapture, loggedRows, readCapture, type CaptureTable } from './sqlite-capture';
+import { classifySqlite } from './sqlite-classify';
+import { readSqliteSchema } from './sqlite-schema';
+import { splitStatements, type SqlStatement } from './sql-splitter';
+import type { Segment, UndoLogStore } from './undo-log';
+
+/** SQLite files up to this size are snapshotted for schema changes; larger ones need held-transaction mode for DDL. */
+export const SNAPSHOT_LIMIT_BYTES = 64 * 1024 * 1024;
+
+export type EngineOutcome =
+  | { ok: true; statements: DbStatement[]; segments: Segment[]; rowsAffected: number; tables: string[] }
+  | { ok: false; statements: DbStatement[]; error: string; overLimit: OverRowLimit | null };
+
+export type RunInput = {
+  grant: DatabaseGrant;
+  sql: string;
+  params: unknown[] | null;
+  approved: boolean;
+  /** Called with the undo log right before COMMIT, so it is on disk before the changes it undoes are. */
+  beforeCommit?: (segments: Segment[]) => void;
+  /** Every row a statement returns (the card keeps only the first ones): the gateway answers code with them. */
+  onRow?: (statement: number, row: Array<string | null>) => void;
+};
+
+class NeedSnapshot extends Error {}
+
+export function openSqlite(grant: DatabaseGrant, options: { write: boolean }): Database.Database {
+  let db: Database.Database;
+  try {
+    db = new Database(grant.location, { readonly: grant.readOnly || !options.write, fileMustExist: true, timeout: 5000 });
+  } catch (error) {
+    throw new DbRefusal(`Posthoc could not open the SQLite file of "${grant.name}" (${grant.location}): ${message(error)}. Check that it exists and is readable.`);
+  }
+  db.pragma('foreign_keys = ON');
+  if (grant.readOnly) db.pragma('query_only = ON');
+  return db;
+}
+
+/** Capture mode (and read-only grants): the action runs and commits; undo uses the captured log. */
+export function runSqliteAction(input: RunInput, logs: UndoLogStore, logId: string): EngineOutcome {
+  const db = openSqlite(input.grant, { write: true });
+  try {
+    try {
+      return attempt(db, input, logs, logId, false);
+    } catch (error) {
+      if (!(error instanceof NeedSnapshot)) throw error;
+      return attempt(db, input, logs, logId, true);
+    }
+  } finally {
+    db.close();
+  }
+}
+
+function attempt(db: Database.Database, input: RunInput, logs: UndoLogStore, logId: string, snapshot: boolean): EngineOutcome {
+  const { grant } = input;
+  const statements: DbStatement[] = [];
+  let before: string | null = null;
+  db.exec(grant.readOnly ? 'BEGIN' : 'BEGIN IMMEDIATE');
+  try {
+    if (snapshot) {
+      const size = fileSize(grant.location);
+      if (size > SNAPSHOT_LIMIT_BYTES) {
+        throw new DbRefusal(
+          `Schema changes (CREATE, ALTER, DROP) on "${grant.name}" need a snapshot for undo, and this file is ${Math.round(size / 1048576)} MiB (snapshots are taken up to ${SNAPSHOT_LIMIT_BYTES / 1048576} MiB). Ask the person to grant it in held-transaction mode to change its schema.`,
+        );
+      }
+      before = `${logId}-before.sqlite3`;
+      writeFileSync(logs.snapshotPath(before), db.serialize(), { mode: 0o600 });
+    }
+    const capture = grant.readOnly ? [] : captureTables(readSqliteSchema(db, { counts: false }).tables);
+    installCapture(db, capture);
+    const sequencesBefore = readSequences(db);
+    const schemaBefore = schemaObjects(db);
+    execute(db, input, statements, {
+      onDdl: () => {
+        if (!snapshot && !grant.readOnly) throw new NeedSnapshot();
+      },
+      rows: () => loggedRows(db, capture),
+    });
+    const tables = readCapture(db, capture);
+    const sequences = sequenceLog(sequencesBefore, readSequences(db));
+    if (sequences) tables.push(sequences);
+    const segments: Segment[] = [];
+    if (before !== null) {
+      const after = `${logId}-after.sqlite3`;
+      writeFileSync(logs.snapshotPath(after), db.serialize(), { mode: 0o600 });
+      segments.push({ kind: 'snapshot', before, after, objects: changedObjects(schemaBefore, schemaObjects(db)) });
+    }
+    if (tables.length > 0) segments.push({ kind: 'rows', tables });
+    dropCapture(db, capture);
+    if (segments.length > 0) input.beforeCommit?.(segments);
+    db.exec('COMMIT');
+    const changed = tables.filter((t) => !t.soft);
+    return {
+      ok: true,
+      statements,
+      segments,
+      rowsAffected: changed.reduce((n, t) => n + t.rows.length, 0),
+      tables: [...new Set([...changed.map((t) => t.label), ...(segments[0]?.kind === 'snapshot' ? segments[0].objects : [])])],
+    };
+  } catch (error) {
+    if (db.inTransaction) db.exec('ROLLBACK');
+    // Nothing happened, so the snapshots taken for it go (a restart takes a fresh one).
+    for (const name of [before, `${logId}-after.sqlite3`]) if (name) rmSync(logs.snapshotPath(name), { force: true });
+    if (error instanceof NeedSnapshot) throw error;
+    return { ok: false, statements, error: describeError(error, grant), overLimit: error instanceof OverRowLimit ? error : null };
+  }
+}
+
+export type ExecHooks = { onDdl(): void; rows(): number };
+
+/** Runs the statements in order on an open transaction; throws on the first refusal or error. */
+export function execute(db: Database.Database, input: RunInput, out: DbStatement[], hooks: ExecHooks): void {
+  const { grant } = input;
+  const pieces = splitStatements(input.sql, 'sqlite');
+  if (input.params !== null && input.params.length > 0 && pieces.length > 1) {
+    throw new DbRefusal('Parameters ("params") go with exactly one statement; send the statements one request at a time.');
+  }
+  // SQLite has no boolean type: true and false are 1 and 0, as SQLite itself stores them.
+  const params = (input.params ?? []).map((p) => (typeof p === 'boolean' ? Number(p) : p));
+  for (let i = 0; i < pieces.length; i++) {
+    let piece: SqlStatement = pieces[i]!;
+    let stmt: Database.Statement | null = null;
+    while (stmt === null) {
+      try {
+        stmt = db.prepare(piece.text);
+      } catch (error) {
+        // SQLite knows where its statements end: a piece it calls incomplete joins the next one.
+        if (/incomplete input/.test(message(error)) && i + 1 < pieces.length) {
+          i++;
+          piece = { text: `${piece.text};\n${pieces[i]!.text}`, keyword: piece.keyword };
+        } else throw error;
+      }
+    }
+    const { kind } = classifySqlite(db, stmt, piece.text, piece.keyword, params);
+    if (!grant.readOnly && !grant.statements.includes(kind)) {
+      throw new DbRefusal(`The grant "${grant.name}" does not allow ${kindWords[kind]} (it allows ${grant.statements.map((k) => kindWords[k]).join(', ')}). Nothing was changed; ask the person to widen the grant if this is needed.`);
+    }
+    if (kind === 'ddl') hooks.onDdl();
+    const versionBefore = schemaVersion(db);
+    const record: DbStatement = { sql: piece.text, kind, rowsAffected: null, result: null };
+    if (stmt.reader) {
+      stmt.raw(true).safeIntegers(true);
+      const collector = new ResultCollector(stmt.columns().map((c) => c.name));
+      for (const row of stmt.iterate(...params) as Iterable<unknown[]>) {
+        collector.add(row);
+        input.onRow?.(out.length, row.map(displayValue));
+      }
+      record.result = collector.result();
+      if (kind === 'dml') record.rowsAffected = db.prepare('SELECT changes()').pluck().get() as number;
+    } else {
+      const info = stmt.run(...params);
+      if (kind === 'dml') record.rowsAffected = info.changes;
+    }
+    out.push(record);
+    if (kind !== 'ddl' && schemaVersion(db) !== versionBefore) {
+      // The statement changed the schema after all (a function or a trigger did): treat it as DDL.
+      record.kind = 'ddl';
+      if (!grant.statements.includes('ddl')) throw new DbRefusal(`The grant "${grant.name}" does not allow schema changes, and this statement made one. It was rolled back.`);
+      hooks.onDdl();
+    }
+    const rows = hooks.rows();
+    if (!input.approved && rows > grant.maxRowsAffected) throw new OverRowLimit(rows, grant.maxRowsAffected, grant.name);
+  }
+}
+
+const kindWords: Record<DbStatement['kind'], string> = { query: 'queries', dml: 'row changes (INSERT, UPDATE, DELETE)', ddl: 'schema changes (CREATE, ALTER, DROP)' };
+
+function schemaVersion(db: Database.Database): number {
+  return db.pragma('schema_version', { simple: true }) as number;
+}
+
+function readSequences(db: Database.Database): Map<string, string> {
+  const exists = db.prepare("SELECT 1 FROM main.sqlite_schema WHERE name = 'sqlite_sequence'").get();
+  if (!exists) return new Map();
+  const rows = db.prepare('SELECT name, quote(seq) FROM main.sqlite_sequence').raw(true).all() as Array<[string, string]>;
+  return new Map(rows);
+}
+
+/** AUTOINCREMENT counters the action moved: restored by undo only while nobody moved them further (soft). */
+function sequenceLog(before: Map<string, string>, after: Map<string, string>): TableLog | null {
+  const names = new Set([...before.keys(), ...after.keys()]);
+  const rows = [...names].flatMap((name) => {
+    const b = before.get(name);
+    const a = after.get(name);
+    if (b === a) return [];
+    const key = [`'${name.replace(/'/g, "''")}'`];
+    return [{ beforeKey: b === undefined ? null : key, afterKey: a === undefined ? null : key, before: b === undefined ? null : [key[0]!, b], after: a === undefined ? null : [key[0]!, a] }];
+  });
+  if (rows.length === 0) return null;
+  return { table: '"sqlite_sequence"', label: 'sqlite_sequence', columns: ['name', 'seq'], keyColumns: ['name'], overridingSystemValue: false, soft: true, rows };
+}
+
+function schemaObjects(db: Database.Database): Map<string, string> {
+  const rows = db.prepare("SELECT type || ' ' || name, coalesce(sql, '') FROM main.sqlite_schema WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\'").raw(true).all() as Array<[string, string]>;
+  return new Map(rows);
+}
+
+function changedObjects(before: Map<string, string>, after: Map<string, string>): string[] {
+  const names = new Set([...before.keys(), ...after.keys()]);
+  return [...names].filter((n) => before.get(n) !== after.get(n)).map((n) => n.replace(/^\w+ /, ''));
+}
+
+function fileSize(path: string): number {
+  let size = 0;
+  for (const suffix of ['', '-wal']) {
+    try {
+      size += statSync(path + suffix).size;
+    } catch {
+      // no WAL file: nothing to add
+    }
+  }
+  return size;
+}
+
+export function describeError(error: unknown, grant: DatabaseGrant): string {
+  if (error instanceof DbRefusal || error instanceof OverRowLimit) return error.message;
+  const text = message(error);
+  const code = (error as { code?: string }).code ?? '';
+  if (code.startsWith('SQLITE_READONLY') || /readonly database/.test(text)) {
+    return `The grant "${grant.name}" is read-only, and SQLite refused the write (${text}). Nothing was changed.`;
+  }
+  if (code === 'SQLITE_BUSY') return `"${grant.name}" is locked by another program (${text}); try again in a moment.`;
+  return `SQLite: ${text}`;
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,98 @@
+// Undo logs live in Posthoc's data folder, one JSON file per database effect (the effect on the card
+// carries only the first compensating statements). Snapshots of small SQLite files sit beside them.
+// Files are written to a temporary name and renamed, so a crash never leaves half a log.
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { DatabaseEngine } from '../../../shared/domain';
+import type { TableLog } from './row-log';
+
+/**
+ * Which relation a schema step's check looks at, and whose content: null every column, [] none. `uniform`:
+ * instead, how many rows hold something else than the column's default (a column the action added must
+ * still hold only that, or dropping it would lose what someone wrote there since).
+ */
+export type DdlCheck = { schema: string; name: string; columns: string[] | null; uniform?: { column: string; value: string | null } };
+
+/**
+ * A PostgreSQL schema change and how to take it back (and forward again). Undo runs only while the
+ * relation at `checkAfter` is in the state recorded after the action (redo: `checkBefore`, as the last
+ * undo left it); a different state is a conflict.
+ */
+export type DdlOp = {
+  /** What it did, for people: "created table categories". */
+  describe: string;
+  /** The table, view or index it concerns. */
+  object: string;
+  undo: string[];
+  redo: string[];
+  checkAfter: DdlCheck;
+  checkBefore: DdlCheck;
+  expectAfter: string | null;
+  expectBefore: string | null;
+  /** Run when the action is kept: empties the trash. */
+  keep: string[];
+};
+
+export type Segment =
+  | { kind: 'rows'; tables: TableLog[] }
+  /** SQLite schema changes: the whole file before and after, restored logically (schema, rows with rowids, counters). */
+  | { kind: 'snapshot'; before: string; after: string; objects: string[] }
+  | { kind: 'ddl'; statement: string; ops: DdlOp[] };
+
+export type UndoLog = {
+  version: 1;
+  engine: DatabaseEngine;
+  database: string;
+  segments: Segment[];
+};
+
+export class UndoLogStore {
+  readonly dir: string;
+  readonly snapshotDir: string;
+
+  constructor(dataDir: string) {
+    this.dir = join(dataDir, 'databases', 'undo');
+    this.snapshotDir = join(dataDir, 'databases', 'snapshots');
+  }
+
+  newId(): string {
+    return randomUUID();
+  }
+
+  snapshotPath(name: string): string {
+    mkdirSync(this.snapshotDir, { recursive: true, mode: 0o700 });
+    return join(this.snapshotDir, name);
+  }
+
+  write(id: string, log: UndoLog): void {
+    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    const file = join(this.dir, `${id}.json`);
+    const tmp = `${file}.${process.pid}.tmp`;
+    writeFileSync(tmp, JSON.stringify(log), { mode: 0o600 });
+    renameSync(tmp, file);
+  }
+
+  read(id: string): UndoLog {
+    let text: string;
+    try {
+      text = readFileSync(join(this.dir, `${id}.json`), 'utf8');
+    } catch {
+      throw new Error(`The undo log of this database action (${id}) is missing from Posthoc's data folder, so it cannot be undone exactly.`);
+    }
+    const log = JSON.parse(text) as UndoLog;
+    if (log.version !== 1) throw new Error(`The undo log ${id} was written by another version of Posthoc (format ${String(log.version)}).`);
+    return log;
+  }
+
+  /** Keep: the action is final, its log and snapshots are no longer needed. */
+  remove(id: string, log?: UndoLog): void {
+    for (const seg of log?.segments ?? []) {
+      if (seg.kind === 'snapshot') {
+        rmSync(join(this.snapshotDir, seg.before), { force: true });
+        rmSync(join(this.snapshotDir, seg.after), { force: true });
+      }
+    }
+    rmSync(join(this.dir, `${id}.json`), { force: true });
+  }
+}

@@ -1,0 +1,286 @@
+// Walks a granted folder and writes its state as a git tree, costing what changed: a file whose stat
+// fields match the cache is not read, a folder whose entries match keeps its tree id. Symbolic links are
+// read as links (lstat, readlink) and never followed.
+//
+// Two phases: list every folder with its entries' stat fields (stat-lister.ts: synchronous calls, spread
+// over worker threads on large folders), then build the trees here, reading only files whose stat fields
+// changed. Building yields to the event loop every few milliseconds.
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import { readFileSync, readlinkSync } from 'node:fs';
+import { compareEntries, type ShadowRepo, type TreeEntry } from './git-objects';
+import type { CachedChild, StatCache } from './stat-cache';
+import { KIND_DIR, KIND_FILE, KIND_LINK, KIND_OTHER, listerThreads, listFolders, listInParallel, type ListJob, type Listing } from './stat-lister';
+import { modeOf, RESTORE_TEMP_PREFIX, storedName, type Kind, type NotCovered } from './tree-model';
+
+/** The stat fields a checkpoint compares. */
+type StatFields = { size: number; mtimeMs: number; ctimeMs: number; ino: number; mode: number; link: boolean };
+/** Below this many files a folder is listed in one thread (a worker's round trip would cost more). */
+const PARALLEL_MIN_FILES = 8000;
+
+/** Files modified this recently are hashed but never vouched for by their stat fields ("racy git"). */
+export const RACY_WINDOW_MS = 2000;
+const YIELD_EVERY_MS = 25;
+
+export type ScanLimits = {
+  /** Files at least this large count against the budget. */
+  largeFileBytes: number;
+  /** Bytes of large files this folder's checkpoints may hold. */
+  budgetBytes: number;
+  /** Folders with at least this many files are listed in parallel (tests lower it). */
+  parallelMinFiles?: number;
+};
+
+export type ScanResult = { tree: string; notCovered: NotCovered[]; hashed: number };
+
+export class FolderScanner {
+  private now = 0;
+  private lastYield = 0;
+  private notCovered: NotCovered[] = [];
+  private hashed = 0;
+  private listings = new Map<string, Listing>();
+
+  constructor(
+    private readonly repo: ShadowRepo,
+    private readonly cache: StatCache,
+    private readonly root: string,
+    private readonly limits: ScanLimits,
+    private readonly racyWindowMs = RACY_WINDOW_MS,
+  ) {}
+
+  async scan(): Promise<ScanResult> {
+    this.now = Date.now();
+    this.lastYield = performance.now();
+    this.notCovered = [];
+    this.hashed = 0;
+    this.listings = new Map();
+    for (const l of await this.list()) this.listings.set(l.rel, l);
+    const tree = await this.scanDir('', this.root);
+    this.listings = new Map();
+    if (tree === null) throw new Error(`The folder ${this.root} is gone or cannot be read, so it cannot be checkpointed.`);
+    return { tree, notCovered: this.notCovered, hashed: this.hashed };
+  }
+
+  /** Phase 1: every folder's entries with their stat fields, in parallel when the folder is large. */
+  private async list(): Promise<Listing[]> {
+    const threads = listerThreads();
+    const files = this.countFiles('');
+    if (threads === 0 || files < (this.limits.parallelMinFiles ?? PARALLEL_MIN_FILES)) return listFolders(fs, this.root, [{ rel: '', recursive: true }]);
+    return listInParallel(this.root, this.planBins(threads + 1, files));
+  }
+
+  /**
+   * Splits the folder into subtrees of similar size (from the last checkpoint's counts): the largest
+   * subtree is opened up (its own entries listed here, its subfolders become subtrees) until none holds
+   * more than its share, then subtrees go to the least loaded bin. Bin 0 is this thread.
+   */
+  private planBins(count: number, total: number): ListJob[][] {
+    const bins: ListJob[][] = Array.from({ length: count }, () => []);
+    const load = new Array<number>(count).fill(0);
+    let frontier: Array<{ rel: string; files: number }> = [{ rel: '', files: total }];
+    const share = total / (count * 3);
+    for (let opened = 0; opened < 200; opened++) {
+      frontier.sort((a, b) => b.files - a.files);
+      const big = frontier[0];
+      if (!big || big.files <= share) break;
+      frontier = frontier.slice(1);
+      bins[0]!.push({ rel: big.rel, recursive: false });
+      for (const c of this.cache.dirs.get(big.rel)?.children ?? []) {
+        if (c.kind !== 'dir') continue;
+        const rel = big.rel ? `${big.rel}/${c.name}` : c.name;
+        frontier.push({ rel, files: this.countFiles(rel) });
+      }
+    }
+    for (const job of frontier.sort((a, b) => b.files - a.files)) {
+      const i = load.indexOf(Math.min(...load));
+      bins[i]!.push({ rel: job.rel, recursive: true });
+      load[i]! += job.files;
+    }
+    return bins;
+  }
+
+  /** Files under a folder at the last checkpoint (0 when it was not there). */
+  private countFiles(rel: string): number {
+    const state = this.cache.dirs.get(rel);
+    if (!state) return 0;
+    let n = 0;
+    for (const c of state.children) n += c.kind === 'dir' ? this.countFiles(rel ? `${rel}/${c.name}` : c.name) : 1;
+    return n;
+  }
+
+  private async scanDir(rel: string, abs: string): Promise<string | null> {
+    let listing = this.listings.get(rel);
+    if (!listing) {
+      // A folder that appeared since the plan was made: list it here.
+      for (const l of listFolders(fs, this.root, [{ rel, recursive: true }])) this.listings.set(l.rel, l);
+      listing = this.listings.get(rel)!;
+    }
+    if (listing.error !== null) {
+      if (rel !== '') this.notCovered.push({ path: rel, reason: 'unreadable', size: null });
+      this.cache.dropSubtree(rel);
+      return null;
+    }
+    const prev = this.cache.dirs.get(rel);
+    // Same names in the same order as last time (the usual case): entry i was entry i, no lookups.
+    const samePlaces = prev?.listed !== undefined && prev.listed.names === listing.names;
+    let prevByName: Map<string, CachedChild> | undefined;
+    if (!samePlaces && prev && prev.children.length > 0) prevByName = new Map(prev.children.map((c) => [c.name, c]));
+    const prevAt = (i: number, name: string): CachedChild | undefined => (samePlaces ? (prev!.listed!.order[i] ?? undefined) : prevByName?.get(name));
+    const children: CachedChild[] = [];
+    const names = listing.names === '' ? [] : listing.names.split('\0');
+    const order: Array<CachedChild | null> = new Array<CachedChild | null>(names.length).fill(null);
+
+    for (const [i, name] of names.entries()) {
+      if (name.startsWith(RESTORE_TEMP_PREFIX)) continue;
+      const childRel = rel ? `${rel}/${name}` : name;
+      if (name.includes('\uFFFD')) {
+        // Not valid UTF-8: the name cannot be written back exactly.
+        this.notCovered.push({ path: childRel, reason: 'name', size: null });
+        continue;
+      }
+      const childAbs = `${abs}/${name}`;
+      const kind = listing.kinds[i];
+      if (kind === KIND_DIR) {
+        const child = await this.dirChild(name, childRel, childAbs, prevAt(i, name));
+        if (child) children.push((order[i] = child));
+      } else if (kind === KIND_FILE || kind === KIND_LINK) {
+        const o = i * 5;
+        const st = listing.stats;
+        const fields: StatFields = { size: st[o]!, mtimeMs: st[o + 1]!, ctimeMs: st[o + 2]!, ino: st[o + 3]!, mode: st[o + 4]!, link: kind === KIND_LINK };
+        const child = await this.fileChild(name, childRel, childAbs, fields, prevAt(i, name));
+        if (child) children.push((order[i] = child));
+      } else if (kind === KIND_OTHER) {
+        this.notCovered.push({ path: childRel, reason: 'special', size: null });
+      }
+      // KIND_GONE: vanished while listing.
+    }
+
+    if (samePlaces && order.every((c, i) => c === prev!.listed!.order[i]) && this.repo.has(prev!.tree)) {
+      // Nothing in this folder changed: keep its tree and cached entries as they are.
+      await this.maybeYield();
+      return prev!.tree;
+    }
+    children.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    if (prev && prev.children.some((c) => c.kind === 'dir')) {
+      const dirsNow = new Set(children.filter((c) => c.kind === 'dir').map((c) => c.name));
+      for (const old of prev.children) {
+        if (old.kind === 'dir' && !dirsNow.has(old.name)) this.cache.dropSubtree(rel ? `${rel}/${old.name}` : old.name);
+      }
+    }
+    let tree: string;
+    if (prev && sameChildren(prev.children, children) && this.repo.has(prev.tree)) {
+      tree = prev.tree;
+    } else {
+      const entries: TreeEntry[] = children.map((c) => ({ name: storedName(c.name), mode: modeOf(c.kind), oid: c.oid }));
+      entries.sort(compareEntries);
+      tree = this.repo.writeTree(entries);
+      this.cache.markChanged();
+    }
+    this.cache.dirs.set(rel, { tree, children, listed: { names: listing.names, order } });
+    await this.maybeYield();
+    return tree;
+  }
+
+  private async dirChild(name: string, rel: string, abs: string, prev: CachedChild | undefined): Promise<CachedChild | null> {
+    const tree = await this.scanDir(rel, abs);
+    if (tree === null) return null;
+    if (prev?.kind === 'dir' && prev.oid === tree) return prev;
+    return { name, kind: 'dir', oid: tree, size: 0, mtimeMs: 0, ctimeMs: 0, ino: 0, mode: 0, trusted: false, key: `${storedName(name)}/` };
+  }
+
+  private async fileChild(name: string, rel: string, abs: string, st: StatFields, prev: CachedChild | undefined): Promise<CachedChild | null> {
+    if (
+      prev &&
+      prev.trusted &&
+      prev.kind !== 'dir' &&
+      prev.size === st.size &&
+      prev.mtimeMs === st.mtimeMs &&
+      prev.ctimeMs === st.ctimeMs &&
+      prev.ino === st.ino &&
+      prev.mode === st.mode
+    ) {
+      return prev;
+    }
+    const link = st.link;
+    let kind: Kind = link ? 'link' : st.mode & 0o100 ? 'exec' : 'file';
+    let oid: string;
+    try {
+      if (link) {
+        oid = this.repo.writeBlob(readlinkSync(abs, { encoding: 'buffer' }));
+      } else if (st.size >= this.limits.largeFileBytes) {
+        const large = await this.largeFile(abs, st, prev);
+        if (large === null) {
+          kind = 'uncovered';
+          oid = uncoveredId(st);
+          this.notCovered.push({ path: rel, reason: 'budget', size: st.size });
+        } else {
+          oid = large;
+        }
+      } else {
+        oid = this.repo.writeBlob(readFileSync(abs));
+      }
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      this.notCovered.push({ path: rel, reason: 'unreadable', size: st.size });
+      return null;
+    }
+    this.hashed++;
+    this.cache.markChanged();
+    const racy = this.now - Math.max(st.mtimeMs, st.ctimeMs) < this.racyWindowMs;
+    return {
+      name,
+      kind,
+      oid,
+      size: st.size,
+      mtimeMs: st.mtimeMs,
+      ctimeMs: st.ctimeMs,
+      ino: st.ino,
+      mode: st.mode,
+      trusted: !racy,
+      key: storedName(name),
+    };
+  }
+
+  /**
+   * A large file is stored while the folder's large blobs stay within its budget. One that was covered
+   * before and kept its size is read again to see whether its content is already stored (no new cost).
+   */
+  private async largeFile(abs: string, st: StatFields, prev: CachedChild | undefined): Promise<string | null> {
+    const used = this.cache.largeBytes();
+    const fits = used + st.size <= this.limits.budgetBytes;
+    const maybeStored = prev !== undefined && prev.kind !== 'uncovered' && prev.size === st.size && this.cache.large.has(prev.oid);
+    if (!fits && !maybeStored) return null;
+    const written = await this.repo.writeBlobFromFile(abs, st.size);
+    if (written === null) return null;
+    if (!this.cache.large.has(written.oid)) {
+      if (!fits && written.created) {
+        this.repo.deleteLoose(written.oid);
+        return null;
+      }
+      this.cache.large.set(written.oid, st.size);
+    }
+    return written.oid;
+  }
+
+  private async maybeYield(): Promise<void> {
+    const t = performance.now();
+    if (t - this.lastYield < YIELD_EVERY_MS) return;
+    await new Promise((resolve) => setImmediate(resolve));
+    this.lastYield = performance.now();
+  }
+}
+
+function sameChildren(a: readonly CachedChild[], b: readonly CachedChild[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!;
+    const y = b[i]!;
+    if (x !== y && (x.name !== y.name || x.kind !== y.kind || x.oid !== y.oid)) return false;
+  }
+  return true;
+}
+
+/** A stand-in id for a file that is not stored: changes whenever its size or times change. */
+export function uncoveredId(st: Pick<StatFields, 'size' | 'mtimeMs' | 'ctimeMs' | 'ino'>): string {
+  return createHash('sha1').update(`posthoc-not-covered ${st.size} ${st.mtimeMs} ${st.ctimeMs} ${st.ino}`).digest('hex');
+}

@@ -1,0 +1,316 @@
+// The one door to a shadow repository: objects and refs. Everything else in effects/fs reads and writes
+// the repository through this class.
+//
+// Blobs and trees are written here as loose objects (zlib-deflated "type size\0content" under
+// objects/xx/…, exactly what `git hash-object -w` writes), because isomorphic-git's writeBlob costs about
+// 1 ms per object — 10 s for a 10,000-file folder. Commits and refs go through isomorphic-git. Reads of
+// loose objects are done here; a packed object (someone ran `git gc` on the shadow repository) is read
+// through isomorphic-git.
+import git from 'isomorphic-git';
+import * as fs from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { createDeflate, deflateSync, inflateSync } from 'node:zlib';
+
+export type GitMode = '100644' | '100755' | '120000' | '040000' | '160000';
+/** A tree entry as stored: `name` is the stored (escaped) name. */
+export type TreeEntry = { name: string; mode: GitMode; oid: string };
+
+export const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
+const AUTHOR = { name: 'Posthoc', email: 'checkpoints@posthoc.invalid', timezoneOffset: 0 };
+const TREE_CACHE_LIMIT = 20_000;
+
+export class ShadowRepo {
+  private readonly madeDirs = new Set<string>();
+  private readonly known = new Set<string>();
+  private readonly trees = new Map<string, TreeEntry[]>();
+
+  constructor(readonly gitdir: string) {}
+
+  /** Creates the bare repository if it does not exist yet. */
+  static async open(gitdir: string, description: string): Promise<ShadowRepo> {
+    if (!fs.existsSync(join(gitdir, 'HEAD'))) {
+      fs.mkdirSync(gitdir, { recursive: true });
+      await git.init({ fs, gitdir, bare: true, defaultBranch: 'checkpoints' });
+      fs.writeFileSync(join(gitdir, 'description'), `${description}\n`);
+    }
+    return new ShadowRepo(gitdir);
+  }
+
+  hash(type: 'blob' | 'tree', content: Buffer): string {
+    return createHash('sha1').update(`${type} ${content.length}\0`).update(content).digest('hex');
+  }
+
+  /** Writes a blob (if it is not there yet) and returns its id. */
+  writeBlob(content: Buffer): string {
+    const oid = this.hash('blob', content);
+    this.writeLoose(oid, 'blob', content);
+    return oid;
+  }
+
+  /** Writes a tree from entries already in git order; returns its id. */
+  writeTree(entries: readonly TreeEntry[]): string {
+    const content = serializeTree(entries);
+    const oid = this.hash('tree', content);
+    this.writeLoose(oid, 'tree', content);
+    if (!this.trees.has(oid)) this.cacheTree(oid, [...entries]);
+    return oid;
+  }
+
+  /**
+   * Writes a large file's blob by streaming it once: each chunk feeds both the hash and the deflater, so
+   * the object always matches its id. The header needs the size up front; returns null when the file
+   * changed size while it was read (the caller treats it as not covered).
+   */
+  async writeBlobFromFile(path: string, size: number): Promise<{ oid: string; created: boolean } | null> {
+    const hash = createHash('sha1').update(`blob ${size}\0`);
+    const temp = this.tempPath('00'); // named once the hash is known
+    const deflater = createDeflate({ level: 1 });
+    const sink = fs.createWriteStream(temp, { mode: 0o444 });
+    const written = pipeline(deflater, sink);
+    deflater.write(Buffer.from(`blob ${size}\0`));
+    let seen = 0;
+    try {
+      for await (const chunk of fs.createReadStream(path, { highWaterMark: 1 << 20 })) {
+        const buffer = chunk as Buffer;
+        hash.update(buffer);
+        seen += buffer.length;
+        if (!deflater.write(buffer)) await new Promise((resolve) => deflater.once('drain', resolve));
+      }
+      deflater.end();
+      await written;
+    } catch (error) {
+      deflater.destroy();
+      fs.rmSync(temp, { force: true });
+      throw error;
+    }
+    const oid = hash.digest('hex');
+    if (seen !== size || this.has(oid)) {
+      fs.rmSync(temp, { force: true });
+      return seen === size ? { oid, created: false } : null;
+    }
+    this.tempPath(oid); // makes the object's folder
+    fs.renameSync(temp, this.objectPath(oid));
+    this.known.add(oid);
+    return { oid, created: true };
+  }
+
+  has(oid: string): boolean {
+    if (this.known.has(oid)) return true;
+    if (fs.existsSync(this.objectPath(oid))) {
+      this.known.add(oid);
+      return true;
+    }
+    return false;
+  }
+
+  readTree(oid: string): TreeEntry[] {
+    const cached = this.trees.get(oid);
+    if (cached) return cached;
+    if (oid === EMPTY_TREE) return [];
+    const { type, content } = this.readLooseOrThrow(oid);
+    if (type !== 'tree') throw new Error(`Checkpoint object ${oid} is a ${type}, not a tree.`);
+    const entries = parseTree(content);
+    this.cacheTree(oid, entries);
+    return entries;
+  }
+
+  /** Reads a blob; packed objects go through isomorphic-git. */
+  async readBlob(oid: string): Promise<Buffer> {
+    const loose = this.readLoose(oid);
+    if (loose) {
+      if (loose.type !== 'blob') throw new Error(`Checkpoint object ${oid} is a ${loose.type}, not a blob.`);
+      return loose.content;
+    }
+    const { blob } = await git.readBlob({ fs, gitdir: this.gitdir, oid });
+    return Buffer.from(blob);
+  }
+
+  /** Flushes the given loose objects to disk, so a power cut cannot lose content an undo is about to overwrite. */
+  makeDurable(oids: Iterable<string>): void {
+    for (const oid of oids) {
+      const path = this.objectPath(oid);
+      let fd: number | undefined;
+      try {
+        fd = fs.openSync(path, 'r');
+        fs.fsyncSync(fd);
+      } catch {
+        // Packed, or not a loose object: nothing to flush.
+      } finally {
+        if (fd !== undefined) fs.closeSync(fd);
+      }
+    }
+  }
+
+  async writeCommit(input: { tree: string; parents: string[]; message: string; at: Date }): Promise<string> {
+    const timestamp = Math.floor(input.at.getTime() / 1000);
+    return git.writeCommit({
+      fs,
+      gitdir: this.gitdir,
+      commit: {
+        message: input.message.endsWith('\n') ? input.message : `${input.message}\n`,
+        tree: input.tree,
+        parent: input.parents,
+        author: { ...AUTHOR, timestamp },
+        committer: { ...AUTHOR, timestamp },
+      },
+    });
+  }
+
+  async readCommit(oid: string): Promise<{ tree: string; parents: string[]; message: string }> {
+    const { commit } = await git.readCommit({ fs, gitdir: this.gitdir, oid });
+    return { tree: commit.tree, parents: commit.parent, message: commit.message };
+  }
+
+  async setRef(name: string, oid: string): Promise<void> {
+    await git.writeRef({ fs, gitdir: this.gitdir, ref: `refs/posthoc/${name}`, value: oid, force: true });
+  }
+
+  async getRef(name: string): Promise<string | null> {
+    try {
+      return await git.resolveRef({ fs, gitdir: this.gitdir, ref: `refs/posthoc/${name}` });
+    } catch {
+      return null;
+    }
+  }
+
+  async deleteRef(name: string): Promise<void> {
+    await git.deleteRef({ fs, gitdir: this.gitdir, ref: `refs/posthoc/${name}` }).catch(() => undefined);
+  }
+
+  /** Every ref under refs/posthoc/ with the commit it names. */
+  async listRefs(): Promise<Array<{ name: string; oid: string }>> {
+    const names = await git.listRefs({ fs, gitdir: this.gitdir, filepath: 'refs/posthoc' });
+    const out: Array<{ name: string; oid: string }> = [];
+    for (const name of names) {
+      const oid = await this.getRef(name);
+      if (oid) out.push({ name, oid });
+    }
+    return out;
+  }
+
+  /** Ids of every loose object (for garbage collection). */
+  listLoose(): string[] {
+    const root = join(this.gitdir, 'objects');
+    const out: string[] = [];
+    for (const dir of fs.readdirSync(root)) {
+      if (!/^[0-9a-f]{2}$/.test(dir)) continue;
+      for (const name of fs.readdirSync(join(root, dir))) if (/^[0-9a-f]{38}$/.test(name)) out.push(dir + name);
+    }
+    return out;
+  }
+
+  deleteLoose(oid: string): void {
+    fs.rmSync(this.objectPath(oid), { force: true });
+    this.known.delete(oid);
+    this.trees.delete(oid);
+  }
+
+  private writeLoose(oid: string, type: string, content: Buffer): void {
+    if (this.has(oid)) return;
+    const data = deflateSync(Buffer.concat([Buffer.from(`${type} ${content.length}\0`), content]), { level: 1 });
+    const temp = this.tempPath(oid);
+    fs.writeFileSync(temp, data, { mode: 0o444 });
+    fs.renameSync(temp, this.objectPath(oid));
+    this.known.add(oid);
+  }
+
+  private readLoose(oid: string): { type: string; content: Buffer } | null {
+    let raw: Buffer;
+    try {
+      raw = fs.readFileSync(this.objectPath(oid));
+    } catch {
+      return null;
+    }
+    const data = inflateSync(raw);
+    const nul = data.indexOf(0);
+    const [type] = data.subarray(0, nul).toString('latin1').split(' ');
+    return { type: type!, content: data.subarray(nul + 1) };
+  }
+
+  private readLooseOrThrow(oid: string): { type: string; content: Buffer } {
+    const loose = this.readLoose(oid);
+    if (loose) return loose;
+    throw new Error(
+      `Checkpoint object ${oid} is missing from ${this.gitdir}. The shadow repository was changed outside Posthoc (packed or pruned).`,
+    );
+  }
+
+  private objectPath(oid: string): string {
+    return join(this.gitdir, 'objects', oid.slice(0, 2), oid.slice(2));
+  }
+
+  private tempPath(oid: string): string {
+    const dir = join(this.gitdir, 'objects', oid.slice(0, 2));
+    if (!this.madeDirs.has(dir)) {
+      fs.mkdirSync(dir, { recursive: true });
+      this.madeDirs.add(dir);
+    }
+    return join(dir, `tmp_obj_${randomBytes(6).toString('hex')}`);
+  }
+
+  private cacheTree(oid: string, entries: TreeEntry[]): void {
+    if (this.trees.size >= TREE_CACHE_LIMIT) {
+      // Drop the oldest half: trees are immutable, so this only costs re-reads.
+      let n = 0;
+      for (const key of this.trees.keys()) {
+        this.trees.delete(key);
+        if (++n >= TREE_CACHE_LIMIT / 2) break;
+      }
+    }
+    this.trees.set(oid, entries);
+  }
+}
+
+/** Git's tree format: "mode name\0" + 20 raw bytes per entry; folders are written "40000". */
+export function serializeTree(entries: readonly TreeEntry[]): Buffer {
+  const parts: Buffer[] = [];
+  for (const e of entries) {
+    parts.push(Buffer.from(`${e.mode === '040000' ? '40000' : e.mode} ${e.name}\0`, 'utf8'), Buffer.from(e.oid, 'hex'));
+  }
+  return Buffer.concat(parts);
+}
+
+export function parseTree(content: Buffer): TreeEntry[] {
+  const entries: TreeEntry[] = [];
+  let i = 0;
+  while (i < content.length) {
+    const space = content.indexOf(0x20, i);
+    const nul = content.indexOf(0, space);
+    const rawMode = content.subarray(i, space).toString('latin1');
+    const name = content.subarray(space + 1, nul).toString('utf8');
+    const oid = content.subarray(nul + 1, nul + 21).toString('hex');
+    entries.push({ name, mode: normalizeMode(rawMode), oid });
+    i = nul + 21;
+  }
+  return entries;
+}
+
+function normalizeMode(raw: string): GitMode {
+  switch (raw) {
+    case '40000':
+    case '040000':
+      return '040000';
+    case '100644':
+    case '100755':
+    case '120000':
+    case '160000':
+      return raw;
+    case '100664':
+      return '100644';
+    default:
+      throw new Error(`Unknown tree entry mode ${raw} in a checkpoint.`);
+  }
+}
+
+/** Git orders tree entries by name bytes, comparing a folder's name as if it ended with '/'. */
+export function compareEntries(a: TreeEntry, b: TreeEntry): number {
+  const ka = a.mode === '040000' ? `${a.name}/` : a.name;
+  const kb = b.mode === '040000' ? `${b.name}/` : b.name;
+  if (ka === kb) return 0;
+  // Byte order of UTF-8 equals code point order; JS strings compare UTF-16 units, which differ only
+  // above U+FFFF against U+E000–U+FFFF, so compare buffers when either name leaves the BMP's low range.
+  if (/[\uD800-\uFFFF]/.test(ka) || /[\uD800-\uFFFF]/.test(kb)) return Buffer.compare(Buffer.from(ka), Buffer.from(kb));
+  return ka < kb ? -1 : 1;
+}

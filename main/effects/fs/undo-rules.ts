@@ -1,0 +1,99 @@
+// Which undo, redo and rewind the history of a folder allows, before any file is looked at. Pure.
+//
+// A folder's history is its changes in order: actions that ran, undos, redos, and edits made outside
+// Posthoc. A change is "in effect" while it shapes the folder: an outside edit always (no undo reverts
+// it), an action's run or redo while the action is applied. An undo only puts back what the folder held
+// before its action, so it never stands in the way of another undo or redo.
+//
+//  - Undo X: refused when a change in effect that came after X's latest application touches the same
+//    paths (the same path, or a folder one of them created or removed).
+//  - Rewind X: undo X and every later applied action of its task, newest first; each of them checked as
+//    above, ignoring the ones the rewind itself undoes first.
+//  - Redo X: refused when a change in effect that came after X's undo touches the same paths, except
+//    changes of actions that ran before X (redoing those first is how a rewind is replayed).
+import { PathSet } from './tree-model';
+
+export type HistoryEvent = {
+  id: number;
+  kind: 'action' | 'undo' | 'redo' | 'external';
+  actionId: string | null;
+  paths: readonly string[];
+};
+
+/** Whether an action is applied (anything but undone) or undone. */
+export type ActionStateOf = (actionId: string) => 'applied' | 'undone';
+
+export type HistoryBlocker = { path: string; event: HistoryEvent };
+
+type Marks = { origin?: number; apply?: number; undo?: number };
+
+export class FolderHistory {
+  private readonly marks = new Map<string, Marks>();
+  private readonly byId = new Map<number, HistoryEvent>();
+
+  constructor(
+    readonly events: readonly HistoryEvent[],
+    private readonly stateOf: ActionStateOf,
+  ) {
+    for (const e of events) {
+      this.byId.set(e.id, e);
+      if (!e.actionId) continue;
+      const m = this.marks.get(e.actionId) ?? {};
+      if (e.kind === 'action') {
+        m.origin ??= e.id;
+        m.apply = e.id;
+      } else if (e.kind === 'redo') m.apply = e.id;
+      else if (e.kind === 'undo') m.undo = e.id;
+      this.marks.set(e.actionId, m);
+    }
+  }
+
+  /** The change that last applied the action here (its run or latest redo), if it changed this folder. */
+  lastApplied(actionId: string): HistoryEvent | undefined {
+    const id = this.marks.get(actionId)?.apply;
+    return id === undefined ? undefined : this.byId.get(id);
+  }
+
+  lastUndone(actionId: string): HistoryEvent | undefined {
+    const id = this.marks.get(actionId)?.undo;
+    return id === undefined ? undefined : this.byId.get(id);
+  }
+
+  origin(actionId: string): number {
+    return this.marks.get(actionId)?.origin ?? Number.POSITIVE_INFINITY;
+  }
+
+  /** Whether a change still shapes the folder in a way an undo or redo must not overwrite. */
+  inEffect(e: HistoryEvent): boolean {
+    if (e.kind === 'external' || e.actionId === null) return true;
+    if (e.kind === 'undo') return false;
+    return this.stateOf(e.actionId) === 'applied' && this.marks.get(e.actionId)?.apply === e.id;
+  }
+
+  /** What stops undoing `actionId` here; `ignoring` holds actions undone before it in the same operation. */
+  undoBlockers(actionId: string, ignoring: ReadonlySet<string> = new Set()): HistoryBlocker[] {
+    const applied = this.lastApplied(actionId);
+    if (!applied) return [];
+    return this.blockersAfter(applied.id, new PathSet(applied.paths), (e) => e.actionId !== actionId && !(e.actionId && ignoring.has(e.actionId)));
+  }
+
+  redoBlockers(actionId: string): HistoryBlocker[] {
+    const undone = this.lastUndone(actionId);
+    if (!undone) return [];
+    const origin = this.origin(actionId);
+    return this.blockersAfter(
+      undone.id,
+      new PathSet(undone.paths),
+      (e) => e.actionId !== actionId && !(e.actionId !== null && e.kind !== 'external' && this.origin(e.actionId) < origin),
+    );
+  }
+
+  private blockersAfter(after: number, paths: PathSet, counts: (e: HistoryEvent) => boolean): HistoryBlocker[] {
+    const out: HistoryBlocker[] = [];
+    for (const e of this.events) {
+      if (e.id <= after || !counts(e) || !this.inEffect(e)) continue;
+      for (const path of paths.overlapping(e.paths)) out.push({ path, event: e });
+    }
+    return out;
+  }
+}

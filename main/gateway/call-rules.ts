@@ -1,0 +1,121 @@
+// The person's rules for one service's calls, checked before anything leaves the machine: allowed
+// methods and paths, rules on the parsed body, holds for approval, send windows, and what happens to a
+// mutating call nobody knows how to take back. Pure, so every rule can be read and tested here.
+import type { ApiSpec, BodyRule, CallPattern, ServiceRules } from '../../shared/domain/connections';
+import { addressesOf, domainOf, valuesAt } from './body-view';
+import { callMatches, describePattern } from './path-glob';
+
+export const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+export type CallFacts = { service: string; method: string; path: string; body: unknown };
+
+export type Verdict =
+  | { kind: 'send'; mutating: boolean; inverseKnown: boolean }
+  | { kind: 'refuse'; message: string }
+  | { kind: 'approval'; reason: string; mutating: boolean; inverseKnown: boolean }
+  | { kind: 'window'; reason: string; seconds: number; mutating: boolean; inverseKnown: boolean };
+
+export function defaultRules(): ServiceRules {
+  return { allow: [], body: [], hold: [], sends: [], outside: 'refuse', noInverse: 'allow', holdSeconds: 30 };
+}
+
+/** Whether a call may change the remote side: any non-read method, unless the provider data says it reads. */
+export function isMutating(api: ApiSpec | undefined, method: string, path: string): boolean {
+  if (READ_METHODS.has(method.toUpperCase())) return false;
+  return !(api?.reads ?? []).some((p) => callMatches(p, method, path));
+}
+
+export function hasInverseRule(api: ApiSpec | undefined, method: string, path: string): boolean {
+  return (api?.inverses ?? []).some((r) => callMatches(r.match, method, path));
+}
+
+export function judgeCall(rules: ServiceRules, api: ApiSpec | undefined, call: CallFacts): Verdict {
+  const mutating = isMutating(api, call.method, call.path);
+  const inverseKnown = mutating && hasInverseRule(api, call.method, call.path);
+  const what = `${call.method} ${call.path}`;
+
+  const breach = outsideRules(rules, call);
+  if (breach) {
+    if (rules.outside === 'hold') return { kind: 'approval', reason: `${breach} The person must approve it.`, mutating, inverseKnown };
+    return {
+      kind: 'refuse',
+      message: `${breach} The call was not sent. Only the person can change the rules (posthoc service add ${call.service} … or the Connections page); if the task needs this call, say so in your answer.`,
+    };
+  }
+  const held = rules.hold.find((p) => callMatches(p, call.method, call.path));
+  if (held) return { kind: 'approval', reason: `The person holds ${describePattern(held)} on ${call.service} for approval.`, mutating, inverseKnown };
+
+  const send = [...rules.sends, ...(api?.sends ?? [])].find((p) => callMatches(p, call.method, call.path));
+  if (send && mutating) {
+    return {
+      kind: 'window',
+      reason: `${what} can never be taken back, so it waits ${rules.holdSeconds} s before it leaves; the person can cancel it until then.`,
+      seconds: rules.holdSeconds,
+      mutating,
+      inverseKnown,
+    };
+  }
+  if (mutating && !inverseKnown) {
+    switch (rules.noInverse) {
+      case 'refuse':
+        return {
+          kind: 'refuse',
+          message: `${what} on ${call.service} may change the service and has no known inverse, and the person's rules refuse such calls. The call was not sent.`,
+        };
+      case 'hold':
+        return { kind: 'approval', reason: `${what} has no known inverse; the person's rules hold such calls for approval.`, mutating, inverseKnown };
+      case 'allow':
+        break;
+    }
+  }
+  return { kind: 'send', mutating, inverseKnown };
+}
+
+/** Why the call is outside the person's rules, or null when it is inside them. */
+function outsideRules(rules: ServiceRules, call: CallFacts): string | null {
+  if (rules.allow.length > 0 && !rules.allow.some((p) => callMatches(p, call.method, call.path))) {
+    return `${call.method} ${call.path} is outside the calls the person allows on ${call.service} (${rules.allow.map(describePattern).join('; ')}).`;
+  }
+  for (const rule of rules.body) {
+    if (!callMatches(rule, call.method, call.path)) continue;
+    const problem = bodyBreach(rule, call.body);
+    if (problem) return `${call.method} ${call.path} on ${call.service}: ${problem}`;
+  }
+  return null;
+}
+
+export function bodyBreach(rule: BodyRule, body: unknown): string | null {
+  const values = valuesAt(body, rule.field);
+  if (values.length === 0) return `the body has no "${rule.field}", which the person's rules check.`;
+  if (rule.oneOf) {
+    const allowed = new Set(rule.oneOf);
+    const bad = values.filter((v) => typeof v !== 'string' && typeof v !== 'number' ? true : !allowed.has(String(v)));
+    if (bad.length > 0) return `"${rule.field}" may only be ${rule.oneOf.join(', ')}; it was ${bad.map((v) => JSON.stringify(v)).join(', ')}.`;
+  }
+  if (rule.domains) {
+    const allowed = new Set(rule.domains.map((d) => d.toLowerCase()));
+    const addresses = values.flatMap((v) => (typeof v === 'string' ? addressesOf(v) : []));
+    if (addresses.length === 0) return `"${rule.field}" holds no e-mail address, and the person's rules check its domains.`;
+    const bad = addresses.filter((a) => !allowed.has(domainOf(a)));
+    if (bad.length > 0) return `"${rule.field}" may only address ${rule.domains.join(', ')}; it addressed ${bad.join(', ')}.`;
+  }
+  return null;
+}
+
+/** Parses a body rule as the CLI writes it: 'METHOD PATH FIELD=V1,V2' or 'METHOD PATH FIELD@=DOMAIN1,DOMAIN2'. */
+export function parseBodyRule(text: string): BodyRule {
+  const [method, path, condition, ...rest] = text.trim().split(/\s+/);
+  const m = condition ? /^([^=\s]+?)(@?)=(.+)$/.exec(condition) : null;
+  if (!method || !path?.startsWith('/') || !m || rest.length > 0) {
+    throw new Error(
+      `"${text}" is not a body rule: write "METHOD /path FIELD=V1,V2" (the value must be one of these) or "METHOD /path FIELD@=example.com" (e-mail addresses in these domains only).`,
+    );
+  }
+  const list = m[3]!.split(',').map((v) => v.trim()).filter(Boolean);
+  const base: CallPattern = { method: method.toUpperCase(), path };
+  return m[2] === '@' ? { ...base, field: m[1]!, domains: list } : { ...base, field: m[1]!, oneOf: list };
+}
+
+export function describeBodyRule(rule: BodyRule): string {
+  return `${describePattern(rule)} ${rule.field}${rule.domains ? `@=${rule.domains.join(',')}` : `=${(rule.oneOf ?? []).join(',')}`}`;
+}

@@ -1,0 +1,91 @@
+// The one door from Posthoc to a service: adds the service's credentials on the way out (from the vault
+// or an OAuth connection, by name), refreshes an OAuth token once on 401, and redacts every secret it
+// used from what comes back. The forward calls of the sandbox and the inverse calls of undo both use it.
+import type { ServiceAuth } from '../../shared/domain/connections';
+import type { Redactor } from './redaction';
+import type { ResolvedService } from './service-registry';
+
+/** Where credentials come from; implemented over the vault and the OAuth connections by the services layer. */
+export type CredentialSource = {
+  /** A named secret's value, or null when the vault has no such entry. */
+  secret(name: string): Promise<string | null>;
+  /** A current access token for the provider (refreshed first when it expires soon, or when `refresh`). */
+  oauthToken(provider: string, options?: { refresh?: boolean }): Promise<string>;
+};
+
+export class CredentialMissing extends Error {}
+
+export type OutgoingCall = { method: string; path: string; search: string; headers: Headers; body: Uint8Array<ArrayBuffer> | undefined };
+export type ServiceAnswer = { status: number; headers: Headers; body: Buffer };
+
+const NO_BODY = new Set(['GET', 'HEAD']);
+
+export class ServiceCaller {
+  constructor(
+    private readonly credentials: CredentialSource,
+    private readonly send: typeof fetch = fetch,
+  ) {}
+
+  /** Sends the call with credentials; secrets used are added to `redactor` before anything is returned. */
+  async call(service: ResolvedService, call: OutgoingCall, redactor: Redactor, signal?: AbortSignal): Promise<ServiceAnswer> {
+    const attempt = async (refresh: boolean): Promise<Response> => {
+      const url = new URL(`${service.baseUrl}${call.path}${call.search}`);
+      const headers = new Headers(call.headers);
+      await this.authorize(service.auth, headers, url, redactor, refresh);
+      return this.send(url, {
+        method: call.method,
+        headers,
+        body: NO_BODY.has(call.method) ? undefined : call.body,
+        redirect: 'manual',
+        signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(60_000)]) : AbortSignal.timeout(60_000),
+      });
+    };
+    let res = await attempt(false);
+    if (res.status === 401 && service.auth.kind === 'oauth') {
+      // The token may have been revoked or expired early: refresh once and try again (nothing was done).
+      await res.arrayBuffer().catch(() => undefined);
+      res = await attempt(true);
+    }
+    const body = redactor.buffer(Buffer.from(await res.arrayBuffer()));
+    const headers = new Headers();
+    res.headers.forEach((value, key) => headers.set(key, redactor.text(value)));
+    return { status: res.status, headers, body };
+  }
+
+  private async authorize(auth: ServiceAuth, headers: Headers, url: URL, redactor: Redactor, refresh: boolean): Promise<void> {
+    switch (auth.kind) {
+      case 'none':
+        return;
+      case 'bearer': {
+        const value = await this.requireSecret(auth.secret, redactor);
+        headers.set('authorization', `Bearer ${value}`);
+        return;
+      }
+      case 'header': {
+        const value = await this.requireSecret(auth.secret, redactor);
+        headers.set(auth.header, value);
+        return;
+      }
+      case 'query': {
+        const value = await this.requireSecret(auth.secret, redactor);
+        url.searchParams.set(auth.param, value);
+        return;
+      }
+      case 'oauth': {
+        const token = await this.credentials.oauthToken(auth.provider, { refresh });
+        redactor.add(token);
+        headers.set('authorization', `Bearer ${token}`);
+        return;
+      }
+    }
+  }
+
+  private async requireSecret(name: string, redactor: Redactor): Promise<string> {
+    const value = await this.credentials.secret(name);
+    if (value === null) {
+      throw new CredentialMissing(`The vault has no secret "${name}", which this service's calls need. Ask the person to store it: posthoc secret set ${name} (or the Connections page).`);
+    }
+    redactor.add(value);
+    return value;
+  }
+}

@@ -1,0 +1,138 @@
+// Turns provider data plus the person's configuration into what oauth4webapi needs: the authorization
+// server's metadata (explicit endpoints, or discovered from an issuer), the client, and its
+// authentication. Plain http is allowed only on the loopback interface (local test servers).
+import * as oauth from 'oauth4webapi';
+import type { ProviderConfig, ProviderSpec } from './provider-spec';
+import { builtInProvider } from './providers';
+
+export class OAuthConfigError extends Error {}
+
+const PROVIDER_ID = /^[a-z0-9][a-z0-9_-]{0,31}$/;
+
+export function isLoopback(url: URL): boolean {
+  return url.hostname === '127.0.0.1' || url.hostname === 'localhost' || url.hostname === '[::1]';
+}
+
+export function checkEndpoint(label: string, value: string | undefined): string | undefined {
+  if (value === undefined || value === '') return undefined;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new OAuthConfigError(`The ${label} "${value}" is not a URL.`);
+  }
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopback(url))) {
+    throw new OAuthConfigError(`The ${label} must use https (plain http only on 127.0.0.1 for local test servers): ${value}`);
+  }
+  return url.href;
+}
+
+/** The provider's data with the person's configuration applied; custom providers are built from config alone. */
+export function specOf(id: string, config: ProviderConfig | undefined): ProviderSpec | undefined {
+  const builtIn = builtInProvider(id);
+  if (builtIn) {
+    return {
+      ...builtIn,
+      scopes: config?.scopes?.length ? config.scopes : builtIn.scopes,
+      redirectPort: config?.redirectPort ?? builtIn.redirectPort,
+    };
+  }
+  if (!config) return undefined;
+  return {
+    id,
+    displayName: config.displayName ?? id,
+    setupUrl: null,
+    issuer: config.issuer,
+    authorizationUrl: config.authorizationUrl,
+    tokenUrl: config.tokenUrl,
+    userinfoUrl: config.userinfoUrl,
+    scopes: config.scopes ?? (config.issuer ? ['openid', 'profile', 'email'] : []),
+    pkce: true,
+    clientSecret: config.clientSecretRequired ? 'required' : 'optional',
+    tokenAuth: 'basic',
+    // With an issuer, the revocation endpoint may come from discovery (url '' until then).
+    revocation: config.revocationUrl
+      ? { style: 'rfc7009', url: config.revocationUrl }
+      : config.issuer
+        ? { style: 'rfc7009', url: '' }
+        : { style: 'none', howTo: 'Revoke Posthoc\'s access in the provider\'s account settings.' },
+    account: { style: 'userinfo', fields: ['email', 'preferred_username', 'name', 'sub'] },
+    redirectPort: config.redirectPort,
+    apis: [],
+  };
+}
+
+export function validateCustomConfig(id: string, config: ProviderConfig): ProviderConfig {
+  if (!PROVIDER_ID.test(id)) throw new OAuthConfigError(`"${id}" is not a provider name: use lower-case letters, digits, "-" and "_".`);
+  const issuer = checkEndpoint('issuer', config.issuer);
+  const authorizationUrl = checkEndpoint('authorization URL', config.authorizationUrl);
+  const tokenUrl = checkEndpoint('token URL', config.tokenUrl);
+  if (!issuer && !(authorizationUrl && tokenUrl)) {
+    throw new OAuthConfigError(
+      `"${id}" is not a built-in provider, so Posthoc needs its endpoints: --issuer URL (OpenID Connect discovery), or --authorization-url and --token-url. Built-in: slack, github, google, spotify, dropbox, discord.`,
+    );
+  }
+  return {
+    ...config,
+    issuer,
+    authorizationUrl,
+    tokenUrl,
+    revocationUrl: checkEndpoint('revocation URL', config.revocationUrl),
+    userinfoUrl: checkEndpoint('userinfo URL', config.userinfoUrl),
+  };
+}
+
+/** Whether every endpoint of the provider is plain http on the loopback interface (local test servers). */
+export function usesLoopbackHttp(spec: ProviderSpec): boolean {
+  const urls = [spec.issuer, spec.authorizationUrl, spec.tokenUrl].filter((u): u is string => Boolean(u)).map((u) => new URL(u));
+  return urls.length > 0 && urls.every((u) => u.protocol === 'http:' && isLoopback(u));
+}
+
+export async function authorizationServer(spec: ProviderSpec, send: typeof fetch = fetch): Promise<oauth.AuthorizationServer> {
+  const insecure = usesLoopbackHttp(spec);
+  let as: oauth.AuthorizationServer;
+  if (spec.issuer) {
+    const issuer = new URL(spec.issuer);
+    let response: Response;
+    try {
+      response = await oauth.discoveryRequest(issuer, { algorithm: 'oidc', [oauth.allowInsecureRequests]: insecure, [oauth.customFetch]: send });
+    } catch (error) {
+      throw new OAuthConfigError(`Could not reach ${spec.displayName}'s discovery document at ${issuer.href} (${(error as Error).message}).`);
+    }
+    try {
+      as = await oauth.processDiscoveryResponse(issuer, response);
+    } catch (error) {
+      throw new OAuthConfigError(`${spec.displayName}'s discovery document at ${issuer.href} is not usable: ${(error as Error).message}`);
+    }
+  } else {
+    as = { issuer: new URL(spec.authorizationUrl!).origin, authorization_endpoint: spec.authorizationUrl, token_endpoint: spec.tokenUrl };
+  }
+  return {
+    ...as,
+    authorization_endpoint: spec.authorizationUrl ?? as.authorization_endpoint,
+    token_endpoint: spec.tokenUrl ?? as.token_endpoint,
+    userinfo_endpoint: spec.userinfoUrl ?? as.userinfo_endpoint,
+    revocation_endpoint: spec.revocation.style === 'rfc7009' && spec.revocation.url ? spec.revocation.url : as.revocation_endpoint,
+  };
+}
+
+export function clientAuthOf(spec: ProviderSpec, clientSecret: string | null): oauth.ClientAuth {
+  if (!clientSecret) return oauth.None();
+  return spec.tokenAuth === 'basic' ? oauth.ClientSecretBasic(clientSecret) : oauth.ClientSecretPost(clientSecret);
+}
+
+/** Slack-style token answers: {"ok": false, "error"} becomes an OAuth error; a nested user token is lifted up. */
+export function normalizerOf(spec: ProviderSpec): ((response: Response) => Promise<Response>) | undefined {
+  const shape = spec.tokenResponse;
+  if (!shape) return undefined;
+  return async (response) => {
+    const json = (await response.json().catch(() => ({}))) as Record<string, unknown>;
+    if (shape.okField && json[shape.okField] === false) {
+      return Response.json({ error: String(json.error ?? 'invalid_grant') }, { status: 400 });
+    }
+    const nested = shape.nested ? (json[shape.nested] as Record<string, unknown> | undefined) : undefined;
+    const merged = nested && typeof nested.access_token === 'string' ? { ...json, ...nested } : json;
+    if (typeof merged.token_type !== 'string') merged.token_type = 'bearer';
+    return Response.json(merged, { status: response.status });
+  };
+}

@@ -1,0 +1,75 @@
+// What Posthoc knows about an OAuth provider, as data: endpoints, scopes, how the token is sent and
+// revoked, PKCE, where the account name comes from, and its APIs with their inverse rules. Code reads it;
+// adding a provider means adding data (main/oauth/providers/), not a flow.
+import type { ApiSpec, ServiceRules } from '../../shared/domain/connections';
+
+export type Revocation =
+  /** RFC 7009: POST the token (form) to the endpoint, with the client's authentication. */
+  | { style: 'rfc7009'; url: string }
+  /** A call authorised by the token itself (Slack auth.revoke, Dropbox token/revoke). */
+  | { style: 'bearer'; method: string; url: string }
+  /** GitHub: DELETE the grant with the client's id and secret as Basic auth, the token in a JSON body. */
+  | { style: 'client-basic'; method: string; url: string }
+  /** The provider offers no revocation: say where the person removes the app. */
+  | { style: 'none'; howTo: string };
+
+export type AccountSource =
+  | { style: 'userinfo'; fields: string[] }
+  | { style: 'api'; method: string; url: string; fields: string[] }
+  | { style: 'token'; fields: string[] };
+
+export type ProviderSpec = {
+  id: string;
+  displayName: string;
+  /** Where the person registers the app (and finds the client id). */
+  setupUrl: string | null;
+  /** Explicit endpoints, or an issuer to discover them from (OpenID Connect / RFC 8414). */
+  authorizationUrl?: string;
+  tokenUrl?: string;
+  issuer?: string;
+  userinfoUrl?: string;
+  scopes: string[];
+  /** Slack asks for user scopes in 'user_scope'. */
+  scopeParam?: string;
+  scopeSeparator?: string;
+  pkce: boolean;
+  /** Whether the token endpoint needs the client secret even with PKCE (Google, GitHub, Slack, Discord). */
+  clientSecret: 'required' | 'optional';
+  /** How the client secret is sent to the token endpoint. */
+  tokenAuth: 'post' | 'basic';
+  /** Extra parameters of the authorization request (offline access, consent prompt). */
+  authParams?: Record<string, string>;
+  /** Token answers that are not plain RFC 6749: where the token sits, and a success flag to check. */
+  tokenResponse?: { nested?: string; okField?: string };
+  revocation: Revocation;
+  account: AccountSource;
+  /** Fixed loopback port for providers that match the redirect URI exactly (0 or absent: any free port). */
+  redirectPort?: number;
+  /** The APIs reached with this connection; connecting defines a service for each. */
+  apis: ApiSpec[];
+  /** Rules a new service of this provider starts with. */
+  defaultRules?: Partial<ServiceRules>;
+};
+
+/** The person's configuration of a provider: the client they registered, and for their own providers the endpoints. */
+export type ProviderConfig = {
+  clientId: string | null;
+  scopes?: string[];
+  /** Custom providers only. */
+  displayName?: string;
+  issuer?: string;
+  authorizationUrl?: string;
+  tokenUrl?: string;
+  revocationUrl?: string;
+  userinfoUrl?: string;
+  /** Custom providers: whether the token endpoint needs the client secret. */
+  clientSecretRequired?: boolean;
+  redirectPort?: number;
+};
+
+export const REDIRECT_PATH = '/callback';
+
+/** The redirect URI the person registers (the port is chosen per sign-in unless the provider fixes it). */
+export function redirectUriOf(spec: Pick<ProviderSpec, 'redirectPort'>): string {
+  return spec.redirectPort ? `http://127.0.0.1:${spec.redirectPort}${REDIRECT_PATH}` : `http://127.0.0.1${REDIRECT_PATH}`;
+}

@@ -1,0 +1,62 @@
+// GitHub: an OAuth App's user token, the REST API at https://api.github.com.
+import type { ProviderSpec } from '../provider-spec';
+
+export const github: ProviderSpec = {
+  id: 'github',
+  displayName: 'GitHub',
+  setupUrl: 'https://github.com/settings/applications/new',
+  authorizationUrl: 'https://github.com/login/oauth/authorize',
+  tokenUrl: 'https://github.com/login/oauth/access_token',
+  scopes: ['repo', 'read:user'],
+  pkce: true,
+  clientSecret: 'required',
+  tokenAuth: 'post',
+  revocation: { style: 'client-basic', method: 'DELETE', url: 'https://api.github.com/applications/{client_id}/grant' },
+  account: { style: 'api', method: 'GET', url: 'https://api.github.com/user', fields: ['login'] },
+  apis: [
+    {
+      id: 'github',
+      title: 'GitHub REST API',
+      baseUrl: 'https://api.github.com',
+      inverses: [
+        {
+          match: { method: 'POST', path: '/repos/:owner/:repo/issues' },
+          inverse: { method: 'PATCH', path: '/repos/{path.owner}/{path.repo}/issues/{response.number}', body: { state: 'closed', state_reason: 'not_planned' } },
+          summary: 'Close issue #{response.number} in {path.owner}/{path.repo}',
+        },
+        {
+          match: { method: 'POST', path: '/repos/:owner/:repo/issues/:number/comments' },
+          inverse: { method: 'DELETE', path: '/repos/{path.owner}/{path.repo}/issues/comments/{response.id}' },
+          summary: 'Delete comment {response.id} on #{path.number} in {path.owner}/{path.repo}',
+        },
+        {
+          match: { method: 'POST', path: '/repos/:owner/:repo/pulls/:number/reviews/:review/comments' },
+          inverse: { method: 'DELETE', path: '/repos/{path.owner}/{path.repo}/pulls/comments/{response.id}' },
+          summary: 'Delete review comment {response.id}',
+        },
+        {
+          match: { method: 'POST', path: '/repos/:owner/:repo/labels' },
+          inverse: { method: 'DELETE', path: '/repos/{path.owner}/{path.repo}/labels/{response.name}' },
+          summary: 'Delete the label "{response.name}" in {path.owner}/{path.repo}',
+        },
+        {
+          match: { method: 'POST', path: '/repos/:owner/:repo/git/refs' },
+          inverse: { method: 'DELETE', path: '/repos/{path.owner}/{path.repo}/git/{response.ref}' },
+          summary: 'Delete {response.ref} in {path.owner}/{path.repo}',
+        },
+        {
+          match: { method: 'PUT', path: '/user/starred/:owner/:repo' },
+          inverse: { method: 'DELETE', path: '/user/starred/{path.owner}/{path.repo}' },
+          summary: 'Unstar {path.owner}/{path.repo}',
+        },
+        {
+          match: { method: 'POST', path: '/gists' },
+          inverse: { method: 'DELETE', path: '/gists/{response.id}' },
+          summary: 'Delete the gist {response.id}',
+        },
+      ],
+      sends: [],
+      reads: [],
+    },
+  ],
+};

@@ -1,0 +1,216 @@
+// Connections as the front ends see them: OAuth providers and their connections, services with their
+// credentials and rules, secrets by name, and the calls the gateway keeps back. It joins main/oauth and
+// main/vault to the gateway (which may not import them) through CredentialSource. No value of a secret
+// leaves here: answers carry names, kinds, scopes and expiry.
+import type { CallInput } from '../../shared/contract';
+import type { ServiceDefinition } from '../../shared/domain';
+import type { ConnectionView, ConnectStarted, RestHold, SecretEntry } from '../../shared/domain/connections';
+import type { PromptService } from '../agent/system-prompt';
+import { describeBodyRule } from '../gateway/call-rules';
+import type { Gateway } from '../gateway/gateway';
+import { describePattern } from '../gateway/path-glob';
+import { HoldError } from '../gateway/holds';
+import { RestUndo } from '../gateway/rest-undo';
+import { CredentialMissing, ServiceCaller, type CredentialSource } from '../gateway/service-caller';
+import { ServiceDefinitionError, type ServiceInput, type ServiceRegistry } from '../gateway/service-registry';
+import { ConnectionStore } from '../oauth/connection-store';
+import { OAuthFlowError } from '../oauth/loopback-flow';
+import { OAuthConfigError, OAuthConnections, OAuthError, tokenSecret, type ConnectOptions } from '../oauth/oauth-connections';
+import { apiIds, apiSpec, builtInProvider } from '../oauth/providers';
+import type { AppDatabase } from '../store/database';
+import { checkSecretName, kindOf, VaultUnavailable, type Vault } from '../vault/vault';
+import type { EventBus } from './event-bus';
+import { ServiceError } from './service-error';
+
+export type ConnectionsOptions = {
+  /** Opens the system browser (Electron's shell.openExternal); absent: the front end shows the link. */
+  openExternal?: (url: string) => Promise<boolean>;
+  /** HTTP for OAuth endpoints and services (tests point it at local servers; default fetch). */
+  send?: typeof fetch;
+  now?: () => number;
+  connect?: ConnectOptions;
+};
+
+export class ConnectionsService {
+  readonly oauth: OAuthConnections;
+  readonly caller: ServiceCaller;
+  readonly restUndo: RestUndo;
+
+  constructor(
+    db: AppDatabase,
+    private readonly vault: Vault,
+    private readonly registry: ServiceRegistry,
+    private readonly gateway: Gateway,
+    private readonly events: EventBus,
+    private readonly options: ConnectionsOptions = {},
+  ) {
+    this.oauth = new OAuthConnections(new ConnectionStore(db), vault, { send: options.send, now: options.now });
+    const credentials: CredentialSource = {
+      secret: (name) => vault.get(name),
+      oauthToken: async (provider, opts) => {
+        try {
+          return await this.oauth.accessToken(provider, opts);
+        } catch (error) {
+          if (error instanceof OAuthError) {
+            void this.publish(provider);
+            throw new CredentialMissing(error.message);
+          }
+          throw error;
+        }
+      },
+    };
+    this.caller = new ServiceCaller(credentials, options.send);
+    this.restUndo = new RestUndo(registry, this.caller);
+  }
+
+  async list(): Promise<ConnectionView[]> {
+    return Promise.all(this.oauth.providerIds().map((id) => this.view(id)));
+  }
+
+  async configure(input: CallInput<'connection:configure'>): Promise<ConnectionView> {
+    await this.guard(() => this.oauth.configure({ ...input, clientId: input.clientId ?? null }));
+    return this.publish(input.provider);
+  }
+
+  async connect(provider: string, options: ConnectOptions = this.options.connect ?? {}): Promise<ConnectStarted & { done: Promise<ConnectionView> }> {
+    const started = await this.guard(() => this.oauth.connect(provider, options));
+    void this.publish(provider);
+    const done = started.done.then(
+      async () => {
+        this.defineProviderServices(provider);
+        return this.publish(provider);
+      },
+      async (error: Error) => {
+        await this.publish(provider);
+        throw error instanceof OAuthFlowError ? new ServiceError('conflict', error.message) : error;
+      },
+    );
+    done.catch(() => undefined);
+    const opened = this.options.openExternal ? await this.options.openExternal(started.authorizationUrl).catch(() => false) : false;
+    return { provider, authorizationUrl: started.authorizationUrl, opened, done };
+  }
+
+  async disconnect(provider: string): Promise<ConnectionView> {
+    await this.guard(() => this.oauth.disconnect(provider));
+    return this.publish(provider);
+  }
+
+  async secrets(): Promise<SecretEntry[]> {
+    const status = await this.vault.status();
+    if (!status.available) throw new ServiceError('unavailable', status.message ?? 'The OS keychain is not available.');
+    return status.secrets.map((s) => ({ name: s.name, kind: kindOf(s.name) }));
+  }
+
+  async setSecret(name: string, value: string): Promise<SecretEntry> {
+    try {
+      checkSecretName(name);
+    } catch (error) {
+      throw new ServiceError('invalid-input', (error as Error).message);
+    }
+    await this.vault.set(name, value);
+    return { name, kind: kindOf(name) };
+  }
+
+  async removeSecret(name: string): Promise<{ removed: boolean }> {
+    if (name.startsWith('oauth:')) {
+      throw new ServiceError('invalid-input', `${name} belongs to an OAuth connection; disconnect it instead (posthoc disconnect ${name.split(':')[1]}).`);
+    }
+    return { removed: await this.vault.remove(name) };
+  }
+
+  addService(input: CallInput<'service:add'>): ServiceDefinition {
+    if (input.api && !apiSpec(input.api)) {
+      throw new ServiceError('invalid-input', `No provider data for the API "${input.api}". Known: ${apiIds().join(', ')}.`);
+    }
+    if (input.auth?.kind === 'oauth' && !this.oauth.providerIds().includes(input.auth.provider)) {
+      throw new ServiceError('invalid-input', `No OAuth provider "${input.auth.provider}". Connect it first: posthoc connect ${input.auth.provider} …`);
+    }
+    const api = input.api !== undefined ? input.api : inferApi(input.name, input.auth);
+    try {
+      return this.registry.add({ ...input, api } as ServiceInput);
+    } catch (error) {
+      if (error instanceof ServiceDefinitionError) throw new ServiceError('invalid-input', error.message);
+      throw error;
+    }
+  }
+
+  /** What the agent's prompt says about a granted service: its route and the person's rules. */
+  promptInfo(name: string): PromptService | undefined {
+    const s = this.registry.get(name);
+    if (!s) return undefined;
+    const r = s.rules;
+    const rules: string[] = [];
+    if (r.allow.length) rules.push(`only ${r.allow.map(describePattern).join(', ')}`);
+    for (const b of r.body) rules.push(`body rule ${describeBodyRule(b)}`);
+    if (r.hold.length) rules.push(`${r.hold.map(describePattern).join(', ')} wait for the person's approval`);
+    const sends = [...r.sends, ...(s.api ? (apiSpec(s.api)?.sends ?? []) : [])];
+    if (sends.length) rules.push(`${sends.map(describePattern).join(', ')} cannot be taken back and wait ${r.holdSeconds} s before they leave`);
+    if (r.noInverse !== 'allow') rules.push(`calls with no known inverse are ${r.noInverse === 'hold' ? 'held for approval' : 'refused'}`);
+    if (r.outside === 'hold') rules.push('calls outside these rules wait for approval instead of being refused');
+    return { name: s.name, baseUrl: s.baseUrl, rules };
+  }
+
+  cancelHold(holdId: string): RestHold {
+    return this.decide(() => this.gateway.holds.cancel(holdId));
+  }
+
+  approveHold(holdId: string): RestHold {
+    return this.decide(() => this.gateway.holds.approve(holdId));
+  }
+
+  close(): void {
+    this.oauth.cancelAll();
+  }
+
+  private decide(fn: () => RestHold): RestHold {
+    try {
+      return fn();
+    } catch (error) {
+      if (error instanceof HoldError) throw new ServiceError(error.code, error.message);
+      throw error;
+    }
+  }
+
+  /** After a built-in provider connects, each of its APIs becomes a service (unless the person defined one). */
+  private defineProviderServices(provider: string): void {
+    const spec = builtInProvider(provider);
+    if (!spec) return;
+    for (const api of spec.apis) {
+      if (this.registry.get(api.id)) continue;
+      this.registry.add({ name: api.id, baseUrl: api.baseUrl, auth: { kind: 'oauth', provider }, api: api.id, rules: spec.defaultRules });
+    }
+  }
+
+  private async view(provider: string): Promise<ConnectionView> {
+    return this.oauth.view(provider, this.registry.usingProvider(provider).map((s) => s.name));
+  }
+
+  private async publish(provider: string): Promise<ConnectionView> {
+    const view = await this.view(provider);
+    this.events.emit('connection:updated', view);
+    return view;
+  }
+
+  private async guard<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (error) {
+      if (error instanceof OAuthError || error instanceof OAuthConfigError) throw new ServiceError('invalid-input', error.message);
+      if (error instanceof OAuthFlowError) throw new ServiceError('conflict', error.message);
+      if (error instanceof VaultUnavailable) throw new ServiceError('unavailable', error.message);
+      throw error;
+    }
+  }
+}
+
+/** A service named after a known API, or authenticated by a built-in provider with one API, uses that API's data. */
+function inferApi(name: string, auth: CallInput<'service:add'>['auth']): string | null {
+  if (apiSpec(name)) return name;
+  if (auth?.kind === 'oauth') {
+    const apis = builtInProvider(auth.provider)?.apis ?? [];
+    if (apis.length === 1) return apis[0]!.id;
+  }
+  return null;
+}
+
+export { tokenSecret };

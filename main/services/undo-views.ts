@@ -1,0 +1,247 @@
+// What the undo timeline, the diff view and the storage settings show. Reads only: the history in the
+// store and the checkpoints in the shadow repositories.
+import { createHash } from 'node:crypto';
+import type { Action, FsEffect } from '../../shared/domain';
+import type { Availability, DiffSide, FileDiff, Timeline, TimelineEntry, UndoStorage } from '../../shared/domain/undo';
+import { CheckpointMissing, DEFAULT_LARGE_FILE_BYTES, type CheckpointStore } from '../effects/fs/checkpoint-store';
+import { DEFAULT_BUDGET_BYTES, type FsChannel } from '../effects/fs/fs-channel';
+import { toEvent } from '../effects/fs/fs-revert';
+import type { Entry } from '../effects/fs/tree-model';
+import { FolderHistory } from '../effects/fs/undo-rules';
+import type { TaskStore } from '../store/task-store';
+import { ServiceError } from './service-error';
+import { foldersOf, type UndoService } from './undo-service';
+
+const MAX_TEXT_BYTES = 512 * 1024;
+type RewindAvailability = Availability & { actionSeqs: number[] };
+const STORAGE_KEY = 'undo.storage';
+type StorageSetting = { defaultBudgetBytes?: number; folders?: Record<string, number> };
+
+export class UndoViews {
+  constructor(
+    private readonly store: TaskStore,
+    private readonly fs: FsChannel,
+    private readonly undo: UndoService,
+    private readonly isRunning: (taskId: string) => boolean,
+  ) {}
+
+  /** Every action of the task with what it changed and what can be done with it, outside edits, and undo operations. */
+  timeline(taskId: string): Timeline {
+    const task = this.store.getTask(taskId);
+    if (!task) throw new ServiceError('not-found', `No task ${taskId}. List tasks with "posthoc tasks".`);
+    const stateOf = this.undo.stateOf();
+    const histories = foldersOf(task, null).map((folder) => ({
+      folder,
+      history: new FolderHistory(this.fs.history.changes(folder).map(toEvent), stateOf),
+    }));
+    const actions = this.store.listActions(taskId);
+    const seqOf = new Map(actions.map((a) => [a.id, a.seq]));
+    const running = this.isRunning(taskId);
+    const entries: TimelineEntry[] = [];
+
+    for (const action of actions) {
+      const blockersOf = (pick: (h: FolderHistory) => ReturnType<FolderHistory['undoBlockers']>) =>
+        this.undo.describeBlockers(
+          task,
+          histories.flatMap(({ folder, history }) =>
+            pick(history).map((b) => ({ folder, path: b.path, by: b.event.kind === 'external' ? ('external' as const) : ('action' as const), actionId: b.event.actionId })),
+          ),
+        );
+      const applied = action.status === 'done' || action.status === 'failed';
+      const undo = applied ? availability(blockersOf((h) => h.undoBlockers(action.id)), null) : unavailable(statusReason(action));
+      const redo =
+        action.status === 'undone' ? availability(blockersOf((h) => h.redoBlockers(action.id)), null) : unavailable('Only an undone action can be redone.');
+      let rewind: RewindAvailability;
+      if (!applied) {
+        rewind = { ...unavailable(statusReason(action)), actionSeqs: [] };
+      } else {
+        const set = this.undo.rewindSet(action);
+        const kept = set.find((a) => a.status === 'kept');
+        const ids = set.map((a) => a.id);
+        rewind = kept
+          ? { ...unavailable(`Action ${kept.seq} was kept; a rewind cannot go back past it.`), actionSeqs: set.map((a) => a.seq) }
+          : {
+              ...availability(blockersOf((h) => ids.flatMap((id, k) => h.undoBlockers(id, new Set(ids.slice(0, k))))), null),
+              actionSeqs: set.map((a) => a.seq),
+            };
+      }
+      if (running) {
+        const busy = 'The agent is still working on this task.';
+        entries.push({ kind: 'action', at: action.startedAt, action, undo: busyOf(undo, busy), redo: busyOf(redo, busy), rewind: { ...busyOf(rewind, busy), actionSeqs: rewind.actionSeqs } });
+      } else {
+        entries.push({ kind: 'action', at: action.startedAt, action, undo, redo, rewind });
+      }
+    }
+    const startOf = new Map(actions.map((a) => [a.id, a.startedAt]));
+    for (const change of this.fs.history.changesForTask(taskId)) {
+      if (change.kind !== 'external') continue;
+      const grant = task.workspaces.find((w) => w.hostPath === change.folder);
+      // Shown just before the action whose checkpoint found it.
+      const at = (change.foundBy ? startOf.get(change.foundBy) : undefined) ?? change.createdAt;
+      entries.push({ kind: 'external', at, workspace: grant?.name ?? change.folder, changes: change.summary });
+    }
+    for (const journal of this.fs.history.journalsForTask(taskId)) {
+      entries.push({
+        kind: 'operation',
+        at: journal.startedAt,
+        operation: journal.operation,
+        actionSeqs: journal.actionIds.map((id) => seqOf.get(id) ?? 0),
+        state: journal.state,
+        recovered: journal.recovered,
+        note: journal.note,
+      });
+    }
+    entries.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : order(a) - order(b)));
+    return { taskId, entries };
+  }
+
+  /** One file's change by an action, for the diff view. */
+  async diff(input: { actionId: string; path: string; workspace?: string }): Promise<FileDiff> {
+    const action = this.store.getAction(input.actionId);
+    if (!action) throw new ServiceError('not-found', `No action ${input.actionId}.`);
+    const task = this.store.getTask(action.taskId)!;
+    const fsEffects = action.effects.filter((e): e is FsEffect => e.channel === 'fs');
+    const path = input.path.replace(/\/$/, '');
+    const effect =
+      fsEffects.find((e) => (input.workspace === undefined || e.workspace === input.workspace) && mentions(e, path)) ??
+      fsEffects.find((e) => input.workspace === undefined || e.workspace === input.workspace);
+    if (!effect) throw new ServiceError('not-found', `Action ${action.seq} changed no file ${input.path}.`);
+    const grant = task.workspaces.find((w) => w.name === effect.workspace);
+    if (!grant) throw new ServiceError('not-found', `The folder "${effect.workspace}" is not granted to this task.`);
+    const store = await this.fs.storeFor(grant.hostPath);
+    const rename = (effect.renamed ?? []).find((r) => r.to.replace(/\/$/, '') === path);
+    const oldPath = rename ? rename.from.replace(/\/$/, '') : null;
+    try {
+      const before = await store.checkpoint(effect.checkpointBefore);
+      const after = await store.checkpoint(effect.checkpointAfter);
+      const was = store.lookup(before.tree, oldPath ?? path);
+      const is = store.lookup(after.tree, path);
+      if (was === null && is === null) throw new ServiceError('not-found', `Action ${action.seq} changed no file ${input.path}.`);
+      return {
+        actionId: action.id,
+        workspace: effect.workspace,
+        path,
+        oldPath,
+        status: oldPath !== null ? 'renamed' : was === null ? 'added' : is === null ? 'deleted' : 'modified',
+        before: await side(store, was),
+        after: await side(store, is),
+      };
+    } catch (error) {
+      if (error instanceof CheckpointMissing) {
+        throw new ServiceError('not-found', `Action ${action.seq} was kept, so its checkpoints were released and its diff is no longer stored.`);
+      }
+      throw error;
+    }
+  }
+
+  budgetFor(folder: string): number {
+    return storageBudget(this.store, folder);
+  }
+
+  async storage(): Promise<UndoStorage> {
+    const setting = this.store.getSetting<StorageSetting>(STORAGE_KEY) ?? {};
+    const folders = [...new Set([...this.fs.history.folders(), ...Object.keys(setting.folders ?? {})])].sort();
+    const out: UndoStorage['folders'] = [];
+    for (const folder of folders) {
+      const store = await this.fs.storeFor(folder).catch(() => null);
+      out.push({ folder, budgetBytes: this.budgetFor(folder), custom: setting.folders?.[folder] !== undefined, usedBytes: store?.largeBytes() ?? 0 });
+    }
+    return { defaultBudgetBytes: setting.defaultBudgetBytes ?? DEFAULT_BUDGET_BYTES, largeFileBytes: DEFAULT_LARGE_FILE_BYTES, folders: out };
+  }
+
+  /** Sets the default budget (folder null) or one folder's (bytes null: back to the default). */
+  async setBudget(input: { folder: string | null; bytes: number | null }): Promise<UndoStorage> {
+    const setting = this.store.getSetting<StorageSetting>(STORAGE_KEY) ?? {};
+    if (input.folder === null) {
+      if (input.bytes === null) delete setting.defaultBudgetBytes;
+      else setting.defaultBudgetBytes = input.bytes;
+    } else {
+      const folders = { ...(setting.folders ?? {}) };
+      if (input.bytes === null) delete folders[input.folder];
+      else folders[input.folder] = input.bytes;
+      setting.folders = folders;
+    }
+    this.store.setSetting(STORAGE_KEY, setting);
+    return this.storage();
+  }
+}
+
+/** The storage budget (bytes of large files) of a folder's checkpoints, from the settings. */
+export function storageBudget(store: TaskStore, folder: string): number {
+  const setting = store.getSetting<StorageSetting>(STORAGE_KEY) ?? {};
+  return setting.folders?.[folder] ?? setting.defaultBudgetBytes ?? DEFAULT_BUDGET_BYTES;
+}
+
+function mentions(e: FsEffect, path: string): boolean {
+  const strip = (p: string) => p.replace(/\/$/, '');
+  return (
+    e.added.some((p) => strip(p) === path) ||
+    e.modified.some((p) => strip(p) === path) ||
+    e.deleted.some((p) => strip(p) === path) ||
+    (e.renamed ?? []).some((r) => strip(r.to) === path || strip(r.from) === path)
+  );
+}
+
+async function side(store: CheckpointStore, entry: Entry | null): Promise<DiffSide | null> {
+  if (entry === null) return null;
+  switch (entry.kind) {
+    case 'dir':
+      return { kind: 'folder' };
+    case 'uncovered':
+      return { kind: 'not-covered' };
+    case 'link':
+      return { kind: 'link', target: (await store.readBlob(entry.oid)).toString('utf8') };
+    case 'file':
+    case 'exec': {
+      const content = await store.readBlob(entry.oid);
+      const executable = entry.kind === 'exec';
+      const text = content.length <= MAX_TEXT_BYTES ? asText(content) : null;
+      if (text !== null) return { kind: 'text', text, size: content.length, executable };
+      const sha256 = createHash('sha256').update(content).digest('hex');
+      return { kind: 'binary', reason: content.length > MAX_TEXT_BYTES && asText(content.subarray(0, 8000)) !== null ? 'too-large' : 'binary', size: content.length, sha256, executable };
+    }
+  }
+}
+
+function asText(content: Buffer): string | null {
+  if (content.subarray(0, 8000).includes(0)) return null;
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(content);
+  } catch {
+    return null;
+  }
+}
+
+function availability(blockers: Availability['blockers'], reason: string | null): Availability {
+  if (blockers.length === 0) return { possible: true, reason, blockers };
+  return { possible: false, reason: `${blockers.length} path(s) changed since: ${blockers.map((b) => b.path).slice(0, 5).join(', ')}${blockers.length > 5 ? ', …' : ''}`, blockers };
+}
+
+function unavailable(reason: string): Availability {
+  return { possible: false, reason, blockers: [] };
+}
+
+function busyOf(a: Availability, reason: string): Availability {
+  return { possible: false, reason, blockers: a.blockers };
+}
+
+function statusReason(action: Action): string {
+  switch (action.status) {
+    case 'undone':
+      return 'Already undone.';
+    case 'kept':
+      return 'Kept: this action is final.';
+    case 'running':
+      return 'Still running.';
+    case 'awaiting-approval':
+      return 'It never ran: it waits for approval.';
+    case 'done':
+    case 'failed':
+      return '';
+  }
+}
+
+function order(e: TimelineEntry): number {
+  return e.kind === 'external' ? 0 : e.kind === 'action' ? 1 : 2;
+}
+

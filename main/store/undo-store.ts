@@ -1,0 +1,182 @@
+// The undo engine's records: every change of a granted folder in order (an action's run, an undo, a
+// redo, an edit made outside Posthoc), the last checkpoint of each folder, and the journal of restores
+// (written before a restore touches the folder, finished in the same transaction as its outcome).
+import type { AppDatabase } from './database';
+
+export type FolderChangeKind = 'action' | 'undo' | 'redo' | 'external';
+export type ChangeSummaryRecord = {
+  added: string[];
+  modified: string[];
+  deleted: string[];
+  renamed: Array<{ from: string; to: string }>;
+};
+
+export type FolderChange = {
+  id: number;
+  folder: string;
+  kind: FolderChangeKind;
+  actionId: string | null;
+  taskId: string | null;
+  journalId: number | null;
+  /** External changes: the action whose checkpoint before it found them (null: found before an undo or redo). */
+  foundBy?: string | null;
+  fromCommit: string;
+  toCommit: string;
+  /** Every path that differs, files and folders. */
+  paths: string[];
+  summary: ChangeSummaryRecord;
+  createdAt: string;
+};
+
+export type JournalOperation = 'undo' | 'redo' | 'rewind';
+export type JournalState = 'pending' | 'completed' | 'rolled-back';
+export type JournalPlan = {
+  direction: 'undo' | 'redo';
+  folders: Array<{
+    folder: string;
+    from: string;
+    to: string;
+    paths: string[];
+    items: Array<{ actionId: string; paths: string[] }>;
+  }>;
+};
+export type JournalEntry = {
+  id: number;
+  taskId: string | null;
+  operation: JournalOperation;
+  actionIds: string[];
+  plan: JournalPlan;
+  state: JournalState;
+  recovered: boolean;
+  note: string | null;
+  startedAt: string;
+  finishedAt: string | null;
+};
+
+type ChangeRow = {
+  id: number; folder: string; kind: FolderChangeKind; action_id: string | null; task_id: string | null; journal_id: number | null; found_by: string | null;
+  from_commit: string; to_commit: string; paths_json: string; summary_json: string; created_at: string;
+};
+type JournalRow = {
+  id: number; task_id: string | null; operation: JournalOperation; action_ids_json: string; plan_json: string; state: JournalState;
+  recovered: number; note: string | null; started_at: string; finished_at: string | null;
+};
+
+const now = (): string => new Date().toISOString();
+
+export class UndoStore {
+  constructor(private readonly db: AppDatabase) {}
+
+  /** Runs `fn` in one SQLite transaction. */
+  transaction<T>(fn: () => T): T {
+    return this.db.transaction(fn)();
+  }
+
+  head(folder: string): string | null {
+    const row = this.db.prepare('SELECT commit_id FROM fs_heads WHERE folder = ?').get(folder) as { commit_id: string } | undefined;
+    return row?.commit_id ?? null;
+  }
+
+  setHead(folder: string, commit: string): void {
+    this.db
+      .prepare(
+        `INSERT INTO fs_heads (folder, commit_id, updated_at) VALUES (?, ?, ?)
+         ON CONFLICT(folder) DO UPDATE SET commit_id = excluded.commit_id, updated_at = excluded.updated_at`,
+      )
+      .run(folder, commit, now());
+  }
+
+  folders(): string[] {
+    return (this.db.prepare('SELECT folder FROM fs_heads ORDER BY folder').all() as Array<{ folder: string }>).map((r) => r.folder);
+  }
+
+  addChange(change: Omit<FolderChange, 'id' | 'createdAt'>): FolderChange {
+    const createdAt = now();
+    const result = this.db
+      .prepare(
+        `INSERT INTO fs_changes (folder, kind, action_id, task_id, journal_id, found_by, from_commit, to_commit, paths_json, summary_json, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        change.folder,
+        change.kind,
+        change.actionId,
+        change.taskId,
+        change.journalId,
+        change.foundBy ?? null,
+        change.fromCommit,
+        change.toCommit,
+        JSON.stringify(change.paths),
+        JSON.stringify(change.summary),
+        createdAt,
+      );
+    return { ...change, id: Number(result.lastInsertRowid), createdAt };
+  }
+
+  /** Every change of a folder, oldest first. */
+  changes(folder: string): FolderChange[] {
+    return (this.db.prepare('SELECT * FROM fs_changes WHERE folder = ? ORDER BY id').all(folder) as ChangeRow[]).map(toChange);
+  }
+
+  /** Changes shown on a task's timeline: its actions' and the outside edits its checkpoints found. */
+  changesForTask(taskId: string): FolderChange[] {
+    return (this.db.prepare('SELECT * FROM fs_changes WHERE task_id = ? ORDER BY id').all(taskId) as ChangeRow[]).map(toChange);
+  }
+
+  beginJournal(input: { taskId: string | null; operation: JournalOperation; actionIds: string[]; plan: JournalPlan }): JournalEntry {
+    const startedAt = now();
+    const result = this.db
+      .prepare(
+        `INSERT INTO undo_journal (task_id, operation, action_ids_json, plan_json, state, recovered, note, started_at, finished_at)
+         VALUES (?, ?, ?, ?, 'pending', 0, NULL, ?, NULL)`,
+      )
+      .run(input.taskId, input.operation, JSON.stringify(input.actionIds), JSON.stringify(input.plan), startedAt);
+    return { id: Number(result.lastInsertRowid), ...input, state: 'pending', recovered: false, note: null, startedAt, finishedAt: null };
+  }
+
+  finishJournal(id: number, state: Exclude<JournalState, 'pending'>, input: { recovered?: boolean; note?: string | null } = {}): void {
+    this.db
+      .prepare('UPDATE undo_journal SET state = ?, recovered = ?, note = ?, finished_at = ? WHERE id = ?')
+      .run(state, input.recovered ? 1 : 0, input.note ?? null, now(), id);
+  }
+
+  pendingJournals(): JournalEntry[] {
+    return (this.db.prepare("SELECT * FROM undo_journal WHERE state = 'pending' ORDER BY id").all() as JournalRow[]).map(toJournal);
+  }
+
+  journalsForTask(taskId: string): JournalEntry[] {
+    return (this.db.prepare('SELECT * FROM undo_journal WHERE task_id = ? ORDER BY id').all(taskId) as JournalRow[]).map(toJournal);
+  }
+}
+
+function toChange(r: ChangeRow): FolderChange {
+  return {
+    id: r.id,
+    folder: r.folder,
+    kind: r.kind,
+    actionId: r.action_id,
+    taskId: r.task_id,
+    journalId: r.journal_id,
+    foundBy: r.found_by,
+    fromCommit: r.from_commit,
+    toCommit: r.to_commit,
+    paths: JSON.parse(r.paths_json) as string[],
+    summary: JSON.parse(r.summary_json) as ChangeSummaryRecord,
+    createdAt: r.created_at,
+  };
+}
+
+function toJournal(r: JournalRow): JournalEntry {
+  return {
+    id: r.id,
+    taskId: r.task_id,
+    operation: r.operation,
+    actionIds: JSON.parse(r.action_ids_json) as string[],
+    plan: JSON.parse(r.plan_json) as JournalPlan,
+    state: r.state,
+    recovered: r.recovered === 1,
+    note: r.note,
+    startedAt: r.started_at,
+    finishedAt: r.finished_at,
+  };
+}

@@ -1,0 +1,35 @@
+// Offered under an action card when its undo was refused because later actions changed the same paths:
+// rewind to before it, undoing those later actions too (newest first), and say how that went.
+import { useState } from 'react';
+import type { Action } from '../../../shared/domain';
+import type { OperationOutcome } from '../state/timeline-state';
+import { timelineActions } from '../state/timeline-store';
+
+export function RewindOffer({ action }: { action: Action }) {
+  const [busy, setBusy] = useState(false);
+  const [outcome, setOutcome] = useState<OperationOutcome | null>(null);
+  if (outcome !== null) {
+    return (
+      <p className={`rewind-outcome tone-${outcome.tone}`} data-testid="rewind-outcome">
+        {outcome.text}
+      </p>
+    );
+  }
+  return (
+    <button
+      type="button"
+      className="button button-small"
+      data-testid="action-rewind"
+      disabled={busy}
+      onClick={() => {
+        setBusy(true);
+        void timelineActions.rewind(action.taskId, action.id).then((o) => {
+          setOutcome(o);
+          setBusy(false);
+        });
+      }}
+    >
+      {busy ? 'Rewinding…' : `Rewind to before action ${action.seq}`}
+    </button>
+  );
+}

@@ -1,0 +1,131 @@
+// Define a service the sandbox may call: where it lives, how the gateway authenticates it (a secret's
+// name or an OAuth connection, never a value), whose provider data says how its calls are undone, and
+// the person's rules for its calls.
+import { useState, type FormEvent } from 'react';
+import type { ConnectionView } from '../../../shared/domain/connections';
+import { serviceInput, type ServiceFormFields } from '../model/connection-forms';
+
+const APIS = ['slack', 'github', 'gmail', 'spotify', 'dropbox', 'dropbox-content', 'discord'];
+
+const empty: ServiceFormFields = {
+  name: '', baseUrl: '', auth: 'bearer', secret: '', authName: '', provider: '', api: '', allow: '', bodyRules: '', hold: '', sends: '', outside: 'refuse', irreversible: 'allow',
+};
+
+export function ServiceForm({ connections, onSaved }: { connections: ConnectionView[]; onSaved(): void }) {
+  const [f, setF] = useState<ServiceFormFields>(empty);
+  const [error, setError] = useState<string | null>(null);
+  const [saved, setSaved] = useState<string | null>(null);
+  const set = <K extends keyof ServiceFormFields>(key: K) => (value: ServiceFormFields[K]) => setF({ ...f, [key]: value });
+
+  async function submit(event: FormEvent): Promise<void> {
+    event.preventDefault();
+    const input = serviceInput(f);
+    if (!input.ok) return setError(input.error);
+    const result = await window.posthoc.serviceAdd(input.value);
+    if (!result.ok) return setError(result.error.message);
+    setError(null);
+    setSaved(`Saved ${result.value.name}: the sandbox reaches it at $POSTHOC_GATEWAY/svc/${result.value.name}/…`);
+    setF(empty);
+    onSaved();
+  }
+
+  const text = (key: keyof ServiceFormFields, label: string, hint: string, testId: string) => (
+    <label className="field">
+      {label}
+      <textarea rows={2} value={String(f[key])} onChange={(e) => set(key)(e.target.value as never)} data-testid={testId} spellCheck={false} />
+      <span className="field-hint">{hint}</span>
+    </label>
+  );
+
+  return (
+    <form className="service-form" onSubmit={(e) => void submit(e)} data-testid="service-form">
+      <div className="field-row">
+        <label className="field">
+          Name
+          <input value={f.name} onChange={(e) => set('name')(e.target.value)} data-testid="service-name" placeholder="github" />
+        </label>
+        <label className="field">
+          Base URL
+          <input value={f.baseUrl} onChange={(e) => set('baseUrl')(e.target.value)} data-testid="service-base-url" placeholder="https://api.github.com" />
+        </label>
+      </div>
+      <div className="field-row">
+        <label className="field">
+          Credentials
+          <select value={f.auth} onChange={(e) => set('auth')(e.target.value as ServiceFormFields['auth'])} data-testid="service-auth">
+            <option value="bearer">API key as a bearer token</option>
+            <option value="header">API key in a header</option>
+            <option value="query">API key in a query parameter</option>
+            <option value="oauth">An OAuth connection</option>
+            <option value="none">None</option>
+          </select>
+        </label>
+        {(f.auth === 'header' || f.auth === 'query') && (
+          <label className="field">
+            {f.auth === 'header' ? 'Header' : 'Parameter'}
+            <input value={f.authName} onChange={(e) => set('authName')(e.target.value)} placeholder={f.auth === 'header' ? 'X-Api-Key' : 'api_key'} />
+          </label>
+        )}
+        {(f.auth === 'bearer' || f.auth === 'header' || f.auth === 'query') && (
+          <label className="field">
+            Secret name
+            <input value={f.secret} onChange={(e) => set('secret')(e.target.value)} data-testid="service-secret" placeholder="github-token" />
+          </label>
+        )}
+        {f.auth === 'oauth' && (
+          <label className="field">
+            Connection
+            <select value={f.provider} onChange={(e) => set('provider')(e.target.value)} data-testid="service-provider">
+              <option value="">Pick one…</option>
+              {connections.map((c) => (
+                <option key={c.provider} value={c.provider}>
+                  {c.displayName} ({c.provider}){c.status === 'connected' ? '' : ' — not connected'}
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
+        <label className="field">
+          Undo rules from
+          <select value={f.api} onChange={(e) => set('api')(e.target.value)} data-testid="service-api">
+            <option value="">Guess from the name</option>
+            <option value="none">None (calls are irreversible)</option>
+            {APIS.map((a) => (
+              <option key={a} value={a}>
+                {a}
+              </option>
+            ))}
+          </select>
+        </label>
+      </div>
+      {text('allow', 'Allowed calls', 'One per line, METHOD /path/glob ("*" one segment, "**" any). Empty: every call.', 'service-allow')}
+      {text('bodyRules', 'Body rules', 'METHOD /path FIELD=V1,V2 (only these values) or METHOD /path FIELD@=example.com (mail only to these domains).', 'service-body-rules')}
+      {text('hold', 'Held for your approval', 'Calls that always wait for you, one per line.', 'service-hold')}
+      {text('sends', 'Sends that can never be taken back', 'They wait 30 s before they leave; you can cancel them on the card until then.', 'service-sends')}
+      <div className="field-row">
+        <label className="field">
+          Calls outside these rules
+          <select value={f.outside} onChange={(e) => set('outside')(e.target.value as 'refuse' | 'hold')}>
+            <option value="refuse">are refused</option>
+            <option value="hold">wait for my approval</option>
+          </select>
+        </label>
+        <label className="field">
+          Changes nobody can take back
+          <select value={f.irreversible} onChange={(e) => set('irreversible')(e.target.value as 'allow' | 'hold' | 'refuse')}>
+            <option value="allow">run, and the card says so</option>
+            <option value="hold">wait for my approval</option>
+            <option value="refuse">are refused</option>
+          </select>
+        </label>
+      </div>
+      {error && <p className="form-error" role="alert" data-testid="service-error">{error}</p>}
+      {saved && <p className="form-ok" role="status">{saved}</p>}
+      <div className="form-actions">
+        <button type="submit" className="button button-primary" data-testid="service-submit">
+          Save service
+        </button>
+      </div>
+    </form>
+  );
+}

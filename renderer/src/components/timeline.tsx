@@ -1,0 +1,119 @@
+// The undo timeline beside a task's conversation: every action with its status, level and changes, the
+// edits made outside Posthoc between them, and the undo operations (with what crash recovery did), with
+// Undo, Redo and Rewind-to-here on each action. It reloads whenever one of the task's actions changes.
+import { useEffect, useState } from 'react';
+import type { TimelineEntry } from '../../../shared/domain/undo';
+import { externalPaths } from '../model/timeline-view';
+import { useAppStore } from '../state/app-store';
+import { selectActions } from '../state/tasks-state';
+import { timelineActions, useTimelineStore } from '../state/timeline-store';
+import { DiffView } from './diff-view';
+import { TimelineActionRow } from './timeline-action-row';
+import './timeline.css';
+
+export function UndoTimeline({ taskId }: { taskId: string }) {
+  const slot = useTimelineStore((s) => s.byTask[taskId]);
+  const actions = useAppStore((s) => selectActions(s.tasks, taskId));
+  const [open, setOpen] = useState(true);
+  // Any change to the task's actions (a new one, a status) can change what the timeline allows.
+  const signature = actions.map((a) => `${a.id}:${a.status}`).join(',');
+
+  useEffect(() => {
+    const timer = setTimeout(() => void timelineActions.loadTimeline(taskId), 120);
+    return () => clearTimeout(timer);
+  }, [taskId, signature]);
+
+  // A refused undo changes no action but may have found outside edits: main says so.
+  useEffect(
+    () =>
+      window.posthoc.on('timeline:updated', (event) => {
+        if (event.taskId === taskId) void timelineActions.loadTimeline(taskId);
+      }),
+    [taskId],
+  );
+
+  if (!open) {
+    return (
+      <aside className="timeline-panel timeline-collapsed" data-testid="timeline">
+        <button type="button" className="button button-small" data-testid="timeline-toggle" onClick={() => setOpen(true)} title="Show the undo timeline">
+          Timeline ({actions.length})
+        </button>
+        <DiffView />
+      </aside>
+    );
+  }
+
+  const entries = slot?.timeline?.entries ?? [];
+  return (
+    <aside className="timeline-panel" data-testid="timeline" aria-label="Undo timeline">
+      <header className="timeline-header">
+        <h2>Undo timeline</h2>
+        <button type="button" className="button button-small" data-testid="timeline-toggle" onClick={() => setOpen(false)} title="Hide the timeline">
+          Hide
+        </button>
+      </header>
+      {slot?.error && (
+        <p className="form-error" role="alert" data-testid="timeline-error">
+          {slot.error}
+        </p>
+      )}
+      {entries.length === 0 ? (
+        <p className="muted timeline-empty">{slot?.loading || slot === undefined ? 'Loading…' : 'No actions yet. Each action the agent runs appears here, with Undo.'}</p>
+      ) : (
+        <ol className="timeline-list">
+          {entries.map((entry, i) => (
+            <Entry key={entryKey(entry, i)} taskId={taskId} entry={entry} />
+          ))}
+        </ol>
+      )}
+      <DiffView />
+    </aside>
+  );
+}
+
+function entryKey(entry: TimelineEntry, i: number): string {
+  return entry.kind === 'action' ? entry.action.id : `${entry.kind}-${entry.at}-${i}`;
+}
+
+function Entry({ taskId, entry }: { taskId: string; entry: TimelineEntry }) {
+  switch (entry.kind) {
+    case 'action':
+      return <TimelineActionRow taskId={taskId} entry={entry} />;
+    case 'external': {
+      const paths = externalPaths(entry.changes);
+      return (
+        <li className="tl-entry tl-external" data-testid="timeline-external">
+          <div className="tl-line">
+            <span className="tl-dot tl-dot-external" aria-hidden="true" />
+            <span>Edited outside Posthoc in {entry.workspace}</span>
+          </div>
+          <ul className="tl-paths">
+            {paths.slice(0, 8).map((p) => (
+              <li key={p}>
+                <code>{p}</code>
+              </li>
+            ))}
+            {paths.length > 8 && <li className="muted">and {paths.length - 8} more</li>}
+          </ul>
+          <p className="tl-note muted">Kept as you left it: no undo reverts it.</p>
+        </li>
+      );
+    }
+    case 'operation': {
+      const seqs = entry.actionSeqs.map((s) => `#${s}`).join(', ');
+      const word = entry.operation === 'rewind' ? `Rewind (${seqs})` : `${entry.operation === 'undo' ? 'Undo' : 'Redo'} of ${seqs}`;
+      const state = entry.state === 'completed' ? (entry.recovered ? 'completed after a restart' : 'done') : entry.state === 'rolled-back' ? 'rolled back' : 'unfinished';
+      return (
+        <li className={`tl-entry tl-operation tl-operation-${entry.state}`} data-testid="timeline-operation" data-state={entry.state} data-recovered={entry.recovered}>
+          <div className="tl-line">
+            <span className="tl-dot tl-dot-operation" aria-hidden="true" />
+            <span>
+              {word}: {state}
+            </span>
+          </div>
+          {entry.note && <p className="tl-note">{entry.note}</p>}
+        </li>
+      );
+    }
+  }
+}

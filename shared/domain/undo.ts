@@ -1,0 +1,116 @@
+// Schemas of the undo engine: redo and rewind answers, the undo timeline of a task, one file's diff, and
+// the storage budgets of checkpoints. A leaf like the rest of shared/: zod only.
+import { z } from 'zod';
+import { Action, UndoBlocker } from './index';
+
+const Paths = z.array(z.string());
+
+export const RedoResult = z.discriminatedUnion('outcome', [
+  z.object({ outcome: z.literal('redone'), action: Action, restored: Paths, removed: Paths, notRestored: Paths }),
+  z.object({ outcome: z.literal('conflict'), action: Action, paths: Paths, message: z.string(), blockers: z.array(UndoBlocker) }),
+]);
+export type RedoResult = z.infer<typeof RedoResult>;
+
+export const RewindResult = z.discriminatedUnion('outcome', [
+  z.object({
+    outcome: z.literal('rewound'),
+    action: Action,
+    /** Every action the rewind undid, newest first (the chosen one last). */
+    undone: z.array(Action),
+    restored: Paths,
+    removed: Paths,
+    notRestored: Paths,
+  }),
+  z.object({ outcome: z.literal('conflict'), action: Action, paths: Paths, message: z.string(), blockers: z.array(UndoBlocker) }),
+]);
+export type RewindResult = z.infer<typeof RewindResult>;
+
+/** Whether an operation is possible from what the history says (the folder is checked again when it runs). */
+export const Availability = z.object({
+  possible: z.boolean(),
+  /** Why not, in words. */
+  reason: z.string().nullable(),
+  blockers: z.array(UndoBlocker),
+});
+export type Availability = z.infer<typeof Availability>;
+
+export const ChangeLists = z.object({
+  added: Paths,
+  modified: Paths,
+  deleted: Paths,
+  renamed: z.array(z.object({ from: z.string(), to: z.string() })),
+});
+export type ChangeLists = z.infer<typeof ChangeLists>;
+
+export const TimelineEntry = z.discriminatedUnion('kind', [
+  z.object({
+    kind: z.literal('action'),
+    at: z.string(),
+    action: Action,
+    undo: Availability,
+    redo: Availability,
+    /** Rewind to before this action: the actions it would undo, newest first. */
+    rewind: Availability.extend({ actionSeqs: z.array(z.number().int()) }),
+  }),
+  /** Edits made outside Posthoc, found by the checkpoint taken before an action or an undo. Never undone. */
+  z.object({ kind: z.literal('external'), at: z.string(), workspace: z.string(), changes: ChangeLists }),
+  z.object({
+    kind: z.literal('operation'),
+    at: z.string(),
+    operation: z.enum(['undo', 'redo', 'rewind']),
+    actionSeqs: z.array(z.number().int()),
+    state: z.enum(['pending', 'completed', 'rolled-back']),
+    /** Finished by crash recovery when Posthoc next started. */
+    recovered: z.boolean(),
+    note: z.string().nullable(),
+  }),
+]);
+export type TimelineEntry = z.infer<typeof TimelineEntry>;
+
+export const Timeline = z.object({ taskId: z.string(), entries: z.array(TimelineEntry) });
+export type Timeline = z.infer<typeof Timeline>;
+
+export const DiffSide = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('text'), text: z.string(), size: z.number().int(), executable: z.boolean() }),
+  z.object({
+    kind: z.literal('binary'),
+    /** binary: not text; too-large: text, but too long to show. */
+    reason: z.enum(['binary', 'too-large']),
+    size: z.number().int(),
+    sha256: z.string(),
+    executable: z.boolean(),
+  }),
+  z.object({ kind: z.literal('link'), target: z.string() }),
+  z.object({ kind: z.literal('folder') }),
+  z.object({ kind: z.literal('not-covered') }),
+]);
+export type DiffSide = z.infer<typeof DiffSide>;
+
+export const FileDiff = z.object({
+  actionId: z.string(),
+  workspace: z.string(),
+  path: z.string(),
+  /** The name before a rename. */
+  oldPath: z.string().nullable(),
+  status: z.enum(['added', 'modified', 'deleted', 'renamed']),
+  before: DiffSide.nullable(),
+  after: DiffSide.nullable(),
+});
+export type FileDiff = z.infer<typeof FileDiff>;
+
+export const UndoStorage = z.object({
+  /** Bytes of large files each folder's checkpoints may hold unless the folder has its own budget. */
+  defaultBudgetBytes: z.number().int().nonnegative(),
+  /** Files at least this large count against the budget; smaller files are always covered. */
+  largeFileBytes: z.number().int().positive(),
+  folders: z.array(
+    z.object({
+      folder: z.string(),
+      budgetBytes: z.number().int().nonnegative(),
+      custom: z.boolean(),
+      /** Bytes of large files its checkpoints hold now. */
+      usedBytes: z.number().int().nonnegative(),
+    }),
+  ),
+});
+export type UndoStorage = z.infer<typeof UndoStorage>;

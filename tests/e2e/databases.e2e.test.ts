@@ -1,0 +1,116 @@
+// End to end in Chromium: a database granted in the new-task form, a scripted model's SQL actions, the
+// query result as a table on the card, the exact compensating SQL, Approve for an action over the rows
+// limit, and Undo that puts the rows back.
+import Database from 'better-sqlite3';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { logicalDump } from '../../main/effects/db/sqlite-dump';
+import { startWebHost } from '../../main/ipc/web-host';
+import type { AppServices } from '../../main/services/app-services';
+import { startHarness } from '../support/services-harness';
+import { createSqliteShop } from '../support/shop-db';
+import { tempDirs } from '../support/temp-dir';
+
+const RENDERER = resolve('out/renderer');
+const SHOTS = resolve('test-output/e2e');
+const CHROMIUM = process.env.POSTHOC_CHROMIUM ?? '/usr/bin/chromium';
+
+let browser: Browser;
+const cleanups: Array<() => Promise<void>> = [];
+const dirs = tempDirs();
+
+beforeAll(async () => {
+  if (!existsSync(join(RENDERER, 'index.html'))) throw new Error('The renderer is not built: run "npm run build" (npm test does it first).');
+  mkdirSync(SHOTS, { recursive: true });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+});
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+  dirs.cleanup();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+async function open(services: AppServices): Promise<Page> {
+  const host = await startWebHost(services, { rendererDir: RENDERER });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
+  cleanups.push(async () => {
+    await context.close();
+    await host.close();
+  });
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  cleanups.push(async () => expect(errors).toEqual([]));
+  await page.goto(host.url);
+  return page;
+}
+
+describe('a database task in the browser', () => {
+  it('grants a SQLite file in the form, shows results and compensating SQL, approves, and undoes exactly', async () => {
+    const file = join(dirs.make('posthoc-e2e-db-'), 'shop.db');
+    createSqliteShop(file);
+    const dump = () => {
+      const db = new Database(file, { readonly: true });
+      try {
+        return logicalDump(db);
+      } finally {
+        db.close();
+      }
+    };
+    const original = dump();
+    const harness = await startHarness([
+      "Let me look first.\n\n```sql\nSELECT sku, name, price_cents, weight FROM products ORDER BY id;\n```",
+      "Now the prices.\n\n```sql shop\nUPDATE products SET price_cents = price_cents + 50;\n```",
+      'All prices are up by 50 cents.',
+    ]);
+    cleanups.push(() => harness.close());
+    const page = await open(harness.services);
+
+    await page.getByTestId('new-task-prompt').fill('raise every price by 50 cents');
+    await page.getByTestId('new-task-add-database').click();
+    await page.getByTestId('database-name-1').fill('shop');
+    await page.getByTestId('database-url-1').fill(file);
+    await page.getByLabel('Database 1 rows before approval').fill('3');
+    await page.getByTestId('new-task-submit').click();
+
+    const query = page.getByTestId('action-card').first();
+    await query.and(page.locator('[data-status="done"]')).waitFor({ timeout: 60_000 });
+    expect(await query.getByTestId('query-result-count').textContent()).toBe('4 rows');
+    expect(await query.getByTestId('query-result').locator('tbody tr').count()).toBe(4);
+    expect(await query.getByTestId('query-result').textContent()).toContain('Green tea');
+    expect(await query.getByTestId('action-undo').isDisabled()).toBe(true);
+
+    const update = page.getByTestId('action-card').nth(1);
+    await update.and(page.locator('[data-status="awaiting-approval"]')).waitFor({ timeout: 60_000 });
+    // 4 products and the 4 price_history rows the person's trigger wrote.
+    expect(await update.textContent()).toMatch(/would change 8 rows in "shop", more than the 3/);
+    expect(await update.textContent()).toMatch(/4 rows changed, then rolled back/);
+    expect(dump()).toBe(original);
+    await page.screenshot({ path: join(SHOTS, 'database-approval.png'), fullPage: true });
+    await update.getByTestId('action-approve').click();
+
+    await update.and(page.locator('[data-status="done"]')).waitFor({ timeout: 60_000 });
+    await expect.poll(() => page.getByTestId('task-status').textContent()).toBe('done');
+    expect(await update.getByTestId('db-changed').textContent()).toBe(
+      "8 rows changed in price_history, products (4 by the statements, the rest by cascades and the database's own triggers).",
+    );
+    await update.getByTestId('db-compensating').locator('summary').click();
+    expect(await update.getByTestId('db-compensating').textContent()).toContain('UPDATE "products" SET "price_cents" = 450 WHERE "id" = 1;');
+    expect(await update.getByTestId('reverse-plan').textContent()).toMatch(/Run 8 compensating statements on shop/);
+    expect(await update.getByTestId('confinement-badge').textContent()).toBe('reversible');
+    await page.screenshot({ path: join(SHOTS, 'database-card.png'), fullPage: true });
+
+    await update.getByTestId('action-undo').click();
+    await update.and(page.locator('[data-status="undone"]')).waitFor();
+    expect(await update.getByTestId('undo-result').textContent()).toMatch(/Undone/);
+    expect(dump()).toBe(original);
+  });
+});

@@ -1,0 +1,231 @@
+// The databases channel on a real PostgreSQL server (scripts/setup-test-env.sh postgres): capture through
+// transition tables, exact undo and redo of rows and schema changes (the trash schema), conflicts named,
+// confinement enforced by PostgreSQL itself.
+import type pg from 'pg';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { DatabaseGrant, DbEffect } from '../../shared/domain';
+import { DbChannel } from '../../main/effects/db/db-channel';
+import { DbConflict } from '../../main/effects/db/db-errors';
+import { createPgDatabase, fillPgShop, PG_SHOP, pgDump, pgSecrets, resetPgSchema, type PgTestDb } from '../support/shop-db';
+import { tempDirs } from '../support/temp-dir';
+
+const dirs = tempDirs();
+let db: PgTestDb;
+let other: pg.Client;
+let channel: DbChannel;
+let seq = 0;
+
+beforeAll(async () => {
+  db = await createPgDatabase();
+});
+afterAll(async () => {
+  await db.drop();
+});
+beforeEach(async () => {
+  other = await db.connect();
+  await resetPgSchema(other);
+  await other.query(PG_SHOP);
+  await fillPgShop(other);
+  channel = new DbChannel(dirs.make('posthoc-data-'), pgSecrets);
+});
+afterEach(async () => {
+  await channel.shutdown();
+  await other.end();
+  dirs.cleanup();
+});
+
+const dump = () => pgDump(other);
+
+async function run(sql: string, grant: DatabaseGrant = db.grant(), approved = false, params: unknown[] | null = null) {
+  return channel.run({ taskId: 'task-1', actionId: `action-${++seq}`, grant, sql, params, via: 'sql', approved, timeoutMs: 30_000 });
+}
+
+async function done(sql: string, grant?: DatabaseGrant): Promise<DbEffect> {
+  const r = await run(sql, grant);
+  expect(r.stderr).toBe('');
+  expect(r.status).toBe('done');
+  return r.effect;
+}
+
+describe('capture and exact undo', () => {
+  it("undoes an UPDATE and the rows the person's trigger wrote, and redoes them", async () => {
+    const original = await dump();
+    const effect = await done("UPDATE products SET price = price * 1.1 WHERE sku IN ('TEA-1', 'MUG-1')");
+    expect(effect).toMatchObject({ rowsAffected: 4, undo: { kind: 'rows', statementCount: 4 } });
+    expect(effect.tables.sort()).toEqual(['price_history', 'products']);
+    expect(effect.undo.statements).toEqual(expect.arrayContaining(['UPDATE "public"."products" SET "price" = \'4.50\' WHERE "id" = \'1\';']));
+    const changed = await dump();
+    await channel.undo(effect);
+    expect(await dump()).toBe(original);
+    await channel.redo(effect);
+    expect(await dump()).toBe(changed);
+  });
+
+  it('undoes a DELETE that cascaded into orders and order items', async () => {
+    const original = await dump();
+    const effect = await done('DELETE FROM customers WHERE id = 1');
+    expect(effect.rowsAffected).toBe(1 + 2 + 3);
+    await channel.undo(effect);
+    expect(await dump()).toBe(original);
+  });
+
+  it('keeps bytea, arrays, unicode, large text, numerics, doubles and bigints exact', async () => {
+    const original = await dump();
+    const effect = await done(`UPDATE customers SET avatar = '\\x00', name = 'x', note = 'y', loyalty = 1, tags = '{z}';
+      UPDATE products SET weight = 1.5, description = NULL, price = 0.01`);
+    await channel.undo(effect);
+    expect(await dump()).toBe(original);
+    const row = await other.query("SELECT loyalty::text, encode(avatar, 'hex') AS a, tags FROM customers WHERE id = 1");
+    expect(row.rows[0]).toEqual({ loyalty: '9007199254740993', a: '000102ff00', tags: ['vip', 'a,b', 'quote"d'] });
+  });
+
+  it('undoes changes to a table without a key (duplicate rows included)', async () => {
+    const original = await dump();
+    const effect = await done("UPDATE events SET kind = 'login' WHERE kind = 'signup'; INSERT INTO events VALUES ('x', NULL); DELETE FROM events WHERE kind IS NULL");
+    await channel.undo(effect);
+    expect(await dump()).toBe(original);
+  });
+
+  it('undoes a primary-key change that cascaded ON UPDATE into orders', async () => {
+    const original = await dump();
+    const effect = await done('UPDATE customers SET id = 7 WHERE id = 2');
+    await channel.undo(effect);
+    expect(await dump()).toBe(original);
+  });
+
+  it('undoes a row moved to a new key while a new row took its old key and unique value (deletes must go first)', async () => {
+    const original = await dump();
+    const effect = await done(`UPDATE customers SET id = 9, email = 'moved@example.com' WHERE id = 2;
+      INSERT INTO customers (id, email, name) VALUES (2, 'li@example.com', 'New Li')`);
+    const changed = await dump();
+    await channel.undo(effect);
+    expect(await dump()).toBe(original);
+    await channel.redo(effect);
+    expect(await dump()).toBe(changed);
+  });
+
+  it('runs a parameterised statement (the gateway path)', async () => {
+    const r = await run('SELECT name FROM customers WHERE id = $1', db.grant(), false, [2]);
+    expect(r.effect.statements[0]!.result).toMatchObject({ columns: ['name'], rows: [['李小龍']], rowCount: 1 });
+  });
+});
+
+describe('conflicts with later writes', () => {
+  it("refuses, naming the row, when another client changed it since; the other client's write survives", async () => {
+    const effect = await done("UPDATE customers SET note = 'agent' WHERE id = 2");
+    await other.query("UPDATE customers SET note = 'mine' WHERE id = 2");
+    const before = await dump();
+    expect(await channel.conflicts(effect)).toEqual(["customers (id = '2'): changed since"]);
+    await expect(channel.undo(effect)).rejects.toThrow(DbConflict);
+    expect(await dump()).toBe(before);
+  });
+
+  it('refuses an undo whose DELETE would cascade into a row another client added since', async () => {
+    const effect = await done("INSERT INTO customers (id, email, name) VALUES (50, 'new@example.com', 'New')");
+    await other.query("INSERT INTO orders (id, customer_id, placed_at) VALUES (99, 50, '2025-01-01')");
+    const before = await dump();
+    await expect(channel.undo(effect)).rejects.toThrow(/orders \(id = '99'\)/);
+    expect(await dump()).toBe(before);
+  });
+});
+
+describe('schema changes', () => {
+  it('undoes and redoes a migration: new table, data moved in, new column with a foreign key, an index', async () => {
+    const original = await dump();
+    const effect = await done(`
+      CREATE TABLE categories (id serial PRIMARY KEY, name text NOT NULL UNIQUE);
+      INSERT INTO categories (name) VALUES ('drinks'), ('kitchen');
+      ALTER TABLE products ADD COLUMN category_id integer REFERENCES categories(id);
+      UPDATE products SET category_id = 1 WHERE sku = 'TEA-1';
+      CREATE INDEX products_by_category ON products(category_id)`);
+    expect(effect.statements.map((s) => s.kind)).toEqual(['ddl', 'dml', 'ddl', 'dml', 'ddl']);
+    expect(effect.undo.statements).toEqual(expect.arrayContaining(['DROP INDEX "public"."products_by_category";']));
+    const changed = await dump();
+    await channel.undo(effect);
+    expect(await dump()).toBe(original);
+    await channel.redo(effect);
+    expect(await dump()).toBe(changed);
+    await channel.undo(effect);
+    expect(await dump()).toBe(original);
+  });
+
+  it('keeps a dropped table in the trash schema and brings it back with its rows, indexes, triggers and sequence', async () => {
+    const original = await dump();
+    const effect = await done('DROP TABLE price_history; DROP INDEX orders_by_customer');
+    expect((await other.query("SELECT count(*)::int AS n FROM pg_tables WHERE schemaname LIKE 'posthoc\\_trash%'")).rows[0]).toEqual({ n: 1 });
+    await channel.undo(effect);
+    expect(await dump()).toBe(original);
+    await channel.redo(effect);
+    await channel.undo(effect);
+    expect(await dump()).toBe(original);
+  });
+
+  it('refuses what it cannot undo exactly (a dropped column, TRUNCATE, a CASCADE into a view), rolled back', async () => {
+    const original = await dump();
+    for (const [sql, message] of [
+      ['ALTER TABLE products DROP COLUMN weight', /dropped column weight/],
+      ['TRUNCATE events', /rewrote or emptied events/],
+      ['DROP TABLE orders CASCADE', /dropped view order_totals/],
+      ['CREATE FUNCTION f() RETURNS int LANGUAGE sql AS $$ SELECT 1 $$', /functions, types/],
+    ] as const) {
+      const r = await run(sql);
+      expect(r.status, sql).toBe('failed');
+      expect(r.stderr, sql).toMatch(message);
+      expect(r.stderr, sql).toMatch(/held-transaction mode/);
+    }
+    expect(await dump()).toBe(original);
+  });
+
+  it('refuses a schema undo when the table changed since, naming it', async () => {
+    const effect = await done("CREATE TABLE notes (id int PRIMARY KEY, body text); INSERT INTO notes VALUES (1, 'a')");
+    await other.query("INSERT INTO notes VALUES (2, 'mine')");
+    await expect(channel.undo(effect)).rejects.toThrow(/notes changed since/);
+    expect((await other.query('SELECT count(*)::int AS n FROM notes')).rows[0]).toEqual({ n: 2 });
+  });
+});
+
+describe('confinement', () => {
+  it('a read-only grant cannot write: PostgreSQL refuses inside a READ ONLY transaction', async () => {
+    const original = await dump();
+    const r = await run('UPDATE products SET price = 0', db.grant({ readOnly: true, statements: ['query'] }));
+    expect(r.status).toBe('failed');
+    expect(r.stderr).toMatch(/read-only, and PostgreSQL refused the write \(cannot execute UPDATE in a read-only transaction\)/);
+    const escape = await run('SET TRANSACTION READ WRITE; UPDATE products SET price = 0', db.grant({ readOnly: true, statements: ['query'] }));
+    expect(escape.status).toBe('failed');
+    expect(await dump()).toBe(original);
+  });
+
+  it('a grant without DDL refuses schema changes; transaction control is refused before it runs', async () => {
+    const original = await dump();
+    const noDdl = await run('CREATE TABLE x (a int)', db.grant({ statements: ['query', 'dml'] }));
+    expect(noDdl.stderr).toMatch(/does not allow schema changes/);
+    const commit = await run("UPDATE products SET name = 'x'; COMMIT; UPDATE products SET name = 'y'");
+    expect(commit.stderr).toMatch(/leave out BEGIN, COMMIT/);
+    expect(await dump()).toBe(original);
+  });
+
+  it('over the rows-affected limit the action is rolled back and waits for approval', async () => {
+    const original = await dump();
+    const r = await run("UPDATE products SET name = name || '!'", db.grant({ maxRowsAffected: 2 }));
+    expect(r.status).toBe('awaiting-approval');
+    expect(await dump()).toBe(original);
+  });
+});
+
+describe('held-transaction mode', () => {
+  it('keeps the transaction open across actions; undo rolls back to the savepoint; keep commits', async () => {
+    const grant = db.grant({ mode: 'held' });
+    const original = await dump();
+    const a = await run("UPDATE products SET name = 'held' WHERE id = 1", grant);
+    expect(a.status).toBe('done');
+    const b = await run('CREATE TABLE scratch (a int)', grant);
+    expect(b.effect.statements[0]!.kind).toBe('ddl');
+    expect(await dump()).toBe(original);
+    await channel.undo(b.effect);
+    await channel.undo(a.effect);
+    expect(await dump()).toBe(original);
+    const c = await run("UPDATE products SET name = 'kept' WHERE id = 1", grant);
+    await channel.keep(c.effect);
+    expect((await other.query('SELECT name FROM products WHERE id = 1')).rows[0]).toEqual({ name: 'kept' });
+  });
+});

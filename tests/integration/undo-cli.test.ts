@@ -1,0 +1,99 @@
+// The built CLI's undo engine commands as a person runs them: undo refused (exit 3, the path and the
+// later action named, rewind suggested), rewind, redo, timeline, diff and budget — each a fresh process,
+// so the stat cache and the history come back from disk every time.
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeOpenAi, type FakeOpenAi } from '../support/fake-openai-server';
+import { tempDirs } from '../support/temp-dir';
+
+const BIN = resolve('bin/posthoc.js');
+const dirs = tempDirs();
+let llm: FakeOpenAi | undefined;
+
+beforeAll(() => {
+  if (!existsSync(resolve('out/main/cli.js'))) throw new Error('The CLI is not built: run "npm run build" (npm test does it first).');
+});
+afterEach(async () => {
+  await llm?.close();
+  llm = undefined;
+  dirs.cleanup();
+});
+
+type Run = { code: number | null; stdout: string; stderr: string };
+
+function posthoc(args: string[], env: Record<string, string> = {}): Promise<Run> {
+  return new Promise((resolveRun, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', DBUS_SESSION_BUS_ADDRESS: process.env.DBUS_SESSION_BUS_ADDRESS ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolveRun({ code, stdout, stderr }));
+  });
+}
+
+describe('posthoc undo, rewind, redo, timeline, diff, budget', () => {
+  it('refuses an out-of-order undo with exit 3, then rewinds and redoes', async () => {
+    llm = await startFakeOpenAi([
+      "```python\nopen('a.txt','w').write('one\\n')\n```",
+      "```sh\nprintf 'one\\ntwo\\n' > a.txt\n```",
+      'Done.',
+    ]);
+    const ws = dirs.workspace();
+    const data = dirs.make('posthoc-data-');
+    const run = await posthoc(['run', 'write a.txt twice', '--workspace', ws, '--data-dir', data, '--json'], { OPENAI_BASE_URL: llm.baseUrl, POSTHOC_MODEL: 'm' });
+    expect(run.code).toBe(0);
+    const lines = run.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
+    const [first, second] = lines.filter((l) => l.type === 'action').map((l) => l.action as { id: string });
+    const taskId = lines.find((l) => l.type === 'task')!.task.id as string;
+
+    const refused = await posthoc(['undo', first!.id, '--data-dir', data]);
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toMatch(/a\.txt: changed by action 2/);
+    expect(refused.stderr).toContain(`posthoc rewind ${first!.id}`);
+    expect(readFileSync(join(ws, 'a.txt'), 'utf8')).toBe('one\ntwo\n');
+
+    const diff = await posthoc(['diff', second!.id, 'a.txt', '--data-dir', data]);
+    expect(diff.code).toBe(0);
+    expect(diff.stdout).toBe('--- a/a.txt\n+++ b/a.txt\n@@ -1,1 +1,2 @@\n one\n+two\n');
+
+    const rewind = await posthoc(['rewind', first!.id, '--data-dir', data]);
+    expect(rewind.code).toBe(0);
+    expect(rewind.stdout).toMatch(/Rewound to before action 1: undid 2, 1\./);
+    expect(existsSync(join(ws, 'a.txt'))).toBe(false);
+
+    const redoOutOfOrder = await posthoc(['redo', second!.id, '--data-dir', data, '--json']);
+    expect(redoOutOfOrder.code).toBe(3);
+    expect(JSON.parse(redoOutOfOrder.stdout)).toMatchObject({ outcome: 'conflict', paths: ['a.txt'] });
+    expect((await posthoc(['redo', first!.id, '--data-dir', data])).code).toBe(0);
+    expect((await posthoc(['redo', second!.id, '--data-dir', data])).code).toBe(0);
+    expect(readFileSync(join(ws, 'a.txt'), 'utf8')).toBe('one\ntwo\n');
+
+    writeFileSync(join(ws, 'a.txt'), 'mine now\n');
+    const blocked = await posthoc(['undo', second!.id, '--data-dir', data]);
+    expect(blocked.code).toBe(3);
+    expect(blocked.stderr).toMatch(/a\.txt: edited outside Posthoc/);
+
+    const timeline = await posthoc(['timeline', taskId, '--data-dir', data]);
+    expect(timeline.code).toBe(0);
+    expect(timeline.stdout).toMatch(/#1 {2}done/);
+    expect(timeline.stdout).toMatch(/edited outside Posthoc in .*: a\.txt/);
+    expect(timeline.stdout).toMatch(/rewind of #2, #1: completed/);
+  });
+
+  it('sets and shows storage budgets, and says how to write a size', async () => {
+    const data = dirs.make('posthoc-data-');
+    const set = await posthoc(['budget', '--set', '2GB', '--data-dir', data]);
+    expect(set.code).toBe(0);
+    expect(set.stdout).toMatch(/default budget: 2\.0 GB/);
+    const bad = await posthoc(['budget', '--set', 'lots', '--data-dir', data]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/write it like 500MB or 2GB/);
+  });
+});

@@ -1,0 +1,244 @@
+// Property: random sequences of INSERT, UPDATE, DELETE and DDL over several actions, with another client
+// writing between actions, then undo and redo in random order. After every undo or redo the database's
+// logical content equals the model's prediction (exactly the action's own changes reverted, everything
+// else — the other client's writes included — untouched), or the undo refused and changed nothing, and a
+// refusal is justified (the action's rows changed since, or a cascade would reach rows written since).
+// Runs: POSTHOC_PROPERTY_RUNS (default sized for CI).
+import Database from 'better-sqlite3';
+import fc from 'fast-check';
+import { join } from 'node:path';
+import type pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DatabaseGrant, DbEffect } from '../../shared/domain';
+import { DbChannel } from '../../main/effects/db/db-channel';
+import { DbConflict } from '../../main/effects/db/db-errors';
+import { dumpText, pgModelDump, predictRevert, sqliteDump, type Dump } from '../support/db-model';
+import { createPgDatabase, pgSecrets, resetPgSchema, sqliteGrant, type PgTestDb } from '../support/shop-db';
+import { tempDirs } from '../support/temp-dir';
+
+const RUNS = Number(process.env.POSTHOC_PROPERTY_RUNS ?? 0);
+
+type Op =
+  | { kind: 'insertParent'; id: number; name: string; score: number }
+  | { kind: 'updateParent'; id: number; name: string }
+  | { kind: 'deleteParent'; id: number }
+  | { kind: 'moveParent'; id: number; to: number }
+  | { kind: 'upsertParent'; id: number; name: string }
+  | { kind: 'insertChild'; id: number; parent: number; note: string | null }
+  | { kind: 'updateChild'; id: number; note: string | null }
+  | { kind: 'deleteChild'; id: number }
+  | { kind: 'createExtra'; n: number }
+  | { kind: 'dropExtra'; n: number }
+  | { kind: 'addColumn'; n: number }
+  | { kind: 'index' };
+type Step = { kind: 'action'; ops: Op[] } | { kind: 'other'; ops: Op[] } | { kind: 'undo'; pick: number } | { kind: 'redo'; pick: number };
+
+const id = fc.integer({ min: 1, max: 6 });
+const text = fc.constantFrom('a', 'Zoë', "it's", '李', '🛒 "x"', 'x'.repeat(300));
+const dml: fc.Arbitrary<Op> = fc.oneof(
+  fc.record({ kind: fc.constant('insertParent' as const), id, name: text, score: fc.double({ min: -1e6, max: 1e6, noNaN: true }) }),
+  fc.record({ kind: fc.constant('updateParent' as const), id, name: text }),
+  fc.record({ kind: fc.constant('deleteParent' as const), id }),
+  fc.record({ kind: fc.constant('moveParent' as const), id, to: fc.integer({ min: 1, max: 9 }) }),
+  fc.record({ kind: fc.constant('upsertParent' as const), id, name: text }),
+  fc.record({ kind: fc.constant('insertChild' as const), id, parent: id, note: fc.option(text, { nil: null }) }),
+  fc.record({ kind: fc.constant('updateChild' as const), id, note: fc.option(text, { nil: null }) }),
+  fc.record({ kind: fc.constant('deleteChild' as const), id }),
+);
+const ddl: fc.Arbitrary<Op> = fc.oneof(
+  fc.record({ kind: fc.constant('createExtra' as const), n: fc.integer({ min: 1, max: 2 }) }),
+  fc.record({ kind: fc.constant('dropExtra' as const), n: fc.integer({ min: 1, max: 2 }) }),
+  fc.record({ kind: fc.constant('addColumn' as const), n: fc.integer({ min: 1, max: 3 }) }),
+  fc.constant<Op>({ kind: 'index' }),
+);
+const step: fc.Arbitrary<Step> = fc.oneof(
+  { weight: 4, arbitrary: fc.record({ kind: fc.constant('action' as const), ops: fc.array(fc.oneof({ weight: 4, arbitrary: dml }, { weight: 1, arbitrary: ddl }), { minLength: 1, maxLength: 3 }) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('other' as const), ops: fc.array(dml, { minLength: 1, maxLength: 2 }) }) },
+  { weight: 3, arbitrary: fc.record({ kind: fc.constant('undo' as const), pick: fc.nat() }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('redo' as const), pick: fc.nat() }) },
+);
+const scenario = fc.array(step, { minLength: 3, maxLength: 9 });
+
+const q = (s: string | null) => (s === null ? 'NULL' : `'${s.replace(/'/g, "''")}'`);
+
+function sqlOf(op: Op, engine: 'sqlite' | 'postgres'): string {
+  const text = engine === 'sqlite' ? 'TEXT' : 'text';
+  switch (op.kind) {
+    case 'insertParent':
+      return `INSERT INTO parent (id, name, score) VALUES (${op.id}, ${q(op.name)}, ${op.score})`;
+    case 'updateParent':
+      return `UPDATE parent SET name = ${q(op.name)} WHERE id = ${op.id}`;
+    case 'deleteParent':
+      return `DELETE FROM parent WHERE id = ${op.id}`;
+    case 'moveParent':
+      // A key change: children follow (ON UPDATE CASCADE).
+      return `UPDATE parent SET id = ${op.to} WHERE id = ${op.id}`;
+    case 'upsertParent':
+      // SQLite's OR REPLACE deletes the old row without firing delete triggers; PostgreSQL's upsert updates it.
+      return engine === 'sqlite'
+        ? `INSERT OR REPLACE INTO parent (id, name, score) VALUES (${op.id}, ${q(op.name)}, 0.5)`
+        : `INSERT INTO parent (id, name, score) VALUES (${op.id}, ${q(op.name)}, 0.5) ON CONFLICT (id) DO UPDATE SET name = excluded.name, score = excluded.score`;
+    case 'insertChild':
+      return `INSERT INTO child (id, parent_id, note) VALUES (${op.id}, ${op.parent}, ${q(op.note)})`;
+    case 'updateChild':
+      return `UPDATE child SET note = ${q(op.note)} WHERE id = ${op.id}`;
+    case 'deleteChild':
+      return `DELETE FROM child WHERE id = ${op.id}`;
+    case 'createExtra':
+      return `CREATE TABLE extra_${op.n} (id integer PRIMARY KEY, v ${text}); INSERT INTO extra_${op.n} VALUES (1, 'one'), (2, NULL)`;
+    case 'dropExtra':
+      return `DROP TABLE extra_${op.n}`;
+    case 'addColumn':
+      return `ALTER TABLE parent ADD COLUMN c_${op.n} ${text}; UPDATE parent SET c_${op.n} = name WHERE id % 2 = 0`;
+    case 'index':
+      return 'CREATE INDEX child_note ON child (note)';
+  }
+}
+
+const SCHEMA = (engine: 'sqlite' | 'postgres') => `
+  CREATE TABLE parent (id integer PRIMARY KEY, name ${engine === 'sqlite' ? 'TEXT' : 'text'} NOT NULL, score ${engine === 'sqlite' ? 'REAL' : 'double precision'});
+  CREATE TABLE child (id integer PRIMARY KEY, parent_id integer NOT NULL REFERENCES parent(id) ON DELETE CASCADE ON UPDATE CASCADE, note ${engine === 'sqlite' ? 'TEXT' : 'text'});
+  INSERT INTO parent VALUES (1, 'one', 1.5), (2, 'two', -0.25), (3, 'three', 1e-10);
+  INSERT INTO child VALUES (1, 1, 'a'), (2, 1, NULL), (3, 2, 'b');`;
+
+type Engine = {
+  name: 'sqlite' | 'postgres';
+  grant: DatabaseGrant;
+  reset(): Promise<void>;
+  dump(): Promise<Dump>;
+  /** The other client: its statements commit one by one; failures (a missing parent) are simply skipped. */
+  other(sql: string): Promise<void>;
+};
+
+type Recorded = { effect: DbEffect; before: Dump; after: Dump; state: 'applied' | 'undone'; snapshot: boolean; ddl: boolean };
+
+/** What the runs exercised: a property that never undid anything, or never refused, would prove little. */
+type Stats = { undone: number; redone: number; refused: number; schemaUndone: number };
+const newStats = (): Stats => ({ undone: 0, redone: 0, refused: 0, schemaUndone: 0 });
+
+async function runScenario(engine: Engine, steps: Step[], stats: Stats): Promise<void> {
+  await engine.reset();
+  const channel = new DbChannel(dirs.make('posthoc-prop-'), pgSecrets);
+  const actions: Recorded[] = [];
+  try {
+    for (const [i, s] of steps.entries()) {
+      if (s.kind === 'action') {
+        const before = await engine.dump();
+        const sql = s.ops.map((op) => sqlOf(op, engine.name)).join(';\n');
+        const r = await channel.run({ taskId: 'prop', actionId: `a${i}`, grant: engine.grant, sql, params: null, via: 'sql', approved: true, timeoutMs: 30_000 });
+        const after = await engine.dump();
+        if (r.status !== 'done') {
+          expect(dumpText(after), `a failed action changes nothing: ${r.stderr}`).toBe(dumpText(before));
+          continue;
+        }
+        if (r.effect.undo.kind !== 'none') {
+          actions.push({ effect: r.effect, before, after, state: 'applied', snapshot: r.effect.undo.kind === 'snapshot', ddl: r.effect.statements.some((x) => x.kind === 'ddl') });
+        }
+        else expect(dumpText(after)).toBe(dumpText(before));
+      } else if (s.kind === 'other') {
+        for (const op of s.ops) await engine.other(sqlOf(op, engine.name));
+      } else {
+        const want = s.kind === 'undo' ? 'applied' : 'undone';
+        const candidates = actions.filter((a) => a.state === want);
+        if (candidates.length === 0) continue;
+        const target = candidates[s.pick % candidates.length]!;
+        const now = await engine.dump();
+        const [from, to] = s.kind === 'undo' ? [target.after, target.before] : [target.before, target.after];
+        const predicted = target.snapshot ? (dumpText(now) === dumpText(from) ? to : null) : predictRevert(now, from, to);
+        try {
+          await (s.kind === 'undo' ? channel.undo(target.effect) : channel.redo(target.effect));
+        } catch (error) {
+          if (!(error instanceof DbConflict)) throw error;
+          expect(dumpText(await engine.dump()), 'a refused undo changes nothing').toBe(dumpText(now));
+          // Refused: justified when the action's rows changed since, or a cascade or foreign key would reach rows written since.
+          if (predicted !== null) expect(error.message).toMatch(/cascade|pointing at rows|does not hold/);
+          stats.refused++;
+          continue;
+        }
+        expect(predicted, `the ${s.kind} went through although the action's rows changed since`).not.toBeNull();
+        expect(dumpText(await engine.dump())).toBe(dumpText(predicted!));
+        target.state = s.kind === 'undo' ? 'undone' : 'applied';
+        if (s.kind === 'undo') stats.undone++;
+        else stats.redone++;
+        if (s.kind === 'undo' && target.ddl) stats.schemaUndone++;
+      }
+    }
+  } finally {
+    await channel.shutdown();
+  }
+}
+
+const dirs = tempDirs();
+afterAll(() => dirs.cleanup());
+
+describe('undo and redo of random database actions with another client writing in between', () => {
+  it('SQLite: every undo and redo leaves exactly the predicted content, or refuses and changes nothing', async () => {
+    const file = join(dirs.make('posthoc-prop-sqlite-'), 'prop.db');
+    const engine: Engine = {
+      name: 'sqlite',
+      grant: sqliteGrant(file, { maxRowsAffected: 1_000_000 }),
+      async reset() {
+        const db = new Database(file);
+        db.pragma('foreign_keys = OFF');
+        for (const t of db.prepare("SELECT type, name FROM sqlite_schema WHERE type IN ('table', 'index') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'").all() as Array<{ type: string; name: string }>) {
+          db.exec(`DROP ${t.type.toUpperCase()} IF EXISTS "${t.name}"`);
+        }
+        db.exec(SCHEMA('sqlite'));
+        db.close();
+      },
+      async dump() {
+        const db = new Database(file, { readonly: true });
+        try {
+          return sqliteDump(db);
+        } finally {
+          db.close();
+        }
+      },
+      async other(sql) {
+        const db = new Database(file);
+        db.pragma('foreign_keys = ON');
+        try {
+          db.exec(sql);
+        } catch {
+          // a write the database refuses (a missing parent, a taken id) is not made
+        } finally {
+          db.close();
+        }
+      },
+    };
+    const stats = newStats();
+    await fc.assert(fc.asyncProperty(scenario, (steps) => runScenario(engine, steps, stats)), { numRuns: RUNS || 300 });
+    expect(Math.min(stats.undone, stats.redone, stats.refused, stats.schemaUndone), JSON.stringify(stats)).toBeGreaterThan(0);
+  });
+
+  describe('PostgreSQL', () => {
+    let pgdb: PgTestDb;
+    let client: pg.Client;
+    beforeAll(async () => {
+      pgdb = await createPgDatabase('posthoc_prop');
+      client = await pgdb.connect();
+    });
+    afterAll(async () => {
+      await client.end();
+      await pgdb.drop();
+    });
+
+    it('every undo and redo leaves exactly the predicted content, or refuses and changes nothing', async () => {
+      const engine: Engine = {
+        name: 'postgres',
+        grant: pgdb.grant({ maxRowsAffected: 1_000_000 }),
+        async reset() {
+          await resetPgSchema(client);
+          await client.query(SCHEMA('postgres'));
+        },
+        dump: () => pgModelDump(client),
+        async other(sql) {
+          await client.query(sql).catch(() => undefined);
+        },
+      };
+      const stats = newStats();
+      await fc.assert(fc.asyncProperty(scenario, (steps) => runScenario(engine, steps, stats)), { numRuns: RUNS || 150 });
+      expect(Math.min(stats.undone, stats.redone, stats.refused, stats.schemaUndone), JSON.stringify(stats)).toBeGreaterThan(0);
+    });
+  });
+});

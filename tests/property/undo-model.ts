@@ -1,0 +1,168 @@
+// The reference model's undo rules: a history of changes (actions, undos, redos, outside edits) with the
+// path sets that differ, and what undo, redo and rewind are allowed to do with it. Written from the
+// issue's rules, independently of main/effects/fs, and checked against it by the property tests.
+import { changed, overlaps, parent, sameNode, under, type Node, type State } from './fs-model';
+
+type Event = { id: number; kind: 'action' | 'undo' | 'redo' | 'external'; action: number | null; paths: string[] };
+export type ModelAction = {
+  status: 'done' | 'failed' | 'undone' | 'kept';
+  before: State;
+  after: State;
+  paths: string[];
+  fails: boolean;
+  /** Write-counter times of its latest application and latest undo. */
+  appliedAt: number;
+  undoneAt: number;
+};
+export type Decision = { ok: true } | { ok: false; why: string };
+
+const clone = (s: State): State => new Map(s);
+
+export class UndoModel {
+  state: State = new Map();
+  readonly actions: ModelAction[] = [];
+  readonly events: Event[] = [];
+  externals = 0;
+  /** Paths an outside edit removed (net, as a checkpoint saw it), and when. */
+  readonly removedOutside = new Map<string, number>();
+  private lastCheckpoint: State = new Map();
+  private nextId = 1;
+
+  constructor(private readonly clock: () => number) {}
+
+  /**
+   * A checkpoint: whatever changed since the last one was edited outside Posthoc. Who wrote a node is
+   * settled here too, at the checkpoint's granularity: an outside write that changed nothing in the end
+   * (written, then written back) is no edit.
+   */
+  checkpoint(): void {
+    const paths = changed(this.lastCheckpoint, this.state);
+    const at = this.clock();
+    for (const [p, n] of this.state) {
+      const old = this.lastCheckpoint.get(p);
+      if (old && sameNode(old, n)) this.state.set(p, old);
+    }
+    for (const p of paths) {
+      const n = this.state.get(p);
+      if (n) {
+        this.state.set(p, { ...n, by: 'person', at });
+        this.removedOutside.delete(p);
+      } else this.removedOutside.set(p, at);
+    }
+    if (paths.length > 0 && this.actions.length + this.events.length > 0) {
+      this.events.push({ id: this.nextId++, kind: 'external', action: null, paths });
+      this.externals++;
+    }
+    this.lastCheckpoint = clone(this.state);
+  }
+
+  startAction(): State {
+    this.checkpoint();
+    return clone(this.state);
+  }
+
+  finishAction(before: State, fails: boolean, at: number): number {
+    const after = clone(this.state);
+    const paths = changed(before, after);
+    for (const p of paths) if (!after.has(p)) this.removedOutside.delete(p);
+    const index = this.actions.length;
+    this.actions.push({ status: fails ? 'failed' : 'done', before, after, paths, fails, appliedAt: at, undoneAt: 0 });
+    if (paths.length > 0) this.events.push({ id: this.nextId++, kind: 'action', action: index, paths });
+    this.lastCheckpoint = clone(after);
+    return index;
+  }
+
+  applied(i: number): boolean {
+    return this.actions[i]!.status !== 'undone';
+  }
+
+  /** Rewind order: latest applied first. */
+  rewindSet(i: number): number[] {
+    const later = this.actions.map((_, j) => j).filter((j) => j >= i && this.actions[j]!.status !== 'undone');
+    const order = (j: number) => Math.max(0, ...this.events.filter((e) => e.action === j && (e.kind === 'action' || e.kind === 'redo')).map((e) => e.id));
+    return later.sort((a, b) => order(b) - order(a) || b - a);
+  }
+
+  /** Decides and, when allowed, performs the operation on the model. */
+  revert(operation: 'undo' | 'redo' | 'rewind', i: number, at: number): Decision {
+    const list = operation === 'rewind' ? this.rewindSet(i) : [i];
+    const direction = operation === 'redo' ? 'redo' : 'undo';
+    this.checkpoint();
+    for (const [k, j] of list.entries()) {
+      const why = direction === 'undo' ? this.undoBlocked(j, new Set(list.slice(0, k))) : this.redoBlocked(j);
+      if (why) return { ok: false, why };
+    }
+    const expected = new Map<string, Node | undefined>();
+    const target = new Map<string, Node | undefined>();
+    for (const j of list) {
+      const a = this.actions[j]!;
+      for (const p of a.paths) {
+        if (!expected.has(p)) expected.set(p, direction === 'undo' ? a.after.get(p) : a.before.get(p));
+        target.set(p, direction === 'undo' ? a.before.get(p) : a.after.get(p));
+      }
+    }
+    const plan = new Set(expected.keys());
+    for (const p of [...plan].sort()) {
+      const now = this.state.get(p);
+      if (!sameNode(now, expected.get(p))) return { ok: false, why: `content of ${p}` };
+      const goal = target.get(p);
+      if (now?.type === 'dir' && goal?.type !== 'dir') {
+        for (const q of this.state.keys()) if (under(q, p) && !plan.has(q)) return { ok: false, why: `${q} inside ${p}` };
+      }
+      if (goal && parent(p) !== '' && !plan.has(parent(p)) && this.state.get(parent(p))?.type !== 'dir') return { ok: false, why: `folder of ${p}` };
+    }
+    for (const p of plan) {
+      const goal = target.get(p);
+      if (goal) this.state.set(p, goal);
+      else this.state.delete(p);
+    }
+    for (const j of list) {
+      const a = this.actions[j]!;
+      if (direction === 'undo') {
+        a.status = 'undone';
+        a.undoneAt = at;
+      } else {
+        a.status = a.fails ? 'failed' : 'done';
+        a.appliedAt = at;
+      }
+      if (a.paths.length > 0) this.events.push({ id: this.nextId++, kind: direction, action: j, paths: a.paths });
+    }
+    this.lastCheckpoint = clone(this.state);
+    return { ok: true };
+  }
+
+  private latest(i: number, kinds: Array<Event['kind']>): Event | undefined {
+    return this.events.filter((e) => e.action === i && kinds.includes(e.kind)).at(-1);
+  }
+
+  private origin(i: number): number {
+    return this.events.find((e) => e.action === i && e.kind === 'action')?.id ?? Number.POSITIVE_INFINITY;
+  }
+
+  private inEffect(e: Event): boolean {
+    if (e.kind === 'external') return true;
+    if (e.kind === 'undo') return false;
+    return this.applied(e.action!) && this.latest(e.action!, ['action', 'redo'])?.id === e.id;
+  }
+
+  private undoBlocked(i: number, ignoring: Set<number>): string | null {
+    const applied = this.latest(i, ['action', 'redo']);
+    if (!applied) return null;
+    for (const e of this.events) {
+      if (e.id <= applied.id || e.action === i || (e.action !== null && ignoring.has(e.action)) || !this.inEffect(e)) continue;
+      if (overlaps(applied.paths, e.paths)) return `${e.kind} ${e.action ?? ''} touched ${e.paths.join(',')}`;
+    }
+    return null;
+  }
+
+  private redoBlocked(i: number): string | null {
+    const undone = this.latest(i, ['undo']);
+    if (!undone) return null;
+    for (const e of this.events) {
+      if (e.id <= undone.id || e.action === i || !this.inEffect(e)) continue;
+      if (e.action !== null && e.kind !== 'external' && this.origin(e.action) < this.origin(i)) continue;
+      if (overlaps(undone.paths, e.paths)) return `${e.kind} ${e.action ?? ''} touched ${e.paths.join(',')}`;
+    }
+    return null;
+  }
+}

@@ -1,0 +1,128 @@
+// The undo engine's real parts (SQLite store, files channel, shadow repositories, UndoService) around
+// folders in a temporary directory, with "actions" that are plain functions instead of Docker runs. Each
+// act() follows ActionRunner's sequence: action row, checkpoint before, run, checkpoint after, effects.
+import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { CheckpointOptions } from '../../main/effects/fs/checkpoint-store';
+import { FsChannel } from '../../main/effects/fs/fs-channel';
+import { confinementOf } from '../../main/policy/confinement';
+import { EventBus } from '../../main/services/event-bus';
+import { UndoService } from '../../main/services/undo-service';
+import { UndoViews } from '../../main/services/undo-views';
+import { openDatabase, type AppDatabase } from '../../main/store/database';
+import { TaskStore } from '../../main/store/task-store';
+import { UndoStore } from '../../main/store/undo-store';
+import type { Action, Task, WorkspaceGrant } from '../../shared/domain';
+import { tempDirs } from './temp-dir';
+
+export type UndoHarness = {
+  dataDir: string;
+  /** The granted folders' host paths, in grant order. */
+  folders: string[];
+  workspace: string;
+  db: AppDatabase;
+  store: TaskStore;
+  fs: FsChannel;
+  undo: UndoService;
+  views: UndoViews;
+  events: EventBus;
+  task: Task;
+  /** Runs `fn` as one action of the task; `fails` records it as failed (exit 1). */
+  act(fn: () => unknown, options?: { fails?: boolean; task?: Task }): Promise<Action>;
+  newTask(title?: string): Task;
+  /** Opens a second set of services on the same data folder, as a fresh process would. */
+  reopen(options?: { checkpoints?: CheckpointOptions }): Promise<UndoHarness>;
+  close(): Promise<void>;
+};
+
+export async function startUndoHarness(
+  options: { checkpoints?: CheckpointOptions; folders?: number; dataDir?: string; workspaces?: string[]; budgetBytes?: number } = {},
+): Promise<UndoHarness> {
+  const dirs = tempDirs();
+  const dataDir = options.dataDir ?? dirs.make('posthoc-undo-data-');
+  const folders = options.workspaces ?? Array.from({ length: options.folders ?? 1 }, () => dirs.make('posthoc-undo-ws-'));
+  for (const f of folders) mkdirSync(f, { recursive: true });
+  const db = openDatabase(dataDir);
+  const store = new TaskStore(db);
+  const events = new EventBus();
+  const fs = new FsChannel(join(dataDir, 'checkpoints'), new UndoStore(db), {
+    ...options.checkpoints,
+    budgetFor: () => options.budgetBytes ?? 1024 * 1024 * 1024,
+  });
+  const running = new Set<string>();
+  const undo = new UndoService(store, fs, events, { isRunning: (id) => running.has(id) });
+  const views = new UndoViews(store, fs, undo, (id) => running.has(id));
+  await undo.recover();
+  const grants: WorkspaceGrant[] = folders.map((hostPath, i) => ({
+    name: folders.length > 1 ? `w${i}` : 'workspace',
+    hostPath,
+    mountPath: folders.length > 1 ? `/workspace/w${i}` : '/workspace',
+    readOnly: false,
+  }));
+  const newTask = (title = 'task') => store.createTask({ title, workspaces: grants, model: 'test' });
+  const existing = store.listTasks();
+  const task = existing.at(-1) ?? newTask();
+
+  const act = async (fn: () => unknown, opts: { fails?: boolean; task?: Task } = {}): Promise<Action> => {
+    const t = opts.task ?? task;
+    const id = randomUUID();
+    const base: Action = {
+      id,
+      taskId: t.id,
+      seq: store.nextActionSeq(t.id),
+      kind: 'code',
+      language: 'python',
+      source: `# test action ${id.slice(0, 8)}`,
+      status: 'running',
+      output: { stdout: '', stderr: '', exitCode: null, timedOut: false, truncated: false },
+      effects: [],
+      reverse: { summary: '', steps: [], verified: false },
+      confinement: { level: 'reversible', reason: 'running' },
+      startedAt: new Date().toISOString(),
+      finishedAt: null,
+      undoneAt: null,
+    };
+    store.saveAction(base);
+    const befores = await fs.before(id, t.workspaces, t.id);
+    running.add(t.id);
+    try {
+      await fn();
+    } finally {
+      running.delete(t.id);
+    }
+    const recorded = await fs.after(id, befores);
+    const effects = recorded.map((r) => r.effect);
+    return store.saveAction({
+      ...base,
+      status: opts.fails ? 'failed' : 'done',
+      output: { ...base.output, exitCode: opts.fails ? 1 : 0 },
+      effects,
+      reverse: fs.reversePlan(effects, t.workspaces),
+      confinement: confinementOf({ network: 'none', writableMountsCheckpointed: true, checkpointsTaken: true }, effects),
+      finishedAt: new Date().toISOString(),
+    });
+  };
+
+  return {
+    dataDir,
+    folders,
+    workspace: folders[0]!,
+    db,
+    store,
+    fs,
+    undo,
+    views,
+    events,
+    task,
+    act,
+    newTask,
+    reopen: (o = {}) => startUndoHarness({ ...options, ...o, dataDir, workspaces: folders }),
+    async close() {
+      await undo.settle();
+      await fs.close();
+      if (db.open) db.close();
+      dirs.cleanup();
+    },
+  };
+}
