@@ -2,10 +2,10 @@
 // query result as a table on the card, the exact compensating SQL, Approve for an action over the rows
 // limit, and Undo that puts the rows back.
 import Database from 'better-sqlite3';
-import { existsSync, mkdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { join } from 'node:path';
+import { type Browser, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium, RENDERER_DIR, SCREENSHOTS } from '../support/browser';
 import { logicalDump } from '../../main/effects/db/sqlite-dump';
 import { startWebHost } from '../../main/ipc/web-host';
 import type { AppServices } from '../../main/services/app-services';
@@ -13,22 +13,13 @@ import { startHarness } from '../support/services-harness';
 import { createSqliteShop } from '../support/shop-db';
 import { tempDirs } from '../support/temp-dir';
 
-const RENDERER = resolve('out/renderer');
-const SHOTS = resolve('test-output/e2e');
-const CHROMIUM = process.env.POSTHOC_CHROMIUM ?? '/usr/bin/chromium';
 
 let browser: Browser;
 const cleanups: Array<() => Promise<void>> = [];
 const dirs = tempDirs();
 
 beforeAll(async () => {
-  if (!existsSync(join(RENDERER, 'index.html'))) throw new Error('The renderer is not built: run "npm run build" (npm test does it first).');
-  mkdirSync(SHOTS, { recursive: true });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
 });
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
@@ -39,7 +30,7 @@ afterAll(async () => {
 });
 
 async function open(services: AppServices): Promise<Page> {
-  const host = await startWebHost(services, { rendererDir: RENDERER });
+  const host = await startWebHost(services, { rendererDir: RENDERER_DIR });
   const context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
   cleanups.push(async () => {
     await context.close();
@@ -94,7 +85,7 @@ describe('a database task in the browser', () => {
     expect(await update.textContent()).toMatch(/would change 8 rows in "shop", more than the 3/);
     expect(await update.textContent()).toMatch(/4 rows changed, then rolled back/);
     expect(dump()).toBe(original);
-    await page.screenshot({ path: join(SHOTS, 'database-approval.png'), fullPage: true });
+    await page.screenshot({ path: join(SCREENSHOTS, 'database-approval.png'), fullPage: true });
     await update.getByTestId('action-approve').click();
 
     await update.and(page.locator('[data-status="done"]')).waitFor({ timeout: 60_000 });
@@ -106,7 +97,7 @@ describe('a database task in the browser', () => {
     expect(await update.getByTestId('db-compensating').textContent()).toContain('UPDATE "products" SET "price_cents" = 450 WHERE "id" = 1;');
     expect(await update.getByTestId('reverse-plan').textContent()).toMatch(/Run 8 compensating statements on shop/);
     expect(await update.getByTestId('confinement-badge').textContent()).toBe('reversible');
-    await page.screenshot({ path: join(SHOTS, 'database-card.png'), fullPage: true });
+    await page.screenshot({ path: join(SCREENSHOTS, 'database-card.png'), fullPage: true });
 
     await update.getByTestId('action-undo').click();
     await update.and(page.locator('[data-status="undone"]')).waitFor();

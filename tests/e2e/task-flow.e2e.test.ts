@@ -1,29 +1,21 @@
 // End to end in Chromium: the built renderer served by the web host, real services (Docker, git
 // checkpoints, SQLite) and a scripted local OpenAI-compatible model that streams its replies.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Browser, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium, RENDERER_DIR, SCREENSHOTS } from '../support/browser';
 import { startWebHost, type WebHost } from '../../main/ipc/web-host';
 import { createServices, type AppServices } from '../../main/services/app-services';
 import { startHarness, type Harness } from '../support/services-harness';
 import { tempDirs } from '../support/temp-dir';
 
-const RENDERER = resolve('out/renderer');
-const SHOTS = resolve('test-output/e2e');
-const CHROMIUM = process.env.POSTHOC_CHROMIUM ?? '/usr/bin/chromium';
 
 let browser: Browser;
 const cleanups: Array<() => Promise<void>> = [];
 
 beforeAll(async () => {
-  if (!existsSync(join(RENDERER, 'index.html'))) throw new Error('The renderer is not built: run "npm run build" (npm test does it first).');
-  mkdirSync(SHOTS, { recursive: true });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
 });
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
@@ -33,7 +25,7 @@ afterAll(async () => {
 });
 
 async function open(services: AppServices): Promise<Page> {
-  const host: WebHost = await startWebHost(services, { rendererDir: RENDERER });
+  const host: WebHost = await startWebHost(services, { rendererDir: RENDERER_DIR });
   const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
   cleanups.push(async () => {
     await context.close();
@@ -72,14 +64,14 @@ describe('delegating a task in the browser', () => {
     expect(await card.getByTestId('reverse-plan').textContent()).toMatch(/hello\.txt/);
     expect(await card.textContent()).toContain('wrote hello.txt');
     expect(readFileSync(join(harness.workspace, 'hello.txt'), 'utf8')).toBe('Hello from Posthoc!\n');
-    await page.screenshot({ path: join(SHOTS, 'task-view.png'), fullPage: true });
+    await page.screenshot({ path: join(SCREENSHOTS, 'task-view.png'), fullPage: true });
 
     await card.getByTestId('action-undo').click();
     await expect.poll(() => card.getByTestId('undo-result').textContent()).toMatch(/Undone/);
     await card.and(page.locator('[data-status="undone"]')).waitFor();
     expect(existsSync(join(harness.workspace, 'hello.txt'))).toBe(false);
     expect(readFileSync(join(harness.workspace, 'notes.txt'), 'utf8')).toBe('my notes, not the agent\'s\n');
-    await page.screenshot({ path: join(SHOTS, 'after-undo.png'), fullPage: true });
+    await page.screenshot({ path: join(SCREENSHOTS, 'after-undo.png'), fullPage: true });
 
     // The model's streamed text arrived through the same contract (streaming replies).
     expect(harness.llm.requests[0]!.stream).toBe(true);
@@ -95,6 +87,6 @@ describe('delegating a task in the browser', () => {
     const page = await open(services);
     await page.getByTestId('first-run').waitFor();
     expect(await page.getByTestId('first-run').textContent()).toMatch(/OpenAI|Ollama/);
-    await page.screenshot({ path: join(SHOTS, 'first-run.png'), fullPage: true });
+    await page.screenshot({ path: join(SCREENSHOTS, 'first-run.png'), fullPage: true });
   });
 });

@@ -1,28 +1,20 @@
 // End to end in Chromium: the undo timeline. A task's actions write, rewrite and add files in Docker; the
 // person edits a file between two runs; in the browser the timeline refuses an out-of-order undo with
 // the path and the later action, rewinds, redoes, and shows each file's diff.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Browser, type Locator, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium, RENDERER_DIR, SCREENSHOTS } from '../support/browser';
 import { startWebHost } from '../../main/ipc/web-host';
 import { startHarness, type Harness } from '../support/services-harness';
 
-const RENDERER = resolve('out/renderer');
-const SHOTS = resolve('test-output/e2e');
-const CHROMIUM = process.env.POSTHOC_CHROMIUM ?? '/usr/bin/chromium';
 
 let browser: Browser;
 const cleanups: Array<() => Promise<void>> = [];
 
 beforeAll(async () => {
-  if (!existsSync(join(RENDERER, 'index.html'))) throw new Error('The renderer is not built: run "npm run build" (npm test does it first).');
-  mkdirSync(SHOTS, { recursive: true });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
 });
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
@@ -32,7 +24,7 @@ afterAll(async () => {
 });
 
 async function open(harness: Harness): Promise<Page> {
-  const host = await startWebHost(harness.services, { rendererDir: RENDERER });
+  const host = await startWebHost(harness.services, { rendererDir: RENDERER_DIR });
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
   cleanups.push(async () => {
     await context.close();
@@ -84,7 +76,7 @@ describe('the undo timeline in the browser', () => {
     // Action 1 cannot be undone alone: action 2 rewrote a.txt. The timeline says so before any click.
     expect(await row(page, 1).getByTestId('timeline-undo').isDisabled()).toBe(true);
     expect(await row(page, 1).getByTestId('timeline-blocked').textContent()).toMatch(/a\.txt.*changed by action 2/);
-    await page.screenshot({ path: join(SHOTS, 'timeline.png'), fullPage: true });
+    await page.screenshot({ path: join(SCREENSHOTS, 'timeline.png'), fullPage: true });
 
     // Undo the latest action, out of order with nothing in the way.
     await row(page, 3).getByTestId('timeline-undo').click();
@@ -114,12 +106,12 @@ describe('the undo timeline in the browser', () => {
     await diff.getByTestId('diff-split').waitFor();
     expect(await diff.getByTestId('diff-path').textContent()).toBe('a.txt');
     expect(await diff.locator('.diff-added').allTextContents()).toContain('two');
-    await page.screenshot({ path: join(SHOTS, 'diff-view.png') });
+    await page.screenshot({ path: join(SCREENSHOTS, 'diff-view.png') });
     await diff.getByTestId('diff-mode-unified').click();
     expect(await diff.getByTestId('diff-unified').textContent()).toContain('+two');
     await diff.getByTestId('diff-close').click();
     await diff.waitFor({ state: 'detached' });
-    await page.screenshot({ path: join(SHOTS, 'timeline-after.png'), fullPage: true });
+    await page.screenshot({ path: join(SCREENSHOTS, 'timeline-after.png'), fullPage: true });
 
     // The person edits a.txt; undoing action 2 now would overwrite it: refused, and the edit is on the timeline.
     writeFileSync(join(ws, 'a.txt'), 'the person rewrote this\n');
@@ -137,7 +129,7 @@ describe('the undo timeline in the browser', () => {
     await storage.getByTestId('budget-default').fill('2');
     await storage.getByRole('button', { name: 'Save' }).first().click();
     await expect.poll(async () => (await harness.services.undoViews.storage()).defaultBudgetBytes).toBe(2 * 1024 ** 3);
-    await page.locator('section', { has: storage }).screenshot({ path: join(SHOTS, 'undo-storage.png') });
+    await page.locator('section', { has: storage }).screenshot({ path: join(SCREENSHOTS, 'undo-storage.png') });
   });
 
   it('names files not covered by undo, before and after, and the level drops when an action changed one', async () => {
@@ -160,7 +152,7 @@ describe('the undo timeline in the browser', () => {
     expect(await grown.getByTestId('not-covered').textContent()).toMatch(/big\.bin \(9\.0 MB\).*over the folder’s undo storage budget, before and after.*changed by this action/);
     expect(await cards.nth(0).getByTestId('not-covered').textContent()).toMatch(/big\.bin.*after this action/);
     await grown.scrollIntoViewIfNeeded();
-    await page.screenshot({ path: join(SHOTS, 'not-covered.png') });
+    await page.screenshot({ path: join(SCREENSHOTS, 'not-covered.png') });
 
     await row(page, 2).getByTestId('timeline-undo').click();
     await expect.poll(() => statusOf(page, 2)).toBe('undone');

@@ -1,42 +1,23 @@
 // The built CLI (bin/posthoc.js → out/main/cli.js) as a person runs it, against a scripted local model.
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAi, type FakeOpenAi } from '../support/fake-openai-server';
+import { assertCliBuilt, jsonLines, runPosthoc } from '../support/posthoc-cli';
 import { tempDirs } from '../support/temp-dir';
 
-const BIN = resolve('bin/posthoc.js');
 const dirs = tempDirs();
 let llm: FakeOpenAi | undefined;
 
-beforeAll(() => {
-  if (!existsSync(resolve('out/main/cli.js'))) throw new Error('The CLI is not built: run "npm run build" (npm test does it first).');
-});
+beforeAll(assertCliBuilt);
 afterEach(async () => {
   await llm?.close();
   llm = undefined;
   dirs.cleanup();
 });
 
-type Run = { code: number | null; stdout: string; stderr: string };
+const posthoc = runPosthoc;
 
-function posthoc(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolveRun, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', DBUS_SESSION_BUS_ADDRESS: process.env.DBUS_SESSION_BUS_ADDRESS ?? '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolveRun({ code, stdout, stderr }));
-  });
-}
-
-const jsonLines = (text: string) => text.trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
 
 describe('posthoc CLI', () => {
   it('run --json creates the file, reports the action, and undo removes it (exit 0)', async () => {

@@ -1,47 +1,28 @@
 // The built CLI with database grants, as a person runs it: --db NAME=sqlite:PATH and a PostgreSQL URL with
 // a password (moved to the real keychain, never printed, never in the data folder), undo from the CLI,
 // usage errors that say what to do. Needs the D-Bus keychain session npm test provides.
-import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { logicalDump } from '../../main/effects/db/sqlite-dump';
 import { startFakeOpenAi, type FakeOpenAi } from '../support/fake-openai-server';
 import { createPgDatabase, createSqliteShop, fillPgShop, PG_PASSWORD, PG_SHOP, pgDump, type PgTestDb } from '../support/shop-db';
+import { assertCliBuilt, jsonLines, runPosthoc } from '../support/posthoc-cli';
 import { tempDirs } from '../support/temp-dir';
 
-const BIN = resolve('bin/posthoc.js');
 const dirs = tempDirs();
 let llm: FakeOpenAi | undefined;
 
-beforeAll(() => {
-  if (!existsSync(resolve('out/main/cli.js'))) throw new Error('The CLI is not built: run "npm run build" (npm test does it first).');
-});
+beforeAll(assertCliBuilt);
 afterEach(async () => {
   await llm?.close();
   llm = undefined;
   dirs.cleanup();
 });
 
-type Run = { code: number | null; stdout: string; stderr: string };
+const posthoc = runPosthoc;
 
-function posthoc(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolveRun, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', DBUS_SESSION_BUS_ADDRESS: process.env.DBUS_SESSION_BUS_ADDRESS ?? '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolveRun({ code, stdout, stderr }));
-  });
-}
-
-const jsonLines = (text: string) => text.trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {

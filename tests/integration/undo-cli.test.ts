@@ -1,42 +1,24 @@
 // The built CLI's undo engine commands as a person runs them: undo refused (exit 3, the path and the
 // later action named, rewind suggested), rewind, redo, timeline, diff and budget — each a fresh process,
 // so the stat cache and the history come back from disk every time.
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAi, type FakeOpenAi } from '../support/fake-openai-server';
+import { assertCliBuilt, runPosthoc } from '../support/posthoc-cli';
 import { tempDirs } from '../support/temp-dir';
 
-const BIN = resolve('bin/posthoc.js');
 const dirs = tempDirs();
 let llm: FakeOpenAi | undefined;
 
-beforeAll(() => {
-  if (!existsSync(resolve('out/main/cli.js'))) throw new Error('The CLI is not built: run "npm run build" (npm test does it first).');
-});
+beforeAll(assertCliBuilt);
 afterEach(async () => {
   await llm?.close();
   llm = undefined;
   dirs.cleanup();
 });
 
-type Run = { code: number | null; stdout: string; stderr: string };
-
-function posthoc(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolveRun, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', DBUS_SESSION_BUS_ADDRESS: process.env.DBUS_SESSION_BUS_ADDRESS ?? '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolveRun({ code, stdout, stderr }));
-  });
-}
+const posthoc = runPosthoc;
 
 describe('posthoc undo, rewind, redo, timeline, diff, budget', () => {
   it('refuses an out-of-order undo with exit 3, then rewinds and redoes', async () => {

@@ -110,7 +110,29 @@ type Engine = {
   other(sql: string): Promise<void>;
 };
 
-type Recorded = { effect: DbEffect; before: Dump; after: Dump; state: 'applied' | 'undone'; snapshot: boolean; ddl: boolean };
+type Recorded = {
+  effect: DbEffect;
+  before: Dump;
+  after: Dump;
+  state: 'applied' | 'undone';
+  snapshot: boolean;
+  ddl: boolean;
+  /** Parent keys the action moved, as [original key, final key] pairs (chains of moves composed). */
+  moves: Array<[string, string]>;
+};
+
+/** Which parent rows an action's key changes moved where: follows chains (1→4 then 4→7 is 1→7). */
+function keyMoves(ops: Op[], before: Dump): Array<[string, string]> {
+  const at = new Map<string, string>(); // current key → original key
+  for (const k of before.tables.get('parent')?.rows.keys() ?? []) at.set(k, k);
+  for (const op of ops) {
+    if (op.kind === 'moveParent' && at.has(String(op.id)) && !at.has(String(op.to))) {
+      at.set(String(op.to), at.get(String(op.id))!);
+      at.delete(String(op.id));
+    } else if (op.kind === 'deleteParent') at.delete(String(op.id));
+  }
+  return [...at].filter(([now, origin]) => now !== origin).map(([now, origin]) => [origin, now]);
+}
 
 /** What the runs exercised: a property that never undid anything, or never refused, would prove little. */
 type Stats = { undone: number; redone: number; refused: number; schemaUndone: number };
@@ -132,7 +154,15 @@ async function runScenario(engine: Engine, steps: Step[], stats: Stats): Promise
           continue;
         }
         if (r.effect.undo.kind !== 'none') {
-          actions.push({ effect: r.effect, before, after, state: 'applied', snapshot: r.effect.undo.kind === 'snapshot', ddl: r.effect.statements.some((x) => x.kind === 'ddl') });
+          actions.push({
+            effect: r.effect,
+            before,
+            after,
+            state: 'applied',
+            snapshot: r.effect.undo.kind === 'snapshot',
+            ddl: r.effect.statements.some((x) => x.kind === 'ddl'),
+            moves: keyMoves(s.ops, before),
+          });
         }
         else expect(dumpText(after)).toBe(dumpText(before));
       } else if (s.kind === 'other') {
@@ -144,7 +174,7 @@ async function runScenario(engine: Engine, steps: Step[], stats: Stats): Promise
         const target = candidates[s.pick % candidates.length]!;
         const now = await engine.dump();
         const [from, to] = s.kind === 'undo' ? [target.after, target.before] : [target.before, target.after];
-        const predicted = target.snapshot ? (dumpText(now) === dumpText(from) ? to : null) : predictRevert(now, from, to);
+        const predicted = target.snapshot ? (dumpText(now) === dumpText(from) ? to : null) : predictRevert(now, from, to, target.moves);
         try {
           await (s.kind === 'undo' ? channel.undo(target.effect) : channel.redo(target.effect));
         } catch (error) {

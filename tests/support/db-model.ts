@@ -61,7 +61,7 @@ function project(row: string[], from: string[], to: string[]): string[] {
  * The content an exact undo of an action leaves (`from` = after the action, `to` = before it; swap them for
  * redo), or null when the rows and tables the action changed no longer hold what it left (a conflict).
  */
-export function predictRevert(now: Dump, from: Dump, to: Dump): Dump | null {
+export function predictRevert(now: Dump, from: Dump, to: Dump, moves: ReadonlyArray<readonly [string, string]> = []): Dump | null {
   const tables = new Map(now.tables);
   for (const name of new Set([...from.tables.keys(), ...to.tables.keys()])) {
     let f = from.tables.get(name);
@@ -107,6 +107,14 @@ export function predictRevert(now: Dump, from: Dump, to: Dump): Dump | null {
     const valueOf = (row: string[] | undefined, cols: string[], c: string) => (row && cols.includes(c) ? row[cols.indexOf(c)]! : 'NULL');
     const rows = new Map<string, string[]>();
     for (const [k, row] of n.rows) rows.set(k, columns.map((c) => valueOf(row, n.columns, c)));
+    // A key the action changed (UPDATE … SET id = …) is one row moving, not a delete and an insert: putting
+    // the key back keeps the values that columns added since hold on the moved row.
+    const movedFrom = new Map<string, string>();
+    for (const [a, b] of moves) {
+      for (const [created, gone] of [[a, b], [b, a]] as const) {
+        if (t.rows.has(created) && !f.rows.has(created) && f.rows.has(gone) && !t.rows.has(gone)) movedFrom.set(created, gone);
+      }
+    }
     for (const [k, row] of n.rows) {
       if (added.some((c) => valueOf(row, n.columns, c) !== valueOf(f.rows.get(k), f.columns, c))) return null;
     }
@@ -121,7 +129,8 @@ export function predictRevert(now: Dump, from: Dump, to: Dump): Dump | null {
         (fr !== undefined && added.some((c) => valueOf(fr, f.columns, c) !== 'NULL'));
       if (!changed) continue;
       if (!same(nr && project(nr, n.columns, f.columns), fr)) return null;
-      if (tr) rows.set(k, columns.map((c) => (t.columns.includes(c) ? valueOf(tr, t.columns, c) : valueOf(nr, n.columns, c))));
+      const carried = nr ?? (movedFrom.has(k) ? n.rows.get(movedFrom.get(k)!) : undefined);
+      if (tr) rows.set(k, columns.map((c) => (t.columns.includes(c) ? valueOf(tr, t.columns, c) : valueOf(carried, n.columns, c))));
       else rows.delete(k);
     }
     tables.set(name, { columns, rows });

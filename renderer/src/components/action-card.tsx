@@ -2,7 +2,7 @@
 // the Undo and Keep buttons.
 import { useMemo, useState } from 'react';
 import type { Result } from '../../../shared/contract';
-import type { Action, ActionStatus, UndoResult } from '../../../shared/domain';
+import type { Action, UndoResult } from '../../../shared/domain';
 import { canKeep, canUndo, describeUndo, listCalls, listChanges, listDbEffects, undoableDbEffects } from '../model/action-summary';
 import { appActions } from '../state/app-store';
 import { ActionOutput } from './action-output';
@@ -13,15 +13,8 @@ import { DbChanges } from './db-changes';
 import { NotCovered } from './not-covered';
 import { RewindOffer } from './rewind-offer';
 import { ServiceCalls } from './service-calls';
+import { statusWords } from '../model/timeline-view';
 
-const statusWord: Record<ActionStatus, string> = {
-  running: 'running',
-  done: 'done',
-  failed: 'failed',
-  'awaiting-approval': 'awaiting approval',
-  undone: 'undone',
-  kept: 'kept',
-};
 
 function duration(action: Action): string | null {
   if (action.finishedAt === null) return null;
@@ -107,7 +100,7 @@ export function ActionCard({ action }: { action: Action }) {
           Action {action.seq} · {action.language}
         </span>
         <span className={`action-status action-status-${action.status}`} data-testid="action-status">
-          {statusWord[action.status]}
+          {statusWords[action.status]}
         </span>
         {took !== null && <span className="action-duration muted">{took}</span>}
       </header>

@@ -1,0 +1,31 @@
+// The built CLI (bin/posthoc.js → out/main/cli.js) run as a person runs it: a fresh process each time,
+// with a minimal environment plus what the test gives it.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+
+export const POSTHOC_BIN = resolve('bin/posthoc.js');
+
+export type CliRun = { code: number | null; stdout: string; stderr: string };
+
+export function assertCliBuilt(): void {
+  if (!existsSync(resolve('out/main/cli.js'))) throw new Error('The CLI is not built: run "npm run build" (npm test does it first).');
+}
+
+export function runPosthoc(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+  return new Promise((resolveRun, reject) => {
+    const child = spawn(process.execPath, [POSTHOC_BIN, ...args], {
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', DBUS_SESSION_BUS_ADDRESS: process.env.DBUS_SESSION_BUS_ADDRESS ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolveRun({ code, stdout, stderr }));
+  });
+}
+
+/** `--json` output of `posthoc run`: one JSON object per line. */
+export const jsonLines = (text: string): Array<Record<string, any>> => text.trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
