@@ -5,9 +5,8 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { type Browser, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, RENDERER_DIR, SCREENSHOTS } from '../support/browser';
+import { launchChromium, openApp, SCREENSHOTS } from '../support/browser';
 import { logicalDump } from '../../main/effects/db/sqlite-dump';
-import { startWebHost } from '../../main/ipc/web-host';
 import type { AppServices } from '../../main/services/app-services';
 import { startHarness } from '../support/services-harness';
 import { createSqliteShop } from '../support/shop-db';
@@ -30,18 +29,12 @@ afterAll(async () => {
 });
 
 async function open(services: AppServices): Promise<Page> {
-  const host = await startWebHost(services, { rendererDir: RENDERER_DIR });
-  const context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
+  const app = await openApp(browser, services, { width: 1280, height: 1000 });
   cleanups.push(async () => {
-    await context.close();
-    await host.close();
+    await app.close();
+    expect(app.errors).toEqual([]);
   });
-  const page = await context.newPage();
-  const errors: string[] = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  cleanups.push(async () => expect(errors).toEqual([]));
-  await page.goto(host.url);
-  return page;
+  return app.page;
 }
 
 describe('a database task in the browser', () => {

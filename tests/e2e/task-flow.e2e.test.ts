@@ -4,8 +4,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, RENDERER_DIR, SCREENSHOTS } from '../support/browser';
-import { startWebHost, type WebHost } from '../../main/ipc/web-host';
+import { launchChromium, openApp, SCREENSHOTS } from '../support/browser';
 import { createServices, type AppServices } from '../../main/services/app-services';
 import { startHarness, type Harness } from '../support/services-harness';
 import { tempDirs } from '../support/temp-dir';
@@ -25,18 +24,12 @@ afterAll(async () => {
 });
 
 async function open(services: AppServices): Promise<Page> {
-  const host: WebHost = await startWebHost(services, { rendererDir: RENDERER_DIR });
-  const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  const app = await openApp(browser, services, { width: 1280, height: 860 });
   cleanups.push(async () => {
-    await context.close();
-    await host.close();
+    await app.close();
+    expect(app.errors).toEqual([]);
   });
-  const page = await context.newPage();
-  const errors: string[] = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  cleanups.push(async () => expect(errors).toEqual([]));
-  await page.goto(host.url);
-  return page;
+  return app.page;
 }
 
 describe('delegating a task in the browser', () => {

@@ -5,8 +5,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, type Locator, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, RENDERER_DIR, SCREENSHOTS } from '../support/browser';
-import { startWebHost } from '../../main/ipc/web-host';
+import { launchChromium, openApp, SCREENSHOTS } from '../support/browser';
 import { startHarness, type Harness } from '../support/services-harness';
 
 
@@ -24,18 +23,12 @@ afterAll(async () => {
 });
 
 async function open(harness: Harness): Promise<Page> {
-  const host = await startWebHost(harness.services, { rendererDir: RENDERER_DIR });
-  const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+  const app = await openApp(browser, harness.services, { width: 1440, height: 900 });
   cleanups.push(async () => {
-    await context.close();
-    await host.close();
+    await app.close();
+    expect(app.errors).toEqual([]);
   });
-  const page = await context.newPage();
-  const errors: string[] = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  cleanups.push(async () => expect(errors).toEqual([]));
-  await page.goto(host.url);
-  return page;
+  return app.page;
 }
 
 const row = (page: Page, seq: number): Locator => page.locator(`[data-testid="timeline-action"][data-seq="${seq}"]`);

@@ -19,9 +19,13 @@ export async function launchChromium(): Promise<Browser> {
 }
 
 /** Opens the app for `services` in a fresh browser context; returns the page, its page errors, and a close function. */
-export async function openApp(browser: Browser, services: AppServices): Promise<{ page: Page; errors: string[]; close(): Promise<void> }> {
+export async function openApp(
+  browser: Browser,
+  services: AppServices,
+  viewport = { width: 1280, height: 860 },
+): Promise<{ page: Page; errors: string[]; close(): Promise<void> }> {
   const host = await startWebHost(services, { rendererDir: RENDERER_DIR });
-  const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+  const context = await browser.newContext({ viewport });
   const page = await context.newPage();
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
