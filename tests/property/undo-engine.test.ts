@@ -8,30 +8,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { startUndoHarness } from '../support/undo-harness';
-import { applyOp, describeState, readDisk, sameNode, type Content, type Op } from './fs-model';
+import { index, LARGE, op } from './fs-arbitraries';
+import { applyOp, describeState, readDisk, sameNode, type Op } from './fs-model';
 import { UndoModel } from './undo-model';
 
 const RUNS = Number(process.env.POSTHOC_PROPERTY_RUNS ?? 200);
 const SEED = process.env.POSTHOC_PROPERTY_SEED ? Number(process.env.POSTHOC_PROPERTY_SEED) : undefined;
-const LARGE = 64 * 1024;
-
-const name = fc.constantFrom('a', 'b.txt', 'c d', 'é', 'new\nline', '.git', 'D', 'x.py');
-const content: fc.Arbitrary<Content> = fc.oneof(
-  { weight: 6, arbitrary: fc.constantFrom('', 'hello\n', 'hello\n', 'line 1\nline 2\n', 'ünïcode ✓\n').map((text) => ({ kind: 'text' as const, text })) },
-  { weight: 3, arbitrary: fc.array(fc.integer({ min: 0, max: 255 }), { maxLength: 64 }).map((bytes) => ({ kind: 'binary' as const, bytes })) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('large' as const), seed: fc.integer({ min: 1, max: 1000 }), size: fc.integer({ min: LARGE, max: LARGE * 3 }) }) },
-);
-const index = fc.nat({ max: 50 });
-const op: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 5, arbitrary: fc.record({ op: fc.constant('write' as const), dir: index, name, content }) },
-  { weight: 3, arbitrary: fc.record({ op: fc.constant('modify' as const), file: index, content }) },
-  { weight: 2, arbitrary: fc.record({ op: fc.constant('delete' as const), entry: index }) },
-  { weight: 2, arbitrary: fc.record({ op: fc.constant('rename' as const), entry: index, dir: index, name }) },
-  { weight: 1, arbitrary: fc.record({ op: fc.constant('chmod' as const), file: index, exec: fc.boolean() }) },
-  { weight: 1, arbitrary: fc.record({ op: fc.constant('symlink' as const), dir: index, name, target: fc.constantFrom('a', '../outside', '/etc/hostname', 'D/x.py') }) },
-  { weight: 2, arbitrary: fc.record({ op: fc.constant('mkdir' as const), dir: index, name }) },
-  { weight: 1, arbitrary: fc.record({ op: fc.constant('rmdir' as const), dir: index }) },
-);
 
 type Step =
   | { step: 'action'; ops: Op[]; fails: boolean }

@@ -33,6 +33,8 @@ export type CheckpointOptions = {
   restoreHooks?: RestoreHooks;
   /** Folders with at least this many files are listed by several threads (default 8000; tests lower it). */
   parallelMinFiles?: number;
+  /** List with the JavaScript lister even when the native one is built (tests compare the two). */
+  javascriptLister?: boolean;
 };
 
 export const DEFAULT_LARGE_FILE_BYTES = 8 * 1024 * 1024;
@@ -71,6 +73,7 @@ export class CheckpointStore {
       largeFileBytes: this.options.largeFileBytes ?? DEFAULT_LARGE_FILE_BYTES,
       budgetBytes: input.budgetBytes,
       parallelMinFiles: this.options.parallelMinFiles,
+      javascriptLister: this.options.javascriptLister,
     };
     const scanner = new FolderScanner(this.repo, this.cache, this.workspace, limits, this.options.racyWindowMs ?? RACY_WINDOW_MS);
     const { tree, notCovered, hashed } = await scanner.scan();

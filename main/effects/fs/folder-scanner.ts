@@ -8,8 +8,10 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { readFileSync, readlinkSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { compareEntries, type ShadowRepo, type TreeEntry } from './git-objects';
-import type { CachedChild, StatCache } from './stat-cache';
+import type { CachedChild, DirState, StatCache } from './stat-cache';
+import { nativeLister } from './native-lister';
 import { KIND_DIR, KIND_FILE, KIND_LINK, KIND_OTHER, listerThreads, listFolders, listInParallel, type ListJob, type Listing } from './stat-lister';
 import { modeOf, RESTORE_TEMP_PREFIX, storedName, type Kind, type NotCovered } from './tree-model';
 
@@ -17,6 +19,8 @@ import { modeOf, RESTORE_TEMP_PREFIX, storedName, type Kind, type NotCovered } f
 type StatFields = { size: number; mtimeMs: number; ctimeMs: number; ino: number; mode: number; link: boolean };
 /** Below this many files a folder is listed in one thread (a worker's round trip would cost more). */
 const PARALLEL_MIN_FILES = 8000;
+/** Bins of the native lister: libuv runs four at once; two per core even out bins that take longer. */
+const NATIVE_BINS = Math.max(1, Math.min(4, 2 * availableParallelism()));
 
 /** Files modified this recently are hashed but never vouched for by their stat fields ("racy git"). */
 export const RACY_WINDOW_MS = 2000;
@@ -29,6 +33,8 @@ export type ScanLimits = {
   budgetBytes: number;
   /** Folders with at least this many files are listed in parallel (tests lower it). */
   parallelMinFiles?: number;
+  /** Use the JavaScript lister even when the native one is built. */
+  javascriptLister?: boolean;
 };
 
 export type ScanResult = { tree: string; notCovered: NotCovered[]; hashed: number };
@@ -39,6 +45,7 @@ export class FolderScanner {
   private notCovered: NotCovered[] = [];
   private hashed = 0;
   private listings = new Map<string, Listing>();
+  private counts = new Map<string, number>();
 
   constructor(
     private readonly repo: ShadowRepo,
@@ -54,6 +61,7 @@ export class FolderScanner {
     this.notCovered = [];
     this.hashed = 0;
     this.listings = new Map();
+    this.counts = new Map();
     for (const l of await this.list()) this.listings.set(l.rel, l);
     const tree = await this.scanDir('', this.root);
     this.listings = new Map();
@@ -63,8 +71,14 @@ export class FolderScanner {
 
   /** Phase 1: every folder's entries with their stat fields, in parallel when the folder is large. */
   private async list(): Promise<Listing[]> {
-    const threads = listerThreads();
     const files = this.countFiles('');
+    const native = this.limits.javascriptLister ? null : nativeLister();
+    if (native) {
+      // libuv's threads list the bins side by side; this thread waits (nothing to yield to meanwhile).
+      const bins = files < (this.limits.parallelMinFiles ?? PARALLEL_MIN_FILES) ? [[{ rel: '', recursive: true }]] : this.planBins(NATIVE_BINS, files);
+      return (await Promise.all(bins.filter((b) => b.length > 0).map((b) => native.list(this.root, b)))).flat();
+    }
+    const threads = listerThreads();
     if (threads === 0 || files < (this.limits.parallelMinFiles ?? PARALLEL_MIN_FILES)) return listFolders(fs, this.root, [{ rel: '', recursive: true }]);
     return listInParallel(this.root, this.planBins(threads + 1, files));
   }
@@ -99,12 +113,14 @@ export class FolderScanner {
     return bins;
   }
 
-  /** Files under a folder at the last checkpoint (0 when it was not there). */
+  /** Files under a folder at the last checkpoint (0 when it was not there); counted once per scan. */
   private countFiles(rel: string): number {
+    const known = this.counts.get(rel);
+    if (known !== undefined) return known;
     const state = this.cache.dirs.get(rel);
-    if (!state) return 0;
     let n = 0;
-    for (const c of state.children) n += c.kind === 'dir' ? this.countFiles(rel ? `${rel}/${c.name}` : c.name) : 1;
+    if (state) for (const c of state.children) n += c.kind === 'dir' ? this.countFiles(rel ? `${rel}/${c.name}` : c.name) : 1;
+    this.counts.set(rel, n);
     return n;
   }
 
@@ -123,6 +139,9 @@ export class FolderScanner {
     const prev = this.cache.dirs.get(rel);
     // Same names in the same order as last time (the usual case): entry i was entry i, no lookups.
     const samePlaces = prev?.listed !== undefined && prev.listed.names === listing.names;
+    if (samePlaces && prev.listed!.clean && sameBytes(prev.listed!.kinds, listing.kinds) && sameBytes(prev.listed!.stats, listing.stats)) {
+      return this.sameListing(rel, abs, prev, listing);
+    }
     let prevByName: Map<string, CachedChild> | undefined;
     if (!samePlaces && prev && prev.children.length > 0) prevByName = new Map(prev.children.map((c) => [c.name, c]));
     const prevAt = (i: number, name: string): CachedChild | undefined => (samePlaces ? (prev!.listed!.order[i] ?? undefined) : prevByName?.get(name));
@@ -130,7 +149,19 @@ export class FolderScanner {
     const names = listing.names === '' ? [] : listing.names.split('\0');
     const order: Array<CachedChild | null> = new Array<CachedChild | null>(names.length).fill(null);
 
-    for (const [i, name] of names.entries()) {
+    const st = listing.stats;
+    for (let i = 0; i < names.length; i++) {
+      const name = names[i]!;
+      const kind = listing.kinds[i];
+      const before = prevAt(i, name);
+      if (before !== undefined && before.trusted && before.kind !== 'dir' && (kind === KIND_FILE || kind === KIND_LINK)) {
+        // The usual case, kept free of allocations: the stat fields still vouch for the stored entry.
+        const o = i * 5;
+        if (before.size === st[o] && before.mtimeMs === st[o + 1] && before.ctimeMs === st[o + 2] && before.ino === st[o + 3] && before.mode === st[o + 4]) {
+          children.push((order[i] = before));
+          continue;
+        }
+      }
       if (name.startsWith(RESTORE_TEMP_PREFIX)) continue;
       const childRel = rel ? `${rel}/${name}` : name;
       if (name.includes('\uFFFD')) {
@@ -139,15 +170,13 @@ export class FolderScanner {
         continue;
       }
       const childAbs = `${abs}/${name}`;
-      const kind = listing.kinds[i];
       if (kind === KIND_DIR) {
-        const child = await this.dirChild(name, childRel, childAbs, prevAt(i, name));
+        const child = await this.dirChild(name, childRel, childAbs, before);
         if (child) children.push((order[i] = child));
       } else if (kind === KIND_FILE || kind === KIND_LINK) {
         const o = i * 5;
-        const st = listing.stats;
         const fields: StatFields = { size: st[o]!, mtimeMs: st[o + 1]!, ctimeMs: st[o + 2]!, ino: st[o + 3]!, mode: st[o + 4]!, link: kind === KIND_LINK };
-        const child = await this.fileChild(name, childRel, childAbs, fields, prevAt(i, name));
+        const child = await this.fileChild(name, childRel, childAbs, fields, before);
         if (child) children.push((order[i] = child));
       } else if (kind === KIND_OTHER) {
         this.notCovered.push({ path: childRel, reason: 'special', size: null });
@@ -160,6 +189,34 @@ export class FolderScanner {
       await this.maybeYield();
       return prev!.tree;
     }
+    return this.finish(rel, prev, children, listing, order);
+  }
+
+  /**
+   * A folder listed exactly as last time (same names, kinds and stat fields, every file vouched for):
+   * its files are what they were, so only its subfolders are looked into.
+   */
+  private async sameListing(rel: string, abs: string, prev: DirState, listing: Listing): Promise<string | null> {
+    const order = prev.listed!.order;
+    let now: Array<CachedChild | null> | null = null;
+    for (let i = 0; i < order.length; i++) {
+      const c = order[i]!;
+      if (c.kind !== 'dir') continue;
+      const child = await this.dirChild(c.name, rel ? `${rel}/${c.name}` : c.name, `${abs}/${c.name}`, c);
+      if (child === c) continue;
+      now ??= [...order];
+      now[i] = child;
+    }
+    if (now === null && this.repo.has(prev.tree)) {
+      await this.maybeYield();
+      return prev.tree;
+    }
+    const entries = now ?? order;
+    return this.finish(rel, prev, entries.filter((c): c is CachedChild => c !== null), listing, entries);
+  }
+
+  /** Writes the folder's tree (or keeps the last one when its entries are the same) and remembers the listing. */
+  private async finish(rel: string, prev: DirState | undefined, children: CachedChild[], listing: Listing, order: Array<CachedChild | null>): Promise<string> {
     children.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     if (prev && prev.children.some((c) => c.kind === 'dir')) {
       const dirsNow = new Set(children.filter((c) => c.kind === 'dir').map((c) => c.name));
@@ -176,7 +233,8 @@ export class FolderScanner {
       tree = this.repo.writeTree(entries);
       this.cache.markChanged();
     }
-    this.cache.dirs.set(rel, { tree, children, listed: { names: listing.names, order } });
+    const clean = order.every((c) => c !== null && (c.kind === 'dir' || c.trusted));
+    this.cache.setDir(rel, { tree, children, listed: { names: listing.names, order, kinds: listing.kinds, stats: listing.stats, clean } });
     await this.maybeYield();
     return tree;
   }
@@ -268,6 +326,10 @@ export class FolderScanner {
     await new Promise((resolve) => setImmediate(resolve));
     this.lastYield = performance.now();
   }
+}
+
+function sameBytes(a: Uint8Array | Float64Array, b: Uint8Array | Float64Array): boolean {
+  return a.byteLength === b.byteLength && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
 }
 
 function sameChildren(a: readonly CachedChild[], b: readonly CachedChild[]): boolean {
