@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import type { DatabaseGrant, DbEffect } from '../shared/domain';
 import { DbChannel } from '../main/effects/db/db-channel';
+import { stepTimer } from '../main/effects/db/step-timer';
 import { createPgDatabase, pgSecrets, sqliteGrant, type PgTestDb } from '../tests/support/shop-db';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
@@ -25,7 +26,7 @@ const median = (xs: number[]): number => {
 };
 const ms = (x: number) => `${x.toFixed(1)} ms`;
 
-type Result = { engine: string; plain: number; capture: number; undo: number };
+type Result = { engine: string; plain: number; capture: number; undo: number; steps: Map<string, number> };
 
 async function timed(fn: () => Promise<unknown> | unknown): Promise<number> {
   const t = performance.now();
@@ -39,27 +40,32 @@ async function measure(engine: string, grant: DatabaseGrant, plain: () => Promis
   const plainTimes: number[] = [];
   const captureTimes: number[] = [];
   const undoTimes: number[] = [];
+  const stepTimes = new Map<string, number[]>();
   try {
     for (let round = 0; round <= ROUNDS; round++) {
       const p = await timed(plain);
       let effect: DbEffect | undefined;
+      const steps = stepTimer.start();
       const c = await timed(async () => {
         const r = await channel.run({ taskId: 'bench', actionId: `a${round}`, grant, sql: UPDATE, params: null, via: 'sql', approved: true, timeoutMs: 600_000 });
         if (r.status !== 'done') throw new Error(r.stderr);
         effect = r.effect;
       });
+      stepTimer.stop();
       if (effect!.rowsAffected !== ROWS) throw new Error(`captured ${effect!.rowsAffected} rows, expected ${ROWS}`);
       const u = await timed(() => channel.undo(effect!));
       if (round === 0) continue; // warm-up
       plainTimes.push(p);
       captureTimes.push(c);
       undoTimes.push(u);
+      for (const [step, t] of steps) stepTimes.set(step, [...(stepTimes.get(step) ?? []), t]);
     }
   } finally {
     await channel.shutdown();
     rmSync(dataDir, { recursive: true, force: true });
   }
-  return { engine, plain: median(plainTimes), capture: median(captureTimes), undo: median(undoTimes) };
+  const steps = new Map([...stepTimes].map(([step, ts]) => [step, median(ts)]));
+  return { engine, plain: median(plainTimes), capture: median(captureTimes), undo: median(undoTimes), steps };
 }
 
 async function sqlite(): Promise<Result> {
@@ -128,6 +134,8 @@ async function main(): Promise<void> {
     console.log(`${r.engine.padEnd(8)} plain (driver alone):   ${ms(r.plain)}`);
     console.log(`${r.engine.padEnd(8)} Posthoc with capture:  ${ms(r.capture)}`);
     console.log(`${r.engine.padEnd(8)} undo of it:            ${ms(r.undo)}`);
+    const counted = [...r.steps.values()].reduce((a, b) => a + b, 0);
+    console.log(`${r.engine.padEnd(8)} capture, by step (medians): ${[...r.steps].map(([step, t]) => `${step} ${t.toFixed(2)}`).join(' · ')} · elsewhere ${(r.capture - counted).toFixed(2)}`);
   }
   for (const r of results) console.log(`${r.engine} capture/plain ratio: ${(r.capture / r.plain).toFixed(2)}`);
   const worst = Math.max(...results.map((r) => r.capture / r.plain));

@@ -2,11 +2,11 @@
 // cascades, the person's triggers, schema changes through snapshots), conflicts named, and confinement
 // enforced by SQLite itself.
 import Database from 'better-sqlite3';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DatabaseGrant, DbEffect } from '../../shared/domain';
-import { DbChannel } from '../../main/effects/db/db-channel';
+import { compensatingSql, DbChannel, PREVIEW_STATEMENTS } from '../../main/effects/db/db-channel';
 import { DbConflict } from '../../main/effects/db/db-errors';
 import { logicalDump } from '../../main/effects/db/sqlite-dump';
 import { createSqliteShop, LARGE_TEXT, sqliteGrant } from '../support/shop-db';
@@ -45,6 +45,11 @@ function other<T>(fn: (db: Database.Database) => T): T {
   } finally {
     db.close();
   }
+}
+
+/** The numbers 1..n as table s(value), for INSERT … ${series(n)} SELECT … FROM s. */
+function series(n: number): string {
+  return `WITH RECURSIVE s(value) AS (SELECT 1 UNION ALL SELECT value + 1 FROM s WHERE value < ${n})`;
 }
 
 async function run(sql: string, grant: DatabaseGrant = sqliteGrant(file), approved = false) {
@@ -137,6 +142,69 @@ describe('capture and exact undo', () => {
     expect(dump()).not.toBe(original);
     await channel.undo(effect);
     expect(dump()).toBe(original);
+  });
+
+  it("the card shows the first statements undo runs, and counts only rows that changed, when the rows stay in SQLite's log until undo", async () => {
+    other((db) => db.exec(`CREATE TABLE items (id INTEGER PRIMARY KEY, sku TEXT NOT NULL UNIQUE, qty INTEGER, price REAL);
+      INSERT INTO items (sku, qty, price) ${series(60)} SELECT 'S-' || value, value % 3, value * 0.1 FROM s`));
+    const original = dump();
+    const effect = await done('UPDATE items SET qty = qty * 2, price = price + 0.1');
+    expect(effect.rowsAffected).toBe(60);
+    // Rows an UPDATE leaves as they were are no change: none here, and 10 of the next 30 (qty was 0 already).
+    const same = await done('UPDATE items SET qty = qty * 1 WHERE id <= 30');
+    expect(same.undo.kind).toBe('none');
+    const some = await done('UPDATE items SET qty = 0 WHERE id <= 30');
+    expect(some.rowsAffected).toBe(20);
+    expect(some.undo.statementCount).toBe(20);
+    // The rows stayed in SQLite's own log, beside the undo log, until read here.
+    expect(readdirSync(channel.logs.dir)).toEqual(expect.arrayContaining([`${effect.undo.logId}.capture`, `${some.undo.logId}.capture`]));
+    for (const e of [effect, some]) {
+      const full = compensatingSql(channel.logs.read(e.undo.logId!));
+      expect(e.undo.statements).toEqual(full.first.slice(0, PREVIEW_STATEMENTS));
+      expect(e.undo.statementCount).toBe(full.count);
+    }
+    expect(effect.undo.statements).toHaveLength(PREVIEW_STATEMENTS);
+    await channel.undo(some);
+    await channel.undo(effect);
+    expect(dump()).toBe(original);
+    await channel.redo(effect);
+    await channel.undo(effect);
+    expect(dump()).toBe(original);
+  });
+
+  it('merges a row the action touched twice, and one its own trigger changed again, into one entry each', async () => {
+    other((db) => db.exec(`CREATE TRIGGER products_touch AFTER UPDATE OF name ON products BEGIN UPDATE products SET description = 'renamed' WHERE id = new.id; END`));
+    const original = dump();
+    const effect = await done(`UPDATE products SET price_cents = price_cents + 1 WHERE id = 1;
+      UPDATE products SET price_cents = price_cents + 1 WHERE id = 1;
+      UPDATE products SET name = 'Renamed' WHERE id = 2`);
+    // products 1 and 2, and two price_history rows from the audit trigger.
+    expect(effect.rowsAffected).toBe(4);
+    expect(effect.undo.statements).toEqual(expect.arrayContaining(['UPDATE "products" SET "price_cents" = 450 WHERE "id" = 1;']));
+    const changed = dump();
+    await channel.undo(effect);
+    expect(dump()).toBe(original);
+    await channel.redo(effect);
+    expect(dump()).toBe(changed);
+  });
+
+  it('refuses to undo, changing nothing, when the row log beside the undo log is missing', async () => {
+    other((db) => db.exec(`CREATE TABLE items (id INTEGER PRIMARY KEY, v INTEGER); INSERT INTO items (v) ${series(5)} SELECT value FROM s`));
+    const effect = await done('UPDATE items SET v = v + 1');
+    const changed = dump();
+    const undoDir = join(channel.logs.dir);
+    const captures = readdirSync(undoDir).filter((f) => f.endsWith('.capture'));
+    expect(captures).toEqual([`${effect.undo.logId}.capture`]);
+    rmSync(join(undoDir, captures[0]!));
+    await expect(channel.undo(effect)).rejects.toThrow(/missing from Posthoc's data folder/);
+    expect(dump()).toBe(changed);
+  });
+
+  it('keep removes the row log with the undo log', async () => {
+    other((db) => db.exec(`CREATE TABLE items (id INTEGER PRIMARY KEY, v INTEGER); INSERT INTO items (v) ${series(5)} SELECT value FROM s`));
+    const effect = await done('UPDATE items SET v = v + 1');
+    await channel.keep(effect);
+    expect(readdirSync(channel.logs.dir)).toEqual([]);
   });
 
   it('an action that fails half-way changes nothing and has nothing to undo', async () => {

@@ -10,13 +10,14 @@ import { connectPg, runBatch, type Secrets } from './pg-client';
 import { runPgAction } from './pg-runner';
 import { applyPg, pgDialect } from './pg-undo';
 import { formatStatements } from './query-result';
-import { previewStatements, type Direction } from './row-log';
+import { PREVIEW_STATEMENTS, previewStatements, type Direction } from './row-log';
 import { openSqlite, runSqliteAction, type EngineOutcome } from './sqlite-runner';
 import { readSqliteSchema } from './sqlite-schema';
 import { applySqlite, sqliteDialect } from './sqlite-undo';
+import { stepTimer } from './step-timer';
 import { UndoLogStore, type UndoLog } from './undo-log';
 
-export const PREVIEW_STATEMENTS = 20;
+export { PREVIEW_STATEMENTS };
 
 export type DbRunRequest = {
   taskId: string;
@@ -88,8 +89,10 @@ export class DbChannel {
     }
     let undo: DbEffect['undo'] = { kind: 'none', logId: null, statements: [], statementCount: 0 };
     const log = written as StoredLog | null;
+    stepTimer.reset();
     if (log !== null) {
       const sql = compensatingSql(log, PREVIEW_STATEMENTS);
+      stepTimer.mark('card statements');
       undo = { kind: log.segments.some((s) => s.kind === 'snapshot') ? 'snapshot' : 'rows', logId, statements: sql.first, statementCount: sql.count };
     }
     const effect: DbEffect = { ...base, statements: outcome.statements, rowsAffected: outcome.rowsAffected, tables: outcome.tables, undo };
@@ -129,7 +132,7 @@ export class DbChannel {
       return this.held.keep(taskId, database);
     }
     if (effect.undo.logId === null) return [];
-    const log = this.logs.read(effect.undo.logId) as StoredLog;
+    const log = this.logs.read(effect.undo.logId, { rows: false }) as StoredLog;
     const cleanup = log.segments.flatMap((s) => (s.kind === 'ddl' ? s.ops.flatMap((o) => o.keep) : []));
     if (cleanup.length > 0 && log.engine === 'postgres') {
       const client = await connectPg({ ...log.grant, readOnly: false }, this.secrets);

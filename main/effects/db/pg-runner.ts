@@ -9,6 +9,7 @@ import { PgCapture } from './pg-capture';
 import { connectPg, pgMessage, runBatch, type PgClient, type Secrets } from './pg-client';
 import { planDdl, relationState, sameCatalog, trashedOp, trashMove } from './pg-ddl';
 import { displayValue, ResultCollector } from './query-result';
+import { tableRowCount } from './row-log';
 import { splitStatements } from './sql-splitter';
 import type { EngineOutcome, RunInput } from './sqlite-runner';
 import type { DdlOp, Segment } from './undo-log';
@@ -125,7 +126,7 @@ export async function runPgAction(input: RunInput, secrets: Secrets, logId: stri
       for (const seg of segments) {
         if (seg.kind === 'rows') {
           for (const t of seg.tables) tables.add(t.label);
-          rowsAffected += seg.tables.reduce((n, t) => n + t.rows.length, 0);
+          rowsAffected += seg.tables.reduce((n, t) => n + tableRowCount(t), 0);
         }
       }
       await capture.uninstall();

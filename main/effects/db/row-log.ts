@@ -25,9 +25,27 @@ export type TableLog = {
   /** Rows whose later change is not a conflict: undo leaves them as they are (sqlite_sequence counters). */
   soft: boolean;
   rows: RowEntry[];
+  /**
+   * The rows stay in the engine's capture log until undo or redo needs them (the undo log on disk has none;
+   * reading it fills `rows`). Until then `rows` holds only the first ones of each kind, for the card.
+   */
+  lazy?: { count: number; source: LazySource };
 };
 
+/** Where a lazy table's rows are kept (see sqlite-capture and pg-capture). */
+export type LazySource =
+  | { engine: 'sqlite'; file: string; log: string; rowid: boolean; columns: number }
+  | { engine: 'postgres'; log: string; rel: string; keyIdx: number[]; writeIdx: number[] };
+
+/** How many rows a table log holds, read or not. */
+export function tableRowCount(t: TableLog): number {
+  return t.lazy ? t.lazy.count : t.rows.length;
+}
+
 export type Direction = 'undo' | 'redo';
+
+/** The card shows this many compensating statements (the rest are counted). */
+export const PREVIEW_STATEMENTS = 20;
 
 /** One row as a direction sees it: where it is now and what it should become. */
 export type RowMove = { fromKey: string[] | null; toKey: string[] | null; from: string[] | null; to: string[] | null };
@@ -117,7 +135,7 @@ export function previewStatements(tablesParentFirst: TableLog[], direction: Dire
     if (first.length >= limit) break;
   }
   // Every logged row changed (unchanged ones are never logged), so each yields exactly one statement.
-  const count = tablesParentFirst.reduce((n, t) => n + t.rows.length, 0);
+  const count = tablesParentFirst.reduce((n, t) => n + tableRowCount(t), 0);
   return { first, count: Math.max(count, first.length) };
 }
 
@@ -133,7 +151,7 @@ export function keyText(key: readonly string[]): string {
 }
 
 export function countRows(tables: TableLog[]): number {
-  return tables.filter((t) => !t.soft).reduce((n, t) => n + t.rows.length, 0);
+  return tables.filter((t) => !t.soft).reduce((n, t) => n + tableRowCount(t), 0);
 }
 
 /**

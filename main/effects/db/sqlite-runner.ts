@@ -8,11 +8,12 @@ import { rmSync, statSync, writeFileSync } from 'node:fs';
 import type { DatabaseGrant, DbStatement } from '../../../shared/domain';
 import { DbRefusal, OverRowLimit } from './db-errors';
 import { displayValue, ResultCollector } from './query-result';
-import { type TableLog } from './row-log';
-import { captureTables, dropCapture, installCapture, loggedRows, readCapture, type CaptureTable } from './sqlite-capture';
+import { PREVIEW_STATEMENTS, tableRowCount, type TableLog } from './row-log';
+import { captureTables, dropCapture, installCapture, loggedRows, readCapture, saveCapture } from './sqlite-capture';
 import { classifySqlite } from './sqlite-classify';
 import { readSqliteSchema } from './sqlite-schema';
 import { splitStatements, type SqlStatement } from './sql-splitter';
+import { stepTimer } from './step-timer';
 import type { Segment, UndoLogStore } from './undo-log';
 
 /** SQLite files up to this size are snapshotted for schema changes; larger ones need held-transaction mode for DDL. */
@@ -49,7 +50,9 @@ export function openSqlite(grant: DatabaseGrant, options: { write: boolean }): D
 
 /** Capture mode (and read-only grants): the action runs and commits; undo uses the captured log. */
 export function runSqliteAction(input: RunInput, logs: UndoLogStore, logId: string): EngineOutcome {
+  stepTimer.reset();
   const db = openSqlite(input.grant, { write: true });
+  stepTimer.mark('open');
   try {
     try {
       return attempt(db, input, logs, logId, false);
@@ -59,6 +62,7 @@ export function runSqliteAction(input: RunInput, logs: UndoLogStore, logId: stri
     }
   } finally {
     db.close();
+    stepTimer.mark('close');
   }
 }
 
@@ -67,6 +71,7 @@ function attempt(db: Database.Database, input: RunInput, logs: UndoLogStore, log
   const statements: DbStatement[] = [];
   let before: string | null = null;
   db.exec(grant.readOnly ? 'BEGIN' : 'BEGIN IMMEDIATE');
+  stepTimer.mark('begin');
   try {
     if (snapshot) {
       const size = fileSize(grant.location);
@@ -78,19 +83,25 @@ function attempt(db: Database.Database, input: RunInput, logs: UndoLogStore, log
       before = `${logId}-before.sqlite3`;
       writeFileSync(logs.snapshotPath(before), db.serialize(), { mode: 0o600 });
     }
+    // Capture tables live in memory: they are written out once, as one file, if undo needs them.
+    db.pragma('temp_store = MEMORY');
     const capture = grant.readOnly ? [] : captureTables(readSqliteSchema(db, { counts: false }).tables);
+    stepTimer.mark('read schema');
     installCapture(db, capture);
     const sequencesBefore = readSequences(db);
     const schemaBefore = schemaObjects(db);
+    stepTimer.mark('install capture');
     execute(db, input, statements, {
       onDdl: () => {
         if (!snapshot && !grant.readOnly) throw new NeedSnapshot();
       },
-      rows: () => loggedRows(db, capture),
+      rows: () => loggedRows(db, capture, grant.maxRowsAffected),
     });
-    const tables = readCapture(db, capture);
+    // Schema changes are undone from the snapshots; their rows are merged now, as the schema stood.
+    const tables = readCapture(db, capture, { mergeAll: before !== null, file: logs.captureName(logId), preview: PREVIEW_STATEMENTS });
     const sequences = sequenceLog(sequencesBefore, readSequences(db));
     if (sequences) tables.push(sequences);
+    stepTimer.mark('count and first rows');
     const segments: Segment[] = [];
     if (before !== null) {
       const after = `${logId}-after.sqlite3`;
@@ -98,21 +109,26 @@ function attempt(db: Database.Database, input: RunInput, logs: UndoLogStore, log
       segments.push({ kind: 'snapshot', before, after, objects: changedObjects(schemaBefore, schemaObjects(db)) });
     }
     if (tables.length > 0) segments.push({ kind: 'rows', tables });
-    dropCapture(db, capture);
+    if (tables.some((t) => t.lazy)) saveCapture(db, (image) => logs.writeCapture(logId, image));
+    else dropCapture(db, capture);
+    stepTimer.mark('write capture file');
     if (segments.length > 0) input.beforeCommit?.(segments);
+    stepTimer.mark('write undo log');
     db.exec('COMMIT');
+    stepTimer.mark('commit');
     const changed = tables.filter((t) => !t.soft);
     return {
       ok: true,
       statements,
       segments,
-      rowsAffected: changed.reduce((n, t) => n + t.rows.length, 0),
+      rowsAffected: changed.reduce((n, t) => n + tableRowCount(t), 0),
       tables: [...new Set([...changed.map((t) => t.label), ...(segments[0]?.kind === 'snapshot' ? segments[0].objects : [])])],
     };
   } catch (error) {
     if (db.inTransaction) db.exec('ROLLBACK');
     // Nothing happened, so the snapshots taken for it go (a restart takes a fresh one).
     for (const name of [before, `${logId}-after.sqlite3`]) if (name) rmSync(logs.snapshotPath(name), { force: true });
+    logs.remove(logId);
     if (error instanceof NeedSnapshot) throw error;
     return { ok: false, statements, error: describeError(error, grant), overLimit: error instanceof OverRowLimit ? error : null };
   }
@@ -144,6 +160,7 @@ export function execute(db: Database.Database, input: RunInput, out: DbStatement
       }
     }
     const { kind } = classifySqlite(db, stmt, piece.text, piece.keyword, params);
+    stepTimer.mark('split, prepare, classify');
     if (!grant.readOnly && !grant.statements.includes(kind)) {
       throw new DbRefusal(`The grant "${grant.name}" does not allow ${kindWords[kind]} (it allows ${grant.statements.map((k) => kindWords[k]).join(', ')}). Nothing was changed; ask the person to widen the grant if this is needed.`);
     }
@@ -164,6 +181,7 @@ export function execute(db: Database.Database, input: RunInput, out: DbStatement
       if (kind === 'dml') record.rowsAffected = info.changes;
     }
     out.push(record);
+    stepTimer.mark('statements (with capture triggers)');
     if (kind !== 'ddl' && schemaVersion(db) !== versionBefore) {
       // The statement changed the schema after all (a function or a trigger did): treat it as DDL.
       record.kind = 'ddl';
@@ -171,6 +189,7 @@ export function execute(db: Database.Database, input: RunInput, out: DbStatement
       hooks.onDdl();
     }
     const rows = hooks.rows();
+    stepTimer.mark('rows limit check');
     if (!input.approved && rows > grant.maxRowsAffected) throw new OverRowLimit(rows, grant.maxRowsAffected, grant.name);
   }
 }

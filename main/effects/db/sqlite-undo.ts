@@ -110,7 +110,7 @@ function applyRows(db: Database.Database, logTables: TableLog[], direction: Dire
   for (const t of triggers) db.exec(`DROP TRIGGER main.${quoteIdent(t.name)}`);
   db.pragma('defer_foreign_keys = ON');
   const capture = captureTables(schema.tables);
-  installCapture(db, capture);
+  installCapture(db, capture, { images: false });
   const ordered = orderTables(plan, schema.tables);
   const violations = foreignKeyViolations(db);
   let statements: string[] = [];

@@ -1,11 +1,15 @@
 // Undo logs live in Posthoc's data folder, one JSON file per database effect (the effect on the card
 // carries only the first compensating statements). Snapshots of small SQLite files sit beside them.
-// Files are written to a temporary name and renamed, so a crash never leaves half a log.
+// Files are written to a temporary name and renamed, so a crash never leaves half a log. A SQLite action's
+// row images stay in SQLite: its capture tables, written as one SQLite file beside the log (`ID.capture`),
+// are read back only when undo or redo needs the rows.
+import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DatabaseEngine } from '../../../shared/domain';
 import type { TableLog } from './row-log';
+import { readLazyRows } from './sqlite-capture';
 
 /**
  * Which relation a schema step's check looks at, and whose content: null every column, [] none. `uniform`:
@@ -41,7 +45,8 @@ export type Segment =
   | { kind: 'ddl'; statement: string; ops: DdlOp[] };
 
 export type UndoLog = {
-  version: 1;
+  /** 1: every row in the log; 2: rows of lazy tables in the engine's capture log. */
+  version: 1 | 2;
   engine: DatabaseEngine;
   database: string;
   segments: Segment[];
@@ -65,15 +70,64 @@ export class UndoLogStore {
     return join(this.snapshotDir, name);
   }
 
+  /** The capture file of a SQLite action's lazy tables. */
+  captureName(id: string): string {
+    return `${id}.capture`;
+  }
+
+  /** Writes the capture file (before the log that names it, both before the action commits). */
+  writeCapture(id: string, image: Buffer): void {
+    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    const file = join(this.dir, this.captureName(id));
+    const tmp = `${file}.${process.pid}.tmp`;
+    writeFileSync(tmp, image, { mode: 0o600 });
+    renameSync(tmp, file);
+  }
+
+  /** Lazy tables are written without their rows: those are in the engine's capture log. */
   write(id: string, log: UndoLog): void {
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     const file = join(this.dir, `${id}.json`);
     const tmp = `${file}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify(log), { mode: 0o600 });
+    const lazy = log.segments.some((s) => s.kind === 'rows' && s.tables.some((t) => t.lazy));
+    const stored = !lazy
+      ? log
+      : { ...log, version: 2, segments: log.segments.map((s) => (s.kind === 'rows' ? { ...s, tables: s.tables.map((t) => (t.lazy ? { ...t, rows: [] } : t)) } : s)) };
+    writeFileSync(tmp, JSON.stringify(stored), { mode: 0o600 });
     renameSync(tmp, file);
   }
 
-  read(id: string): UndoLog {
+  /** The log, with the rows of SQLite's lazy tables read from the capture file (PostgreSQL's: see pg-capture's readLazy). */
+  read(id: string, options: { rows?: boolean } = {}): UndoLog {
+    const log = this.readStored(id);
+    if (options.rows === false) return log;
+    let capture: Database.Database | null = null;
+    try {
+      for (const seg of log.segments) {
+        if (seg.kind !== 'rows') continue;
+        for (const t of seg.tables) {
+          if (t.lazy?.source.engine !== 'sqlite') continue;
+          capture ??= this.openCapture(id, t.lazy.source.file);
+          t.rows = readLazyRows(capture, t.lazy.source);
+        }
+      }
+    } finally {
+      capture?.close();
+    }
+    return log;
+  }
+
+  private openCapture(id: string, name: string): Database.Database {
+    let image: Buffer;
+    try {
+      image = readFileSync(join(this.dir, name));
+    } catch {
+      throw new Error(`The row log of this database action (${name}) is missing from Posthoc's data folder, so it cannot be undone exactly (${id}).`);
+    }
+    return new Database(image, { readonly: true });
+  }
+
+  private readStored(id: string): UndoLog {
     let text: string;
     try {
       text = readFileSync(join(this.dir, `${id}.json`), 'utf8');
@@ -81,7 +135,7 @@ export class UndoLogStore {
       throw new Error(`The undo log of this database action (${id}) is missing from Posthoc's data folder, so it cannot be undone exactly.`);
     }
     const log = JSON.parse(text) as UndoLog;
-    if (log.version !== 1) throw new Error(`The undo log ${id} was written by another version of Posthoc (format ${String(log.version)}).`);
+    if (log.version !== 1 && log.version !== 2) throw new Error(`The undo log ${id} was written by another version of Posthoc (format ${String(log.version)}).`);
     return log;
   }
 
@@ -93,6 +147,7 @@ export class UndoLogStore {
         rmSync(join(this.snapshotDir, seg.after), { force: true });
       }
     }
+    rmSync(join(this.dir, this.captureName(id)), { force: true });
     rmSync(join(this.dir, `${id}.json`), { force: true });
   }
 }
