@@ -45,7 +45,6 @@ export class FolderScanner {
   private notCovered: NotCovered[] = [];
   private hashed = 0;
   private listings = new Map<string, Listing>();
-  private counts = new Map<string, number>();
 
   constructor(
     private readonly repo: ShadowRepo,
@@ -61,7 +60,6 @@ export class FolderScanner {
     this.notCovered = [];
     this.hashed = 0;
     this.listings = new Map();
-    this.counts = new Map();
     for (const l of await this.list()) this.listings.set(l.rel, l);
     const tree = await this.scanDir('', this.root);
     this.listings = new Map();
@@ -115,13 +113,14 @@ export class FolderScanner {
 
   /** Files under a folder at the last checkpoint (0 when it was not there); counted once per scan. */
   private countFiles(rel: string): number {
-    const known = this.counts.get(rel);
-    if (known !== undefined) return known;
     const state = this.cache.dirs.get(rel);
-    let n = 0;
-    if (state) for (const c of state.children) n += c.kind === 'dir' ? this.countFiles(rel ? `${rel}/${c.name}` : c.name) : 1;
-    this.counts.set(rel, n);
-    return n;
+    if (!state) return 0;
+    if (state.files === undefined) {
+      let n = 0;
+      for (const c of state.children) n += c.kind === 'dir' ? this.countFiles(rel ? `${rel}/${c.name}` : c.name) : 1;
+      state.files = n;
+    }
+    return state.files;
   }
 
   private async scanDir(rel: string, abs: string): Promise<string | null> {
@@ -234,7 +233,9 @@ export class FolderScanner {
       this.cache.markChanged();
     }
     const clean = order.every((c) => c !== null && (c.kind === 'dir' || c.trusted));
-    this.cache.setDir(rel, { tree, children, listed: { names: listing.names, order, kinds: listing.kinds, stats: listing.stats, clean } });
+    let files = 0;
+    for (const c of children) files += c.kind === 'dir' ? this.countFiles(rel ? `${rel}/${c.name}` : c.name) : 1;
+    this.cache.setDir(rel, { tree, children, files, listed: { names: listing.names, order, kinds: listing.kinds, stats: listing.stats, clean } });
     await this.maybeYield();
     return tree;
   }

@@ -35,6 +35,8 @@ export type DirState = {
    * The last listing (names NUL-joined in listing order, kinds, stat fields) and each entry's cached
    * child; `clean` when every entry has one and every file's stat fields vouch for it. In memory only.
    */
+  /** Files in this folder and below (in memory only; counted from the children when missing). */
+  files?: number;
   listed?: { names: string; order: Array<CachedChild | null>; kinds: Uint8Array; stats: Float64Array; clean: boolean };
 };
 
