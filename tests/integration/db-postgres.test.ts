@@ -4,7 +4,8 @@
 import type pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { DatabaseGrant, DbEffect } from '../../shared/domain';
-import { DbChannel } from '../../main/effects/db/db-channel';
+import { compensatingSql, DbChannel, PREVIEW_STATEMENTS } from '../../main/effects/db/db-channel';
+import { applyPg } from '../../main/effects/db/pg-undo';
 import { DbConflict } from '../../main/effects/db/db-errors';
 import { createPgDatabase, fillPgShop, PG_SHOP, pgDump, pgSecrets, resetPgSchema, type PgTestDb } from '../support/shop-db';
 import { tempDirs } from '../support/temp-dir';
@@ -54,6 +55,66 @@ describe('capture and exact undo', () => {
     expect(effect).toMatchObject({ rowsAffected: 4, undo: { kind: 'rows', statementCount: 4 } });
     expect(effect.tables.sort()).toEqual(['price_history', 'products']);
     expect(effect.undo.statements).toEqual(expect.arrayContaining(['UPDATE "public"."products" SET "price" = \'4.50\' WHERE "id" = \'1\';']));
+    const changed = await dump();
+    await channel.undo(effect);
+    expect(await dump()).toBe(original);
+    await channel.redo(effect);
+    expect(await dump()).toBe(changed);
+  });
+
+  it("the card shows the first statements undo runs and counts only rows that changed, while the rows stay in the database's own log until undo", async () => {
+    await other.query(`CREATE TABLE items (id integer PRIMARY KEY, sku text NOT NULL UNIQUE, qty integer, price numeric(10, 2));
+      INSERT INTO items SELECT i, 'S-' || i, i % 3, i * 0.1 FROM generate_series(1, 60) i`);
+    const original = await dump();
+    const effect = await done('UPDATE items SET qty = qty * 2, price = price + 0.1');
+    expect(effect.rowsAffected).toBe(60);
+    // Rows an UPDATE leaves as they were are no change: none here, and 10 of the next 30 (qty was 0 already).
+    const same = await done('UPDATE items SET qty = qty * 1 WHERE id <= 30');
+    expect(same.undo.kind).toBe('none');
+    const some = await done('UPDATE items SET qty = 0 WHERE id <= 30');
+    expect(some.rowsAffected).toBe(20);
+    expect(some.undo.statementCount).toBe(20);
+    // Each action's rows are in a log table of its own, committed with it; the prompt never shows it.
+    const logs = (await other.query("SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'posthoc_undo_log'")).rows[0] as { n: number };
+    expect(logs.n).toBe(2);
+    expect(await channel.describe([db.grant()])).not.toMatch(/posthoc_undo_log|log_/);
+    expect(effect.undo.statements).toHaveLength(PREVIEW_STATEMENTS);
+    // Newest first: a dry run reads every row from the log, and the card's statements are its first ones.
+    for (const e of [some, effect]) {
+      const read = await applyPg(db.grant(), channel.logs.read(e.undo.logId!), 'undo', pgSecrets, true);
+      const full = compensatingSql(read.log);
+      expect(e.undo.statements).toEqual(full.first.slice(0, PREVIEW_STATEMENTS));
+      expect(e.undo.statementCount).toBe(full.count);
+      await channel.undo(e);
+    }
+    expect(await dump()).toBe(original);
+    await channel.redo(effect);
+    await channel.undo(effect);
+    expect(await dump()).toBe(original);
+    await channel.keep(effect);
+    await channel.keep(some);
+    const left = (await other.query("SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'posthoc_undo_log'")).rows[0] as { n: number };
+    expect(left.n).toBe(0);
+  });
+
+  it('refuses to undo, changing nothing, when the row log in the database is gone', async () => {
+    const effect = await done("UPDATE products SET name = name || '!'");
+    const changed = await dump();
+    const tables = (await other.query("SELECT tablename FROM pg_tables WHERE schemaname = 'posthoc_undo_log'")).rows as Array<{ tablename: string }>;
+    expect(tables).toHaveLength(1);
+    await other.query(`DROP TABLE posthoc_undo_log."${tables[0]!.tablename}"`);
+    await expect(channel.undo(effect)).rejects.toThrow(/row log of this action .* is missing/);
+    expect(await dump()).toBe(changed);
+  });
+
+  it('merges rows touched twice, keys that moved and rows the same statement inserted and deleted into one entry each', async () => {
+    const original = await dump();
+    const effect = await done(`UPDATE products SET name = name || '!' WHERE id = 1;
+      UPDATE products SET name = name || '?' WHERE id = 1;
+      UPDATE customers SET id = 70 WHERE id = 2;
+      INSERT INTO customers (id, email, name) VALUES (2, 'again@example.com', 'Again')`);
+    // products 1 (once), customers 2 moved to 70 and a new 2, orders of 2 cascaded to 70.
+    expect(effect.undo.statements).toEqual(expect.arrayContaining([expect.stringMatching(/^UPDATE "public"."products" SET "name" = 'Green tea' WHERE "id" = '1';$/)]));
     const changed = await dump();
     await channel.undo(effect);
     expect(await dump()).toBe(original);

@@ -223,7 +223,7 @@ export async function createPgDatabase(prefix = 'posthoc_t'): Promise<PgTestDb> 
 
 export const pgSecrets = async (name: string): Promise<string | null> => (name === 'test-pg-password' ? PG_PASSWORD : null);
 
-/** A PostgreSQL database's logical content: user schemas' relations with definitions, and every table's rows sorted. */
+/** A PostgreSQL database's logical content: user schemas' relations with definitions, and every table's rows sorted (Posthoc's trash and row logs are not the person's). */
 export async function pgDump(client: pg.Client): Promise<string> {
   const lines: string[] = [];
   const objects = await client.query(`
@@ -236,11 +236,11 @@ export async function pgDump(client: pg.Client): Promise<string> {
       coalesce((SELECT ' constraints ' || string_agg(co.conname || ' ' || pg_get_constraintdef(co.oid), '; ' ORDER BY co.conname) FROM pg_constraint co WHERE co.conrelid = c.oid), '') ||
       coalesce((SELECT ' triggers ' || string_agg(pg_get_triggerdef(t.oid), '; ' ORDER BY t.tgname) FROM pg_trigger t WHERE t.tgrelid = c.oid AND NOT t.tgisinternal), '') AS line
     FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-    WHERE n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'posthoc\\_trash%' AND n.nspname NOT LIKE 'pg\\_%' AND c.relkind IN ('r', 'v', 'i', 'm')
+    WHERE n.nspname NOT IN ('pg_catalog', 'information_schema', 'posthoc_undo_log') AND n.nspname NOT LIKE 'posthoc\\_trash%' AND n.nspname NOT LIKE 'pg\\_%' AND c.relkind IN ('r', 'v', 'i', 'm')
     ORDER BY 1`);
   lines.push(...objects.rows.map((r: { line: string }) => r.line));
   const tables = await client.query(`SELECT quote_ident(n.nspname) || '.' || quote_ident(c.relname) AS t FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-    WHERE c.relkind = 'r' AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'posthoc\\_trash%' AND n.nspname NOT LIKE 'pg\\_%' ORDER BY 1`);
+    WHERE c.relkind = 'r' AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'posthoc_undo_log') AND n.nspname NOT LIKE 'posthoc\\_trash%' AND n.nspname NOT LIKE 'pg\\_%' ORDER BY 1`);
   for (const { t } of tables.rows as Array<{ t: string }>) {
     const rows = await client.query(`SELECT x::text AS r FROM ${t} x ORDER BY 1`);
     lines.push(`rows ${t}:`, ...rows.rows.map((r: { r: string }) => `  ${r.r}`));
@@ -248,8 +248,8 @@ export async function pgDump(client: pg.Client): Promise<string> {
   return lines.join('\n');
 }
 
-/** An empty public schema, and no trash schemas left by earlier actions. */
+/** An empty public schema, and no trash schemas or row logs left by earlier actions. */
 export async function resetPgSchema(client: pg.Client): Promise<void> {
   const trash = (await client.query("SELECT nspname FROM pg_namespace WHERE nspname LIKE 'posthoc\\_trash%'")).rows.map((r: { nspname: string }) => r.nspname);
-  await client.query([...trash.map((n) => `DROP SCHEMA "${n}" CASCADE`), 'DROP SCHEMA IF EXISTS public CASCADE', 'CREATE SCHEMA public'].join('; '));
+  await client.query([...trash.map((n) => `DROP SCHEMA "${n}" CASCADE`), 'DROP SCHEMA IF EXISTS posthoc_undo_log CASCADE', 'DROP SCHEMA IF EXISTS public CASCADE', 'CREATE SCHEMA public'].join('; '));
 }

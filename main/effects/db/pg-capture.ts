@@ -5,24 +5,50 @@
 // are logged in the same order, so each row's before- and after-image pair up even when its key changed.
 import { randomBytes } from 'node:crypto';
 import { DbRefusal } from './db-errors';
-import { isTable, relLabel, relSql, type Catalog, type PgRelation } from './pg-catalog';
+import { isTable, LOG_SCHEMA, relLabel, relSql, type Catalog, type PgRelation } from './pg-catalog';
 import { pgMessage, type PgClient } from './pg-client';
-import type { RowEntry, TableLog } from './row-log';
+import type { LazySource, RowEntry, TableLog } from './row-log';
 import { parseRecordText, pgLiteral, quoteIdent } from './sql-literals';
 
 type Entry = { beforeKey: string[] | null; before: string[] | null; cur: string | null; curKey: string[] | null; after: string[] | null };
 type Tracker = { rel: PgRelation; keyIdx: number[]; writeIdx: number[]; entries: Entry[]; byCur: Map<string, Slot>; byOrig: Map<string, Slot> };
+/** A log row as read: the statement's invocation, the relation, op, and the record texts before and after. */
+type LogRow = [inv: string, rel: string, op: string, o: string | null, n: string | null];
 
+/** Where a lazy table's rows are: its relation's rows in the action's log table. */
+export type PgLazy = Extract<LazySource, { engine: 'postgres' }>;
+
+/** What the log and the catalog say after a statement (one round trip). */
+export type Probe = { logged: number; catalogWrites: string; intact: boolean };
+
+/**
+ * Log rows: one per row a statement changed — op ('i' inserted, 'd' deleted, 'u' updated, 'x' updated to
+ * the same values, 'm' updated to another key), k and nk the key as text before and after, o and n the
+ * record text before and after — ordered by the statement's invocation and the row's place in it.
+ *
+ * With a `log` name, the log is a table in LOG_SCHEMA written in the action's own transaction, so it
+ * commits with the action, and the rows of a table whose rows were each touched once and kept their key
+ * stay there (lazy) until undo or redo reads them; the card gets its first statements and the count from
+ * SQL. Other tables, every table once a statement changed the schema, and everything when the schema
+ * cannot be created (no CREATE privilege) are read and merged into one entry per row in JavaScript.
+ */
 export class PgCapture {
   readonly tag = randomBytes(6).toString('hex');
   private readonly trackers = new Map<string, Tracker>();
-  private lastSeq = 0;
+  private lastInv = 0;
   private installed = new Set<string>();
+  private logTable = '';
+  /** The log is read only at the end (no schema change so far). */
+  private lazy = false;
+  private durable = false;
 
-  constructor(private readonly client: PgClient) {}
+  constructor(
+    private readonly client: PgClient,
+    private readonly options: { log?: string } = {},
+  ) {}
 
   private get log(): string {
-    return `pg_temp.${quoteIdent(`posthoc_log_${this.tag}`)}`;
+    return this.logTable;
   }
 
   private trigger(kind: string): string {
@@ -30,21 +56,53 @@ export class PgCapture {
   }
 
   async install(catalog: Catalog): Promise<void> {
+    const columns = '(inv bigint, ord bigint, rel oid, op "char", k text, nk text, o text, n text)';
+    if (this.options.log) {
+      const table = `${quoteIdent(LOG_SCHEMA)}.${quoteIdent(this.options.log)}`;
+      try {
+        await this.client.query(`SAVEPOINT posthoc_log; CREATE SCHEMA IF NOT EXISTS ${quoteIdent(LOG_SCHEMA)}; CREATE TABLE ${table} ${columns}; RELEASE SAVEPOINT posthoc_log`);
+        this.logTable = table;
+        this.durable = true;
+        this.lazy = true;
+      } catch {
+        // No CREATE privilege on the database (or its schema): the log stays in this session and is read now.
+        await this.client.query('ROLLBACK TO SAVEPOINT posthoc_log; RELEASE SAVEPOINT posthoc_log');
+      }
+    }
+    if (!this.durable) this.logTable = `pg_temp.${quoteIdent(`posthoc_log_${this.tag}`)}`;
     const fn = `pg_temp.${quoteIdent(`posthoc_capture_${this.tag}`)}`;
+    const log = this.log.replace(/'/g, "''");
+    // A lazy log needs each row's key (TG_ARGV[0], an expression of row r; NULL for a table without one)
+    // and whether an update changed it, in SQL. Otherwise the log is read row by row anyway: the body stays
+    // static, so PostgreSQL plans it once, not for each of undo's many one-row statements.
+    const body = this.lazy
+      ? `IF TG_OP = 'INSERT' THEN
+    EXECUTE format('INSERT INTO ${log} (inv, ord, rel, op, k, n) SELECT $1, row_number() OVER (), $2, ''i'', %s, r::text FROM posthoc_new r', TG_ARGV[0]) USING inv, TG_RELID;
+  ELSIF TG_OP = 'DELETE' THEN
+    EXECUTE format('INSERT INTO ${log} (inv, ord, rel, op, k, o) SELECT $1, row_number() OVER (), $2, ''d'', %s, r::text FROM posthoc_old r', TG_ARGV[0]) USING inv, TG_RELID;
+  ELSE
+    -- An UPDATE's old and new rows come in the same order: the k-th old row became the k-th new one.
+    EXECUTE format('INSERT INTO ${log} (inv, ord, rel, op, k, nk, o, n)
+      SELECT $1, z.ord, $2, CASE WHEN z.k IS DISTINCT FROM z.nk THEN ''m'' WHEN z.o = z.n THEN ''x'' ELSE ''u'' END, z.k, z.nk, z.o, z.n
+      FROM unnest(ARRAY(SELECT %s FROM posthoc_old r), ARRAY(SELECT %s FROM posthoc_new r), ARRAY(SELECT r::text FROM posthoc_old r), ARRAY(SELECT r::text FROM posthoc_new r))
+        WITH ORDINALITY AS z(k, nk, o, n, ord)', TG_ARGV[0], TG_ARGV[0]) USING inv, TG_RELID;
+  END IF;`
+      : `IF TG_OP = 'INSERT' THEN
+    INSERT INTO ${this.log} (inv, ord, rel, op, n) SELECT inv, row_number() OVER (), TG_RELID, 'i', r::text FROM posthoc_new r;
+  ELSIF TG_OP = 'DELETE' THEN
+    INSERT INTO ${this.log} (inv, ord, rel, op, o) SELECT inv, row_number() OVER (), TG_RELID, 'd', r::text FROM posthoc_old r;
+  ELSE
+    -- An UPDATE's old and new rows come in the same order: the k-th old row became the k-th new one.
+    INSERT INTO ${this.log} (inv, ord, rel, op, o, n)
+      SELECT inv, z.ord, TG_RELID, 'u', z.o, z.n FROM unnest(ARRAY(SELECT r::text FROM posthoc_old r), ARRAY(SELECT r::text FROM posthoc_new r)) WITH ORDINALITY AS z(o, n, ord);
+  END IF;`;
     const sql = [
-      `CREATE TEMP TABLE ${quoteIdent(`posthoc_log_${this.tag}`)} (seq bigserial PRIMARY KEY, inv bigint, rel oid, op "char", img text) ON COMMIT DROP`,
+      ...(this.durable ? [] : [`CREATE TEMP TABLE ${quoteIdent(`posthoc_log_${this.tag}`)} ${columns} ON COMMIT DROP`]),
       `CREATE TEMP SEQUENCE ${quoteIdent(`posthoc_inv_${this.tag}`)}`,
       `CREATE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $posthoc$
 DECLARE inv bigint := nextval('pg_temp.${`posthoc_inv_${this.tag}`}');
 BEGIN
-  IF TG_OP = 'INSERT' THEN
-    INSERT INTO ${this.log} (inv, rel, op, img) SELECT inv, TG_RELID, 'i', n::text FROM posthoc_new n;
-  ELSIF TG_OP = 'DELETE' THEN
-    INSERT INTO ${this.log} (inv, rel, op, img) SELECT inv, TG_RELID, 'd', o::text FROM posthoc_old o;
-  ELSE
-    INSERT INTO ${this.log} (inv, rel, op, img) SELECT inv, TG_RELID, 'o', o::text FROM posthoc_old o;
-    INSERT INTO ${this.log} (inv, rel, op, img) SELECT inv, TG_RELID, 'n', n::text FROM posthoc_new n;
-  END IF;
+  ${body}
   RETURN NULL;
 END $posthoc$`,
     ];
@@ -65,10 +123,13 @@ END $posthoc$`,
     const fn = this.fn;
     for (const rel of [...catalog.relations.values()].filter((r) => isTable(r) && !r.parent && !this.installed.has(r.oid))) {
       const on = relSql(rel);
+      const keys = identityColumns(rel).map((c) => `r.${quoteIdent(c)}`);
+      const key = keys.length === 0 ? 'NULL::text' : keys.length === 1 ? `(${keys[0]})::text` : `ROW(${keys.join(', ')})::text`;
+      const arg = `'${key.replace(/'/g, "''")}'`;
       sql.push(
-        `CREATE TRIGGER ${this.trigger('i')} AFTER INSERT ON ${on} REFERENCING NEW TABLE AS posthoc_new FOR EACH STATEMENT EXECUTE FUNCTION ${fn}()`,
-        `CREATE TRIGGER ${this.trigger('u')} AFTER UPDATE ON ${on} REFERENCING OLD TABLE AS posthoc_old NEW TABLE AS posthoc_new FOR EACH STATEMENT EXECUTE FUNCTION ${fn}()`,
-        `CREATE TRIGGER ${this.trigger('d')} AFTER DELETE ON ${on} REFERENCING OLD TABLE AS posthoc_old FOR EACH STATEMENT EXECUTE FUNCTION ${fn}()`,
+        `CREATE TRIGGER ${this.trigger('i')} AFTER INSERT ON ${on} REFERENCING NEW TABLE AS posthoc_new FOR EACH STATEMENT EXECUTE FUNCTION ${fn}(${arg})`,
+        `CREATE TRIGGER ${this.trigger('u')} AFTER UPDATE ON ${on} REFERENCING OLD TABLE AS posthoc_old NEW TABLE AS posthoc_new FOR EACH STATEMENT EXECUTE FUNCTION ${fn}(${arg})`,
+        `CREATE TRIGGER ${this.trigger('d')} AFTER DELETE ON ${on} REFERENCING OLD TABLE AS posthoc_old FOR EACH STATEMENT EXECUTE FUNCTION ${fn}(${arg})`,
       );
       this.installed.add(rel.oid);
     }
@@ -80,37 +141,52 @@ END $posthoc$`,
     }
   }
 
-  /** Checks that the statements did not drop, disable or empty Posthoc's capture; the action is refused if they did. */
-  async verify(catalog: Catalog): Promise<void> {
+  /**
+   * After a statement, in one round trip: how many rows the log holds, a count of this transaction's writes
+   * to the system catalogs (unchanged: the statement changed no schema, so the catalog need not be read
+   * again), and what `check` needs to know that Posthoc's capture is intact on the catalog's tables.
+   */
+  async probe(catalog: Catalog): Promise<Probe> {
     const live = [...this.installed].filter((oid) => catalog.relations.has(oid));
     const res = await this.client.query(
       `SELECT (SELECT count(*) FROM pg_trigger WHERE tgname LIKE $1 AND tgenabled <> 'D' AND tgrelid = ANY($2::oid[])) AS triggers,
               (SELECT count(*) FROM ${this.log}) AS rows,
-              (SELECT n_tup_ins - n_tup_del - n_tup_upd FROM pg_stat_xact_all_tables WHERE relid = '${this.log}'::regclass) AS net`,
+              (SELECT n_tup_ins - n_tup_del - n_tup_upd FROM pg_stat_xact_all_tables WHERE relid = '${this.log.replace(/'/g, "''")}'::regclass) AS net,
+              (SELECT sum(pg_stat_get_xact_tuples_inserted(c.oid) + pg_stat_get_xact_tuples_updated(c.oid) + pg_stat_get_xact_tuples_deleted(c.oid))
+                 FROM pg_class c WHERE c.relnamespace = 'pg_catalog'::regnamespace AND c.relkind = 'r') AS catalog`,
       [`posthoc\\_${this.tag}\\_%`, live],
     );
-    const row = res.rows[0] as { triggers: string; rows: string; net: string | null };
-    if (Number(row.triggers) !== live.length * 3 || (row.net !== null && Number(row.net) !== Number(row.rows))) {
+    const row = res.rows[0] as { triggers: string; rows: string; net: string | null; catalog: string };
+    return { logged: Number(row.rows), catalogWrites: row.catalog, intact: Number(row.triggers) === live.length * 3 && (row.net === null || Number(row.net) === Number(row.rows)) };
+  }
+
+  /** Refuses the action if a statement dropped, disabled or changed Posthoc's capture (as the probe found it). */
+  check(probe: Probe): void {
+    if (!probe.intact) {
       throw new DbRefusal('A statement dropped, disabled or changed Posthoc\'s change capture, so its effects could not be recorded; everything was rolled back. Do not touch posthoc_* triggers or tables.');
     }
   }
 
-  /** Reads what the statements logged since the last call, with the columns the catalog had while they ran. */
-  async drain(catalog: Catalog): Promise<void> {
-    const res = await this.client.query({ text: `SELECT seq, inv, rel::text, op, img FROM ${this.log} WHERE seq > $1 ORDER BY seq`, values: [this.lastSeq], rowMode: 'array' });
-    const rows = res.rows as Array<[string, string, string, string, string]>;
-    let i = 0;
-    while (i < rows.length) {
-      const inv = rows[i]![1];
-      let j = i;
-      while (j < rows.length && rows[j]![1] === inv) j++;
-      this.apply(catalog, rows.slice(i, j));
-      i = j;
-    }
-    if (rows.length > 0) this.lastSeq = Number(rows[rows.length - 1]![0]);
+  /** Checks the capture is intact on the catalog's tables. */
+  async verify(catalog: Catalog): Promise<void> {
+    this.check(await this.probe(catalog));
   }
 
-  /** Rows changed so far (each row once). */
+  /** True while the log is read only at the end. */
+  get isLazy(): boolean {
+    return this.lazy;
+  }
+
+  /** Reads what the statements logged since the last call, with the columns the catalog had while they ran; from now on the log is read as it grows. */
+  async drain(catalog: Catalog): Promise<void> {
+    this.lazy = false;
+    const res = await this.client.query({ text: `SELECT inv, rel::text, op, o, n FROM ${this.log} WHERE inv > $1 ORDER BY inv, ord`, values: [this.lastInv], rowMode: 'array' });
+    const rows = res.rows as LogRow[];
+    for (const r of rows) this.apply(catalog, r);
+    if (rows.length > 0) this.lastInv = Number(rows[rows.length - 1]![0]);
+  }
+
+  /** Rows changed so far (each row once), of what was read. */
   rowsChanged(): number {
     let n = 0;
     for (const t of this.trackers.values()) n += t.entries.length;
@@ -128,6 +204,59 @@ END $posthoc$`,
     return out;
   }
 
+  /**
+   * The end of a lazy capture: per table, lazy (its rows stay in the log; the first `preview` of each kind
+   * are read for the card, with the count) when each row was touched once and kept its key, else read and
+   * merged now. Drops the log when no table stays lazy. In table order (the catalog's).
+   */
+  async finish(catalog: Catalog, preview: number): Promise<TableLog[]> {
+    const stats = await this.client.query({
+      text: `SELECT rel::text, count(*), count(DISTINCT k), count(*) FILTER (WHERE op = 'm'), count(*) FILTER (WHERE op = 'd'),
+                    count(*) FILTER (WHERE op = 'u'), count(*) FILTER (WHERE op = 'i'), bool_or(k IS NULL) FROM ${this.log} GROUP BY rel ORDER BY min(inv)`,
+      rowMode: 'array',
+    });
+    const lazyRels = new Map<string, Record<'d' | 'u' | 'i', number>>();
+    const eager: string[] = [];
+    // Tables in the order they first changed, as a log read row by row would have them.
+    const order: string[] = [];
+    for (const [rel, total, distinct, moved, d, u, i, keyless] of stats.rows as Array<[string, string, string, string, string, string, string, boolean | string]>) {
+      order.push(rel);
+      if (keyless === true || keyless === 't' || total !== distinct || moved !== '0') eager.push(rel);
+      else lazyRels.set(rel, { d: Number(d), u: Number(u), i: Number(i) });
+    }
+    if (eager.length > 0) {
+      const res = await this.client.query({ text: `SELECT inv, rel::text, op, o, n FROM ${this.log} WHERE rel = ANY($1::oid[]) ORDER BY inv, ord`, values: [eager], rowMode: 'array' });
+      for (const r of res.rows as LogRow[]) this.apply(catalog, r);
+    }
+    const merged = new Map(this.takeSegment().map((t) => [t.table, t]));
+    const out: TableLog[] = [];
+    for (const oid of order) {
+      const rel = catalog.relations.get(oid);
+      if (!rel) throw new Error(`Captured rows of a relation (${oid}) that is not in the catalog.`);
+      const counts = lazyRels.get(rel.oid);
+      if (counts) {
+        const count = counts.d + counts.u + counts.i;
+        if (count === 0) continue;
+        const source = lazySource(this.log, rel);
+        const rows = await this.previewRows(source, counts, preview);
+        out.push({ ...tableShape(rel), rows, lazy: { count, source } });
+      } else {
+        const t = merged.get(relSql(rel));
+        if (t) out.push(t);
+      }
+    }
+    if (!out.some((t) => t.lazy) && this.durable) await this.client.query(`DROP TABLE ${this.log}`);
+    return out;
+  }
+
+  private async previewRows(source: PgLazy, counts: Record<'d' | 'u' | 'i', number>, limit: number): Promise<RowEntry[]> {
+    const parts = (['d', 'u', 'i'] as const)
+      .filter((op) => counts[op] > 0)
+      .map((op) => `(SELECT inv, ord, op, o, n FROM ${source.log} WHERE rel = ${Number(source.rel)} AND op = '${op}' ORDER BY inv, ord LIMIT ${limit})`);
+    const res = await this.client.query({ text: `SELECT op, o, n FROM (${parts.join(' UNION ALL ')}) s ORDER BY inv, ord`, rowMode: 'array' });
+    return (res.rows as Array<[string, string | null, string | null]>).map(([op, o, n]) => lazyEntry(source, op, o, n));
+  }
+
   async uninstall(): Promise<void> {
     const res = await this.client.query(`SELECT tgrelid::regclass::text AS rel, tgname FROM pg_trigger WHERE tgname LIKE $1`, [`posthoc\\_${this.tag}\\_%`]);
     const drops = (res.rows as Array<{ rel: string; tgname: string }>).map((r) => `DROP TRIGGER ${quoteIdent(r.tgname)} ON ${r.rel}`);
@@ -135,26 +264,19 @@ END $posthoc$`,
     await this.client.query(drops.join(';\n'));
   }
 
-  private apply(catalog: Catalog, rows: Array<[string, string, string, string, string]>): void {
-    const oid = rows[0]![2];
+  private apply(catalog: Catalog, row: LogRow): void {
+    const [, oid, op, o, n] = row;
     const rel = catalog.relations.get(oid);
     if (!rel) throw new Error(`Captured rows of a relation (${oid}) that is not in the catalog.`);
     let t = this.trackers.get(oid);
     if (!t) {
-      const keys = identityColumns(rel);
-      const keyIdx = keys.length > 0 ? keys.map((c) => rel.columns.findIndex((x) => x.name === c)) : rel.columns.map((_, i) => i);
-      const writeIdx = rel.columns.flatMap((c, i) => (c.generated ? [] : [i]));
+      const { keyIdx, writeIdx } = indexes(rel);
       t = { rel, keyIdx, writeIdx, entries: [], byCur: new Map(), byOrig: new Map() };
       this.trackers.set(oid, t);
     }
-    const op = rows[0]![3];
-    if (op === 'i') for (const r of rows) this.inserted(t, parseRecordText(r[4]));
-    else if (op === 'd') for (const r of rows) this.deleted(t, parseRecordText(r[4]));
-    else {
-      // An UPDATE logs its old rows, then its new rows, in the same order: the k-th old row became the k-th new one.
-      const half = rows.length / 2;
-      for (let k = 0; k < half; k++) this.updated(t, parseRecordText(rows[k]![4]), parseRecordText(rows[half + k]![4]));
-    }
+    if (op === 'i') this.inserted(t, parseRecordText(n!));
+    else if (op === 'd') this.deleted(t, parseRecordText(o!));
+    else this.updated(t, parseRecordText(o!), parseRecordText(n!));
   }
 
   private inserted(t: Tracker, image: Array<string | null>): void {
@@ -244,13 +366,50 @@ function toTableLog(t: Tracker): TableLog {
     .filter((e) => !(e.before === null && e.after === null))
     .filter((e) => !(e.before !== null && e.after !== null && e.before.join('\u0000') === e.after.join('\u0000') && (e.beforeKey ?? []).join('\u0000') === (e.curKey ?? []).join('\u0000')))
     .map((e) => ({ beforeKey: keyed ? e.beforeKey : null, afterKey: keyed ? e.curKey : null, before: e.before, after: e.after }));
+  return { ...tableShape(t.rel), rows };
+}
+
+function indexes(rel: PgRelation): { keyIdx: number[]; writeIdx: number[] } {
+  const keys = identityColumns(rel);
+  const keyIdx = keys.length > 0 ? keys.map((c) => rel.columns.findIndex((x) => x.name === c)) : rel.columns.map((_, i) => i);
+  const writeIdx = rel.columns.flatMap((c, i) => (c.generated ? [] : [i]));
+  return { keyIdx, writeIdx };
+}
+
+function tableShape(rel: PgRelation): Omit<TableLog, 'rows'> {
   return {
-    table: relSql(t.rel),
-    label: relLabel(t.rel),
-    columns: t.rel.columns.filter((c) => !c.generated).map((c) => c.name),
-    keyColumns: identityColumns(t.rel),
-    overridingSystemValue: t.rel.columns.some((c) => c.identityAlways),
+    table: relSql(rel),
+    label: relLabel(rel),
+    columns: rel.columns.filter((c) => !c.generated).map((c) => c.name),
+    keyColumns: identityColumns(rel),
+    overridingSystemValue: rel.columns.some((c) => c.identityAlways),
     soft: false,
-    rows,
   };
+}
+
+function lazySource(log: string, rel: PgRelation): PgLazy {
+  return { engine: 'postgres', log, rel: rel.oid, ...indexes(rel) };
+}
+
+/** A log row of a lazy table as its entry (each row was touched once and kept its key). */
+function lazyEntry(source: PgLazy, op: string, o: string | null, n: string | null): RowEntry {
+  const before = o === null ? null : parseRecordText(o);
+  const after = n === null ? null : parseRecordText(n);
+  return {
+    beforeKey: op === 'i' ? null : literalsAt(before!, source.keyIdx),
+    afterKey: op === 'd' ? null : literalsAt(after!, source.keyIdx),
+    before: op === 'i' ? null : literalsAt(before!, source.writeIdx),
+    after: op === 'd' ? null : literalsAt(after!, source.writeIdx),
+  };
+}
+
+/** Every entry of a lazy table, read from the action's log in the database (undo and redo). */
+export async function readLazyRows(client: PgClient, source: PgLazy): Promise<RowEntry[]> {
+  let res;
+  try {
+    res = await client.query({ text: `SELECT op, o, n FROM ${source.log} WHERE rel = $1 AND op IN ('i', 'u', 'd') ORDER BY inv, ord`, values: [source.rel], rowMode: 'array' });
+  } catch (error) {
+    throw new DbRefusal(`The row log of this action (${source.log}) is missing from the database (${pgMessage(error)}), so it cannot be undone exactly.`);
+  }
+  return (res.rows as Array<[string, string | null, string | null]>).map(([op, o, n]) => lazyEntry(source, op, o, n));
 }

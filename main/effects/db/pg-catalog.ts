@@ -35,7 +35,10 @@ export type PgRelation = {
 };
 export type Catalog = { relations: Map<string, PgRelation>; others: string };
 
-const USER_SCHEMAS = `n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE '${TRASH_PREFIX}%' AND n.nspname NOT LIKE 'pg\\_toast%' AND n.nspname NOT LIKE 'pg\\_temp%'`;
+/** The schema of the row logs actions keep in the database until they are kept (see pg-capture): Posthoc's, never the person's. */
+export const LOG_SCHEMA = 'posthoc_undo_log';
+
+const USER_SCHEMAS = `n.nspname NOT IN ('pg_catalog', 'information_schema', '${LOG_SCHEMA}') AND n.nspname NOT LIKE '${TRASH_PREFIX}%' AND n.nspname NOT LIKE 'pg\\_toast%' AND n.nspname NOT LIKE 'pg\\_temp%'`;
 
 const RELATIONS = `
 SELECT c.oid::text AS oid, n.nspname AS schema, c.relname AS name, c.relkind::text AS kind, c.relfilenode::text AS filenode,

@@ -5,12 +5,13 @@
 import type { DatabaseGrant, DbStatement, StatementClass } from '../../../shared/domain';
 import { DbRefusal, OverRowLimit } from './db-errors';
 import { readCatalog, TRASH_PREFIX, type Catalog } from './pg-catalog';
-import { PgCapture } from './pg-capture';
+import { PgCapture, type Probe } from './pg-capture';
 import { connectPg, pgMessage, runBatch, type PgClient, type Secrets } from './pg-client';
 import { planDdl, relationState, sameCatalog, trashedOp, trashMove } from './pg-ddl';
 import { displayValue, ResultCollector } from './query-result';
-import { tableRowCount } from './row-log';
+import { PREVIEW_STATEMENTS, tableRowCount } from './row-log';
 import { splitStatements } from './sql-splitter';
+import { stepTimer } from './step-timer';
 import type { EngineOutcome, RunInput } from './sqlite-runner';
 import type { DdlOp, Segment } from './undo-log';
 
@@ -65,27 +66,37 @@ export function checkAllowed(grant: DatabaseGrant, kind: StatementClass): void {
 /** Capture mode and read-only grants: the action runs and commits; undo uses the captured log. */
 export async function runPgAction(input: RunInput, secrets: Secrets, logId: string, timeoutMs: number): Promise<EngineOutcome> {
   const { grant } = input;
+  stepTimer.reset();
   const client = await connectPg(grant, secrets, { statementTimeoutMs: timeoutMs });
+  stepTimer.mark('connect');
   const statements: DbStatement[] = [];
   try {
     await client.query(grant.readOnly ? 'BEGIN READ ONLY' : 'BEGIN');
-    const capture = grant.readOnly ? null : new PgCapture(client);
+    // The row log goes into the database itself, in the action's transaction (see PgCapture).
+    const capture = grant.readOnly ? null : new PgCapture(client, { log: `log_${logId.replace(/-/g, '')}` });
     let catalog: Catalog = await readCatalog(client);
+    stepTimer.mark('begin, read catalog');
     if (capture) await capture.install(catalog);
+    let probe = capture ? await capture.probe(catalog) : null;
+    stepTimer.mark('install capture');
     const segments: Segment[] = [];
     const tables = new Set<string>();
     let trashCount = 0;
     const trashName = () => ({ schema: `${TRASH_PREFIX}_${logId.replace(/-/g, '').slice(0, 12)}`, name: `t${++trashCount}` });
     await executePg(client, input, statements, {
       after: async (record, text, tag) => {
-        if (!capture) return classOfTag(tag);
-        const now = await readCatalog(client);
-        const before = capture.rowsChanged();
-        await capture.drain(catalog);
-        let kind: StatementClass = capture.rowsChanged() > before || DML_TAGS.has(tag) ? 'dml' : 'query';
+        if (!capture || !probe) return classOfTag(tag);
+        stepTimer.mark('statements (with capture triggers)');
+        const before = probe;
+        probe = await capture.probe(catalog);
+        let kind: StatementClass = probe.logged > before.logged || DML_TAGS.has(tag) ? 'dml' : 'query';
+        // The catalog is read again only when this transaction wrote to it (the statement may have changed the schema).
+        const now = probe.catalogWrites === before.catalogWrites ? catalog : await readCatalog(client);
         if (!sameCatalog(catalog, now)) {
           kind = 'ddl';
           checkAllowed(grant, 'ddl');
+          // What the statements logged so far is read with the columns the tables had while they ran.
+          await capture.drain(catalog);
           const plan = planDdl(catalog, now, grant.name, trashName);
           let ops: DdlOp[] = plan.ops;
           if (plan.trash.length > 0) {
@@ -111,18 +122,27 @@ export async function runPgAction(input: RunInput, secrets: Secrets, logId: stri
           catalog = await readCatalog(client);
           // Tables the statement created are captured from now on, like every other table.
           await capture.addTables(catalog);
+          probe = await capture.probe(catalog);
+        } else if (!capture.isLazy) {
+          await capture.drain(catalog);
         }
         checkAllowed(grant, kind);
-        await capture.verify(catalog);
-        if (!input.approved && capture.rowsChanged() > grant.maxRowsAffected) throw new OverRowLimit(capture.rowsChanged(), grant.maxRowsAffected, grant.name);
+        capture.check(probe);
+        if (!input.approved && overLimit(capture, probe, grant.maxRowsAffected)) {
+          // The log counts a row touched twice twice: past the limit, count each row once.
+          await capture.drain(catalog);
+          if (capture.rowsChanged() > grant.maxRowsAffected) throw new OverRowLimit(capture.rowsChanged(), grant.maxRowsAffected, grant.name);
+        }
         record.kind = kind;
+        stepTimer.mark('after each statement: log, catalog, limit');
         return kind;
       },
     });
     let rowsAffected = 0;
     if (capture) {
-      const rows = capture.takeSegment();
+      const rows = capture.isLazy ? await capture.finish(catalog, PREVIEW_STATEMENTS) : capture.takeSegment();
       if (rows.length > 0) segments.push({ kind: 'rows', tables: rows });
+      stepTimer.mark('count and first rows');
       for (const seg of segments) {
         if (seg.kind === 'rows') {
           for (const t of seg.tables) tables.add(t.label);
@@ -130,16 +150,25 @@ export async function runPgAction(input: RunInput, secrets: Secrets, logId: stri
         }
       }
       await capture.uninstall();
+      stepTimer.mark('remove capture');
       if (segments.length > 0) input.beforeCommit?.(segments);
+      stepTimer.mark('write undo log');
     }
     await client.query(grant.readOnly ? 'ROLLBACK' : 'COMMIT');
+    stepTimer.mark('commit');
     return { ok: true, statements, segments, rowsAffected, tables: [...tables] };
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
     return { ok: false, statements, error: describePgError(error, grant), overLimit: error instanceof OverRowLimit ? error : null };
   } finally {
     await client.end().catch(() => undefined);
+    stepTimer.mark('disconnect');
   }
+}
+
+/** Over the limit by the log's count (each row a statement changed, once per statement; or each row once, once read). */
+function overLimit(capture: PgCapture, probe: Probe, limit: number): boolean {
+  return capture.isLazy ? probe.logged > limit : capture.rowsChanged() > limit;
 }
 
 export function describePgError(error: unknown, grant: DatabaseGrant): string {

@@ -7,7 +7,7 @@ import type { DatabaseGrant } from '../../../shared/domain';
 import { parentFirst, type TableInfo } from './db-schema';
 import { DbConflict, DbRefusal } from './db-errors';
 import { isTable, readCatalog, relLabel, relSql, type Catalog } from './pg-catalog';
-import { PgCapture } from './pg-capture';
+import { PgCapture, readLazyRows } from './pg-capture';
 import { connectPg, pgMessage, runBatch, type PgClient, type Secrets } from './pg-client';
 import { relationState } from './pg-ddl';
 import { fitToColumns, keyText, moveOf, namedRows, orderedStatements, ORDERS, rowName, type Dialect, type Direction, type TableLog } from './row-log';
@@ -33,6 +33,8 @@ export async function applyPg(grant: DatabaseGrant, log: UndoLog, direction: Dir
     const rows: string[] = [];
     for (const seg of segments) {
       if (seg.kind === 'rows') {
+        // Rows the action left in its log in the database are read now.
+        for (const t of seg.tables) if (t.lazy?.source.engine === 'postgres') t.rows = await readLazyRows(client, t.lazy.source);
         const r = await applyRows(client, seg.tables, direction);
         statements += r.statements;
         rowCount += r.rowCount;
