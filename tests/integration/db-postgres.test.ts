@@ -97,6 +97,23 @@ describe('capture and exact undo', () => {
     expect(left.n).toBe(0);
   });
 
+  it('keeps in the log the rows of a table several statements changed once each, and merges a table where one row changed twice', async () => {
+    const original = await dump();
+    const effect = await done(`UPDATE products SET name = name || '!' WHERE id = 1;
+      UPDATE products SET name = name || '?' WHERE id = 2;
+      UPDATE customers SET name = name || '!' WHERE id = 1;
+      UPDATE customers SET name = name || '?' WHERE id = 1`);
+    expect(effect.rowsAffected).toBe(3);
+    const stored = channel.logs.read(effect.undo.logId!, { rows: false });
+    const tables = stored.segments.flatMap((seg) => (seg.kind === 'rows' ? seg.tables : []));
+    expect(tables.map((t) => [t.label, t.lazy?.count ?? null, t.rows.length])).toEqual([
+      ['products', 2, 0],
+      ['customers', null, 1],
+    ]);
+    await channel.undo(effect);
+    expect(await dump()).toBe(original);
+  });
+
   it('refuses to undo, changing nothing, when the row log in the database is gone', async () => {
     const effect = await done("UPDATE products SET name = name || '!'");
     const changed = await dump();

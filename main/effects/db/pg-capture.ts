@@ -210,18 +210,31 @@ END $posthoc$`,
    * merged now. Drops the log when no table stays lazy. In table order (the catalog's).
    */
   async finish(catalog: Catalog, preview: number): Promise<TableLog[]> {
+    // One statement's rows of one table are distinct rows (PostgreSQL changes a row at most once per
+    // statement; what triggers and cascades change are statements of their own), so their keys are
+    // distinct: only a table several statements changed needs its keys counted.
     const stats = await this.client.query({
-      text: `SELECT rel::text, count(*), count(DISTINCT k), count(*) FILTER (WHERE op = 'm'), count(*) FILTER (WHERE op = 'd'),
+      text: `SELECT rel::text, count(*), min(inv) = max(inv), count(*) FILTER (WHERE op = 'm'), count(*) FILTER (WHERE op = 'd'),
                     count(*) FILTER (WHERE op = 'u'), count(*) FILTER (WHERE op = 'i'), bool_or(k IS NULL) FROM ${this.log} GROUP BY rel ORDER BY min(inv)`,
       rowMode: 'array',
     });
+    type Stat = [rel: string, total: string, oneStatement: boolean | string, moved: string, d: string, u: string, i: string, keyless: boolean | string];
+    const rows = stats.rows as Stat[];
+    const yes = (v: boolean | string) => v === true || v === 't';
+    const several = rows.filter((r) => !yes(r[2]) && !yes(r[7]) && r[3] === '0').map((r) => r[0]);
+    const distinct = new Map<string, string>();
+    if (several.length > 0) {
+      const res = await this.client.query({ text: `SELECT rel::text, count(DISTINCT k) FROM ${this.log} WHERE rel = ANY($1::oid[]) GROUP BY rel`, values: [several], rowMode: 'array' });
+      for (const [rel, n] of res.rows as Array<[string, string]>) distinct.set(rel, n);
+    }
     const lazyRels = new Map<string, Record<'d' | 'u' | 'i', number>>();
     const eager: string[] = [];
     // Tables in the order they first changed, as a log read row by row would have them.
     const order: string[] = [];
-    for (const [rel, total, distinct, moved, d, u, i, keyless] of stats.rows as Array<[string, string, string, string, string, string, string, boolean | string]>) {
+    for (const [rel, total, oneStatement, moved, d, u, i, keyless] of rows) {
       order.push(rel);
-      if (keyless === true || keyless === 't' || total !== distinct || moved !== '0') eager.push(rel);
+      const keysOnce = yes(oneStatement) || distinct.get(rel) === total;
+      if (yes(keyless) || !keysOnce || moved !== '0') eager.push(rel);
       else lazyRels.set(rel, { d: Number(d), u: Number(u), i: Number(i) });
     }
     if (eager.length > 0) {

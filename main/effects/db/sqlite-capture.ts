@@ -184,7 +184,7 @@ export function readLazyRows(file: Database.Database, source: SqliteLazy): RowEn
   return rows.map((r) => lazyEntry(r, source.rowid));
 }
 
-/** Writes the capture tables to `path` as one SQLite file (the triggers go first: the file has none of the tables they are on). */
+/** Hands the capture tables to `write` as one SQLite file image (temporary triggers go first: the file has none of the tables they are on; the connection ends with the action). */
 export function saveCapture(db: Database.Database, write: (image: Buffer) => void): void {
   dropTriggers(db, true);
   write(db.serialize({ attached: 'temp' }));
