@@ -2,6 +2,8 @@
 // 10,000 rows run plainly (the driver alone: open, BEGIN, UPDATE, COMMIT) and through Posthoc with capture
 // (the same, plus classification, before-images, the undo log and its compensating SQL), alternating,
 // and the undo of each captured UPDATE (conflict check, the compensating statements, verification).
+// Capture's time by step (main/effects/db/step-timer.ts), and for SQLite the floor of per-row capture:
+// the plain UPDATE with one temporary trigger logging each row's images.
 // Medians over BENCH_ROUNDS rounds (default 7). The last line is `capture/plain ratio: X` for the engine
 // where capture costs most. PostgreSQL: POSTHOC_TEST_PG_URL / POSTHOC_TEST_PG_PASSWORD (the test server
 // `scripts/setup-test-env.sh postgres` starts); without a server it is skipped and says so.
@@ -26,7 +28,7 @@ const median = (xs: number[]): number => {
 };
 const ms = (x: number) => `${x.toFixed(1)} ms`;
 
-type Result = { engine: string; plain: number; capture: number; undo: number; steps: Map<string, number> };
+type Result = { engine: string; plain: number; capture: number; undo: number; steps: Map<string, number>; floor?: number };
 
 async function timed(fn: () => Promise<unknown> | unknown): Promise<number> {
   const t = performance.now();
@@ -78,8 +80,25 @@ async function sqlite(): Promise<Result> {
     for (let i = 0; i < ROWS; i++) insert.run(`SKU-${i}`, `Item ${i}`, 100 + (i % 997), i % 13, i % 3 ? null : `note ${i}`);
   })();
   db.close();
+  // The floor of any per-row capture: the plain UPDATE with one temporary trigger that logs each row's
+  // before- and after-image into an in-memory table (SQLite then updates in two passes).
+  const floor: number[] = [];
+  const cols = ['id', 'sku', 'name', 'price', 'qty', 'note'];
+  for (let round = 0; round <= ROUNDS; round++) {
+    const t = performance.now();
+    const c = new Database(file, { fileMustExist: true });
+    c.pragma('foreign_keys = ON');
+    c.pragma('temp_store = MEMORY');
+    c.exec('BEGIN IMMEDIATE');
+    c.exec(`CREATE TEMP TABLE log (seq INTEGER PRIMARY KEY, k, ${cols.map((x) => `o_${x}, n_${x}`).join(', ')})`);
+    c.exec(`CREATE TEMP TRIGGER log_u AFTER UPDATE ON main.items BEGIN INSERT INTO log (k, ${cols.map((x) => `o_${x}, n_${x}`).join(', ')}) VALUES (old.rowid, ${cols.map((x) => `old.${x}, new.${x}`).join(', ')}); END`);
+    c.prepare(UPDATE).run();
+    c.exec('DROP TRIGGER log_u; DROP TABLE log; COMMIT');
+    c.close();
+    if (round > 0) floor.push(performance.now() - t);
+  }
   try {
-    return await measure('sqlite', sqliteGrant(file, { name: 'bench', maxRowsAffected: 1_000_000 }), () => {
+    const r = await measure('sqlite', sqliteGrant(file, { name: 'bench', maxRowsAffected: 1_000_000 }), () => {
       const c = new Database(file, { fileMustExist: true });
       c.pragma('foreign_keys = ON');
       c.exec('BEGIN IMMEDIATE');
@@ -87,6 +106,7 @@ async function sqlite(): Promise<Result> {
       c.exec('COMMIT');
       c.close();
     });
+    return { ...r, floor: median(floor) };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -132,6 +152,7 @@ async function main(): Promise<void> {
     }
     results.push(r);
     console.log(`${r.engine.padEnd(8)} plain (driver alone):   ${ms(r.plain)}`);
+    if (r.floor !== undefined) console.log(`${r.engine.padEnd(8)} plain + one logging trigger (floor of per-row capture): ${ms(r.floor)}`);
     console.log(`${r.engine.padEnd(8)} Posthoc with capture:  ${ms(r.capture)}`);
     console.log(`${r.engine.padEnd(8)} undo of it:            ${ms(r.undo)}`);
     const counted = [...r.steps.values()].reduce((a, b) => a + b, 0);
