@@ -124,6 +124,21 @@ describe('capture and exact undo', () => {
     expect(await dump()).toBe(changed);
   });
 
+  it('refuses to undo from a row log emptied since, and refuses an action that writes to the row logs', async () => {
+    const effect = await done("UPDATE products SET name = name || '!'");
+    const changed = await dump();
+    const table = ((await other.query("SELECT tablename FROM pg_tables WHERE schemaname = 'posthoc_undo_log'")).rows[0] as { tablename: string }).tablename;
+    const r = await run(`DELETE FROM posthoc_undo_log."${table}"`);
+    expect(r.status).toBe('failed');
+    expect(r.stderr).toMatch(/row logs Posthoc keeps/);
+    expect(await dump()).toBe(changed);
+    await channel.undo(effect);
+    await channel.redo(effect);
+    await other.query(`TRUNCATE posthoc_undo_log."${table}"`);
+    await expect(channel.undo(effect)).rejects.toThrow(/holds 0 rows of products where the action changed 4/);
+    expect(await dump()).toBe(changed);
+  });
+
   it('merges rows touched twice, keys that moved and rows the same statement inserted and deleted into one entry each', async () => {
     const original = await dump();
     const effect = await done(`UPDATE products SET name = name || '!' WHERE id = 1;

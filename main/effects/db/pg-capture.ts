@@ -19,7 +19,7 @@ type LogRow = [inv: string, rel: string, op: string, o: string | null, n: string
 export type PgLazy = Extract<LazySource, { engine: 'postgres' }>;
 
 /** What the log and the catalog say after a statement (one round trip). */
-export type Probe = { logged: number; catalogWrites: string; intact: boolean };
+export type Probe = { logged: number; catalogWrites: string; intact: boolean; otherLogs: boolean };
 
 /**
  * Log rows: one per row a statement changed — op ('i' inserted, 'd' deleted, 'u' updated, 'x' updated to
@@ -153,15 +153,25 @@ END $posthoc$`,
               (SELECT count(*) FROM ${this.log}) AS rows,
               (SELECT n_tup_ins - n_tup_del - n_tup_upd FROM pg_stat_xact_all_tables WHERE relid = '${this.log.replace(/'/g, "''")}'::regclass) AS net,
               (SELECT sum(pg_stat_get_xact_tuples_inserted(c.oid) + pg_stat_get_xact_tuples_updated(c.oid) + pg_stat_get_xact_tuples_deleted(c.oid))
-                 FROM pg_class c WHERE c.relnamespace = 'pg_catalog'::regnamespace AND c.relkind = 'r') AS catalog`,
+                 FROM pg_class c WHERE c.relnamespace = 'pg_catalog'::regnamespace AND c.relkind = 'r') AS catalog,
+              (SELECT coalesce(sum(n_tup_ins + n_tup_upd + n_tup_del), 0) FROM pg_stat_xact_all_tables
+                 WHERE schemaname = '${LOG_SCHEMA}' AND relid <> '${this.log.replace(/'/g, "''")}'::regclass) AS others`,
       [`posthoc\\_${this.tag}\\_%`, live],
     );
-    const row = res.rows[0] as { triggers: string; rows: string; net: string | null; catalog: string };
-    return { logged: Number(row.rows), catalogWrites: row.catalog, intact: Number(row.triggers) === live.length * 3 && (row.net === null || Number(row.net) === Number(row.rows)) };
+    const row = res.rows[0] as { triggers: string; rows: string; net: string | null; catalog: string; others: string };
+    return {
+      logged: Number(row.rows),
+      catalogWrites: row.catalog,
+      intact: Number(row.triggers) === live.length * 3 && (row.net === null || Number(row.net) === Number(row.rows)),
+      otherLogs: Number(row.others) > 0,
+    };
   }
 
   /** Refuses the action if a statement dropped, disabled or changed Posthoc's capture (as the probe found it). */
   check(probe: Probe): void {
+    if (probe.otherLogs) {
+      throw new DbRefusal(`A statement wrote to the row logs Posthoc keeps for undoing earlier actions (schema ${LOG_SCHEMA}); everything was rolled back. Leave that schema alone.`);
+    }
     if (!probe.intact) {
       throw new DbRefusal('A statement dropped, disabled or changed Posthoc\'s change capture, so its effects could not be recorded; everything was rolled back. Do not touch posthoc_* triggers or tables.');
     }

@@ -10,7 +10,7 @@ import { isTable, readCatalog, relLabel, relSql, type Catalog } from './pg-catal
 import { PgCapture, readLazyRows } from './pg-capture';
 import { connectPg, pgMessage, runBatch, type PgClient, type Secrets } from './pg-client';
 import { relationState } from './pg-ddl';
-import { fitToColumns, keyText, moveOf, namedRows, orderedStatements, ORDERS, rowName, type Dialect, type Direction, type TableLog } from './row-log';
+import { fitToColumns, keyText, lazyRowsRead, moveOf, namedRows, orderedStatements, ORDERS, rowName, type Dialect, type Direction, type TableLog } from './row-log';
 import { pgLiteral, quoteIdent, sameImage } from './sql-literals';
 import type { DdlOp, UndoLog } from './undo-log';
 import type { ApplyResult } from './sqlite-undo';
@@ -34,7 +34,9 @@ export async function applyPg(grant: DatabaseGrant, log: UndoLog, direction: Dir
     for (const seg of segments) {
       if (seg.kind === 'rows') {
         // Rows the action left in its log in the database are read now.
-        for (const t of seg.tables) if (t.lazy?.source.engine === 'postgres') t.rows = await readLazyRows(client, t.lazy.source);
+        for (const t of seg.tables) {
+          if (t.lazy?.source.engine === 'postgres') t.rows = lazyRowsRead(t, await readLazyRows(client, t.lazy.source), t.lazy.source.log);
+        }
         const r = await applyRows(client, seg.tables, direction);
         statements += r.statements;
         rowCount += r.rowCount;

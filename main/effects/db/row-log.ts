@@ -2,6 +2,7 @@
 // per action: where it was and what it held before (null: it did not exist), where it is and what it holds
 // after (null: it no longer exists). Values are SQL literals, so the statements shown on the card are the
 // statements undo runs. Undo goes after → before; redo goes before → after, with the same code.
+import { DbRefusal } from './db-errors';
 import { shortLiteral } from './sql-literals';
 
 export type RowEntry = {
@@ -36,6 +37,14 @@ export type TableLog = {
 export type LazySource =
   | { engine: 'sqlite'; file: string; log: string; rowid: boolean; columns: number }
   | { engine: 'postgres'; log: string; rel: string; keyIdx: number[]; writeIdx: number[] };
+
+/** The rows of a lazy table as read from its log: exactly as many as the action recorded, or the log was changed since. */
+export function lazyRowsRead(t: TableLog, rows: RowEntry[], where: string): RowEntry[] {
+  if (t.lazy && rows.length !== t.lazy.count) {
+    throw new DbRefusal(`The row log of this action (${where}) holds ${rows.length} rows of ${t.label} where the action changed ${t.lazy.count}: it was changed since, so the action cannot be undone exactly.`);
+  }
+  return rows;
+}
 
 /** How many rows a table log holds, read or not. */
 export function tableRowCount(t: TableLog): number {

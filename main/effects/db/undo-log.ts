@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DatabaseEngine } from '../../../shared/domain';
-import type { TableLog } from './row-log';
+import { lazyRowsRead, type TableLog } from './row-log';
 import { readLazyRows } from './sqlite-capture';
 
 /**
@@ -108,7 +108,7 @@ export class UndoLogStore {
         for (const t of seg.tables) {
           if (t.lazy?.source.engine !== 'sqlite') continue;
           capture ??= this.openCapture(id, t.lazy.source.file);
-          t.rows = readLazyRows(capture, t.lazy.source);
+          t.rows = lazyRowsRead(t, readLazyRows(capture, t.lazy.source), t.lazy.source.file);
         }
       }
     } finally {
