@@ -114,6 +114,23 @@ describe('capture and exact undo', () => {
     expect(await dump()).toBe(original);
   });
 
+  it('without the CREATE privilege on the database, keeps the row log in the session and still undoes exactly', async () => {
+    await other.query(`REVOKE CREATE ON DATABASE ${db.name} FROM CURRENT_USER`);
+    try {
+      const original = await dump();
+      const effect = await done("UPDATE products SET name = name || '!'; DELETE FROM order_items WHERE qty > 1");
+      expect(effect.undo.kind).toBe('rows');
+      expect((await other.query("SELECT count(*)::int AS n FROM pg_namespace WHERE nspname = 'posthoc_undo_log'")).rows[0]).toEqual({ n: 0 });
+      const changed = await dump();
+      await channel.undo(effect);
+      expect(await dump()).toBe(original);
+      await channel.redo(effect);
+      expect(await dump()).toBe(changed);
+    } finally {
+      await other.query(`GRANT CREATE ON DATABASE ${db.name} TO CURRENT_USER`);
+    }
+  });
+
   it('refuses to undo, changing nothing, when the row log in the database is gone', async () => {
     const effect = await done("UPDATE products SET name = name || '!'");
     const changed = await dump();
