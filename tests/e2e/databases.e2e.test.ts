@@ -90,6 +90,15 @@ describe('a database task in the browser', () => {
     expect(await update.getByTestId('db-compensating').textContent()).toContain('UPDATE "products" SET "price_cents" = 450 WHERE "id" = 1;');
     expect(await update.getByTestId('reverse-plan').textContent()).toMatch(/Run 8 compensating statements on shop/);
     expect(await update.getByTestId('confinement-badge').textContent()).toBe('reversible');
+    // The timeline follows the approval: done, reversible, and what it changed in the database.
+    const row = page.getByTestId('timeline-action').nth(1);
+    await expect.poll(() => row.getAttribute('data-status'), { timeout: 10_000 }).toBe('done');
+    expect(await row.getByTestId('timeline-level').textContent()).toBe('reversible');
+    expect(await row.getByTestId('timeline-changes').textContent()).toBe('8 rows in shop');
+    // The query changed nothing: its row says so and, like its card, offers no Undo.
+    const queryRow = page.getByTestId('timeline-action').first();
+    expect(await queryRow.getByTestId('timeline-changes').textContent()).toBe('no changes');
+    expect(await queryRow.getByTestId('timeline-undo').isDisabled()).toBe(true);
     await page.screenshot({ path: join(SCREENSHOTS, 'database-card.png'), fullPage: true });
 
     await update.getByTestId('action-undo').click();

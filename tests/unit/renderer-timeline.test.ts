@@ -1,6 +1,6 @@
 // The undo timeline's pure parts in the renderer: store transitions, what an outcome says, diff rows.
 import { describe, expect, it } from 'vitest';
-import type { Action } from '../../shared/domain';
+import type { Action, DbEffect, RestEffect } from '../../shared/domain';
 import type { FileDiff, Timeline } from '../../shared/domain/undo';
 import { sideBySideRows, unifiedRows } from '../../renderer/src/model/diff-rows';
 import { changeCount, describeOutcome } from '../../renderer/src/model/timeline-view';
@@ -59,7 +59,38 @@ describe('timeline state', () => {
 describe('what the timeline says', () => {
   it('counts changes with renames', () => {
     expect(changeCount(action())).toEqual({ total: 3, text: '3 file changes (+1 ~1 \u21921)' });
-    expect(changeCount(action({ effects: [] })).text).toBe('no file changes');
+    expect(changeCount(action({ effects: [] })).text).toBe('no changes');
+  });
+
+  it('says what a database or service action changed, beside its files', () => {
+    const db = (database: string, rowsAffected: number, refused: string | null = null): DbEffect => ({
+      channel: 'db',
+      database,
+      engine: 'sqlite',
+      via: 'sql',
+      mode: 'capture',
+      statements: [],
+      rowsAffected,
+      tables: ['products'],
+      undo: { kind: 'rows', logId: 'l', statements: [], statementCount: rowsAffected },
+      heldUntil: null,
+      refused,
+    });
+    const call = (service: string, method: string, refused: string | null = null): RestEffect => ({
+      channel: 'rest',
+      service,
+      method,
+      path: '/chat.postMessage',
+      status: refused ? 403 : 200,
+      durationMs: 3,
+      requestBytes: 10,
+      responseBytes: 10,
+      mutating: method !== 'GET',
+      refused,
+    });
+    const effects = [...action().effects, db('shop', 4), db('shop', 4), db('crm', 0), db('crm', 9, 'not granted'), call('slack', 'POST'), call('slack', 'GET'), call('github', 'POST', 'not allowed')];
+    expect(changeCount(action({ effects }))).toEqual({ total: 3, text: '3 file changes (+1 ~1 \u21921), 8 rows in shop, 1 call to slack' });
+    expect(changeCount(action({ effects: [db('shop', 1)] })).text).toBe('1 row in shop');
   });
 
   it('explains a refusal path by path and offers a rewind only when it would help', () => {

@@ -2,7 +2,7 @@
 // not covered by undo, and Undo, Redo, Rewind-to-here, with the reason when one is not possible and the
 // explanation (and the offer to rewind) when an undo is refused.
 import type { TimelineEntry } from '../../../shared/domain/undo';
-import { listChanges } from '../model/action-summary';
+import { canUndo, listChanges } from '../model/action-summary';
 import { changeCount, describeBlocker, statusWords } from '../model/timeline-view';
 import { timelineActions, useTimelineStore } from '../state/timeline-store';
 import { ChangedFiles } from './changed-files';
@@ -15,6 +15,8 @@ export function TimelineActionRow({ taskId, entry }: { taskId: string; entry: Ac
   const busy = useTimelineStore((s) => s.busy);
   const outcome = useTimelineStore((s) => s.outcomes[action.id]);
   const count = changeCount(action);
+  // The same test as the card's Undo: a query, or an action that changed nothing, has nothing to undo.
+  const changedSomething = canUndo(action);
   const anyBusy = busy !== null;
   const mine = busy?.actionId === action.id ? busy.operation : null;
   const applied = action.status === 'done' || action.status === 'failed';
@@ -49,8 +51,8 @@ export function TimelineActionRow({ taskId, entry }: { taskId: string; entry: Ac
           type="button"
           className="button button-small"
           data-testid="timeline-undo"
-          disabled={!undo.possible || anyBusy}
-          title={undo.possible ? 'Put back what this action changed' : (undo.reason ?? '')}
+          disabled={!undo.possible || !changedSomething || anyBusy}
+          title={!undo.possible ? (undo.reason ?? '') : changedSomething ? 'Put back what this action changed' : 'It changed nothing undo could take back.'}
           onClick={() => void timelineActions.undo(taskId, action.id)}
         >
           {mine === 'undo' ? 'Undoing…' : 'Undo'}

@@ -34,17 +34,30 @@ function joinShort(paths: readonly string[]): string {
   return paths.length <= 4 ? paths.join(', ') : `${paths.slice(0, 4).join(', ')} and ${paths.length - 4} more`;
 }
 
-/** "3 files: +1 ~1 −1" for a row. */
+/**
+ * What a row says the action changed: "3 file changes (+1 ~1 −1)", "8 rows in shop", "2 calls to slack",
+ * joined; `total` counts the files (they open diffs).
+ */
 export function changeCount(action: Action): { total: number; text: string } {
   const changes = listChanges(action.effects);
   const count = (mark: string) => changes.filter((c) => c.mark === mark).length;
-  const parts = [
+  const marks = [
     count('added') && `+${count('added')}`,
     count('modified') && `~${count('modified')}`,
     count('deleted') && `\u2212${count('deleted')}`,
     count('renamed') && `\u2192${count('renamed')}`,
   ].filter(Boolean);
-  return { total: changes.length, text: changes.length === 0 ? 'no file changes' : `${changes.length} file change${changes.length === 1 ? '' : 's'} (${parts.join(' ')})` };
+  const parts: string[] = [];
+  if (changes.length > 0) parts.push(`${changes.length} file change${changes.length === 1 ? '' : 's'} (${marks.join(' ')})`);
+  const rows = new Map<string, number>();
+  const calls = new Map<string, number>();
+  for (const e of action.effects) {
+    if (e.channel === 'db' && e.refused === null && e.rowsAffected > 0) rows.set(e.database, (rows.get(e.database) ?? 0) + e.rowsAffected);
+    if (e.channel === 'rest' && e.refused === null && e.mutating) calls.set(e.service, (calls.get(e.service) ?? 0) + 1);
+  }
+  for (const [db, n] of rows) parts.push(`${n} row${n === 1 ? '' : 's'} in ${db}`);
+  for (const [service, n] of calls) parts.push(`${n} call${n === 1 ? '' : 's'} to ${service}`);
+  return { total: changes.length, text: parts.length === 0 ? 'no changes' : parts.join(', ') };
 }
 
 /** The paths an outside edit touched, for its row. */
