@@ -302,6 +302,21 @@ describe('CheckpointStore', () => {
     expect((await store.checkpoint(again.commit)).notCovered).toEqual(cp.notCovered);
   });
 
+  it('names a not-covered file in every checkpoint, also once the cache vouches for it and its folder lists as before', async () => {
+    const { ws, store } = await setup({ largeFileBytes: 1000, racyWindowMs: 0 });
+    mkdirSync(join(ws, 'media'));
+    writeFileSync(join(ws, 'media', 'a.bin'), Buffer.alloc(3000, 1));
+    writeFileSync(join(ws, 'media', 'b.bin'), Buffer.alloc(3000, 2));
+    await settle();
+    const first = await store.snapshot('first', { budgetBytes: 4000 });
+    expect(first.notCovered).toHaveLength(1);
+    for (const name of ['second', 'third']) {
+      const cp = await store.snapshot(name, { budgetBytes: 4000 });
+      expect(cp.hashed).toBe(0);
+      expect(cp.notCovered).toEqual(first.notCovered);
+    }
+  });
+
   it('garbage-collects checkpoints no pin reaches and keeps the pinned ones readable', async () => {
     const { ws, store, snap } = await setup();
     const keep = await snap('keep');

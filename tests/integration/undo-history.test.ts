@@ -1,7 +1,7 @@
 // Outside edits, keep and garbage collection, the person's own .git, storage budgets, and what the
 // timeline and the diff view are told — through the real undo engine on real folders.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TimelineEntry } from '../../shared/domain/undo';
@@ -140,6 +140,19 @@ describe('storage budget', () => {
 
     const storage = await h.views.storage();
     expect(storage.folders).toEqual([expect.objectContaining({ folder: ws, usedBytes: 20_000 })]);
+  });
+
+  it('still names a not-covered file the cache vouches for, so deleting it lowers the level', async () => {
+    h = await startUndoHarness({ checkpoints: { largeFileBytes: 10_000, racyWindowMs: 0 }, budgetBytes: 25_000 });
+    const ws = h.workspace;
+    writeFileSync(join(ws, 'huge.bin'), Buffer.alloc(30_000, 2));
+    await new Promise((resolve) => setTimeout(resolve, 20)); // past the file system's timestamp granularity
+    await h.act(() => writeFileSync(join(ws, 'a.txt'), 'a\n')); // checkpoints vouch for huge.bin from here on
+    const remove = await h.act(() => rmSync(join(ws, 'huge.bin')));
+    const effect = remove.effects[0]!;
+    expect(effect.channel === 'fs' && effect.notCovered).toEqual([{ path: 'huge.bin', reason: 'budget', size: 30_000, when: 'before', changed: true }]);
+    expect(remove.confinement.level).toBe('confined');
+    expect(remove.reverse.summary).toMatch(/leave huge\.bin as it is \(not covered by undo\)/i);
   });
 });
 

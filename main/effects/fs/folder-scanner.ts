@@ -157,6 +157,7 @@ export class FolderScanner {
         // The usual case, kept free of allocations: the stat fields still vouch for the stored entry.
         const o = i * 5;
         if (before.size === st[o] && before.mtimeMs === st[o + 1] && before.ctimeMs === st[o + 2] && before.ino === st[o + 3] && before.mode === st[o + 4]) {
+          if (before.kind === 'uncovered') this.notCovered.push({ path: rel ? `${rel}/${name}` : name, reason: 'budget', size: before.size });
           children.push((order[i] = before));
           continue;
         }
@@ -232,7 +233,8 @@ export class FolderScanner {
       tree = this.repo.writeTree(entries);
       this.cache.markChanged();
     }
-    const clean = order.every((c) => c !== null && (c.kind === 'dir' || c.trusted));
+    // Clean: every entry is vouched for and covered, so an identical listing needs no look at its files.
+    const clean = order.every((c) => c !== null && (c.kind === 'dir' || (c.trusted && c.kind !== 'uncovered')));
     let files = 0;
     for (const c of children) files += c.kind === 'dir' ? this.countFiles(rel ? `${rel}/${c.name}` : c.name) : 1;
     this.cache.setDir(rel, { tree, children, files, listed: { names: listing.names, order, kinds: listing.kinds, stats: listing.stats, clean } });
@@ -258,6 +260,8 @@ export class FolderScanner {
       prev.ino === st.ino &&
       prev.mode === st.mode
     ) {
+      // Still not covered: every checkpoint names it, so a card shows it before the action too.
+      if (prev.kind === 'uncovered') this.notCovered.push({ path: rel, reason: 'budget', size: st.size });
       return prev;
     }
     const link = st.link;

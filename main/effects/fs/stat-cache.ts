@@ -33,7 +33,8 @@ export type DirState = {
   children: CachedChild[];
   /**
    * The last listing (names NUL-joined in listing order, kinds, stat fields) and each entry's cached
-   * child; `clean` when every entry has one and every file's stat fields vouch for it. In memory only.
+   * child; `clean` when every entry has one, every file's stat fields vouch for it and none is left out
+   * of checkpoints (not covered). In memory only.
    */
   /** Files in this folder and below (in memory only; counted from the children when missing). */
   files?: number;
