@@ -1,7 +1,8 @@
 // Property: a checkpoint that reuses what the last ones learned — the stat cache, each folder's last
 // listing (a folder listed exactly as before is not looked into file by file), the cache's journal read
-// back by a new process, the native lister's parallel bins — records exactly the tree that a checkpoint
-// from scratch records (a new shadow repository, the JavaScript lister, no cache).
+// back by a new process, the native lister's parallel bins — records exactly the tree, and names exactly
+// the files not covered by undo, that a checkpoint from scratch does (a new shadow repository, the
+// JavaScript lister, no cache). Large contents are never covered here (budget 0), so both agree on them.
 //
 // Files are trusted to the cache at once here (racy window 0), so the test waits past the file system's
 // timestamp granularity before each checkpoint: a change is then always visible in the stat fields.
@@ -12,12 +13,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CheckpointStore } from '../../main/effects/fs/checkpoint-store';
 import { tempDirs } from '../support/temp-dir';
-import { op } from './fs-arbitraries';
+import { LARGE, op } from './fs-arbitraries';
 import { applyOp, readDisk, type Op } from './fs-model';
 
 const RUNS = Math.ceil(Number(process.env.POSTHOC_PROPERTY_RUNS ?? 200) / 2);
 const SEED = process.env.POSTHOC_PROPERTY_SEED ? Number(process.env.POSTHOC_PROPERTY_SEED) : undefined;
-const BUDGET = 1024 * 1024 * 1024;
+const BUDGET = 0;
 const TICK_MS = 15;
 
 type Batch = { ops: Op[]; reopen: boolean };
@@ -33,7 +34,7 @@ describe('incremental checkpoints', () => {
         try {
           const ws = dirs.make('posthoc-prop-ws-');
           const data = dirs.make('posthoc-prop-data-');
-          const open = () => CheckpointStore.open(ws, join(data, 'incremental'), { racyWindowMs: 0, parallelMinFiles: 1 });
+          const open = () => CheckpointStore.open(ws, join(data, 'incremental'), { racyWindowMs: 0, parallelMinFiles: 1, largeFileBytes: LARGE });
           let store = await open();
           const state = readDisk(ws);
           let clock = 0;
@@ -45,9 +46,11 @@ describe('incremental checkpoints', () => {
               store = await open();
             }
             const incremental = await store.snapshot(`batch ${i}`, { budgetBytes: BUDGET });
-            const scratch = await CheckpointStore.open(ws, join(data, `scratch-${i}`), { racyWindowMs: 0, javascriptLister: true });
+            const scratch = await CheckpointStore.open(ws, join(data, `scratch-${i}`), { racyWindowMs: 0, javascriptLister: true, largeFileBytes: LARGE });
             const fresh = await scratch.snapshot(`scratch ${i}`, { budgetBytes: BUDGET });
             expect(incremental.tree, `after batch ${i}: ${JSON.stringify(b.ops)}`).toBe(fresh.tree);
+            const names = (cp: typeof fresh) => cp.notCovered.map((n) => `${n.reason} ${n.path}`).sort();
+            expect(names(incremental), `not covered after batch ${i}`).toEqual(names(fresh));
           }
         } finally {
           dirs.cleanup();
