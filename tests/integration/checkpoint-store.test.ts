@@ -206,6 +206,14 @@ describe('CheckpointStore', () => {
     const warm = await fresh.snapshot('warm', { budgetBytes: BUDGET });
     expect(warm.hashed).toBe(0);
     expect(warm.tree).toBe(second.tree);
+    // After a torn line the next save writes the whole cache again (and drops the journal).
+    writeFileSync(join(ws, 'd0', 'f0.txt'), 'changed again\n');
+    await settle();
+    await fresh.snapshot('after the crash', { budgetBytes: BUDGET });
+    fresh.saveCache();
+    expect(existsSync(`${cacheFile}.log`)).toBe(false);
+    const third = await CheckpointStore.open(ws, checkpoints, { racyWindowMs: 0 });
+    expect((await third.snapshot('third', { budgetBytes: BUDGET })).hashed).toBe(0);
   });
 
   it('lists a large folder in parallel (native lister and JavaScript worker threads) and finds the same state as one thread does', async () => {

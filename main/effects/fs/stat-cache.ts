@@ -88,13 +88,14 @@ export class StatCache {
     cache.journalBytes = journal.length;
     for (const line of journal.split('\n')) {
       if (line === '') continue;
-      let parsed: JournalLine;
       try {
-        parsed = JSON.parse(line) as JournalLine;
+        cache.apply(JSON.parse(line) as JournalLine);
       } catch {
-        break; // torn by a crash: what came before stands
+        // Torn by a crash (or not ours): what came before stands, and the next save writes the whole
+        // cache again so that lines appended after this one are not lost behind it.
+        cache.baseBytes = 0;
+        break;
       }
-      cache.apply(parsed);
     }
     return cache;
   }
