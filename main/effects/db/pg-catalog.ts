@@ -136,6 +136,37 @@ export function relSql(r: { schema: string; name: string }): string {
   return qualified(r.schema, r.name);
 }
 
+/** A table of the catalog as the engines describe tables (its indexes found among `rels`; no row count). */
+export function tableInfo(r: PgRelation, rels: readonly PgRelation[]): TableInfo {
+  return {
+    schema: r.schema,
+    name: r.name,
+    columns: r.columns,
+    primaryKey: r.primaryKey,
+    rowid: false,
+    rowidAlias: null,
+    foreignKeys: [...r.constraints.values()]
+      .filter((c) => c.type === 'f')
+      .map((c) => {
+        const m = /FOREIGN KEY \((.*?)\) REFERENCES (.+?)\((.*?)\)(.*)$/.exec(c.def);
+        return {
+          columns: (m?.[1] ?? '').split(', '),
+          refTable: (m?.[2] ?? c.ref ?? '').replace(/^public\./, ''),
+          refColumns: (m?.[3] ?? '').split(', '),
+          onDelete: /ON DELETE (CASCADE|SET NULL|SET DEFAULT|RESTRICT)/.exec(m?.[4] ?? '')?.[1] ?? 'NO ACTION',
+          onUpdate: /ON UPDATE (CASCADE|SET NULL|SET DEFAULT|RESTRICT)/.exec(m?.[4] ?? '')?.[1] ?? 'NO ACTION',
+        };
+      }),
+    indexes: rels
+      .filter((i) => i.kind === 'i' && i.parent === r.oid && !i.constraintIndex)
+      .map((i) => ({ name: i.name, columns: [/\((.*)\)/.exec(i.indexdef ?? '')?.[1] ?? ''], unique: /CREATE UNIQUE/.test(i.indexdef ?? '') })),
+    uniqueKeys: r.uniqueKeys,
+    triggers: [...r.triggers.keys()],
+    rowCount: null,
+    rowCountEstimated: false,
+  };
+}
+
 /** The schema for the model's prompt: tables (with counts, exact up to a million rows), views, and sample rows if allowed. */
 export async function readPgSchema(client: PgClient, options: { samples: boolean }): Promise<SchemaInfo> {
   const catalog = await readCatalog(client);
@@ -145,34 +176,7 @@ export async function readPgSchema(client: PgClient, options: { samples: boolean
   for (const r of rels.filter(isTable)) {
     const estimated = r.estimatedRows > 1_000_000;
     const count = estimated ? Math.round(r.estimatedRows) : Number(((await client.query(`SELECT count(*) AS n FROM ${relSql(r)}`)).rows[0] as { n: string }).n);
-    const indexes = rels
-      .filter((i) => i.kind === 'i' && i.parent === r.oid && !i.constraintIndex)
-      .map((i) => ({ name: i.name, columns: [/\((.*)\)/.exec(i.indexdef ?? '')?.[1] ?? ''], unique: /CREATE UNIQUE/.test(i.indexdef ?? '') }));
-    tables.push({
-      schema: r.schema,
-      name: r.name,
-      columns: r.columns,
-      primaryKey: r.primaryKey,
-      rowid: false,
-      rowidAlias: null,
-      foreignKeys: [...r.constraints.values()]
-        .filter((c) => c.type === 'f')
-        .map((c) => {
-          const m = /FOREIGN KEY \((.*?)\) REFERENCES (.+?)\((.*?)\)(.*)$/.exec(c.def);
-          return {
-            columns: (m?.[1] ?? '').split(', '),
-            refTable: (m?.[2] ?? c.ref ?? '').replace(/^public\./, ''),
-            refColumns: (m?.[3] ?? '').split(', '),
-            onDelete: /ON DELETE (CASCADE|SET NULL|SET DEFAULT|RESTRICT)/.exec(m?.[4] ?? '')?.[1] ?? 'NO ACTION',
-            onUpdate: /ON UPDATE (CASCADE|SET NULL|SET DEFAULT|RESTRICT)/.exec(m?.[4] ?? '')?.[1] ?? 'NO ACTION',
-          };
-        }),
-      indexes,
-      uniqueKeys: r.uniqueKeys,
-      triggers: [...r.triggers.keys()],
-      rowCount: count,
-      rowCountEstimated: estimated,
-    });
+    tables.push({ ...tableInfo(r, rels), rowCount: count, rowCountEstimated: estimated });
     if (options.samples) {
       const res = await client.query({ text: `SELECT * FROM ${relSql(r)} LIMIT ${SAMPLE_ROWS}`, rowMode: 'array' });
       samples.set(relLabel(r), { columns: res.fields.map((f) => f.name), rows: res.rows as Array<Array<string | null>> });

@@ -4,9 +4,9 @@
 // and capture checks that nothing beyond the logged rows changed. Schema steps: the relation must be in
 // the state recorded after the action.
 import type { DatabaseGrant } from '../../../shared/domain';
-import { parentFirst, type TableInfo } from './db-schema';
+import { parentFirst } from './db-schema';
 import { DbConflict, DbRefusal } from './db-errors';
-import { isTable, readCatalog, relLabel, relSql, type Catalog } from './pg-catalog';
+import { isTable, readCatalog, relLabel, relSql, tableInfo, type Catalog } from './pg-catalog';
 import { PgCapture, readLazyRows } from './pg-capture';
 import { connectPg, pgMessage, runBatch, type PgClient, type Secrets } from './pg-client';
 import { relationState } from './pg-ddl';
@@ -243,21 +243,8 @@ async function suspendTriggers(client: PgClient, catalog: Catalog, oids: string[
 }
 
 function orderTables(tables: TableLog[], catalog: Catalog): TableLog[] {
-  const infos: TableInfo[] = [...catalog.relations.values()].filter(isTable).map((r) => ({
-    schema: r.schema,
-    name: r.name,
-    columns: r.columns,
-    primaryKey: r.primaryKey,
-    rowid: false,
-    rowidAlias: null,
-    foreignKeys: [...r.constraints.values()].filter((c) => c.type === 'f' && c.ref).map((c) => ({ columns: [], refTable: c.ref!.replace(/^public\./, ''), refColumns: [], onDelete: '', onUpdate: '' })),
-    indexes: [],
-    uniqueKeys: r.uniqueKeys,
-    triggers: [],
-    rowCount: null,
-    rowCountEstimated: false,
-  }));
-  const order = parentFirst(infos).map((i) => (i.schema === 'public' ? i.name : `${i.schema}.${i.name}`));
+  const rels = [...catalog.relations.values()];
+  const order = parentFirst(rels.filter(isTable).map((r) => tableInfo(r, rels))).map((t) => relLabel({ schema: t.schema ?? 'public', name: t.name }));
   const rank = (label: string) => (order.indexOf(label) === -1 ? order.length : order.indexOf(label));
   return [...tables].sort((a, b) => rank(a.label) - rank(b.label));
 }
