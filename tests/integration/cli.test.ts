@@ -1,27 +1,16 @@
 // The built CLI (bin/posthoc.js → out/main/cli.js) as a person runs it, against a scripted local model.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeOpenAi, type FakeOpenAi } from '../support/fake-openai-server';
-import { assertCliBuilt, jsonLines, runPosthoc } from '../support/posthoc-cli';
-import { tempDirs } from '../support/temp-dir';
+import { describe, expect, it } from 'vitest';
+import { cliTestbed, jsonLines, runPosthoc } from '../support/posthoc-cli';
 
-const dirs = tempDirs();
-let llm: FakeOpenAi | undefined;
-
-beforeAll(assertCliBuilt);
-afterEach(async () => {
-  await llm?.close();
-  llm = undefined;
-  dirs.cleanup();
-});
-
+const { dirs, model } = cliTestbed();
 const posthoc = runPosthoc;
 
 
 describe('posthoc CLI', () => {
   it('run --json creates the file, reports the action, and undo removes it (exit 0)', async () => {
-    llm = await startFakeOpenAi(["```python\nopen('hello.txt','w').write('hi there')\nprint('ok')\n```", 'Made hello.txt.']);
+    const llm = await model(["```python\nopen('hello.txt','w').write('hi there')\nprint('ok')\n```", 'Made hello.txt.']);
     const ws = dirs.workspace();
     const dataDir = dirs.make('posthoc-data-');
     writeFileSync(join(ws, 'keep.txt'), 'unrelated');
@@ -64,7 +53,7 @@ describe('posthoc CLI', () => {
   });
 
   it('exits 3 naming the path when undo would overwrite a later edit', async () => {
-    llm = await startFakeOpenAi(["```sh\necho agent > f.txt\n```", 'ok']);
+    const llm = await model(["```sh\necho agent > f.txt\n```", 'ok']);
     const ws = dirs.workspace();
     const dataDir = dirs.make('posthoc-data-');
     const run = await posthoc(['run', 'write f', '--workspace', ws, '--data-dir', dataDir, '--json'], { OPENAI_BASE_URL: llm.baseUrl, POSTHOC_MODEL: 'm' });
@@ -77,7 +66,7 @@ describe('posthoc CLI', () => {
   });
 
   it('exits 1 when the task fails (step limit)', async () => {
-    llm = await startFakeOpenAi(["```sh\ntrue\n```"]);
+    const llm = await model(["```sh\ntrue\n```"]);
     const ws = dirs.workspace();
     const run = await posthoc(['run', 'x', '--workspace', ws, '--data-dir', dirs.make(), '--max-steps', '1'], { OPENAI_BASE_URL: llm.baseUrl, POSTHOC_MODEL: 'm' });
     expect(run.code).toBe(1);

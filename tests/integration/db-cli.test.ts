@@ -4,23 +4,12 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { logicalDump } from '../../main/effects/db/sqlite-dump';
-import { startFakeOpenAi, type FakeOpenAi } from '../support/fake-openai-server';
 import { createPgDatabase, createSqliteShop, fillPgShop, PG_PASSWORD, PG_SHOP, pgDump, type PgTestDb } from '../support/shop-db';
-import { assertCliBuilt, jsonLines, runPosthoc } from '../support/posthoc-cli';
-import { tempDirs } from '../support/temp-dir';
+import { cliTestbed, jsonLines, runPosthoc } from '../support/posthoc-cli';
 
-const dirs = tempDirs();
-let llm: FakeOpenAi | undefined;
-
-beforeAll(assertCliBuilt);
-afterEach(async () => {
-  await llm?.close();
-  llm = undefined;
-  dirs.cleanup();
-});
-
+const { dirs, model } = cliTestbed();
 const posthoc = runPosthoc;
 
 
@@ -33,7 +22,7 @@ function filesUnder(dir: string): string[] {
 
 describe('posthoc run --db', () => {
   it('runs a SQL block on a granted SQLite file, prints the action, and posthoc undo restores the rows', async () => {
-    llm = await startFakeOpenAi(["```sql\nUPDATE products SET price_cents = price_cents + 100 WHERE sku = 'MUG-1';\nSELECT sku, price_cents FROM products WHERE sku = 'MUG-1';\n```", 'Raised the mug by one euro.']);
+    const llm = await model(["```sql\nUPDATE products SET price_cents = price_cents + 100 WHERE sku = 'MUG-1';\nSELECT sku, price_cents FROM products WHERE sku = 'MUG-1';\n```", 'Raised the mug by one euro.']);
     const file = join(dirs.make('posthoc-db-'), 'shop.db');
     createSqliteShop(file);
     const read = () => {
@@ -101,7 +90,7 @@ describe('posthoc run --db', () => {
     });
 
     it('moves the password in the URL to the keychain: it is never printed, sent to the model, or written to the data folder', async () => {
-      llm = await startFakeOpenAi(["```sql shop\nDELETE FROM orders WHERE placed_at < '2023-01-01';\n```", 'Deleted old orders.']);
+      const llm = await model(["```sql shop\nDELETE FROM orders WHERE placed_at < '2023-01-01';\n```", 'Deleted old orders.']);
       const url = new URL(db.url);
       url.password = PG_PASSWORD;
       const dataDir = dirs.make('posthoc-data-');

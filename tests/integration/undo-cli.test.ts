@@ -3,26 +3,15 @@
 // so the stat cache and the history come back from disk every time.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeOpenAi, type FakeOpenAi } from '../support/fake-openai-server';
-import { assertCliBuilt, runPosthoc } from '../support/posthoc-cli';
-import { tempDirs } from '../support/temp-dir';
+import { describe, expect, it } from 'vitest';
+import { cliTestbed, runPosthoc } from '../support/posthoc-cli';
 
-const dirs = tempDirs();
-let llm: FakeOpenAi | undefined;
-
-beforeAll(assertCliBuilt);
-afterEach(async () => {
-  await llm?.close();
-  llm = undefined;
-  dirs.cleanup();
-});
-
+const { dirs, model } = cliTestbed();
 const posthoc = runPosthoc;
 
 describe('posthoc undo, rewind, redo, timeline, diff, budget', () => {
   it('refuses an out-of-order undo with exit 3, then rewinds and redoes', async () => {
-    llm = await startFakeOpenAi([
+    const llm = await model([
       "```python\nopen('a.txt','w').write('one\\n')\n```",
       "```sh\nprintf 'one\\ntwo\\n' > a.txt\n```",
       'Done.',

@@ -3,6 +3,9 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { afterEach, beforeAll } from 'vitest';
+import { startFakeOpenAi, type FakeOpenAi } from './fake-openai-server';
+import { tempDirs } from './temp-dir';
 
 export const POSTHOC_BIN = resolve('bin/posthoc.js');
 
@@ -29,3 +32,25 @@ export function runPosthoc(args: string[], env: Record<string, string> = {}): Pr
 
 /** `--json` output of `posthoc run`: one JSON object per line. */
 export const jsonLines = (text: string): Array<Record<string, any>> => text.trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
+
+/**
+ * What a CLI test file needs, registered once: the built CLI checked, temporary folders and scripted
+ * models (the OpenAI-compatible fake), all removed after each test.
+ */
+export function cliTestbed(): { dirs: ReturnType<typeof tempDirs>; model(replies: string[]): Promise<FakeOpenAi> } {
+  const dirs = tempDirs();
+  const models: FakeOpenAi[] = [];
+  beforeAll(assertCliBuilt);
+  afterEach(async () => {
+    for (const m of models.splice(0)) await m.close();
+    dirs.cleanup();
+  });
+  return {
+    dirs,
+    async model(replies) {
+      const m = await startFakeOpenAi(replies);
+      models.push(m);
+      return m;
+    },
+  };
+}
