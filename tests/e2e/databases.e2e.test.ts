@@ -3,39 +3,18 @@
 // limit, and Undo that puts the rows back.
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { type Browser, type Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, openApp, SCREENSHOTS } from '../support/browser';
+import { afterEach, describe, expect, it } from 'vitest';
+import { browserTestbed, SCREENSHOTS } from '../support/browser';
 import { logicalDump } from '../../main/effects/db/sqlite-dump';
-import type { AppServices } from '../../main/services/app-services';
 import { startHarness } from '../support/services-harness';
 import { createSqliteShop } from '../support/shop-db';
 import { tempDirs } from '../support/temp-dir';
 
 
-let browser: Browser;
-const cleanups: Array<() => Promise<void>> = [];
+// Registered first, so it runs after the harness and the page are closed (after-hooks run in reverse).
 const dirs = tempDirs();
-
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-  dirs.cleanup();
-});
-afterAll(async () => {
-  await browser?.close();
-});
-
-async function open(services: AppServices): Promise<Page> {
-  const app = await openApp(browser, services, { width: 1280, height: 1000 });
-  cleanups.push(async () => {
-    await app.close();
-    expect(app.errors).toEqual([]);
-  });
-  return app.page;
-}
+afterEach(() => dirs.cleanup());
+const { open, defer } = browserTestbed({ width: 1280, height: 1000 });
 
 describe('a database task in the browser', () => {
   it('grants a SQLite file in the form, shows results and compensating SQL, approves, and undoes exactly', async () => {
@@ -55,7 +34,7 @@ describe('a database task in the browser', () => {
       "Now the prices.\n\n```sql shop\nUPDATE products SET price_cents = price_cents + 50;\n```",
       'All prices are up by 50 cents.',
     ]);
-    cleanups.push(() => harness.close());
+    defer(() => harness.close());
     const page = await open(harness.services);
 
     await page.getByTestId('new-task-prompt').fill('raise every price by 50 cents');

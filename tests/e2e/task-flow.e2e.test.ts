@@ -2,35 +2,14 @@
 // checkpoints, SQLite) and a scripted local OpenAI-compatible model that streams its replies.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Browser, type Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, openApp, SCREENSHOTS } from '../support/browser';
-import { createServices, type AppServices } from '../../main/services/app-services';
+import { describe, expect, it } from 'vitest';
+import { browserTestbed, SCREENSHOTS } from '../support/browser';
+import { createServices } from '../../main/services/app-services';
 import { startHarness, type Harness } from '../support/services-harness';
 import { tempDirs } from '../support/temp-dir';
 
 
-let browser: Browser;
-const cleanups: Array<() => Promise<void>> = [];
-
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-afterAll(async () => {
-  await browser?.close();
-});
-
-async function open(services: AppServices): Promise<Page> {
-  const app = await openApp(browser, services, { width: 1280, height: 860 });
-  cleanups.push(async () => {
-    await app.close();
-    expect(app.errors).toEqual([]);
-  });
-  return app.page;
-}
+const { open, defer } = browserTestbed({ width: 1280, height: 860 });
 
 describe('delegating a task in the browser', () => {
   it('shows the action card, the file is on disk, Undo removes it and leaves the person\'s file', async () => {
@@ -38,7 +17,7 @@ describe('delegating a task in the browser', () => {
       "I'll write a greeting into hello.txt.\n\n```python\nwith open('hello.txt', 'w') as f:\n    f.write('Hello from Posthoc!\\n')\nprint('wrote hello.txt')\n```",
       'Done: hello.txt now greets you.',
     ]);
-    cleanups.push(() => harness.close());
+    defer(() => harness.close());
     writeFileSync(join(harness.workspace, 'notes.txt'), 'my notes, not the agent\'s\n');
     const page = await open(harness.services);
 
@@ -73,7 +52,7 @@ describe('delegating a task in the browser', () => {
   it('shows the first-run screen when no model provider is configured', async () => {
     const dirs = tempDirs();
     const services = createServices({ dataDir: dirs.make('posthoc-data-'), env: {} });
-    cleanups.push(async () => {
+    defer(async () => {
       await services.close();
       dirs.cleanup();
     });

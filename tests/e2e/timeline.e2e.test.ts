@@ -3,33 +3,14 @@
 // the path and the later action, rewinds, redoes, and shows each file's diff.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Browser, type Locator, type Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, openApp, SCREENSHOTS } from '../support/browser';
+import { type Locator, type Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { browserTestbed, SCREENSHOTS } from '../support/browser';
 import { startHarness, type Harness } from '../support/services-harness';
 
 
-let browser: Browser;
-const cleanups: Array<() => Promise<void>> = [];
-
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-afterAll(async () => {
-  await browser?.close();
-});
-
-async function open(harness: Harness): Promise<Page> {
-  const app = await openApp(browser, harness.services, { width: 1440, height: 900 });
-  cleanups.push(async () => {
-    await app.close();
-    expect(app.errors).toEqual([]);
-  });
-  return app.page;
-}
+const { open: openServices, defer } = browserTestbed({ width: 1440, height: 900 });
+const open = (harness: Harness): Promise<Page> => openServices(harness.services);
 
 const row = (page: Page, seq: number): Locator => page.locator(`[data-testid="timeline-action"][data-seq="${seq}"]`);
 const statusOf = (page: Page, seq: number) => row(page, seq).getAttribute('data-status');
@@ -43,7 +24,7 @@ describe('the undo timeline in the browser', () => {
       "One more file.\n\n```python\nopen('c.txt', 'w').write('sea\\n')\n```",
       'Done again.',
     ]);
-    cleanups.push(() => harness.close());
+    defer(() => harness.close());
     const ws = harness.workspace;
     writeFileSync(join(ws, 'notes.txt'), 'my notes\n');
     const page = await open(harness);
@@ -131,7 +112,7 @@ describe('the undo timeline in the browser', () => {
       "```python\nopen('big.bin', 'ab').write(b'more')\n```",
       'Done.',
     ]);
-    cleanups.push(() => harness.close());
+    defer(() => harness.close());
     await harness.services.undoViews.setBudget({ folder: null, bytes: 0 }); // no room for large files
     const page = await open(harness);
     await page.getByTestId('new-task-prompt').fill('make a big file and grow it');

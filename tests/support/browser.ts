@@ -2,6 +2,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { startWebHost } from '../../main/ipc/web-host';
 import type { AppServices } from '../../main/services/app-services';
 
@@ -36,6 +37,41 @@ export async function openApp(
     async close() {
       await context.close();
       await host.close();
+    },
+  };
+}
+
+/**
+ * What a browser test file needs, registered once: Chromium for the file, `open` for the app of some
+ * services (the page must end without page errors), and `defer` for cleanups, run after each test in
+ * reverse order.
+ */
+export function browserTestbed(viewport: { width: number; height: number }): {
+  open(services: AppServices): Promise<Page>;
+  defer(cleanup: () => Promise<void> | void): void;
+} {
+  let browser: Browser | undefined;
+  const cleanups: Array<() => Promise<void> | void> = [];
+  beforeAll(async () => {
+    browser = await launchChromium();
+  });
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+  return {
+    async open(services) {
+      const app = await openApp(browser!, services, viewport);
+      cleanups.push(async () => {
+        await app.close();
+        expect(app.errors).toEqual([]);
+      });
+      return app.page;
+    },
+    defer(cleanup) {
+      cleanups.push(cleanup);
     },
   };
 }
