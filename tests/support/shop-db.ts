@@ -96,17 +96,22 @@ export function createSqliteShop(path: string): void {
   db.close();
 }
 
+/** What the tests' grants allow unless they say otherwise: everything, up to 1000 rows, capture mode. */
+const GRANT_DEFAULTS = {
+  readOnly: false,
+  statements: ['query', 'dml', 'ddl'],
+  sampleRows: false,
+  maxRowsAffected: 1000,
+  mode: 'capture',
+  heldTimeoutSeconds: 600,
+} satisfies Partial<DatabaseGrant>;
+
 export function sqliteGrant(path: string, patch: Partial<DatabaseGrant> = {}): DatabaseGrant {
   return {
     name: 'shop',
     engine: 'sqlite',
     location: path,
-    readOnly: false,
-    statements: ['query', 'dml', 'ddl'],
-    sampleRows: false,
-    maxRowsAffected: 1000,
-    mode: 'capture',
-    heldTimeoutSeconds: 600,
+    ...GRANT_DEFAULTS,
     passwordSecret: null,
     ...patch,
   };
@@ -203,12 +208,7 @@ export async function createPgDatabase(prefix = 'posthoc_t'): Promise<PgTestDb> 
       name: 'shop',
       engine: 'postgres',
       location: url.toString(),
-      readOnly: false,
-      statements: ['query', 'dml', 'ddl'],
-      sampleRows: false,
-      maxRowsAffected: 1000,
-      mode: 'capture',
-      heldTimeoutSeconds: 600,
+      ...GRANT_DEFAULTS,
       passwordSecret: 'test-pg-password',
       ...patch,
     }),
