@@ -1,8 +1,10 @@
 #!/usr/bin/env node
-// Builds the native folder lister (main/effects/fs/native) with node-gyp; run by `npm install` (postinstall)
-// and by `npm run build:native`. Checkpoints work without it (they fall back to the JavaScript lister,
-// about 1.5x slower on large folders), so a failed build warns and does not fail the install; `npm test`
-// insists on it. Needs a C compiler, make and python3 (Debian: apt install g++ make python3).
+// Builds Posthoc's native addons with node-gyp; run by `npm install` (postinstall) and by `npm run
+// build:native`. Both have a JavaScript fallback, so a failed build warns and does not fail the install;
+// `npm test` insists on them. Needs a C compiler, make and python3 (Debian: apt install g++ make python3).
+//   main/effects/fs/native  the folder lister: checkpoints fall back to a JavaScript lister, ~1.5x slower
+//   main/effects/db/native  the SQLite page differ: SQLite actions fall back to per-row capture triggers,
+//                           which cost several times the statement itself
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -10,11 +12,15 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const dir = join(root, 'main', 'effects', 'fs', 'native');
 const strict = process.argv.includes('--strict');
 
+const ADDONS = [
+  { dir: join('main', 'effects', 'fs', 'native'), file: 'posthoc_lister.node', name: 'native folder lister', without: 'checkpoints will use the slower JavaScript lister' },
+  { dir: join('main', 'effects', 'db', 'native'), file: 'posthoc_pagediff.node', name: 'SQLite page differ', without: 'SQLite actions will be captured with slower per-row triggers' },
+];
+
 if (process.platform === 'win32') {
-  console.log('posthoc: the native folder lister is not built on Windows; checkpoints use the JavaScript lister.');
+  console.log('posthoc: native addons are not built on Windows; checkpoints and SQLite capture use their JavaScript fallbacks.');
   process.exit(0);
 }
 
@@ -25,12 +31,16 @@ try {
   gyp = null;
 }
 const command = gyp ? [process.execPath, [gyp, 'rebuild']] : ['node-gyp', ['rebuild']];
-const result = spawnSync(command[0], command[1], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
-const built = join(dir, 'build', 'Release', 'posthoc_lister.node');
-if (result.status === 0 && existsSync(built)) {
-  console.log('posthoc: native folder lister built');
-  process.exit(0);
+let failed = 0;
+for (const addon of ADDONS) {
+  const dir = join(root, addon.dir);
+  const result = spawnSync(command[0], command[1], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+  if (result.status === 0 && existsSync(join(dir, 'build', 'Release', addon.file))) {
+    console.log(`posthoc: ${addon.name} built`);
+    continue;
+  }
+  failed++;
+  const why = result.error ? result.error.message : `${result.stderr ?? ''}`.split('\n').filter((l) => /error|not found|ERR!/i.test(l)).slice(0, 8).join('\n');
+  console.warn(`posthoc: the ${addon.name} could not be built; ${addon.without}.\n${why}\nInstall a C compiler, make and python3 (Debian: sudo apt install g++ make python3), then run: npm run build:native`);
 }
-const why = result.error ? result.error.message : `${result.stderr ?? ''}`.split('\n').filter((l) => /error|not found|ERR!/i.test(l)).slice(0, 8).join('\n');
-console.warn(`posthoc: the native folder lister could not be built; checkpoints will use the slower JavaScript lister.\n${why}\nInstall a C compiler, make and python3 (Debian: sudo apt install g++ make python3), then run: npm run build:native`);
-process.exit(strict ? 1 : 0);
+process.exit(strict && failed > 0 ? 1 : 0);

@@ -9,10 +9,18 @@ import type { DatabaseGrant, DbEffect } from '../../shared/domain';
 import { compensatingSql, DbChannel, PREVIEW_STATEMENTS } from '../../main/effects/db/db-channel';
 import { DbConflict } from '../../main/effects/db/db-errors';
 import { logicalDump } from '../../main/effects/db/sqlite-dump';
+import { PAGE_CAPTURE_LIMIT_BYTES } from '../../main/effects/db/sqlite-pages';
 import { createSqliteShop, LARGE_TEXT, sqliteGrant } from '../support/shop-db';
+import { CAPTURE_MODES, useSqliteCapture, type SqliteCapture } from '../support/sqlite-capture';
 import { tempDirs } from '../support/temp-dir';
 
 const dirs = tempDirs();
+
+/** The files beside an action's undo log that hold its rows: SQLite's capture log, or the file's images (page capture). */
+function rowLogFiles(effect: DbEffect, mode: SqliteCapture): string[] {
+  const id = effect.undo.logId!;
+  return mode === 'triggers' ? [`${id}.capture`] : [`${id}.pages-before`, `${id}.pages-after`];
+}
 let file: string;
 let channel: DbChannel;
 let seq = 0;
@@ -63,7 +71,9 @@ async function done(sql: string, grant?: DatabaseGrant): Promise<DbEffect> {
   return r.effect;
 }
 
-describe('capture and exact undo', () => {
+describe.each(CAPTURE_MODES)('capture and exact undo, %s', (mode) => {
+  useSqliteCapture(mode);
+
   it("undoes an UPDATE and what the person's trigger did with it, and redoes both", async () => {
     const original = dump();
     const effect = await done("UPDATE products SET price_cents = price_cents * 2 WHERE sku IN ('TEA-1', 'MUG-1')");
@@ -156,8 +166,8 @@ describe('capture and exact undo', () => {
     const some = await done('UPDATE items SET qty = 0 WHERE id <= 30');
     expect(some.rowsAffected).toBe(20);
     expect(some.undo.statementCount).toBe(20);
-    // The rows stayed in SQLite's own log, beside the undo log, until read here.
-    expect(readdirSync(channel.logs.dir)).toEqual(expect.arrayContaining([`${effect.undo.logId}.capture`, `${some.undo.logId}.capture`]));
+    // The rows stayed in SQLite (its own log, or the file's images), beside the undo log, until read here.
+    expect(readdirSync(channel.logs.dir)).toEqual(expect.arrayContaining([...rowLogFiles(effect, mode), ...rowLogFiles(some, mode)]));
     for (const e of [effect, some]) {
       const full = compensatingSql(channel.logs.read(e.undo.logId!));
       expect(e.undo.statements).toEqual(full.first.slice(0, PREVIEW_STATEMENTS));
@@ -193,8 +203,8 @@ describe('capture and exact undo', () => {
     const effect = await done('UPDATE items SET v = v + 1');
     const changed = dump();
     const undoDir = join(channel.logs.dir);
-    const captures = readdirSync(undoDir).filter((f) => f.endsWith('.capture'));
-    expect(captures).toEqual([`${effect.undo.logId}.capture`]);
+    const captures = readdirSync(undoDir).filter((f) => !f.endsWith('.json'));
+    expect(captures.sort()).toEqual(rowLogFiles(effect, mode).sort());
     rmSync(join(undoDir, captures[0]!));
     await expect(channel.undo(effect)).rejects.toThrow(/missing from Posthoc's data folder/);
     expect(dump()).toBe(changed);
@@ -218,7 +228,9 @@ describe('capture and exact undo', () => {
   });
 });
 
-describe('conflicts with later writes', () => {
+describe.each(CAPTURE_MODES)('conflicts with later writes, %s', (mode) => {
+  useSqliteCapture(mode);
+
   it("refuses, naming the row, when another client changed a row the action wrote; the other client's write survives", async () => {
     const effect = await done("UPDATE customers SET note = 'agent' WHERE id = 2");
     other((db) => db.prepare("UPDATE customers SET note = 'mine' WHERE id = 2").run());
@@ -251,6 +263,87 @@ describe('conflicts with later writes', () => {
     const effect = await done('CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes (body) VALUES (\'a\')');
     other((db) => db.prepare("UPDATE customers SET name = 'Changed' WHERE id = 3").run());
     await expect(channel.undo(effect)).rejects.toThrow(/customers \(rowid = 3\)/);
+  });
+});
+
+describe('page capture', () => {
+  /** How the action was captured, by the files beside its undo log (triggers write a capture file only when some rows stay in their log). */
+  function capturedBy(effect: DbEffect): SqliteCapture {
+    const files = readdirSync(channel.logs.dir).filter((f) => f.startsWith(effect.undo.logId!) && !f.endsWith('.json'));
+    if (files.sort().join() === rowLogFiles(effect, 'pages').sort().join()) return 'pages';
+    expect(files).toEqual(files.length === 0 ? [] : rowLogFiles(effect, 'triggers'));
+    return 'triggers';
+  }
+
+  it('captures rowid tables by pages, and runs an action again with triggers when it changed a WITHOUT ROWID table or moved rows to other keys; all undo exactly', async () => {
+    const original = dump();
+    // The person's audit trigger writes price_history; the 100 KB note lives in overflow pages.
+    const priced = await done('UPDATE products SET price_cents = price_cents + 1');
+    const noted = await done("UPDATE customers SET note = note || '!' WHERE id = 3");
+    const cancelled = await done('DELETE FROM orders WHERE id = 12');
+    const moved = await done('UPDATE customers SET id = 7 WHERE id = 2');
+    expect([priced, noted, cancelled, moved].map(capturedBy)).toEqual(['pages', 'pages', 'triggers', 'triggers']);
+    expect(priced).toMatchObject({ rowsAffected: 8, tables: ['price_history', 'products'] });
+    expect(priced.undo.statements).toContain('UPDATE "products" SET "price_cents" = 450 WHERE "id" = 1;');
+    expect(priced.undo.statements).toContain('DELETE FROM "price_history" WHERE "id" = 1;');
+    expect(noted.undo.statements).toEqual([`UPDATE "customers" SET "note" = '${LARGE_TEXT}' WHERE "id" = 3;`]);
+    expect(cancelled.tables).toEqual(expect.arrayContaining(['orders', 'order_items']));
+    const changed = dump();
+    for (const e of [moved, cancelled, noted, priced]) await channel.undo(e);
+    expect(dump()).toBe(original);
+    for (const e of [priced, noted, cancelled, moved]) await channel.redo(e);
+    expect(dump()).toBe(changed);
+    await channel.undo(noted);
+    await channel.undo(priced);
+    expect(other((db) => db.prepare('SELECT note FROM customers WHERE id = 3').pluck().get())).toBe(LARGE_TEXT);
+  });
+
+  it('takes a file in WAL mode, where the latest pages are in the -wal file', async () => {
+    other((db) => db.pragma('journal_mode = WAL'));
+    const keep = new Database(file); // keeps the -wal file from being folded back in
+    try {
+      keep.prepare("UPDATE products SET name = 'Sencha' WHERE id = 1").run();
+      const original = dump();
+      const effect = await done("UPDATE products SET description = 'wal' WHERE id <= 2");
+      expect(capturedBy(effect)).toBe('pages');
+      expect(effect.rowsAffected).toBe(2);
+      await channel.undo(effect);
+      expect(dump()).toBe(original);
+    } finally {
+      keep.close();
+    }
+  });
+
+  it('leaves files over the page-capture limit to triggers', async () => {
+    other((db) => db.exec(`CREATE TABLE attachments (body BLOB); INSERT INTO attachments VALUES (zeroblob(${PAGE_CAPTURE_LIMIT_BYTES + 1024}))`));
+    const original = dump();
+    const effect = await done("UPDATE customers SET name = 'Big' WHERE id = 1");
+    expect(capturedBy(effect)).toBe('triggers');
+    await channel.undo(effect);
+    expect(dump()).toBe(original);
+  });
+
+  it('forgets rows handed to code when the action starts over with triggers', async () => {
+    const rows: Array<Array<string | null>> = [];
+    let restarts = 0;
+    const r = await channel.run({
+      taskId: 'task-1',
+      actionId: `action-${++seq}`,
+      grant: sqliteGrant(file),
+      sql: 'SELECT sku FROM products ORDER BY id; DELETE FROM order_items WHERE order_id = 10',
+      params: null,
+      via: 'gateway',
+      approved: false,
+      timeoutMs: 30_000,
+      onRow: (_statement, row) => rows.push(row),
+      onRestart: () => {
+        restarts++;
+        rows.length = 0;
+      },
+    });
+    expect(r.status).toBe('done');
+    expect(restarts).toBe(1);
+    expect(rows).toEqual([['TEA-1'], ['MUG-1'], ['BAG-1'], ['OLD-1']]);
   });
 });
 

@@ -30,6 +30,8 @@ export type DbRunRequest = {
   approved: boolean;
   timeoutMs: number;
   onRow?: (statement: number, row: Array<string | null>) => void;
+  /** The action was rolled back and is run again from its first statement (to capture it another way): forget its rows. */
+  onRestart?: () => void;
 };
 
 export type DbRunResult = { effect: DbEffect; status: 'done' | 'failed' | 'awaiting-approval'; stdout: string; stderr: string };
@@ -50,7 +52,7 @@ export class DbChannel {
 
   async run(req: DbRunRequest): Promise<DbRunResult> {
     const { grant } = req;
-    const input = { grant, sql: req.sql, params: req.params, approved: req.approved, onRow: req.onRow };
+    const input = { grant, sql: req.sql, params: req.params, approved: req.approved, onRow: req.onRow, onRestart: req.onRestart };
     const base = baseEffect(req);
     if (grant.mode === 'held' && !grant.readOnly) {
       const out = await this.held.run(req.taskId, req.actionId, input, req.timeoutMs);

@@ -58,6 +58,7 @@ export async function handleDbGatewayRequest(ctx: DbGatewayContext, name: string
     approved: false,
     timeoutMs: entry.timeoutMs,
     onRow,
+    onRestart: () => Object.assign(answered, { statement: -1, rows: [], cut: false }),
   });
   ctx.recordEffect(result.effect);
   if (result.status !== 'done') {

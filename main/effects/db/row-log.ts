@@ -33,9 +33,11 @@ export type TableLog = {
   lazy?: { count: number; source: LazySource };
 };
 
-/** Where a lazy table's rows are kept (see sqlite-capture and pg-capture). */
+/** Where a lazy table's rows are kept (see sqlite-capture, sqlite-pages and pg-capture). */
 export type LazySource =
   | { engine: 'sqlite'; file: string; log: string; rowid: boolean; columns: number }
+  /** Page capture: the file's images before and after the action, and the table's root page in both. */
+  | { engine: 'sqlite-pages'; before: string; after: string; root: number }
   | { engine: 'postgres'; log: string; rel: string; keyIdx: number[]; writeIdx: number[] };
 
 /** The rows of a lazy table as read from its log: exactly as many as the action recorded, or the log was changed since. */

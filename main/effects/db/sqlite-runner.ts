@@ -1,7 +1,9 @@
 // Runs one action's SQL on a granted SQLite file, in one transaction: statement by statement (split by the
 // dialect-aware lexer, then confirmed by SQLite's own prepare), each classified by SQLite before it runs,
-// with change capture on every table. Schema changes take a snapshot of the file first (rolling back and
-// starting over if the first one shows up mid-action). Read-only grants open the file read-only, so SQLite
+// with change capture on every table: by pages (sqlite-pages.ts: an image of the file before and after,
+// compared in C) where the file is small enough and the differ is built, else by per-row triggers
+// (sqlite-capture.ts). Schema changes take a snapshot of the file first (rolling back and starting over
+// with triggers if the first one shows up mid-action). Read-only grants open the file read-only, so SQLite
 // itself refuses any write.
 import Database from 'better-sqlite3';
 import { rmSync, statSync, writeFileSync } from 'node:fs';
@@ -9,8 +11,9 @@ import type { DatabaseGrant, DbStatement } from '../../../shared/domain';
 import { DbRefusal, OverRowLimit } from './db-errors';
 import { displayValue, ResultCollector } from './query-result';
 import { PREVIEW_STATEMENTS, tableRowCount, type TableLog } from './row-log';
-import { captureTables, dropCapture, installCapture, loggedRows, readCapture, saveCapture } from './sqlite-capture';
+import { captureTables, dropCapture, installCapture, loggedRows, readCapture, saveCapture, type CaptureTable } from './sqlite-capture';
 import { classifySqlite } from './sqlite-classify';
+import { changedRows, fileImage, PageCaptureUnfit, pageCaptureFits, pageLogs, rootPages } from './sqlite-pages';
 import { readSqliteSchema } from './sqlite-schema';
 import { splitStatements, type SqlStatement } from './sql-splitter';
 import { stepTimer } from './step-timer';
@@ -32,9 +35,14 @@ export type RunInput = {
   beforeCommit?: (segments: Segment[]) => void;
   /** Every row a statement returns (the card keeps only the first ones): the gateway answers code with them. */
   onRow?: (statement: number, row: Array<string | null>) => void;
+  /** Called when the action is rolled back to run again another way (rows handed to onRow so far are void). */
+  onRestart?: () => void;
 };
 
 class NeedSnapshot extends Error {}
+
+/** auto: pages where they fit, else triggers; triggers: per-row triggers; snapshot: triggers and a snapshot (schema changes). */
+type Mode = 'auto' | 'triggers' | 'snapshot';
 
 export function openSqlite(grant: DatabaseGrant, options: { write: boolean }): Database.Database {
   let db: Database.Database;
@@ -54,11 +62,16 @@ export function runSqliteAction(input: RunInput, logs: UndoLogStore, logId: stri
   const db = openSqlite(input.grant, { write: true });
   stepTimer.mark('open');
   try {
-    try {
-      return attempt(db, input, logs, logId, false);
-    } catch (error) {
-      if (!(error instanceof NeedSnapshot)) throw error;
-      return attempt(db, input, logs, logId, true);
+    let mode: Mode = 'auto';
+    for (;;) {
+      try {
+        return attempt(db, input, logs, logId, mode);
+      } catch (error) {
+        if (error instanceof NeedSnapshot && mode !== 'snapshot') mode = 'snapshot';
+        else if (error instanceof PageCaptureUnfit && mode === 'auto') mode = 'triggers';
+        else throw error;
+        input.onRestart?.();
+      }
     }
   } finally {
     db.close();
@@ -66,8 +79,9 @@ export function runSqliteAction(input: RunInput, logs: UndoLogStore, logId: stri
   }
 }
 
-function attempt(db: Database.Database, input: RunInput, logs: UndoLogStore, logId: string, snapshot: boolean): EngineOutcome {
+function attempt(db: Database.Database, input: RunInput, logs: UndoLogStore, logId: string, mode: Mode): EngineOutcome {
   const { grant } = input;
+  const snapshot = mode === 'snapshot';
   const statements: DbStatement[] = [];
   let before: string | null = null;
   db.exec(grant.readOnly ? 'BEGIN' : 'BEGIN IMMEDIATE');
@@ -87,6 +101,7 @@ function attempt(db: Database.Database, input: RunInput, logs: UndoLogStore, log
     db.pragma('temp_store = MEMORY');
     const capture = grant.readOnly ? [] : captureTables(readSqliteSchema(db, { counts: false }).tables);
     stepTimer.mark('read schema');
+    if (mode === 'auto' && !grant.readOnly && pageCaptureFits(fileSize(grant.location))) return capturePages(db, input, statements, capture, logs, logId);
     installCapture(db, capture);
     const sequencesBefore = readSequences(db);
     const schemaBefore = schemaObjects(db);
@@ -129,9 +144,62 @@ function attempt(db: Database.Database, input: RunInput, logs: UndoLogStore, log
     // Nothing happened, so the snapshots taken for it go (a restart takes a fresh one).
     for (const name of [before, `${logId}-after.sqlite3`]) if (name) rmSync(logs.snapshotPath(name), { force: true });
     logs.remove(logId);
-    if (error instanceof NeedSnapshot) throw error;
+    if (error instanceof NeedSnapshot || error instanceof PageCaptureUnfit) throw error;
     return { ok: false, statements, error: describeError(error, grant), overLimit: error instanceof OverRowLimit ? error : null };
   }
+}
+
+/**
+ * Page capture (inside attempt's transaction, which rolls back on any throw): the statements run with no
+ * triggers between two images of the file; the rows that differ are the action's changes. A schema change
+ * throws NeedSnapshot (the action starts over on the snapshot path).
+ */
+function capturePages(db: Database.Database, input: RunInput, statements: DbStatement[], capture: CaptureTable[], logs: UndoLogStore, logId: string): EngineOutcome {
+  const { grant } = input;
+  const before = fileImage(db);
+  const roots = rootPages(db, capture);
+  const sequencesBefore = readSequences(db);
+  const writtenBefore = totalChanges(db);
+  stepTimer.mark('image before');
+  execute(db, input, statements, {
+    onDdl: () => {
+      throw new NeedSnapshot();
+    },
+    // SQLite's own count of rows written, cascades and the person's triggers included (a row written twice
+    // counts twice, as in the triggers' log).
+    rows: () => totalChanges(db) - writtenBefore,
+  });
+  const after = fileImage(db);
+  stepTimer.mark('image after');
+  const changes = changedRows(before, after, capture, roots);
+  stepTimer.mark('compare images');
+  const tables: TableLog[] = [];
+  if (changes.length > 0) {
+    const files = logs.pageNames(logId);
+    logs.writeCapture(logId, before, files.before);
+    logs.writeCapture(logId, after, files.after);
+    stepTimer.mark('write images');
+    const image = new Database(logs.capturePath(files.before), { readonly: true, fileMustExist: true });
+    try {
+      tables.push(...pageLogs(changes, files, { before: image, after: db }, PREVIEW_STATEMENTS));
+    } finally {
+      image.close();
+    }
+    stepTimer.mark('count and first rows');
+  }
+  const sequences = sequenceLog(sequencesBefore, readSequences(db));
+  if (sequences) tables.push(sequences);
+  const segments: Segment[] = tables.length > 0 ? [{ kind: 'rows', tables }] : [];
+  if (segments.length > 0) input.beforeCommit?.(segments);
+  stepTimer.mark('write undo log');
+  db.exec('COMMIT');
+  stepTimer.mark('commit');
+  const changed = tables.filter((t) => !t.soft);
+  return { ok: true, statements, segments, rowsAffected: changed.reduce((n, t) => n + tableRowCount(t), 0), tables: changed.map((t) => t.label) };
+}
+
+function totalChanges(db: Database.Database): number {
+  return db.prepare('SELECT total_changes()').pluck().get() as number;
 }
 
 export type ExecHooks = { onDdl(): void; rows(): number };
@@ -181,7 +249,7 @@ export function execute(db: Database.Database, input: RunInput, out: DbStatement
       if (kind === 'dml') record.rowsAffected = info.changes;
     }
     out.push(record);
-    stepTimer.mark('statements (with capture triggers)');
+    stepTimer.mark('statements');
     if (kind !== 'ddl' && schemaVersion(db) !== versionBefore) {
       // The statement changed the schema after all (a function or a trigger did): treat it as DDL.
       record.kind = 'ddl';

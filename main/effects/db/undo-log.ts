@@ -2,7 +2,8 @@
 // carries only the first compensating statements). Snapshots of small SQLite files sit beside them.
 // Files are written to a temporary name and renamed, so a crash never leaves half a log. A SQLite action's
 // row images stay in SQLite: its capture tables, written as one SQLite file beside the log (`ID.capture`),
-// are read back only when undo or redo needs the rows.
+// are read back only when undo or redo needs the rows. With page capture (sqlite-pages.ts) they are the two
+// images of the file, `ID.pages-before` and `ID.pages-after`.
 import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -10,6 +11,7 @@ import { join } from 'node:path';
 import type { DatabaseEngine } from '../../../shared/domain';
 import { lazyRowsRead, type TableLog } from './row-log';
 import { readLazyRows } from './sqlite-capture';
+import { readPageRows } from './sqlite-pages';
 
 /**
  * Which relation a schema step's check looks at, and whose content: null every column, [] none. `uniform`:
@@ -45,8 +47,8 @@ export type Segment =
   | { kind: 'ddl'; statement: string; ops: DdlOp[] };
 
 export type UndoLog = {
-  /** 1: every row in the log; 2: rows of lazy tables in the engine's capture log. */
-  version: 1 | 2;
+  /** 1: every row in the log; 2: rows of lazy tables in the engine's capture log; 3: also page images. */
+  version: 1 | 2 | 3;
   engine: DatabaseEngine;
   database: string;
   segments: Segment[];
@@ -75,10 +77,20 @@ export class UndoLogStore {
     return `${id}.capture`;
   }
 
+  /** Where a capture file (or page image) of this folder is. */
+  capturePath(name: string): string {
+    return join(this.dir, name);
+  }
+
+  /** The images of the file before and after a page-captured SQLite action. */
+  pageNames(id: string): { before: string; after: string } {
+    return { before: `${id}.pages-before`, after: `${id}.pages-after` };
+  }
+
   /** Writes the capture file (before the log that names it, both before the action commits). */
-  writeCapture(id: string, image: Buffer): void {
+  writeCapture(id: string, image: Uint8Array, name = this.captureName(id)): void {
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-    const file = join(this.dir, this.captureName(id));
+    const file = join(this.dir, name);
     const tmp = `${file}.${process.pid}.tmp`;
     writeFileSync(tmp, image, { mode: 0o600 });
     renameSync(tmp, file);
@@ -89,10 +101,10 @@ export class UndoLogStore {
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     const file = join(this.dir, `${id}.json`);
     const tmp = `${file}.${process.pid}.tmp`;
-    const lazy = log.segments.some((s) => s.kind === 'rows' && s.tables.some((t) => t.lazy));
-    const stored = !lazy
+    const lazy = log.segments.flatMap((s) => (s.kind === 'rows' ? s.tables.flatMap((t) => (t.lazy ? [t.lazy.source.engine] : [])) : []));
+    const stored = lazy.length === 0
       ? log
-      : { ...log, version: 2, segments: log.segments.map((s) => (s.kind === 'rows' ? { ...s, tables: s.tables.map((t) => (t.lazy ? { ...t, rows: [] } : t)) } : s)) };
+      : { ...log, version: lazy.includes('sqlite-pages') ? 3 : 2, segments: log.segments.map((s) => (s.kind === 'rows' ? { ...s, tables: s.tables.map((t) => (t.lazy ? { ...t, rows: [] } : t)) } : s)) };
     writeFileSync(tmp, JSON.stringify(stored), { mode: 0o600 });
     renameSync(tmp, file);
   }
@@ -101,30 +113,38 @@ export class UndoLogStore {
   read(id: string, options: { rows?: boolean } = {}): UndoLog {
     const log = this.readStored(id);
     if (options.rows === false) return log;
-    let capture: Database.Database | null = null;
+    const opened = new Map<string, { bytes: Buffer; db: Database.Database }>();
+    const open = (name: string) => {
+      let image = opened.get(name);
+      if (!image) {
+        image = this.openCapture(id, name);
+        opened.set(name, image);
+      }
+      return image;
+    };
     try {
       for (const seg of log.segments) {
         if (seg.kind !== 'rows') continue;
         for (const t of seg.tables) {
-          if (t.lazy?.source.engine !== 'sqlite') continue;
-          capture ??= this.openCapture(id, t.lazy.source.file);
-          t.rows = lazyRowsRead(t, readLazyRows(capture, t.lazy.source), t.lazy.source.file);
+          const source = t.lazy?.source;
+          if (source?.engine === 'sqlite') t.rows = lazyRowsRead(t, readLazyRows(open(source.file).db, source), source.file);
+          if (source?.engine === 'sqlite-pages') t.rows = lazyRowsRead(t, readPageRows(t, source, open), source.after);
         }
       }
     } finally {
-      capture?.close();
+      for (const image of opened.values()) image.db.close();
     }
     return log;
   }
 
-  private openCapture(id: string, name: string): Database.Database {
-    let image: Buffer;
+  private openCapture(id: string, name: string): { bytes: Buffer; db: Database.Database } {
+    let bytes: Buffer;
     try {
-      image = readFileSync(join(this.dir, name));
+      bytes = readFileSync(join(this.dir, name));
     } catch {
       throw new Error(`The row log of this database action (${name}) is missing from Posthoc's data folder, so it cannot be undone exactly (${id}).`);
     }
-    return new Database(image, { readonly: true });
+    return { bytes, db: new Database(bytes, { readonly: true }) };
   }
 
   private readStored(id: string): UndoLog {
@@ -135,7 +155,7 @@ export class UndoLogStore {
       throw new Error(`The undo log of this database action (${id}) is missing from Posthoc's data folder, so it cannot be undone exactly.`);
     }
     const log = JSON.parse(text) as UndoLog;
-    if (log.version !== 1 && log.version !== 2) throw new Error(`The undo log ${id} was written by another version of Posthoc (format ${String(log.version)}).`);
+    if (log.version !== 1 && log.version !== 2 && log.version !== 3) throw new Error(`The undo log ${id} was written by another version of Posthoc (format ${String(log.version)}).`);
     return log;
   }
 
@@ -147,7 +167,7 @@ export class UndoLogStore {
         rmSync(join(this.snapshotDir, seg.after), { force: true });
       }
     }
-    rmSync(join(this.dir, this.captureName(id)), { force: true });
+    for (const name of [this.captureName(id), ...Object.values(this.pageNames(id))]) rmSync(join(this.dir, name), { force: true });
     rmSync(join(this.dir, `${id}.json`), { force: true });
   }
 }

@@ -1,0 +1,181 @@
+// Page capture for SQLite: the action's statements run with no capture triggers at all, between two images
+// of the whole file taken inside the action's transaction (sqlite3_serialize, a copy of the pages). The C
+// page differ (native/pagediff.c) then names every row whose stored record changed, table by table, in
+// rowid order; the row images themselves are read by SQLite (quote() literals, as everywhere else), from
+// the two images. Both images are written beside the undo log before COMMIT, so undo and redo can read
+// every row back. Per-row triggers make SQLite update in two passes and copy each row into a log, which
+// costs several times the statement; page capture costs two memory copies and a comparison, so it is used
+// wherever it can be: files up to PAGE_CAPTURE_LIMIT_BYTES, when the differ is built. An action that changes
+// a WITHOUT ROWID table (rows keyed by their primary key, not compared here) is run again with triggers;
+// schema changes go through the snapshot path.
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import { loadAddon } from '../native-addon';
+import type { LazySource, RowEntry, TableLog } from './row-log';
+import type { CaptureTable } from './sqlite-capture';
+import { quoteIdent } from './sql-literals';
+
+/**
+ * Files up to this size (with their WAL) are captured by pages. Page capture costs the same whatever the
+ * action changed (two copies of the file in memory, both written out: ~1.5 ms per MiB here), triggers cost
+ * per changed row: at 8 MiB an action changing one row costs ~15 ms instead of ~3, and each undoable
+ * action keeps up to 16 MiB on disk until it is kept.
+ */
+export const PAGE_CAPTURE_LIMIT_BYTES = 8 * 1024 * 1024;
+
+type Addon = {
+  diff(before: Uint8Array, after: Uint8Array, roots: number[]): Array<{ ops: Uint8Array; rowids: BigInt64Array }>;
+  sameTree(before: Uint8Array, after: Uint8Array, root: number): boolean;
+};
+
+/** The differ's ops, as character codes: 'd', 'u', 'i'. */
+const OP = { deleted: 100, updated: 117, inserted: 105 } as const;
+
+let loaded: ReturnType<typeof loadAddon<Addon>> | undefined;
+
+function differ(): Addon | null {
+  loaded ??= loadAddon<Addon>(join('main', 'effects', 'db', 'native', 'build', 'Release', 'posthoc_pagediff.node'), 'SQLite page differ', 'POSTHOC_PAGE_DIFFER');
+  return loaded.addon;
+}
+
+/** Why SQLite actions are captured the way they are (status output, the benchmark). */
+export function sqliteCaptureDescription(): string {
+  if (process.env.POSTHOC_SQLITE_CAPTURE === 'triggers') return 'per-row triggers (POSTHOC_SQLITE_CAPTURE=triggers)';
+  differ();
+  return loaded!.addon ? `page capture for files up to ${PAGE_CAPTURE_LIMIT_BYTES / 1048576} MiB, per-row triggers beyond` : `per-row triggers (${loaded!.reason})`;
+}
+
+/** Whether page capture may take an action on this file (then it is tried; see PageCaptureUnfit). */
+export function pageCaptureFits(fileBytes: number): boolean {
+  return process.env.POSTHOC_SQLITE_CAPTURE !== 'triggers' && fileBytes <= PAGE_CAPTURE_LIMIT_BYTES && differ() !== null;
+}
+
+export type PageSource = Extract<LazySource, { engine: 'sqlite-pages' }>;
+
+/**
+ * Page capture cannot take this action: it changed a WITHOUT ROWID table (whose rows are not compared one
+ * by one), or an image has a layout the differ does not know. The action is run again with triggers.
+ */
+export class PageCaptureUnfit extends Error {}
+
+/** Root pages of the tables, as the connection sees them now (page capture runs no schema change, so before = after). */
+export function rootPages(db: Database.Database, tables: CaptureTable[]): number[] {
+  const roots = new Map(
+    (db.prepare("SELECT name, rootpage FROM main.sqlite_schema WHERE type = 'table'").raw(true).all() as Array<[string, number]>).map(([n, r]) => [n, r]),
+  );
+  return tables.map((t) => roots.get(t.info.name) ?? 0);
+}
+
+/**
+ * The file's image as SQLite serializes it, marked as a rollback-journal database (a WAL file's image
+ * keeps its WAL marks, and opening it would create -wal and -shm files beside it).
+ */
+export function fileImage(db: Database.Database): Buffer {
+  const image = db.serialize();
+  if (image.length >= 100) image[18] = image[19] = 1;
+  return image;
+}
+
+export type TableChanges = { table: CaptureTable; root: number; ops: Uint8Array; rowids: BigInt64Array };
+
+/** The rows each table changed between the two images (tables without changes left out). */
+export function changedRows(before: Uint8Array, after: Uint8Array, tables: CaptureTable[], roots: number[]): TableChanges[] {
+  const d = differ()!;
+  const rowid = tables.flatMap((table, i) => (table.info.rowid ? [{ table, root: roots[i]! }] : []));
+  let diffs: ReturnType<Addon['diff']>;
+  try {
+    for (const [i, t] of tables.entries()) {
+      if (!t.info.rowid && !d.sameTree(before, after, roots[i]!)) throw new PageCaptureUnfit(`the action changed ${t.info.name}, a WITHOUT ROWID table`);
+    }
+    diffs = d.diff(before, after, rowid.flatMap((t) => [t.root, t.root]));
+  } catch (error) {
+    if (error instanceof PageCaptureUnfit) throw error;
+    throw new PageCaptureUnfit(error instanceof Error ? error.message : String(error));
+  }
+  const changes = rowid.flatMap((t, i) => (diffs[i]!.ops.length > 0 ? [{ ...t, ...diffs[i]! }] : []));
+  for (const c of changes) {
+    // A row that moved to another key looks like a deleted row and a new one; taking it back that way would
+    // fire the ON DELETE actions of rows that followed it (ON UPDATE CASCADE), so triggers, which see the move, take it.
+    if (c.ops.includes(OP.deleted) && c.ops.includes(OP.inserted)) throw new PageCaptureUnfit(`the action deleted rows of ${c.table.info.name} and inserted others (rows may have moved to other keys)`);
+  }
+  return changes;
+}
+
+
+/**
+ * The table logs of the changed tables: lazy, with the first `preview` rows of each kind read now (the
+ * card's statements). `before` and `after` are connections whose main database holds the two images.
+ */
+export function pageLogs(changes: TableChanges[], files: { before: string; after: string }, images: { before: Database.Database; after: Database.Database }, preview: number): TableLog[] {
+  return changes.map((c) => {
+    const t = c.table;
+    const pick: number[] = [];
+    const seen = { d: 0, u: 0, i: 0 };
+    for (let i = 0; i < c.ops.length; i++) {
+      const op = String.fromCharCode(c.ops[i]!) as keyof typeof seen;
+      if (seen[op]++ < preview) pick.push(i);
+    }
+    const source: PageSource = { engine: 'sqlite-pages', before: files.before, after: files.after, root: c.root };
+    return {
+      table: quoteIdent(t.info.name),
+      label: t.info.name,
+      columns: t.columns,
+      keyColumns: t.keyColumns,
+      overridingSystemValue: false,
+      soft: false,
+      rows: rowEntries(t.info.name, t.columns, c.ops, c.rowids, pick, images),
+      lazy: { count: c.ops.length, source },
+    };
+  });
+}
+
+/** Entries for the changes at `indexes` (all of them when null), images read from the two databases. */
+function rowEntries(
+  table: string,
+  columns: string[],
+  ops: Uint8Array,
+  rowids: BigInt64Array,
+  indexes: number[] | null,
+  images: { before: Database.Database; after: Database.Database },
+): RowEntry[] {
+  const at = indexes ?? Array.from({ length: ops.length }, (_, i) => i);
+  const want = (kind: 'before' | 'after') => at.filter((i) => ops[i] !== (kind === 'before' ? OP.inserted : OP.deleted)).map((i) => rowids[i]!);
+  const before = imagesOf(images.before, table, columns, want('before'));
+  const after = imagesOf(images.after, table, columns, want('after'));
+  return at.map((i) => {
+    const key = rowids[i]!.toString();
+    const op = ops[i];
+    const b = op === OP.inserted ? null : mustHave(before, key, table, 'before');
+    const a = op === OP.deleted ? null : mustHave(after, key, table, 'after');
+    return { beforeKey: b === null ? null : [key], afterKey: a === null ? null : [key], before: b, after: a };
+  });
+}
+
+function mustHave(images: Map<string, string[]>, key: string, table: string, when: string): string[] {
+  const image = images.get(key);
+  if (!image) throw new PageCaptureUnfit(`row ${key} of ${table} is missing from the image ${when} the action`);
+  return image;
+}
+
+/** quote() images of the rows with these rowids, by rowid text. */
+function imagesOf(db: Database.Database, table: string, columns: string[], rowids: bigint[]): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  if (rowids.length === 0) return out;
+  const cols = columns.map((c) => `, quote(${quoteIdent(c)})`).join('');
+  const stmt = db.prepare(`SELECT rowid${cols} FROM main.${quoteIdent(table)} WHERE rowid IN (SELECT value FROM json_each(?))`).raw(true).safeIntegers(true);
+  for (const r of stmt.all(`[${rowids.join(',')}]`) as Array<[bigint, ...string[]]>) out.set(r[0].toString(), r.slice(1) as string[]);
+  return out;
+}
+
+/**
+ * Every row of a page-captured table, for undo and redo: the two images (files written before the action
+ * committed) are compared again and the rows read from them. `open` gives a database on an image file.
+ */
+export function readPageRows(t: TableLog, source: PageSource, open: (name: string) => { bytes: Buffer; db: Database.Database }): RowEntry[] {
+  const before = open(source.before);
+  const after = open(source.after);
+  const d = differ();
+  if (d === null) throw new Error(`Undoing this SQLite action needs the SQLite page differ, which is not available here (${loaded!.reason}).`);
+  const [diff] = d.diff(before.bytes, after.bytes, [source.root, source.root]);
+  return rowEntries(t.label, t.columns, diff!.ops, diff!.rowids, null, { before: before.db, after: after.db });
+}
