@@ -2,8 +2,10 @@
 // 10,000 rows run plainly (the driver alone: open, BEGIN, UPDATE, COMMIT) and through Posthoc with capture
 // (the same, plus classification, before-images, the undo log and its compensating SQL), alternating,
 // and the undo of each captured UPDATE (conflict check, the compensating statements, verification).
-// Capture's time by step (main/effects/db/step-timer.ts), and for SQLite the floor of per-row capture:
-// the plain UPDATE with one temporary trigger logging each row's images.
+// Capture's time by step (main/effects/db/step-timer.ts). SQLite captures small files by pages (two images
+// of the file, compared in C; sqlite-pages.ts) and larger ones with per-row triggers: both are measured,
+// with an UPDATE of one row beside each (page capture's cost does not depend on the rows changed), and the
+// floor of per-row capture: the plain UPDATE with one temporary trigger logging each row's images.
 // Medians over BENCH_ROUNDS rounds (default 7). The last line is `capture/plain ratio: X` for the engine
 // where capture costs most. PostgreSQL: POSTHOC_TEST_PG_URL / POSTHOC_TEST_PG_PASSWORD (the test server
 // `scripts/setup-test-env.sh postgres` starts); without a server it is skipped and says so.
@@ -14,6 +16,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import type { DatabaseGrant, DbEffect } from '../shared/domain';
 import { DbChannel } from '../main/effects/db/db-channel';
+import { sqliteCaptureDescription } from '../main/effects/db/sqlite-pages';
 import { stepTimer } from '../main/effects/db/step-timer';
 import { createPgDatabase, pgSecrets, sqliteGrant, type PgTestDb } from '../tests/support/shop-db';
 
@@ -28,7 +31,7 @@ const median = (xs: number[]): number => {
 };
 const ms = (x: number) => `${x.toFixed(1)} ms`;
 
-type Result = { engine: string; plain: number; capture: number; undo: number; steps: Map<string, number>; floor?: number };
+type Result = { engine: string; plain: number; capture: number; undo: number; steps: Map<string, number>; floor?: number; others?: Array<{ label: string; r: Result }> };
 
 async function timed(fn: () => Promise<unknown> | unknown): Promise<number> {
   const t = performance.now();
@@ -36,7 +39,7 @@ async function timed(fn: () => Promise<unknown> | unknown): Promise<number> {
   return performance.now() - t;
 }
 
-async function measure(engine: string, grant: DatabaseGrant, plain: () => Promise<void> | void): Promise<Result> {
+async function measure(engine: string, grant: DatabaseGrant, plain: () => Promise<void> | void, sql = UPDATE, rows = ROWS): Promise<Result> {
   const dataDir = mkdtempSync(join(tmpdir(), 'posthoc-bench-db-'));
   const channel = new DbChannel(dataDir, pgSecrets);
   const plainTimes: number[] = [];
@@ -49,12 +52,12 @@ async function measure(engine: string, grant: DatabaseGrant, plain: () => Promis
       let effect: DbEffect | undefined;
       const steps = stepTimer.start();
       const c = await timed(async () => {
-        const r = await channel.run({ taskId: 'bench', actionId: `a${round}`, grant, sql: UPDATE, params: null, via: 'sql', approved: true, timeoutMs: 600_000 });
+        const r = await channel.run({ taskId: 'bench', actionId: `a${round}`, grant, sql, params: null, via: 'sql', approved: true, timeoutMs: 600_000 });
         if (r.status !== 'done') throw new Error(r.stderr);
         effect = r.effect;
       });
       stepTimer.stop();
-      if (effect!.rowsAffected !== ROWS) throw new Error(`captured ${effect!.rowsAffected} rows, expected ${ROWS}`);
+      if (effect!.rowsAffected !== rows) throw new Error(`captured ${effect!.rowsAffected} rows, expected ${rows}`);
       const u = await timed(() => channel.undo(effect!));
       if (round === 0) continue; // warm-up
       plainTimes.push(p);
@@ -97,16 +100,30 @@ async function sqlite(): Promise<Result> {
     c.close();
     if (round > 0) floor.push(performance.now() - t);
   }
+  const grant = sqliteGrant(file, { name: 'bench', maxRowsAffected: 1_000_000 });
+  const plain = (sql: string) => () => {
+    const c = new Database(file, { fileMustExist: true });
+    c.pragma('foreign_keys = ON');
+    c.exec('BEGIN IMMEDIATE');
+    c.prepare(sql).run();
+    c.exec('COMMIT');
+    c.close();
+  };
+  // Page capture's cost does not depend on how many rows change: an UPDATE of one row shows its fixed part.
+  const ONE_ROW = 'UPDATE items SET qty = qty + 1 WHERE id = 5000';
   try {
-    const r = await measure('sqlite', sqliteGrant(file, { name: 'bench', maxRowsAffected: 1_000_000 }), () => {
-      const c = new Database(file, { fileMustExist: true });
-      c.pragma('foreign_keys = ON');
-      c.exec('BEGIN IMMEDIATE');
-      c.prepare(UPDATE).run();
-      c.exec('COMMIT');
-      c.close();
-    });
-    return { ...r, floor: median(floor) };
+    const r = await measure('sqlite', grant, plain(UPDATE));
+    const onePages = await measure('sqlite', grant, plain(ONE_ROW), ONE_ROW, 1);
+    process.env.POSTHOC_SQLITE_CAPTURE = 'triggers';
+    const triggers = await measure('sqlite', grant, plain(UPDATE));
+    const oneTriggers = await measure('sqlite', grant, plain(ONE_ROW), ONE_ROW, 1);
+    delete process.env.POSTHOC_SQLITE_CAPTURE;
+    const others = [
+      { label: 'with trigger capture (files over the page-capture limit)', r: triggers },
+      { label: 'one-row UPDATE, page capture', r: onePages },
+      { label: 'one-row UPDATE, trigger capture', r: oneTriggers },
+    ];
+    return { ...r, floor: median(floor), others };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -142,7 +159,7 @@ async function postgres(): Promise<Result | string> {
 }
 
 async function main(): Promise<void> {
-  console.log(`UPDATE of ${ROWS} rows, ${ROUNDS} rounds (+1 warm-up), medians:`);
+  console.log(`UPDATE of ${ROWS} rows, ${ROUNDS} rounds (+1 warm-up), medians; SQLite capture: ${sqliteCaptureDescription()}`);
   const results: Result[] = [];
   for (const run of [sqlite, postgres]) {
     const r = await run();
@@ -157,6 +174,9 @@ async function main(): Promise<void> {
     console.log(`${r.engine.padEnd(8)} undo of it:            ${ms(r.undo)}`);
     const counted = [...r.steps.values()].reduce((a, b) => a + b, 0);
     console.log(`${r.engine.padEnd(8)} capture, by step (medians): ${[...r.steps].map(([step, t]) => `${step} ${t.toFixed(2)}`).join(' · ')} · elsewhere ${(r.capture - counted).toFixed(2)}`);
+    for (const o of r.others ?? []) {
+      console.log(`${r.engine.padEnd(8)} ${o.label}: plain ${ms(o.r.plain)}, Posthoc ${ms(o.r.capture)} (${(o.r.capture / o.r.plain).toFixed(2)}x), undo ${ms(o.r.undo)}`);
+    }
   }
   for (const r of results) console.log(`${r.engine} capture/plain ratio: ${(r.capture / r.plain).toFixed(2)}`);
   const worst = Math.max(...results.map((r) => r.capture / r.plain));

@@ -6,6 +6,7 @@
 // Runs: POSTHOC_PROPERTY_RUNS (default sized for CI).
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +15,7 @@ import { DbChannel } from '../../main/effects/db/db-channel';
 import { DbConflict } from '../../main/effects/db/db-errors';
 import { dumpText, pgModelDump, predictRevert, sqliteDump, type Dump } from '../support/db-model';
 import { createPgDatabase, pgSecrets, resetPgSchema, sqliteGrant, type PgTestDb } from '../support/shop-db';
+import { CAPTURE_MODES, useSqliteCapture } from '../support/sqlite-capture';
 import { tempDirs } from '../support/temp-dir';
 
 const RUNS = Number(process.env.POSTHOC_PROPERTY_RUNS ?? 0);
@@ -135,8 +137,8 @@ function keyMoves(ops: Op[], before: Dump): Array<[string, string]> {
 }
 
 /** What the runs exercised: a property that never undid anything, or never refused, would prove little. */
-type Stats = { undone: number; redone: number; refused: number; schemaUndone: number };
-const newStats = (): Stats => ({ undone: 0, redone: 0, refused: 0, schemaUndone: 0 });
+type Stats = { undone: number; redone: number; refused: number; schemaUndone: number; pageCaptured: number };
+const newStats = (): Stats => ({ undone: 0, redone: 0, refused: 0, schemaUndone: 0, pageCaptured: 0 });
 
 async function runScenario(engine: Engine, steps: Step[], stats: Stats): Promise<void> {
   await engine.reset();
@@ -154,6 +156,7 @@ async function runScenario(engine: Engine, steps: Step[], stats: Stats): Promise
           continue;
         }
         if (r.effect.undo.kind !== 'none') {
+          if (existsSync(join(channel.logs.dir, `${r.effect.undo.logId}.pages-before`))) stats.pageCaptured++;
           actions.push({
             effect: r.effect,
             before,
@@ -202,43 +205,50 @@ const dirs = tempDirs();
 afterAll(() => dirs.cleanup());
 
 describe('undo and redo of random database actions with another client writing in between', () => {
-  it('SQLite: every undo and redo leaves exactly the predicted content, or refuses and changes nothing', async () => {
-    const file = join(dirs.make('posthoc-prop-sqlite-'), 'prop.db');
-    const engine: Engine = {
-      name: 'sqlite',
-      grant: sqliteGrant(file, { maxRowsAffected: 1_000_000 }),
-      async reset() {
-        const db = new Database(file);
-        db.pragma('foreign_keys = OFF');
-        for (const t of db.prepare("SELECT type, name FROM sqlite_schema WHERE type IN ('table', 'index') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'").all() as Array<{ type: string; name: string }>) {
-          db.exec(`DROP ${t.type.toUpperCase()} IF EXISTS "${t.name}"`);
-        }
-        db.exec(SCHEMA('sqlite'));
-        db.close();
-      },
-      async dump() {
-        const db = new Database(file, { readonly: true });
-        try {
-          return sqliteDump(db);
-        } finally {
+  describe.each(CAPTURE_MODES)('SQLite, %s capture', (mode) => {
+    useSqliteCapture(mode);
+
+    it('every undo and redo leaves exactly the predicted content, or refuses and changes nothing', async () => {
+      const file = join(dirs.make('posthoc-prop-sqlite-'), 'prop.db');
+      const engine: Engine = {
+        name: 'sqlite',
+        grant: sqliteGrant(file, { maxRowsAffected: 1_000_000 }),
+        async reset() {
+          const db = new Database(file);
+          db.pragma('foreign_keys = OFF');
+          for (const t of db.prepare("SELECT type, name FROM sqlite_schema WHERE type IN ('table', 'index') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'").all() as Array<{ type: string; name: string }>) {
+            db.exec(`DROP ${t.type.toUpperCase()} IF EXISTS "${t.name}"`);
+          }
+          db.exec(SCHEMA('sqlite'));
           db.close();
-        }
-      },
-      async other(sql) {
-        const db = new Database(file);
-        db.pragma('foreign_keys = ON');
-        try {
-          db.exec(sql);
-        } catch {
-          // a write the database refuses (a missing parent, a taken id) is not made
-        } finally {
-          db.close();
-        }
-      },
-    };
-    const stats = newStats();
-    await fc.assert(fc.asyncProperty(scenario, (steps) => runScenario(engine, steps, stats)), { numRuns: RUNS || 300 });
-    expect(Math.min(stats.undone, stats.redone, stats.refused, stats.schemaUndone), JSON.stringify(stats)).toBeGreaterThan(0);
+        },
+        async dump() {
+          const db = new Database(file, { readonly: true });
+          try {
+            return sqliteDump(db);
+          } finally {
+            db.close();
+          }
+        },
+        async other(sql) {
+          const db = new Database(file);
+          db.pragma('foreign_keys = ON');
+          try {
+            db.exec(sql);
+          } catch {
+            // a write the database refuses (a missing parent, a taken id) is not made
+          } finally {
+            db.close();
+          }
+        },
+      };
+      const stats = newStats();
+      await fc.assert(fc.asyncProperty(scenario, (steps) => runScenario(engine, steps, stats)), { numRuns: RUNS || 300 });
+      expect(Math.min(stats.undone, stats.redone, stats.refused, stats.schemaUndone), JSON.stringify(stats)).toBeGreaterThan(0);
+      // Page capture takes the actions it can (no key moves, no schema change); triggers take every action otherwise.
+      if (mode === 'pages') expect(stats.pageCaptured, JSON.stringify(stats)).toBeGreaterThan(0);
+      else expect(stats.pageCaptured).toBe(0);
+    });
   });
 
   describe('PostgreSQL', () => {

@@ -22,7 +22,7 @@ export type CaptureTable = {
   keyColumns: string[];
 };
 
-export function captureTables(tables: TableInfo[]): CaptureTable[] {
+export function captureTables(tables: readonly TableInfo[]): CaptureTable[] {
   return tables.map((info, index) => ({
     index,
     info,

@@ -14,7 +14,7 @@ import { PREVIEW_STATEMENTS, tableRowCount, type TableLog } from './row-log';
 import { captureTables, dropCapture, installCapture, loggedRows, readCapture, saveCapture, type CaptureTable } from './sqlite-capture';
 import { classifySqlite } from './sqlite-classify';
 import { changedRows, fileImage, PageCaptureUnfit, pageCaptureFits, pageLogs, rootPages } from './sqlite-pages';
-import { readSqliteSchema } from './sqlite-schema';
+import { schemaTables } from './sqlite-schema';
 import { splitStatements, type SqlStatement } from './sql-splitter';
 import { stepTimer } from './step-timer';
 import type { Segment, UndoLogStore } from './undo-log';
@@ -99,7 +99,7 @@ function attempt(db: Database.Database, input: RunInput, logs: UndoLogStore, log
     }
     // Capture tables live in memory: they are written out once, as one file, if undo needs them.
     db.pragma('temp_store = MEMORY');
-    const capture = grant.readOnly ? [] : captureTables(readSqliteSchema(db, { counts: false }).tables);
+    const capture = grant.readOnly ? [] : captureTables(schemaTables(db));
     stepTimer.mark('read schema');
     if (mode === 'auto' && !grant.readOnly && pageCaptureFits(fileSize(grant.location))) return capturePages(db, input, statements, capture, logs, logId);
     installCapture(db, capture);

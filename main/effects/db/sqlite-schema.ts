@@ -36,6 +36,24 @@ export function readSqliteSchema(db: Database.Database, options: { counts?: bool
   return { tables, views, samples };
 }
 
+const described = new Map<string, TableInfo[]>();
+
+/**
+ * The tables as readSqliteSchema reads them (no counts, no samples), remembered by the schema's exact text
+ * (every catalog entry with its SQL): the same schema always reads the same, and each action needs them
+ * before its first statement. Callers must not change them.
+ */
+export function schemaTables(db: Database.Database): readonly TableInfo[] {
+  const text = (db.prepare("SELECT group_concat(type || char(0) || name || char(0) || tbl_name || char(0) || coalesce(sql, ''), char(1)) FROM main.sqlite_schema").pluck().get() as string | null) ?? '';
+  let tables = described.get(text);
+  if (!tables) {
+    tables = readSqliteSchema(db, { counts: false }).tables;
+    if (described.size >= 16) described.delete(described.keys().next().value!);
+    described.set(text, tables);
+  }
+  return tables;
+}
+
 export function readTable(
   db: Database.Database,
   name: string,
