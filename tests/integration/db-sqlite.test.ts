@@ -2,7 +2,7 @@
 // cascades, the person's triggers, schema changes through snapshots), conflicts named, and confinement
 // enforced by SQLite itself.
 import Database from 'better-sqlite3';
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DatabaseGrant, DbEffect } from '../../shared/domain';
@@ -296,6 +296,19 @@ describe('page capture', () => {
     await channel.undo(noted);
     await channel.undo(priced);
     expect(other((db) => db.prepare('SELECT note FROM customers WHERE id = 3').pluck().get())).toBe(LARGE_TEXT);
+  });
+
+  it('copies nothing for queries: the image before is taken at the first statement that may write', async () => {
+    const original = dump();
+    const query = await done('SELECT count(*) FROM products');
+    expect(query.undo).toMatchObject({ kind: 'none', logId: null });
+    expect(existsSync(channel.logs.dir) ? readdirSync(channel.logs.dir) : []).toEqual([]);
+    const mixed = await done("SELECT count(*) FROM products; UPDATE products SET name = 'Tea' WHERE id = 1; SELECT name FROM products WHERE id = 1");
+    expect(capturedBy(mixed)).toBe('pages');
+    expect(mixed.statements.map((x) => x.kind)).toEqual(['query', 'dml', 'query']);
+    expect(mixed.undo.statements).toEqual([`UPDATE "products" SET "name" = 'Green tea' WHERE "id" = 1;`]);
+    await channel.undo(mixed);
+    expect(dump()).toBe(original);
   });
 
   it('takes a file in WAL mode, where the latest pages are in the -wal file', async () => {

@@ -156,28 +156,38 @@ function attempt(db: Database.Database, input: RunInput, logs: UndoLogStore, log
  */
 function capturePages(db: Database.Database, input: RunInput, statements: DbStatement[], capture: CaptureTable[], logs: UndoLogStore, logId: string): EngineOutcome {
   const { grant } = input;
-  const before = fileImage(db);
   const roots = rootPages(db, capture);
   const sequencesBefore = readSequences(db);
   const writtenBefore = totalChanges(db);
-  stepTimer.mark('image before');
+  // Queries change nothing: the image before is taken right before the first statement that may write.
+  let before: Buffer | null = null;
+  const noWritesYet = (): void => {
+    if (totalChanges(db) !== writtenBefore) throw new PageCaptureUnfit('a statement SQLite called a query wrote rows');
+  };
   execute(db, input, statements, {
     onDdl: () => {
       throw new NeedSnapshot();
+    },
+    beforeRun: (kind) => {
+      if (before !== null || kind === 'query') return;
+      noWritesYet();
+      before = fileImage(db);
+      stepTimer.mark('image before');
     },
     // SQLite's own count of rows written, cascades and the person's triggers included (a row written twice
     // counts twice, as in the triggers' log).
     rows: () => totalChanges(db) - writtenBefore,
   });
-  const after = fileImage(db);
-  stepTimer.mark('image after');
-  const changes = changedRows(before, after, capture, roots);
-  stepTimer.mark('compare images');
   const tables: TableLog[] = [];
+  if (before === null) noWritesYet();
+  const after = before === null ? null : fileImage(db);
+  stepTimer.mark('image after');
+  const changes = before === null ? [] : changedRows(before, after!, capture, roots);
+  stepTimer.mark('compare images');
   if (changes.length > 0) {
     const files = logs.pageNames(logId);
-    logs.writeCapture(logId, before, files.before);
-    logs.writeCapture(logId, after, files.after);
+    logs.writeCapture(logId, before!, files.before);
+    logs.writeCapture(logId, after!, files.after);
     stepTimer.mark('write images');
     const image = new Database(logs.capturePath(files.before), { readonly: true, fileMustExist: true });
     try {
@@ -202,7 +212,12 @@ function totalChanges(db: Database.Database): number {
   return db.prepare('SELECT total_changes()').pluck().get() as number;
 }
 
-export type ExecHooks = { onDdl(): void; rows(): number };
+export type ExecHooks = {
+  onDdl(): void;
+  rows(): number;
+  /** Before each statement runs, with what SQLite says it is. */
+  beforeRun?(kind: DbStatement['kind']): void;
+};
 
 /** Runs the statements in order on an open transaction; throws on the first refusal or error. */
 export function execute(db: Database.Database, input: RunInput, out: DbStatement[], hooks: ExecHooks): void {
@@ -233,6 +248,7 @@ export function execute(db: Database.Database, input: RunInput, out: DbStatement
       throw new DbRefusal(`The grant "${grant.name}" does not allow ${kindWords[kind]} (it allows ${grant.statements.map((k) => kindWords[k]).join(', ')}). Nothing was changed; ask the person to widen the grant if this is needed.`);
     }
     if (kind === 'ddl') hooks.onDdl();
+    hooks.beforeRun?.(kind);
     const versionBefore = schemaVersion(db);
     const record: DbStatement = { sql: piece.text, kind, rowsAffected: null, result: null };
     if (stmt.reader) {
