@@ -12,6 +12,7 @@
 // A damaged or unexpected image throws; the caller then captures with triggers instead.
 // Format: https://www.sqlite.org/fileformat2.html (B-tree pages, varints, cell payloads and overflow).
 #include <node_api.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +40,7 @@ typedef struct {
   level_t st[MAX_DEPTH];
   int depth;
   uint64_t visited; // pages entered, bounds a cycle in a damaged image
+  int started;      // a row was read: rowids must rise from it
   // the current row
   int64_t rowid;
   const uint8_t *payload;
@@ -47,7 +49,7 @@ typedef struct {
   uint32_t overflow;
 } cursor_t;
 
-static char error_text[160];
+static _Thread_local char error_text[160];
 
 static uint32_t get2(const uint8_t *p) { return ((uint32_t)p[0] << 8) | p[1]; }
 static uint32_t get4(const uint8_t *p) { return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3]; }
@@ -68,6 +70,11 @@ static const uint8_t *varint(const uint8_t *p, const uint8_t *end, uint64_t *out
     }
   }
   return NULL;
+}
+
+static int out_of_memory(void) {
+  snprintf(error_text, sizeof error_text, "out of memory");
+  return -1;
 }
 
 static int fail(const char *what, uint32_t pgno) {
@@ -138,14 +145,16 @@ static int read_leaf_cell(cursor_t *c, const level_t *l, uint32_t i) {
   const image_t *im = c->im;
   uint32_t at = get2(l->hdr + 8 + 2 * i);
   const uint8_t *end = l->page + im->usable;
-  if (at < 8 || at >= im->usable) return fail("a cell is outside its page", page_number(c, l));
+  if (at < (uint32_t)(l->hdr - l->page) + 8 + 2 * l->n || at >= im->usable) return fail("a cell is outside its page's content area", page_number(c, l));
   uint64_t size, rowid;
   const uint8_t *p = varint(l->page + at, end, &size);
   if (p) p = varint(p, end, &rowid);
   if (!p) return fail("a cell header is cut off", page_number(c, l));
   uint32_t local = (uint32_t)local_size(size, im->usable, 0);
   uint32_t tail = size > local ? 4 : 0;
-  if (p + local + tail > end) return fail("a cell's payload is cut off", page_number(c, l));
+  if ((size_t)(end - p) < (size_t)local + tail) return fail("a cell's payload is cut off", page_number(c, l));
+  if (c->started && (int64_t)rowid <= c->rowid) return fail("rowids out of order", page_number(c, l));
+  c->started = 1;
   c->rowid = (int64_t)rowid;
   c->payload = p;
   c->size = size;
@@ -169,7 +178,7 @@ static int next_row(cursor_t *c) {
     uint32_t child;
     if (l->i < l->n) {
       uint32_t at = get2(l->hdr + 12 + 2 * l->i);
-      if (at < 12 || at + 4 > c->im->usable) return fail("a cell is outside its page", page_number(c, l));
+      if (at < (uint32_t)(l->hdr - l->page) + 12 + 2 * l->n || at + 4 > c->im->usable) return fail("a cell is outside its page's content area", page_number(c, l));
       child = get4(l->page + at);
     } else if (l->i == l->n) {
       child = get4(l->hdr + 8);
@@ -184,15 +193,18 @@ static int next_row(cursor_t *c) {
 }
 
 // 1 when the two current rows hold the same record (local part and overflow chain), 0 if not, -1 damaged.
-static int same_record(const cursor_t *a, const cursor_t *b) {
+// `budget` is shared by every row of a table: overflow pages read in all, bounded by the images' pages (a
+// damaged image whose rows share one long chain must not cost rows x chain).
+static int same_record(const cursor_t *a, const cursor_t *b, uint64_t *budget) {
   if (a->size != b->size) return 0;
   if (memcmp(a->payload, b->payload, a->local) != 0) return 0;
   uint64_t left = a->size - a->local;
   uint32_t pa = a->overflow, pb = b->overflow, chunk = a->im->usable - 4;
-  uint64_t hops = 0;
+  if (left > (uint64_t)a->im->pages * chunk) return fail("a payload is larger than the file", pa);
   while (left > 0) {
     const uint8_t *xa = page_of(a->im, pa), *xb = page_of(b->im, pb);
-    if (!xa || !xb || ++hops > a->im->pages + b->im->pages) return fail("an overflow chain is broken", xa ? pb : pa);
+    if (!xa || !xb || *budget == 0) return fail("an overflow chain is broken or loops", xa ? pb : pa);
+    --*budget;
     uint32_t n = left < chunk ? (uint32_t)left : chunk;
     if (memcmp(xa + 4, xb + 4, n) != 0) return 0;
     left -= n;
@@ -226,20 +238,21 @@ static int add(changes_t *out, uint8_t op, int64_t rowid) {
 
 static int diff_table(const image_t *before, uint32_t root_before, const image_t *after, uint32_t root_after, changes_t *out) {
   cursor_t a = {.im = before}, b = {.im = after};
+  uint64_t budget = (uint64_t)before->pages + after->pages;
   if (push(&a, root_before) < 0 || push(&b, root_after) < 0) return -1;
   int ha = next_row(&a), hb = next_row(&b);
   while (ha > 0 || hb > 0) {
     if (ha < 0 || hb < 0) return -1;
     int r;
     if (hb == 0 || (ha > 0 && a.rowid < b.rowid)) {
-      if (add(out, 'd', a.rowid) < 0) return fail("out of memory", 0);
+      if (add(out, 'd', a.rowid) < 0) return out_of_memory();
       ha = next_row(&a);
     } else if (ha == 0 || b.rowid < a.rowid) {
-      if (add(out, 'i', b.rowid) < 0) return fail("out of memory", 0);
+      if (add(out, 'i', b.rowid) < 0) return out_of_memory();
       hb = next_row(&b);
     } else {
-      if ((r = same_record(&a, &b)) < 0) return -1;
-      if (!r && add(out, 'u', a.rowid) < 0) return fail("out of memory", 0);
+      if ((r = same_record(&a, &b, &budget)) < 0) return -1;
+      if (!r && add(out, 'u', a.rowid) < 0) return out_of_memory();
       ha = next_row(&a);
       hb = next_row(&b);
     }
@@ -279,7 +292,7 @@ static int same_index_tree(const image_t *a, const image_t *b, uint32_t pgno, in
       uint32_t child = i < n ? 0 : get4(hdr + 8);
       if (i < n) {
         uint32_t at = get2(pa + cells + 2 * i);
-        if (at < 12 || at + 4 > a->usable) return fail("a cell is outside its page", pgno);
+        if (at < cells + 2 * n || at + 4 > a->usable) return fail("a cell is outside its page's content area", pgno);
         child = get4(pa + at);
       }
       int r = same_index_tree(a, b, child, depth + 1, budget);
@@ -287,13 +300,13 @@ static int same_index_tree(const image_t *a, const image_t *b, uint32_t pgno, in
     }
     if (i == n) break;
     uint32_t at = get2(pa + cells + 2 * i);
-    if (at < 8 || at >= a->usable) return fail("a cell is outside its page", pgno);
+    if (at < cells + 2 * n || at + (leaf ? 0 : 4) >= a->usable) return fail("a cell is outside its page's content area", pgno);
     uint64_t size;
     const uint8_t *p = varint(pa + at + (leaf ? 0 : 4), end, &size);
     if (!p) return fail("a cell header is cut off", pgno);
     int local = local_size(size, a->usable, 1);
     if (size > (uint64_t)local) {
-      if (p + local + 4 > end) return fail("a cell's payload is cut off", pgno);
+      if ((size_t)(end - p) < (size_t)local + 4) return fail("a cell's payload is cut off", pgno);
       int r = same_chain(a, b, get4(p + local), size - local, budget);
       if (r <= 0) return r;
     }
@@ -301,12 +314,14 @@ static int same_index_tree(const image_t *a, const image_t *b, uint32_t pgno, in
   return 1;
 }
 
-#define CHECK(call)                                               \
-  do {                                                            \
-    if ((call) != napi_ok) {                                      \
-      napi_throw_error(env, NULL, "pagediff: a Node-API call failed"); \
-      goto done;                                                  \
-    }                                                             \
+#define CHECK(call)                                                          \
+  do {                                                                       \
+    if ((call) != napi_ok) {                                                 \
+      bool pending = false;                                                  \
+      napi_is_exception_pending(env, &pending);                              \
+      if (!pending) napi_throw_error(env, NULL, "pagediff: a Node-API call failed"); \
+      goto done;                                                             \
+    }                                                                        \
   } while (0)
 
 static int bytes_of(napi_env env, napi_value v, const uint8_t **data, size_t *len) {
@@ -320,58 +335,82 @@ static int bytes_of(napi_env env, napi_value v, const uint8_t **data, size_t *le
   return 0;
 }
 
+// A root page number: an integer from 1 to 2^32 - 1 (nothing is coerced).
+static int root_of(napi_env env, napi_value v, uint32_t *out) {
+  double d;
+  if (napi_get_value_double(env, v, &d) != napi_ok || !(d >= 1 && d <= 4294967295.0) || d != (double)(uint32_t)d) return -1;
+  *out = (uint32_t)d;
+  return 0;
+}
+
 static napi_value diff(napi_env env, napi_callback_info info) {
   size_t argc = 3;
   napi_value argv[3], result = NULL;
-  changes_t ch = {0};
-  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  uint32_t nroots = 0, *roots = NULL;
+  changes_t *tables = NULL;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok) return NULL;
+  if (argc < 3 || napi_get_array_length(env, argv[2], &nroots) != napi_ok || nroots % 2) goto usage;
+  // The roots are read first: reading an array element may run JavaScript, which must not run once the
+  // images' memory is in hand.
+  roots = malloc((nroots ? nroots : 1) * sizeof *roots);
+  tables = calloc(nroots / 2 + 1, sizeof *tables);
+  if (!roots || !tables) {
+    napi_throw_error(env, NULL, "pagediff: out of memory");
+    goto done;
+  }
+  for (uint32_t i = 0; i < nroots; i++) {
+    napi_value v;
+    if (napi_get_element(env, argv[2], i, &v) != napi_ok || root_of(env, v, &roots[i]) < 0) goto usage;
+  }
   const uint8_t *bb, *ab;
   size_t bl, al;
-  uint32_t nroots;
-  if (argc < 3 || bytes_of(env, argv[0], &bb, &bl) < 0 || bytes_of(env, argv[1], &ab, &al) < 0 || napi_get_array_length(env, argv[2], &nroots) != napi_ok || nroots % 2) {
-    napi_throw_type_error(env, NULL, "diff(before: Uint8Array, after: Uint8Array, roots: number[] in pairs)");
-    return NULL;
-  }
+  if (bytes_of(env, argv[0], &bb, &bl) < 0 || bytes_of(env, argv[1], &ab, &al) < 0) goto usage;
   image_t before, after;
   if (image_open(&before, bb, bl, "before") < 0 || image_open(&after, ab, al, "after") < 0) {
     napi_throw_error(env, NULL, error_text);
-    return NULL;
+    goto done;
   }
   if (before.page_size != after.page_size || before.usable != after.usable) {
     napi_throw_error(env, NULL, "the two images have different page sizes");
-    return NULL;
+    goto done;
   }
-  napi_value out;
-  CHECK(napi_create_array_with_length(env, nroots / 2, &out));
   for (uint32_t t = 0; t < nroots / 2; t++) {
-    uint32_t roots[2];
-    for (int k = 0; k < 2; k++) {
-      napi_value v;
-      CHECK(napi_get_element(env, argv[2], 2 * t + k, &v));
-      CHECK(napi_get_value_uint32(env, v, &roots[k]));
-    }
-    ch.n = 0;
-    if (diff_table(&before, roots[0], &after, roots[1], &ch) < 0) {
+    if (diff_table(&before, roots[2 * t], &after, roots[2 * t + 1], &tables[t]) < 0) {
       napi_throw_error(env, NULL, error_text);
       goto done;
     }
+  }
+  // Only now JavaScript values are made (the images are no longer read).
+  napi_value out;
+  CHECK(napi_create_array_with_length(env, nroots / 2, &out));
+  for (uint32_t t = 0; t < nroots / 2; t++) {
+    changes_t *ch = &tables[t];
     napi_value entry, ops_buf, ops, rowid_buf, rowids;
     void *p;
-    CHECK(napi_create_arraybuffer(env, ch.n, &p, &ops_buf));
-    if (ch.n) memcpy(p, ch.ops, ch.n);
-    CHECK(napi_create_typedarray(env, napi_uint8_array, ch.n, ops_buf, 0, &ops));
-    CHECK(napi_create_arraybuffer(env, ch.n * sizeof(int64_t), &p, &rowid_buf));
-    if (ch.n) memcpy(p, ch.rowids, ch.n * sizeof(int64_t));
-    CHECK(napi_create_typedarray(env, napi_bigint64_array, ch.n, rowid_buf, 0, &rowids));
+    CHECK(napi_create_arraybuffer(env, ch->n, &p, &ops_buf));
+    if (ch->n) memcpy(p, ch->ops, ch->n);
+    CHECK(napi_create_typedarray(env, napi_uint8_array, ch->n, ops_buf, 0, &ops));
+    CHECK(napi_create_arraybuffer(env, ch->n * sizeof(int64_t), &p, &rowid_buf));
+    if (ch->n) memcpy(p, ch->rowids, ch->n * sizeof(int64_t));
+    CHECK(napi_create_typedarray(env, napi_bigint64_array, ch->n, rowid_buf, 0, &rowids));
     CHECK(napi_create_object(env, &entry));
     CHECK(napi_set_named_property(env, entry, "ops", ops));
     CHECK(napi_set_named_property(env, entry, "rowids", rowids));
     CHECK(napi_set_element(env, out, t, entry));
   }
   result = out;
+  goto done;
+usage:
+  napi_throw_type_error(env, NULL, "diff(before: Uint8Array, after: Uint8Array, roots: page numbers, in pairs)");
 done:
-  free(ch.ops);
-  free(ch.rowids);
+  if (tables) {
+    for (uint32_t t = 0; t < nroots / 2; t++) {
+      free(tables[t].ops);
+      free(tables[t].rowids);
+    }
+  }
+  free(tables);
+  free(roots);
   return result;
 }
 
@@ -381,8 +420,8 @@ static napi_value same_tree(napi_env env, napi_callback_info info) {
   const uint8_t *bb, *ab;
   size_t bl, al;
   uint32_t root;
-  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 3 || bytes_of(env, argv[0], &bb, &bl) < 0 || bytes_of(env, argv[1], &ab, &al) < 0 ||
-      napi_get_value_uint32(env, argv[2], &root) != napi_ok) {
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 3 || root_of(env, argv[2], &root) < 0 || bytes_of(env, argv[0], &bb, &bl) < 0 ||
+      bytes_of(env, argv[1], &ab, &al) < 0) {
     napi_throw_type_error(env, NULL, "sameTree(before: Uint8Array, after: Uint8Array, root: number)");
     return NULL;
   }
