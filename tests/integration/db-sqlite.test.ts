@@ -370,6 +370,8 @@ describe('schema changes', () => {
       UPDATE products SET category_id = 1 WHERE sku = 'TEA-1';
       DROP VIEW order_totals;`);
     expect(effect.undo.kind).toBe('snapshot');
+    // Two rows into the new table (in the snapshot only) and one product: SQLite's count, not the row log's.
+    expect(effect.rowsAffected).toBe(3);
     expect(effect.tables).toEqual(expect.arrayContaining(['categories', 'products', 'order_totals']));
     expect(effect.undo.statements[0]).toMatch(/^-- restore "shop" from the snapshot/);
     const changed = dump();

@@ -132,11 +132,13 @@ function attempt(db: Database.Database, input: RunInput, logs: UndoLogStore, log
     db.exec('COMMIT');
     stepTimer.mark('commit');
     const changed = tables.filter((t) => !t.soft);
+    const logged = changed.reduce((n, t) => n + tableRowCount(t), 0);
     return {
       ok: true,
       statements,
       segments,
-      rowsAffected: changed.reduce((n, t) => n + tableRowCount(t), 0),
+      // Rows written into tables the action created are in the snapshot, not in the row log: SQLite's own count says how many.
+      rowsAffected: before === null ? logged : Math.max(logged, statements.reduce((n, st) => n + (st.rowsAffected ?? 0), 0)),
       tables: [...new Set([...changed.map((t) => t.label), ...(segments[0]?.kind === 'snapshot' ? segments[0].objects : [])])],
     };
   } catch (error) {
