@@ -2,7 +2,7 @@
 // cascades, the person's triggers, schema changes through snapshots), conflicts named, and confinement
 // enforced by SQLite itself.
 import Database from 'better-sqlite3';
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DatabaseGrant, DbEffect } from '../../shared/domain';
@@ -288,6 +288,9 @@ describe('page capture', () => {
     expect(priced.undo.statements).toContain('DELETE FROM "price_history" WHERE "id" = 1;');
     expect(noted.undo.statements).toEqual([`UPDATE "customers" SET "note" = '${LARGE_TEXT}' WHERE "id" = 3;`]);
     expect(cancelled.tables).toEqual(expect.arrayContaining(['orders', 'order_items']));
+    // The image after is kept as the pages that differ from the image before.
+    const [beforeFile, afterFile] = rowLogFiles(priced, 'pages').map((f) => statSync(join(channel.logs.dir, f)).size);
+    expect(afterFile!).toBeLessThan(beforeFile! / 4);
     const changed = dump();
     for (const e of [moved, cancelled, noted, priced]) await channel.undo(e);
     expect(dump()).toBe(original);
@@ -309,6 +312,15 @@ describe('page capture', () => {
     expect(mixed.undo.statements).toEqual([`UPDATE "products" SET "name" = 'Green tea' WHERE "id" = 1;`]);
     await channel.undo(mixed);
     expect(dump()).toBe(original);
+  });
+
+  it('refuses to undo, changing nothing, when the image after is damaged', async () => {
+    const effect = await done("UPDATE customers SET note = 'x' WHERE id = 1");
+    const changed = dump();
+    const after = join(channel.logs.dir, rowLogFiles(effect, 'pages')[1]!);
+    writeFileSync(after, readFileSync(after).subarray(0, -100));
+    await expect(channel.undo(effect)).rejects.toThrow(/page delta of this action is damaged/);
+    expect(dump()).toBe(changed);
   });
 
   it('takes a file in WAL mode, where the latest pages are in the -wal file', async () => {

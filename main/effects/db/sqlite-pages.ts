@@ -76,6 +76,58 @@ export function fileImage(db: Database.Database): Buffer {
   return image;
 }
 
+const DELTA_MAGIC = Buffer.from('posthoc page delta 1\0', 'latin1');
+
+function pageSizeOf(image: Uint8Array): number {
+  const size = (image[16]! << 8) | image[17]!;
+  return size === 1 ? 65536 : size;
+}
+
+/**
+ * The image after as the pages that differ from the image before (an action that changes one row keeps a few
+ * pages instead of a second copy of the file): magic, page size, page count, then page number and page for
+ * each page that differs; the whole image when most pages differ. Applied to the image before by applyPageDelta.
+ */
+export function pageDelta(before: Buffer, after: Buffer): Buffer {
+  const size = pageSizeOf(after);
+  if (pageSizeOf(before) !== size || after.length % size !== 0) return after;
+  const changed: number[] = [];
+  for (let at = 0; at < after.length; at += size) {
+    if (at + size > before.length || !after.subarray(at, at + size).equals(before.subarray(at, at + size))) changed.push(at);
+  }
+  // When most pages changed, the whole image is as small and cheaper to write.
+  if (changed.length * 2 > after.length / size) return after;
+  const head = DELTA_MAGIC.length + 8;
+  const delta = Buffer.allocUnsafe(head + changed.length * (4 + size));
+  DELTA_MAGIC.copy(delta);
+  delta.writeUInt32BE(size, DELTA_MAGIC.length);
+  delta.writeUInt32BE(after.length / size, DELTA_MAGIC.length + 4);
+  changed.forEach((at, i) => {
+    const to = head + i * (4 + size);
+    delta.writeUInt32BE(at / size + 1, to);
+    after.copy(delta, to + 4, at, at + size);
+  });
+  return delta;
+}
+
+export function isPageDelta(bytes: Buffer): boolean {
+  return bytes.subarray(0, DELTA_MAGIC.length).equals(DELTA_MAGIC);
+}
+
+/** The image a page delta was made from: the image before with the delta's pages put in. */
+export function applyPageDelta(before: Buffer, delta: Buffer): Buffer {
+  const size = delta.readUInt32BE(DELTA_MAGIC.length);
+  const pages = delta.readUInt32BE(DELTA_MAGIC.length + 4);
+  const image = Buffer.alloc(size * pages);
+  before.copy(image, 0, 0, Math.min(before.length, image.length));
+  for (let at = DELTA_MAGIC.length + 8; at < delta.length; at += 4 + size) {
+    const number = delta.readUInt32BE(at);
+    if (number < 1 || number > pages || at + 4 + size > delta.length) throw new Error('The page delta of this action is damaged, so it cannot be undone exactly.');
+    delta.copy(image, (number - 1) * size, at + 4, at + 4 + size);
+  }
+  return image;
+}
+
 export type TableChanges = { table: CaptureTable; root: number; ops: Uint8Array; rowids: BigInt64Array };
 
 /** The rows each table changed between the two images (tables without changes left out). */
@@ -169,11 +221,12 @@ function imagesOf(db: Database.Database, table: string, columns: string[], rowid
 
 /**
  * Every row of a page-captured table, for undo and redo: the two images (files written before the action
- * committed) are compared again and the rows read from them. `open` gives a database on an image file.
+ * committed) are compared again and the rows read from them. `open` gives a database on an image file
+ * (a page delta is applied to the image `base`).
  */
-export function readPageRows(t: TableLog, source: PageSource, open: (name: string) => { bytes: Buffer; db: Database.Database }): RowEntry[] {
+export function readPageRows(t: TableLog, source: PageSource, open: (name: string, base?: string) => { bytes: Buffer; db: Database.Database }): RowEntry[] {
   const before = open(source.before);
-  const after = open(source.after);
+  const after = open(source.after, source.before);
   const d = differ();
   if (d === null) throw new Error(`Undoing this SQLite action needs the SQLite page differ, which is not available here (${loaded!.reason}).`);
   const [diff] = d.diff(before.bytes, after.bytes, [source.root, source.root]);

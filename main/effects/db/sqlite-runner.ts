@@ -13,7 +13,7 @@ import { displayValue, ResultCollector } from './query-result';
 import { PREVIEW_STATEMENTS, tableRowCount, type TableLog } from './row-log';
 import { captureTables, dropCapture, installCapture, loggedRows, readCapture, saveCapture, type CaptureTable } from './sqlite-capture';
 import { classifySqlite } from './sqlite-classify';
-import { changedRows, fileImage, PageCaptureUnfit, pageCaptureFits, pageLogs, rootPages } from './sqlite-pages';
+import { changedRows, fileImage, PageCaptureUnfit, pageCaptureFits, pageDelta, pageLogs, rootPages } from './sqlite-pages';
 import { schemaTables } from './sqlite-schema';
 import { splitStatements, type SqlStatement } from './sql-splitter';
 import { stepTimer } from './step-timer';
@@ -189,7 +189,7 @@ function capturePages(db: Database.Database, input: RunInput, statements: DbStat
   if (changes.length > 0) {
     const files = logs.pageNames(logId);
     logs.writeCapture(logId, before!, files.before);
-    logs.writeCapture(logId, after!, files.after);
+    logs.writeCapture(logId, pageDelta(before!, after!), files.after);
     stepTimer.mark('write images');
     const image = new Database(logs.capturePath(files.before), { readonly: true, fileMustExist: true });
     try {

@@ -3,7 +3,7 @@
 // Files are written to a temporary name and renamed, so a crash never leaves half a log. A SQLite action's
 // row images stay in SQLite: its capture tables, written as one SQLite file beside the log (`ID.capture`),
 // are read back only when undo or redo needs the rows. With page capture (sqlite-pages.ts) they are the two
-// images of the file, `ID.pages-before` and `ID.pages-after`.
+// images of the file: `ID.pages-before`, and `ID.pages-after` as the pages that differ from it.
 import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { DatabaseEngine } from '../../../shared/domain';
 import { lazyRowsRead, type TableLog } from './row-log';
 import { readLazyRows } from './sqlite-capture';
-import { readPageRows } from './sqlite-pages';
+import { applyPageDelta, isPageDelta, readPageRows } from './sqlite-pages';
 
 /**
  * Which relation a schema step's check looks at, and whose content: null every column, [] none. `uniform`:
@@ -114,10 +114,12 @@ export class UndoLogStore {
     const log = this.readStored(id);
     if (options.rows === false) return log;
     const opened = new Map<string, { bytes: Buffer; db: Database.Database }>();
-    const open = (name: string) => {
+    const open = (name: string, base?: string): { bytes: Buffer; db: Database.Database } => {
       let image = opened.get(name);
       if (!image) {
-        image = this.openCapture(id, name);
+        const bytes = this.readCapture(id, name);
+        const whole = base !== undefined && isPageDelta(bytes) ? applyPageDelta(open(base).bytes, bytes) : bytes;
+        image = { bytes: whole, db: new Database(whole, { readonly: true }) };
         opened.set(name, image);
       }
       return image;
@@ -137,14 +139,12 @@ export class UndoLogStore {
     return log;
   }
 
-  private openCapture(id: string, name: string): { bytes: Buffer; db: Database.Database } {
-    let bytes: Buffer;
+  private readCapture(id: string, name: string): Buffer {
     try {
-      bytes = readFileSync(join(this.dir, name));
+      return readFileSync(join(this.dir, name));
     } catch {
       throw new Error(`The row log of this database action (${name}) is missing from Posthoc's data folder, so it cannot be undone exactly (${id}).`);
     }
-    return { bytes, db: new Database(bytes, { readonly: true }) };
   }
 
   private readStored(id: string): UndoLog {
