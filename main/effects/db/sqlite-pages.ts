@@ -2,12 +2,13 @@
 // of the whole file taken inside the action's transaction (sqlite3_serialize, a copy of the pages). The C
 // page differ (native/pagediff.c) then names every row whose stored record changed, table by table, in
 // rowid order; the row images themselves are read by SQLite (quote() literals, as everywhere else), from
-// the two images. Both images are written beside the undo log before COMMIT, so undo and redo can read
-// every row back. Per-row triggers make SQLite update in two passes and copy each row into a log, which
-// costs several times the statement; page capture costs two memory copies and a comparison, so it is used
-// wherever it can be: files up to PAGE_CAPTURE_LIMIT_BYTES, when the differ is built. An action that changes
-// a WITHOUT ROWID table (rows keyed by their primary key, not compared here) is run again with triggers;
-// schema changes go through the snapshot path.
+// the two images. Both images are written beside the undo log before COMMIT (the one after as the pages
+// that differ), so undo and redo can read every row back. Per-row triggers make SQLite update in two passes
+// and copy each row into a log, which costs several times the statement; page capture costs two memory
+// copies and a comparison, so it is used wherever it can be: files up to PAGE_CAPTURE_LIMIT_BYTES, when the
+// differ is built (POSTHOC_PAGE_DIFFER=0 or POSTHOC_SQLITE_CAPTURE=triggers turn it off). An action that
+// changes a WITHOUT ROWID table (rows keyed by their primary key, not compared here) or may have moved rows
+// to other keys is run again with triggers; schema changes go through the snapshot path.
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { loadAddon } from '../native-addon';
@@ -17,9 +18,9 @@ import { quoteIdent } from './sql-literals';
 
 /**
  * Files up to this size (with their WAL) are captured by pages. Page capture costs the same whatever the
- * action changed (two copies of the file in memory, both written out: ~1.5 ms per MiB here), triggers cost
- * per changed row: at 8 MiB an action changing one row costs ~15 ms instead of ~3, and each undoable
- * action keeps up to 16 MiB on disk until it is kept.
+ * action changed (two copies of the file in memory, compared, the one before written out: ~1.5 ms per MiB
+ * here), triggers cost per changed row: at 8 MiB an action changing one row costs ~15 ms instead of ~3, and
+ * each undoable action keeps a copy of the file on disk until it is kept.
  */
 export const PAGE_CAPTURE_LIMIT_BYTES = 8 * 1024 * 1024;
 
