@@ -117,13 +117,18 @@ export function isPageDelta(bytes: Buffer): boolean {
 
 /** The image a page delta was made from: the image before with the delta's pages put in. */
 export function applyPageDelta(before: Buffer, delta: Buffer): Buffer {
+  const damaged = () => new Error('The page delta of this action is damaged, so it cannot be undone exactly.');
+  if (delta.length < DELTA_MAGIC.length + 8) throw damaged();
   const size = delta.readUInt32BE(DELTA_MAGIC.length);
   const pages = delta.readUInt32BE(DELTA_MAGIC.length + 4);
+  // Every page is in the image before or in the delta.
+  if (size !== pageSizeOf(before) || pages > before.length / size + delta.length / (size + 4)) throw damaged();
   const image = Buffer.alloc(size * pages);
   before.copy(image, 0, 0, Math.min(before.length, image.length));
   for (let at = DELTA_MAGIC.length + 8; at < delta.length; at += 4 + size) {
+    if (at + 4 + size > delta.length) throw damaged();
     const number = delta.readUInt32BE(at);
-    if (number < 1 || number > pages || at + 4 + size > delta.length) throw new Error('The page delta of this action is damaged, so it cannot be undone exactly.');
+    if (number < 1 || number > pages) throw damaged();
     delta.copy(image, (number - 1) * size, at + 4, at + 4 + size);
   }
   return image;
