@@ -301,6 +301,16 @@ describe('page capture', () => {
     expect(other((db) => db.prepare('SELECT note FROM customers WHERE id = 3').pluck().get())).toBe(LARGE_TEXT);
   });
 
+  it('runs an action that moves a row to another key again with triggers: undo moves the row back, with what columns added since hold on it', async () => {
+    // In the images, customer 2 moving to 9 and a new customer 2 look like customer 2's content replaced.
+    const moved = await done("UPDATE customers SET id = 9 WHERE id = 2; INSERT INTO customers (id, email, name) VALUES (2, 'new@example.com', 'New')");
+    expect(capturedBy(moved)).toBe('triggers');
+    await done('ALTER TABLE customers ADD COLUMN tier TEXT; UPDATE customers SET tier = name');
+    await channel.undo(moved);
+    expect(other((db) => db.prepare('SELECT id, name, tier FROM customers WHERE id IN (2, 9)').raw().all())).toEqual([[2, '李小龍', '李小龍']]);
+    expect(other((db) => db.prepare('SELECT customer_id FROM orders WHERE id = 12').pluck().get())).toBe(2);
+  });
+
   it('copies nothing for queries: the image before is taken at the first statement that may write', async () => {
     const original = dump();
     const query = await done('SELECT count(*) FROM products');

@@ -61,7 +61,7 @@ function project(row: string[], from: string[], to: string[]): string[] {
  * The content an exact undo of an action leaves (`from` = after the action, `to` = before it; swap them for
  * redo), or null when the rows and tables the action changed no longer hold what it left (a conflict).
  */
-export function predictRevert(now: Dump, from: Dump, to: Dump, moves: ReadonlyArray<readonly [string, string]> = []): Dump | null {
+export function predictRevert(now: Dump, from: Dump, to: Dump, moves: ReadonlyArray<readonly [string, string]> = [], direction: 'undo' | 'redo' = 'undo'): Dump | null {
   const tables = new Map(now.tables);
   for (const name of new Set([...from.tables.keys(), ...to.tables.keys()])) {
     let f = from.tables.get(name);
@@ -109,10 +109,15 @@ export function predictRevert(now: Dump, from: Dump, to: Dump, moves: ReadonlyAr
     for (const [k, row] of n.rows) rows.set(k, columns.map((c) => valueOf(row, n.columns, c)));
     // A key the action changed (UPDATE … SET id = …) is one row moving, not a delete and an insert: putting
     // the key back keeps the values that columns added since hold on the moved row.
+    // Undo moves each row back from its final key to its original one, redo forth; the key it leaves may
+    // hold a row the action inserted there, which is a new row.
     const movedFrom = new Map<string, string>();
-    for (const [a, b] of moves) {
-      for (const [created, gone] of [[a, b], [b, a]] as const) {
-        if (t.rows.has(created) && !f.rows.has(created) && f.rows.has(gone) && !t.rows.has(gone)) movedFrom.set(created, gone);
+    const vacated = new Set<string>();
+    for (const [origin, final] of moves) {
+      const [dest, src] = direction === 'undo' ? [origin, final] : [final, origin];
+      if (t.rows.has(dest) && f.rows.has(src)) {
+        movedFrom.set(dest, src);
+        vacated.add(src);
       }
     }
     for (const [k, row] of n.rows) {
@@ -129,7 +134,9 @@ export function predictRevert(now: Dump, from: Dump, to: Dump, moves: ReadonlyAr
         (fr !== undefined && added.some((c) => valueOf(fr, f.columns, c) !== 'NULL'));
       if (!changed) continue;
       if (!same(nr && project(nr, n.columns, f.columns), fr)) return null;
-      const carried = nr ?? (movedFrom.has(k) ? n.rows.get(movedFrom.get(k)!) : undefined);
+      // The row moving to its key brings what columns added since hold on it; a row inserted at the key it
+      // left is a new row (added columns NULL), and a row that goes takes what was written on it since.
+      const carried = movedFrom.has(k) ? n.rows.get(movedFrom.get(k)!) : vacated.has(k) ? undefined : nr;
       if (tr) rows.set(k, columns.map((c) => (t.columns.includes(c) ? valueOf(tr, t.columns, c) : valueOf(carried, n.columns, c))));
       else rows.delete(k);
     }

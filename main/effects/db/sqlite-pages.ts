@@ -7,8 +7,9 @@
 // and copy each row into a log, which costs several times the statement; page capture costs two memory
 // copies and a comparison, so it is used wherever it can be: files up to PAGE_CAPTURE_LIMIT_BYTES, when the
 // differ is built (POSTHOC_PAGE_DIFFER=0 or POSTHOC_SQLITE_CAPTURE=triggers turn it off). An action that
-// changes a WITHOUT ROWID table (rows keyed by their primary key, not compared here) or may have moved rows
-// to other keys is run again with triggers; schema changes go through the snapshot path.
+// changes a WITHOUT ROWID table (rows keyed by their primary key, not compared here) or moves rows to other
+// keys (the images cannot tell a moved row from replaced content) is run again with triggers; schema
+// changes go through the snapshot path.
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { loadAddon } from '../native-addon';
@@ -58,6 +59,30 @@ export type PageSource = Extract<LazySource, { engine: 'sqlite-pages' }>;
  * by one), or an image has a layout the differ does not know. The action is run again with triggers.
  */
 export class PageCaptureUnfit extends Error {}
+
+const KEY_MOVED = 'posthoc: a row moved to another key';
+
+/**
+ * Guards that stop the action when an UPDATE moves a row to another rowid (its INTEGER PRIMARY KEY): in the
+ * images that is one row's content replaced by another's, and undo must move the row back instead (columns
+ * added since travel with it), which the triggers' log records. A trigger limited to UPDATE OF the key
+ * column leaves every other UPDATE in SQLite's one pass. Temporary: they end with the action's connection.
+ */
+export function guardKeyMoves(db: Database.Database, tables: CaptureTable[]): void {
+  for (const t of tables) {
+    const key = t.info.rowidAlias;
+    if (!t.info.rowid || key === null) continue;
+    const k = quoteIdent(key);
+    db.prepare(
+      `CREATE TEMP TRIGGER ${quoteIdent(`posthoc_keymove_${t.index}`)} BEFORE UPDATE OF ${k} ON main.${quoteIdent(t.info.name)} WHEN old.${k} IS NOT new.${k} BEGIN SELECT RAISE(ABORT, '${KEY_MOVED}'); END`,
+    ).run();
+  }
+}
+
+/** Whether an error is one of those guards stopping the action. */
+export function keyMoved(error: unknown): boolean {
+  return error instanceof Error && error.message.includes(KEY_MOVED);
+}
 
 /** Root pages of the tables, as the connection sees them now (page capture runs no schema change, so before = after). */
 export function rootPages(db: Database.Database, tables: CaptureTable[]): number[] {
@@ -152,9 +177,12 @@ export function changedRows(before: Uint8Array, after: Uint8Array, tables: Captu
   }
   const changes = rowid.flatMap((t, i) => (diffs[i]!.ops.length > 0 ? [{ ...t, ...diffs[i]! }] : []));
   for (const c of changes) {
-    // A row that moved to another key looks like a deleted row and a new one; taking it back that way would
-    // fire the ON DELETE actions of rows that followed it (ON UPDATE CASCADE), so triggers, which see the move, take it.
-    if (c.ops.includes(OP.deleted) && c.ops.includes(OP.inserted)) throw new PageCaptureUnfit(`the action deleted rows of ${c.table.info.name} and inserted others (rows may have moved to other keys)`);
+    // Without an INTEGER PRIMARY KEY (whose moves guardKeyMoves stops), a row that moved to another rowid
+    // looks like a deleted row and a new one; taking it back that way would fire ON DELETE actions, so
+    // triggers, which see the move, take such actions.
+    if (c.table.info.rowidAlias === null && c.ops.includes(OP.deleted) && c.ops.includes(OP.inserted)) {
+      throw new PageCaptureUnfit(`the action deleted rows of ${c.table.info.name} and inserted others (rows may have moved to other rowids)`);
+    }
   }
   return changes;
 }

@@ -13,7 +13,7 @@ import { displayValue, ResultCollector } from './query-result';
 import { PREVIEW_STATEMENTS, tableRowCount, type TableLog } from './row-log';
 import { captureTables, dropCapture, installCapture, loggedRows, readCapture, saveCapture, type CaptureTable } from './sqlite-capture';
 import { classifySqlite } from './sqlite-classify';
-import { changedRows, fileImage, PageCaptureUnfit, pageCaptureFits, pageDelta, pageLogs, rootPages } from './sqlite-pages';
+import { changedRows, fileImage, guardKeyMoves, keyMoved, PageCaptureUnfit, pageCaptureFits, pageDelta, pageLogs, rootPages } from './sqlite-pages';
 import { schemaTables } from './sqlite-schema';
 import { splitStatements, type SqlStatement } from './sql-splitter';
 import { stepTimer } from './step-timer';
@@ -159,6 +159,7 @@ function attempt(db: Database.Database, input: RunInput, logs: UndoLogStore, log
 function capturePages(db: Database.Database, input: RunInput, statements: DbStatement[], capture: CaptureTable[], logs: UndoLogStore, logId: string): EngineOutcome {
   const { grant } = input;
   const roots = rootPages(db, capture);
+  guardKeyMoves(db, capture);
   const sequencesBefore = readSequences(db);
   const writtenBefore = totalChanges(db);
   // Queries change nothing: the image before is taken right before the first statement that may write.
@@ -166,20 +167,25 @@ function capturePages(db: Database.Database, input: RunInput, statements: DbStat
   const noWritesYet = (): void => {
     if (totalChanges(db) !== writtenBefore) throw new PageCaptureUnfit('a statement SQLite called a query wrote rows');
   };
-  execute(db, input, statements, {
-    onDdl: () => {
-      throw new NeedSnapshot();
-    },
-    beforeRun: (kind) => {
-      if (before !== null || kind === 'query') return;
-      noWritesYet();
-      before = fileImage(db);
-      stepTimer.mark('image before');
-    },
-    // SQLite's own count of rows written, cascades and the person's triggers included (a row written twice
-    // counts twice, as in the triggers' log).
-    rows: () => totalChanges(db) - writtenBefore,
-  });
+  try {
+    execute(db, input, statements, {
+      onDdl: () => {
+        throw new NeedSnapshot();
+      },
+      beforeRun: (kind) => {
+        if (before !== null || kind === 'query') return;
+        noWritesYet();
+        before = fileImage(db);
+        stepTimer.mark('image before');
+      },
+      // SQLite's own count of rows written, cascades and the person's triggers included (a row written twice
+      // counts twice, as in the triggers' log).
+      rows: () => totalChanges(db) - writtenBefore,
+    });
+  } catch (error) {
+    if (keyMoved(error)) throw new PageCaptureUnfit('a row moved to another key');
+    throw error;
+  }
   const tables: TableLog[] = [];
   if (before === null) noWritesYet();
   const after = before === null ? null : fileImage(db);
