@@ -117,7 +117,7 @@ export class UndoLogStore {
     const open = (name: string, base?: string): { bytes: Buffer; db: Database.Database } => {
       let image = opened.get(name);
       if (!image) {
-        const bytes = this.readCapture(id, name);
+        const bytes = this.readRowLogFile(id, name);
         const whole = base !== undefined && isPageDelta(bytes) ? applyPageDelta(open(base).bytes, bytes) : bytes;
         image = { bytes: whole, db: new Database(whole, { readonly: true }) };
         opened.set(name, image);
@@ -139,7 +139,7 @@ export class UndoLogStore {
     return log;
   }
 
-  private readCapture(id: string, name: string): Buffer {
+  private readRowLogFile(id: string, name: string): Buffer {
     try {
       return readFileSync(join(this.dir, name));
     } catch {
