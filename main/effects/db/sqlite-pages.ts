@@ -187,7 +187,6 @@ export function changedRows(before: Uint8Array, after: Uint8Array, tables: Captu
   return changes;
 }
 
-
 /**
  * The table logs of the changed tables: lazy, with the first `preview` rows of each kind read now (the
  * card's statements). `before` and `after` are connections whose main database holds the two images.
