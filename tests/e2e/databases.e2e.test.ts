@@ -1,13 +1,11 @@
 // End to end in Chromium: a database granted in the new-task form, a scripted model's SQL actions, the
 // query result as a table on the card, the exact compensating SQL, Approve for an action over the rows
 // limit, and Undo that puts the rows back.
-import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { browserTestbed, SCREENSHOTS } from '../support/browser';
-import { logicalDump } from '../../main/effects/db/sqlite-dump';
 import { startHarness } from '../support/services-harness';
-import { createSqliteShop } from '../support/shop-db';
+import { createSqliteShop, sqliteFileDump } from '../support/shop-db';
 import { tempDirs } from '../support/temp-dir';
 
 
@@ -20,14 +18,7 @@ describe('a database task in the browser', () => {
   it('grants a SQLite file in the form, shows results and compensating SQL, approves, and undoes exactly', async () => {
     const file = join(dirs.make('posthoc-e2e-db-'), 'shop.db');
     createSqliteShop(file);
-    const dump = () => {
-      const db = new Database(file, { readonly: true });
-      try {
-        return logicalDump(db);
-      } finally {
-        db.close();
-      }
-    };
+    const dump = () => sqliteFileDump(file);
     const original = dump();
     const harness = await startHarness([
       "Let me look first.\n\n```sql\nSELECT sku, name, price_cents, weight FROM products ORDER BY id;\n```",

@@ -3,10 +3,8 @@
 // usage errors that say what to do. Needs the D-Bus keychain session npm test provides.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { logicalDump } from '../../main/effects/db/sqlite-dump';
-import { createPgDatabase, createSqliteShop, fillPgShop, PG_PASSWORD, PG_SHOP, pgDump, type PgTestDb } from '../support/shop-db';
+import { createPgDatabase, createSqliteShop, sqliteFileDump, fillPgShop, PG_PASSWORD, PG_SHOP, pgDump, type PgTestDb } from '../support/shop-db';
 import { cliTestbed, jsonLines, runPosthoc } from '../support/posthoc-cli';
 
 const { dirs, model } = cliTestbed();
@@ -25,14 +23,7 @@ describe('posthoc run --db', () => {
     const llm = await model(["```sql\nUPDATE products SET price_cents = price_cents + 100 WHERE sku = 'MUG-1';\nSELECT sku, price_cents FROM products WHERE sku = 'MUG-1';\n```", 'Raised the mug by one euro.']);
     const file = join(dirs.make('posthoc-db-'), 'shop.db');
     createSqliteShop(file);
-    const read = () => {
-      const db = new Database(file, { readonly: true });
-      try {
-        return logicalDump(db);
-      } finally {
-        db.close();
-      }
-    };
+    const read = () => sqliteFileDump(file);
     const original = read();
     const dataDir = dirs.make('posthoc-data-');
     const env = { OPENAI_BASE_URL: llm.baseUrl, POSTHOC_MODEL: 'scripted' };

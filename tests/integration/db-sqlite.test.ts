@@ -8,9 +8,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DatabaseGrant, DbEffect } from '../../shared/domain';
 import { compensatingSql, DbChannel, PREVIEW_STATEMENTS } from '../../main/effects/db/db-channel';
 import { DbConflict } from '../../main/effects/db/db-errors';
-import { logicalDump } from '../../main/effects/db/sqlite-dump';
 import { PAGE_CAPTURE_LIMIT_BYTES } from '../../main/effects/db/sqlite-pages';
-import { createSqliteShop, LARGE_TEXT, sqliteGrant } from '../support/shop-db';
+import { createSqliteShop, sqliteFileDump, LARGE_TEXT, sqliteGrant } from '../support/shop-db';
 import { CAPTURE_MODES, useSqliteCapture, type SqliteCapture } from '../support/sqlite-capture';
 import { tempDirs } from '../support/temp-dir';
 
@@ -37,12 +36,7 @@ afterEach(async () => {
 });
 
 function dump(): string {
-  const db = new Database(file, { readonly: true });
-  try {
-    return logicalDump(db);
-  } finally {
-    db.close();
-  }
+  return sqliteFileDump(file);
 }
 
 function other<T>(fn: (db: Database.Database) => T): T {

@@ -9,10 +9,9 @@ import type pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Action } from '../../shared/domain';
 import { handleDbGatewayRequest } from '../../main/effects/db/db-gateway-route';
-import { logicalDump } from '../../main/effects/db/sqlite-dump';
 import { Vault } from '../../main/vault/vault';
 import { startHarness, type Harness } from '../support/services-harness';
-import { createPgDatabase, createSqliteShop, fillPgShop, PG_PASSWORD, PG_SHOP, pgDump, type PgTestDb } from '../support/shop-db';
+import { createPgDatabase, createSqliteShop, sqliteFileDump, fillPgShop, PG_PASSWORD, PG_SHOP, pgDump, type PgTestDb } from '../support/shop-db';
 import { tempDirs } from '../support/temp-dir';
 
 const dirs = tempDirs();
@@ -105,14 +104,7 @@ describe('a shop task on SQLite, as a new user would', () => {
     createSqliteShop(master);
     const copy = join(dirs.make('posthoc-copy-'), 'shop-copy.db');
     copyFileSync(master, copy);
-    const dump = async () => {
-      const db = new Database(copy, { readonly: true });
-      try {
-        return logicalDump(db);
-      } finally {
-        db.close();
-      }
-    };
+    const dump = async () => sqliteFileDump(copy);
     const original = await dump();
     const actions = await runShopTask(SQLITE_STEPS, [{ name: 'shop', url: `sqlite:${copy}` }]);
 
@@ -233,14 +225,7 @@ describe('code in the sandbox, through the gateway', () => {
   it('reads and changes a granted database from Python; the change is on the action and undo takes it back', async () => {
     const file = join(dirs.make('posthoc-shop-'), 'shop.db');
     createSqliteShop(file);
-    const dump = () => {
-      const db = new Database(file, { readonly: true });
-      try {
-        return logicalDump(db);
-      } finally {
-        db.close();
-      }
-    };
+    const dump = () => sqliteFileDump(file);
     const original = dump();
     const code = [
       '```python',

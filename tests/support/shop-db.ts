@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { DatabaseGrant } from '../../shared/domain';
+import { logicalDump } from '../../main/effects/db/sqlite-dump';
 
 export const PG_ADMIN_URL = process.env.POSTHOC_TEST_PG_URL ?? 'postgres://posthoc_test@127.0.0.1:5432/posthoc_test';
 export const PG_PASSWORD = process.env.POSTHOC_TEST_PG_PASSWORD ?? 'posthoc-test-pw';
@@ -105,6 +106,16 @@ const GRANT_DEFAULTS = {
   mode: 'capture',
   heldTimeoutSeconds: 600,
 } satisfies Partial<DatabaseGrant>;
+
+/** A SQLite file's logical dump (schema and rows), read on a connection of its own. */
+export function sqliteFileDump(path: string): string {
+  const db = new Database(path, { readonly: true });
+  try {
+    return logicalDump(db);
+  } finally {
+    db.close();
+  }
+}
 
 export function sqliteGrant(path: string, patch: Partial<DatabaseGrant> = {}): DatabaseGrant {
   return {
