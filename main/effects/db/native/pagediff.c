@@ -335,6 +335,19 @@ static int bytes_of(napi_env env, napi_value v, const uint8_t **data, size_t *le
   return 0;
 }
 
+// Both images, checked to be databases of the same page layout; -1 with a JavaScript error thrown.
+static int open_pair(napi_env env, const uint8_t *bb, size_t bl, const uint8_t *ab, size_t al, image_t *before, image_t *after) {
+  if (image_open(before, bb, bl, "before") < 0 || image_open(after, ab, al, "after") < 0) {
+    napi_throw_error(env, NULL, error_text);
+    return -1;
+  }
+  if (before->page_size != after->page_size || before->usable != after->usable) {
+    napi_throw_error(env, NULL, "the two images have different page sizes");
+    return -1;
+  }
+  return 0;
+}
+
 // A root page number: an integer from 1 to 2^32 - 1 (nothing is coerced).
 static int root_of(napi_env env, napi_value v, uint32_t *out) {
   double d;
@@ -366,14 +379,7 @@ static napi_value diff(napi_env env, napi_callback_info info) {
   size_t bl, al;
   if (bytes_of(env, argv[0], &bb, &bl) < 0 || bytes_of(env, argv[1], &ab, &al) < 0) goto usage;
   image_t before, after;
-  if (image_open(&before, bb, bl, "before") < 0 || image_open(&after, ab, al, "after") < 0) {
-    napi_throw_error(env, NULL, error_text);
-    goto done;
-  }
-  if (before.page_size != after.page_size || before.usable != after.usable) {
-    napi_throw_error(env, NULL, "the two images have different page sizes");
-    goto done;
-  }
+  if (open_pair(env, bb, bl, ab, al, &before, &after) < 0) goto done;
   for (uint32_t t = 0; t < nroots / 2; t++) {
     if (diff_table(&before, roots[2 * t], &after, roots[2 * t + 1], &tables[t]) < 0) {
       napi_throw_error(env, NULL, error_text);
@@ -426,14 +432,7 @@ static napi_value same_tree(napi_env env, napi_callback_info info) {
     return NULL;
   }
   image_t before, after;
-  if (image_open(&before, bb, bl, "before") < 0 || image_open(&after, ab, al, "after") < 0) {
-    napi_throw_error(env, NULL, error_text);
-    return NULL;
-  }
-  if (before.page_size != after.page_size || before.usable != after.usable) {
-    napi_throw_error(env, NULL, "the two images have different page sizes");
-    return NULL;
-  }
+  if (open_pair(env, bb, bl, ab, al, &before, &after) < 0) return NULL;
   uint64_t budget = (uint64_t)before.pages + 8;
   int r = same_index_tree(&before, &after, root, 0, &budget);
   if (r < 0) {
