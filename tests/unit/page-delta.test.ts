@@ -44,5 +44,7 @@ describe('page delta', () => {
     const badPage = Buffer.from(delta);
     badPage.writeUInt32BE(999_999, 29);
     expect(() => applyPageDelta(before, badPage)).toThrow(/damaged/);
+    // The image before is the one damaged: the message says so.
+    expect(() => applyPageDelta(Buffer.from('garbage'), delta)).toThrow(/image of the file before this action, kept for undo, is damaged/);
   });
 });

@@ -146,8 +146,9 @@ export function applyPageDelta(before: Buffer, delta: Buffer): Buffer {
   if (delta.length < DELTA_MAGIC.length + 8) throw damaged();
   const size = delta.readUInt32BE(DELTA_MAGIC.length);
   const pages = delta.readUInt32BE(DELTA_MAGIC.length + 4);
+  if (before.length < 100 || size !== pageSizeOf(before)) throw new Error('The image of the file before this action, kept for undo, is damaged, so it cannot be undone exactly.');
   // Every page is in the image before or in the delta.
-  if (size !== pageSizeOf(before) || pages > before.length / size + delta.length / (size + 4)) throw damaged();
+  if (pages > before.length / size + delta.length / (size + 4)) throw damaged();
   const image = Buffer.alloc(size * pages);
   before.copy(image, 0, 0, Math.min(before.length, image.length));
   for (let at = DELTA_MAGIC.length + 8; at < delta.length; at += 4 + size) {
@@ -262,6 +263,11 @@ export function readPageRows(t: TableLog, source: PageSource, open: (name: strin
   const after = open(source.after, source.before);
   const d = differ();
   if (d === null) throw new Error(`Undoing this SQLite action needs the SQLite page differ, which is not available here (${loaded!.reason}).`);
-  const [diff] = d.diff(before.bytes, after.bytes, [source.root, source.root]);
+  let diff: ReturnType<Addon['diff']>[number] | undefined;
+  try {
+    [diff] = d.diff(before.bytes, after.bytes, [source.root, source.root]);
+  } catch (error) {
+    throw new Error(`The images of the file kept for undoing this action are damaged (${error instanceof Error ? error.message : String(error)}), so it cannot be undone exactly.`);
+  }
   return rowEntries(t.label, t.columns, diff!.ops, diff!.rowids, null, { before: before.db, after: after.db });
 }
