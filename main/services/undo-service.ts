@@ -1,6 +1,6 @@
 // Undo, redo, rewind and keep: the rules a person sees (what can be undone, in what order, and why not),
 // over the files channel's journaled restores. Timelines, diffs and storage budgets are in undo-views.ts.
-import type { Action, FsEffect, Task, UndoBlocker, UndoResult } from '../../shared/domain';
+import { isApplied, type Action, type FsEffect, type Task, type UndoBlocker, type UndoResult } from '../../shared/domain';
 import type { RedoResult, RewindResult } from '../../shared/domain/undo';
 import type { FsChannel } from '../effects/fs/fs-channel';
 import { FsReverter, RevertFailed, type Recovery, type RevertBlocker, type RevertOutcome } from '../effects/fs/fs-revert';
@@ -140,7 +140,7 @@ export class UndoService {
   async keep(actionId: string): Promise<Action> {
     await this.ready;
     const action = this.requireAction(actionId);
-    if (action.status !== 'done' && action.status !== 'failed') {
+    if (!isApplied(action.status)) {
       throw new ServiceError('conflict', `Action ${action.seq} is ${action.status}; only finished actions can be kept.`);
     }
     // A held database transaction commits as a whole: the other actions in it become final too.
@@ -226,7 +226,8 @@ export class UndoService {
     const action = this.store.getAction(actionId);
     if (!action) return;
     const ok = action.output.exitCode === 0 && !action.output.timedOut;
-    this.store.setActionStatus(actionId, direction === 'undo' ? 'undone' : ok ? 'done' : 'failed');
+    // Redo gives an interrupted action its status back: it still did not run to its end.
+    this.store.setActionStatus(actionId, direction === 'undo' ? 'undone' : action.output.interrupted ? 'interrupted' : ok ? 'done' : 'failed');
   }
 
   private publish(actionId: string): Action {
@@ -254,6 +255,7 @@ export class UndoService {
     switch (action.status) {
       case 'done':
       case 'failed':
+      case 'interrupted':
         return;
       case 'undone':
         throw new ServiceError('conflict', `Action ${action.seq} is already undone. Redo it with "posthoc redo ${action.id}".`);

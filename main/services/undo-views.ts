@@ -1,7 +1,7 @@
 // What the undo timeline, the diff view and the storage settings show. Reads only: the history in the
 // store and the checkpoints in the shadow repositories.
 import { createHash } from 'node:crypto';
-import type { Action, FsEffect } from '../../shared/domain';
+import { isApplied, type Action, type FsEffect } from '../../shared/domain';
 import type { Availability, DiffSide, FileDiff, Timeline, TimelineEntry, UndoStorage } from '../../shared/domain/undo';
 import { CheckpointMissing, DEFAULT_LARGE_FILE_BYTES, type CheckpointStore } from '../effects/fs/checkpoint-store';
 import { DEFAULT_BUDGET_BYTES, type FsChannel } from '../effects/fs/fs-channel';
@@ -47,7 +47,7 @@ export class UndoViews {
             pick(history).map((b) => ({ folder, path: b.path, by: b.event.kind === 'external' ? ('external' as const) : ('action' as const), actionId: b.event.actionId })),
           ),
         );
-      const applied = action.status === 'done' || action.status === 'failed';
+      const applied = isApplied(action.status);
       const undo = applied ? availability(blockersOf((h) => h.undoBlockers(action.id)), null) : unavailable(statusReason(action));
       const redo =
         action.status === 'undone' ? availability(blockersOf((h) => h.redoBlockers(action.id)), null) : unavailable('Only an undone action can be redone.');
@@ -237,6 +237,7 @@ function statusReason(action: Action): string {
       return 'It never ran: it waits for approval.';
     case 'done':
     case 'failed':
+    case 'interrupted':
       return '';
   }
 }

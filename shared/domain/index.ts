@@ -93,8 +93,18 @@ export type Message = z.infer<typeof Message>;
 export const ActionLanguage = z.enum(['python', 'bash', 'sh', 'sql']);
 export type ActionLanguage = z.infer<typeof ActionLanguage>;
 
-export const ActionStatus = z.enum(['running', 'done', 'failed', 'awaiting-approval', 'undone', 'kept']);
+/**
+ * interrupted: the action was ended before it finished on its own — Stop or Cancel, Ctrl-C, a crash or kill of
+ * Posthoc (closed at the next start), or a checkpoint that failed after it. Its changes so far are its effects,
+ * undoable like those of a finished action; `output.interrupted` says why.
+ */
+export const ActionStatus = z.enum(['running', 'done', 'failed', 'awaiting-approval', 'undone', 'kept', 'interrupted']);
 export type ActionStatus = z.infer<typeof ActionStatus>;
+
+/** Statuses whose changes are in effect: undo, rewind and keep apply to them alike. */
+export function isApplied(status: ActionStatus): boolean {
+  return status === 'done' || status === 'failed' || status === 'interrupted';
+}
 
 export const ActionOutput = z.object({
   stdout: z.string(),
@@ -102,6 +112,11 @@ export const ActionOutput = z.object({
   exitCode: z.number().int().nullable(),
   timedOut: z.boolean(),
   truncated: z.boolean(),
+  /**
+   * Why the action was interrupted, in words a person can act on. `recorded` is false while its changes are
+   * not on the record yet (the checkpoint after it failed): the next start of Posthoc records them.
+   */
+  interrupted: z.object({ reason: z.string(), recorded: z.boolean() }).optional(),
 });
 export type ActionOutput = z.infer<typeof ActionOutput>;
 

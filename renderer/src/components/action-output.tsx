@@ -28,6 +28,11 @@ export function ActionOutput({ action }: { action: Action }) {
       ) : (
         <p className="output-empty muted">{running ? 'Running…' : 'No output.'}</p>
       )}
+      {action.output.interrupted && (
+        <p className="output-interrupted" data-testid="action-interrupted">
+          {action.output.interrupted.reason}
+        </p>
+      )}
       {(exit !== null || timedOut || truncated) && (
         <div className="output-notes">
           {exit !== null && !timedOut && (

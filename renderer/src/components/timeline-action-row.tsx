@@ -1,6 +1,7 @@
 // One action on the undo timeline: status, level, what it changed (each file opens its diff), what is
 // not covered by undo, and Undo, Redo, Rewind-to-here, with the reason when one is not possible and the
 // explanation (and the offer to rewind) when an undo is refused.
+import { isApplied } from '../../../shared/domain';
 import type { TimelineEntry } from '../../../shared/domain/undo';
 import { canUndo, listChanges } from '../model/action-summary';
 import { changeCount, describeBlocker, statusWords } from '../model/timeline-view';
@@ -19,7 +20,7 @@ export function TimelineActionRow({ taskId, entry }: { taskId: string; entry: Ac
   const changedSomething = canUndo(action);
   const anyBusy = busy !== null;
   const mine = busy?.actionId === action.id ? busy.operation : null;
-  const applied = action.status === 'done' || action.status === 'failed';
+  const applied = isApplied(action.status);
   const laterSeqs = rewind.actionSeqs.filter((s) => s !== action.seq);
 
   return (

@@ -2,7 +2,7 @@
 // undo went. Pure; no React.
 import type { Result } from '../../../shared/contract';
 import { describeBlocker } from './blockers';
-import { assertNever, type Action, type DbEffect, type Effect, type RestEffect, type UndoResult } from '../../../shared/domain';
+import { assertNever, isApplied, type Action, type DbEffect, type Effect, type RestEffect, type UndoResult } from '../../../shared/domain';
 
 export type ChangeMark = 'added' | 'modified' | 'deleted' | 'renamed';
 /** `from` is the old name of a renamed path. */
@@ -63,7 +63,7 @@ export const changeMarker: Record<ChangeMark, string> = { added: '+', modified: 
 
 /** Undo makes sense for a finished action that changed something. */
 export function canUndo(action: Action): boolean {
-  return (action.status === 'done' || action.status === 'failed') && (listChanges(action.effects).length > 0 || undoableDbEffects(action.effects).length > 0 || undoableCalls(action.effects).length > 0);
+  return isApplied(action.status) && (listChanges(action.effects).length > 0 || undoableDbEffects(action.effects).length > 0 || undoableCalls(action.effects).length > 0);
 }
 
 /** The database effects of an action, in the order they were recorded. */
@@ -78,7 +78,7 @@ export function undoableDbEffects(effects: readonly Effect[]): DbEffect[] {
 
 /** Keep marks a finished action final. */
 export function canKeep(action: Action): boolean {
-  return action.status === 'done' || action.status === 'failed';
+  return isApplied(action.status);
 }
 
 function joinPaths(paths: readonly string[]): string {
@@ -107,6 +107,7 @@ export function describeUndo(result: Result<UndoResult>): { tone: 'ok' | 'warn' 
 
 export function describeExit(action: Action): string | null {
   if (action.status === 'running' || action.status === 'awaiting-approval') return null;
+  if (action.output.interrupted) return action.output.interrupted.recorded ? 'stopped' : 'stopped; changes not recorded yet';
   if (action.output.timedOut) return 'timed out';
   if (action.output.exitCode === null) return 'did not finish';
   return `exit code ${action.output.exitCode}`;

@@ -72,4 +72,5 @@ export const statusWords: Record<Action['status'], string> = {
   'awaiting-approval': 'awaiting approval',
   undone: 'undone',
   kept: 'kept',
+  interrupted: 'stopped',
 };

@@ -63,6 +63,7 @@ const actionProgress: Record<ActionStatus, number> = {
   'awaiting-approval': 1,
   done: 2,
   failed: 2,
+  interrupted: 2,
   kept: 3,
   undone: 3,
 };
