@@ -7,7 +7,7 @@ import { runAgent, type AgentOutcome } from '../agent/agent-loop';
 import { LlmClient, type ChatMessage } from '../agent/llm-client';
 import { systemPrompt, type PromptService } from '../agent/system-prompt';
 import type { FsChannel } from '../effects/fs/fs-channel';
-import { isPathInside } from '../effects/fs/path-guard';
+import { currentGrantHost, grantRefusal } from '../policy/grant-rules';
 import { mountPaths } from '../sandbox/container-policy';
 import type { SandboxExecutor } from '../sandbox/executor';
 import { sandboxStatus } from '../sandbox/sandbox-image';
@@ -191,15 +191,9 @@ export class TaskService {
       if (!st) throw new ServiceError('invalid-input', `The folder ${p} does not exist. Grant an existing folder.`);
       if (!st.isDirectory()) throw new ServiceError('invalid-input', `${p} is not a folder. Grant a folder, not a file.`);
       const real = await realpath(p);
-      if (real === '/') throw new ServiceError('invalid-input', 'Granting the whole file system is not allowed; grant a project folder.');
-      for (const guarded of await Promise.all(this.protectedPaths.map((g) => realpath(g).catch(() => g)))) {
-        if (isPathInside(real, guarded) || isPathInside(guarded, real)) {
-          throw new ServiceError(
-            'invalid-input',
-            `${p} contains ${guarded}, which the sandbox must never reach (Posthoc's own data or the Docker socket). Grant a folder that does not include it.`,
-          );
-        }
-      }
+      const guarded = await Promise.all(this.protectedPaths.map((g) => realpath(g).catch(() => g)));
+      const refusal = grantRefusal({ requested: p, real }, currentGrantHost(), guarded);
+      if (refusal) throw new ServiceError('invalid-input', refusal);
       if (!resolved.includes(real)) resolved.push(real);
     }
     const names = uniqueNames(resolved.map((p) => basename(p) || 'folder'));
