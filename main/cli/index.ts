@@ -8,7 +8,7 @@ import { createDocker, SandboxError } from '../sandbox/docker-client';
 import { buildSandboxImage, SANDBOX_IMAGE, sandboxStatus } from '../sandbox/sandbox-image';
 import { createServices, type AppServices } from '../services/app-services';
 import { ServiceError } from '../services/service-error';
-import { resolveDataDir } from '../store/data-dir';
+import { DataDirUnusable, resolveDataDir } from '../store/data-dir';
 import { VaultUnavailable } from '../vault/vault';
 import { answerApproval, collect, databaseRequests, DB_OPTION_HELP, type DbFlags } from './db-options';
 import { formatAction, formatActionLine, formatTaskLine } from './format';
@@ -188,7 +188,7 @@ function reportError(error: unknown): number {
   }
   const message = error instanceof Error ? error.message : String(error);
   process.stderr.write(`posthoc: ${message}\n`);
-  if (error instanceof SandboxError || error instanceof VaultUnavailable) return EXIT.usage;
+  if (error instanceof SandboxError || error instanceof VaultUnavailable || error instanceof DataDirUnusable) return EXIT.usage;
   if (error instanceof ServiceError) {
     // A missing model, Docker, image or folder is configuration; anything else (already undone, kept) is a failure.
     return error.code === 'unavailable' || error.code === 'invalid-input' || error.code === 'not-found' ? EXIT.usage : EXIT.failed;

@@ -1,22 +1,27 @@
 // Opens the app database (better-sqlite3) in the data directory and brings its schema up to date.
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { accessSync, constants, existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { dataDirError, isDataDirProblem, prepareDataDir } from './data-dir';
 import { migrations } from './migrations';
 
 export type AppDatabase = Database.Database;
 
 export function openDatabase(dataDir: string): AppDatabase {
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const db = new Database(join(dataDir, 'posthoc.sqlite3'));
-  db.pragma('journal_mode = WAL');
-  db.pragma('foreign_keys = ON');
-  db.pragma('busy_timeout = 5000');
+  prepareDataDir(dataDir);
+  const file = join(dataDir, 'posthoc.sqlite3');
+  let db: AppDatabase | undefined;
   try {
+    // SQLite opens a file it may not write read-only without a word, and fails at the first write.
+    if (existsSync(file)) accessSync(file, constants.R_OK | constants.W_OK);
+    db = new Database(file);
+    db.pragma('journal_mode = WAL');
+    db.pragma('foreign_keys = ON');
+    db.pragma('busy_timeout = 5000');
     migrate(db);
   } catch (error) {
-    db.close();
-    throw error;
+    db?.close();
+    throw isDataDirProblem(error) ? dataDirError(dataDir, error) : error;
   }
   return db;
 }
