@@ -5,18 +5,25 @@
 // Two phases: list every folder with its entries' stat fields (stat-lister.ts: synchronous calls, spread
 // over worker threads on large folders), then build the trees here, reading only files whose stat fields
 // changed. Building yields to the event loop every few milliseconds.
+//
+// File contents are read through handles opened beneath the folder without following links (beneath.ts),
+// and each handle must be the regular file the listing saw (fstat: same inode), so a folder swapped for a
+// link between listing and reading never puts a file from outside the folder into a checkpoint.
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
-import { readFileSync, readlinkSync } from 'node:fs';
+import { closeSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { compareEntries, type ShadowRepo, type TreeEntry } from './git-objects';
+import { GrantedFolder } from './beneath';
 import type { CachedChild, DirState, StatCache } from './stat-cache';
 import { nativeLister } from './native-lister';
 import { KIND_DIR, KIND_FILE, KIND_LINK, KIND_OTHER, listerThreads, listFolders, listInParallel, type ListJob, type Listing } from './stat-lister';
-import { modeOf, RESTORE_TEMP_PREFIX, storedName, type Kind, type NotCovered } from './tree-model';
+import { modeOf, storedName, type Kind, type NotCovered } from './tree-model';
 
 /** The stat fields a checkpoint compares. */
 type StatFields = { size: number; mtimeMs: number; ctimeMs: number; ino: number; mode: number; link: boolean };
+/** What a file's path held when read: its stat fields (the listing's, or the handle's when replaced), kind and blob. */
+type EntryRead = { fields: StatFields; kind: Kind; oid: string } | 'unreadable' | null;
 /** Below this many files a folder is listed in one thread (a worker's round trip would cost more). */
 const PARALLEL_MIN_FILES = 8000;
 /** Bins of the native lister: libuv runs four at once; two per core even out bins that take longer. */
@@ -45,6 +52,7 @@ export class FolderScanner {
   private notCovered: NotCovered[] = [];
   private hashed = 0;
   private listings = new Map<string, Listing>();
+  private folder: GrantedFolder | null = null;
 
   constructor(
     private readonly repo: ShadowRepo,
@@ -60,9 +68,20 @@ export class FolderScanner {
     this.notCovered = [];
     this.hashed = 0;
     this.listings = new Map();
-    for (const l of await this.list()) this.listings.set(l.rel, l);
-    const tree = await this.scanDir('', this.root);
-    this.listings = new Map();
+    let tree: string | null;
+    try {
+      this.folder = GrantedFolder.open(this.root);
+    } catch {
+      throw new Error(`The folder ${this.root} is gone or cannot be read, so it cannot be checkpointed.`);
+    }
+    try {
+      for (const l of await this.list()) this.listings.set(l.rel, l);
+      tree = await this.scanDir('');
+    } finally {
+      this.folder.close();
+      this.folder = null;
+      this.listings = new Map();
+    }
     if (tree === null) throw new Error(`The folder ${this.root} is gone or cannot be read, so it cannot be checkpointed.`);
     return { tree, notCovered: this.notCovered, hashed: this.hashed };
   }
@@ -123,7 +142,7 @@ export class FolderScanner {
     return state.files;
   }
 
-  private async scanDir(rel: string, abs: string): Promise<string | null> {
+  private async scanDir(rel: string): Promise<string | null> {
     let listing = this.listings.get(rel);
     if (!listing) {
       // A folder that appeared since the plan was made: list it here.
@@ -139,7 +158,7 @@ export class FolderScanner {
     // Same names in the same order as last time (the usual case): entry i was entry i, no lookups.
     const samePlaces = prev?.listed !== undefined && prev.listed.names === listing.names;
     if (samePlaces && prev.listed!.clean && sameBytes(prev.listed!.kinds, listing.kinds) && sameBytes(prev.listed!.stats, listing.stats)) {
-      return this.sameListing(rel, abs, prev, listing);
+      return this.sameListing(rel, prev, listing);
     }
     let prevByName: Map<string, CachedChild> | undefined;
     if (!samePlaces && prev && prev.children.length > 0) prevByName = new Map(prev.children.map((c) => [c.name, c]));
@@ -162,21 +181,19 @@ export class FolderScanner {
           continue;
         }
       }
-      if (name.startsWith(RESTORE_TEMP_PREFIX)) continue;
       const childRel = rel ? `${rel}/${name}` : name;
       if (name.includes('\uFFFD')) {
         // Not valid UTF-8: the name cannot be written back exactly.
         this.notCovered.push({ path: childRel, reason: 'name', size: null });
         continue;
       }
-      const childAbs = `${abs}/${name}`;
       if (kind === KIND_DIR) {
-        const child = await this.dirChild(name, childRel, childAbs, before);
+        const child = await this.dirChild(name, childRel, before);
         if (child) children.push((order[i] = child));
       } else if (kind === KIND_FILE || kind === KIND_LINK) {
         const o = i * 5;
         const fields: StatFields = { size: st[o]!, mtimeMs: st[o + 1]!, ctimeMs: st[o + 2]!, ino: st[o + 3]!, mode: st[o + 4]!, link: kind === KIND_LINK };
-        const child = await this.fileChild(name, childRel, childAbs, fields, before);
+        const child = await this.fileChild(name, childRel, fields, before);
         if (child) children.push((order[i] = child));
       } else if (kind === KIND_OTHER) {
         this.notCovered.push({ path: childRel, reason: 'special', size: null });
@@ -196,13 +213,13 @@ export class FolderScanner {
    * A folder listed exactly as last time (same names, kinds and stat fields, every file vouched for):
    * its files are what they were, so only its subfolders are looked into.
    */
-  private async sameListing(rel: string, abs: string, prev: DirState, listing: Listing): Promise<string | null> {
+  private async sameListing(rel: string, prev: DirState, listing: Listing): Promise<string | null> {
     const order = prev.listed!.order;
     let now: Array<CachedChild | null> | null = null;
     for (let i = 0; i < order.length; i++) {
       const c = order[i]!;
       if (c.kind !== 'dir') continue;
-      const child = await this.dirChild(c.name, rel ? `${rel}/${c.name}` : c.name, `${abs}/${c.name}`, c);
+      const child = await this.dirChild(c.name, rel ? `${rel}/${c.name}` : c.name, c);
       if (child === c) continue;
       now ??= [...order];
       now[i] = child;
@@ -242,14 +259,14 @@ export class FolderScanner {
     return tree;
   }
 
-  private async dirChild(name: string, rel: string, abs: string, prev: CachedChild | undefined): Promise<CachedChild | null> {
-    const tree = await this.scanDir(rel, abs);
+  private async dirChild(name: string, rel: string, prev: CachedChild | undefined): Promise<CachedChild | null> {
+    const tree = await this.scanDir(rel);
     if (tree === null) return null;
     if (prev?.kind === 'dir' && prev.oid === tree) return prev;
     return { name, kind: 'dir', oid: tree, size: 0, mtimeMs: 0, ctimeMs: 0, ino: 0, mode: 0, trusted: false, key: `${storedName(name)}/` };
   }
 
-  private async fileChild(name: string, rel: string, abs: string, st: StatFields, prev: CachedChild | undefined): Promise<CachedChild | null> {
+  private async fileChild(name: string, rel: string, st: StatFields, prev: CachedChild | undefined): Promise<CachedChild | null> {
     if (
       prev &&
       prev.trusted &&
@@ -264,56 +281,86 @@ export class FolderScanner {
       if (prev.kind === 'uncovered') this.notCovered.push({ path: rel, reason: 'budget', size: st.size });
       return prev;
     }
-    const link = st.link;
-    let kind: Kind = link ? 'link' : st.mode & 0o100 ? 'exec' : 'file';
-    let oid: string;
+    let read: EntryRead;
     try {
-      if (link) {
-        oid = this.repo.writeBlob(readlinkSync(abs, { encoding: 'buffer' }));
-      } else if (st.size >= this.limits.largeFileBytes) {
-        const large = await this.largeFile(abs, st, prev);
-        if (large === null) {
-          kind = 'uncovered';
-          oid = uncoveredId(st);
-          this.notCovered.push({ path: rel, reason: 'budget', size: st.size });
-        } else {
-          oid = large;
-        }
-      } else {
-        oid = this.repo.writeBlob(readFileSync(abs));
-      }
+      read = await this.readEntry(rel, st, prev);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      read = (error as NodeJS.ErrnoException).code === 'ENOENT' ? null : 'unreadable';
+    }
+    if (read === null) return null;
+    if (read === 'unreadable') {
       this.notCovered.push({ path: rel, reason: 'unreadable', size: st.size });
       return null;
     }
+    const { fields, kind, oid } = read;
     this.hashed++;
     this.cache.markChanged();
-    const racy = this.now - Math.max(st.mtimeMs, st.ctimeMs) < this.racyWindowMs;
+    const racy = this.now - Math.max(fields.mtimeMs, fields.ctimeMs) < this.racyWindowMs;
     return {
       name,
       kind,
       oid,
-      size: st.size,
-      mtimeMs: st.mtimeMs,
-      ctimeMs: st.ctimeMs,
-      ino: st.ino,
-      mode: st.mode,
-      trusted: !racy,
+      size: fields.size,
+      mtimeMs: fields.mtimeMs,
+      ctimeMs: fields.ctimeMs,
+      ino: fields.ino,
+      mode: fields.mode,
+      // Read from another file than the listing saw: never vouched for, so the next checkpoint reads it again.
+      trusted: !racy && fields === st,
       key: storedName(name),
     };
+  }
+
+  /**
+   * Reads what the listing saw at `rel`: a link's target, or a regular file's content through a handle
+   * opened beneath the folder. When the handle is another regular file (replaced since the listing), that
+   * file is what the path holds now and is read with its own stat fields; a link now is read as a link;
+   * anything else (a folder, a pipe) is reported unreadable for this checkpoint. Null when it is gone.
+   */
+  private async readEntry(rel: string, st: StatFields, prev: CachedChild | undefined): Promise<EntryRead> {
+    const folder = this.folder!;
+    if (st.link) return { fields: st, kind: 'link', oid: this.repo.writeBlob(folder.readlink(rel)) };
+    const opened = folder.openFile(rel);
+    if (opened === null) return null;
+    if (opened === 'link') {
+      const target = folder.readlink(rel); // throws when a folder on the way is the link: unreadable
+      return { fields: { ...st, link: true, ino: 0 }, kind: 'link', oid: this.repo.writeBlob(target) };
+    }
+    try {
+      const h = opened.stat;
+      if (!h.isFile()) return 'unreadable';
+      const fields: StatFields =
+        h.ino === st.ino ? st : { size: h.size, mtimeMs: h.mtimeMs, ctimeMs: h.ctimeMs, ino: h.ino, mode: h.mode, link: false };
+      let kind: Kind = fields.mode & 0o100 ? 'exec' : 'file';
+      let oid: string;
+      if (fields.size >= this.limits.largeFileBytes) {
+        const large = await this.largeFile(opened.fd, fields, prev);
+        if (large === null) {
+          kind = 'uncovered';
+          oid = uncoveredId(fields);
+          this.notCovered.push({ path: rel, reason: 'budget', size: fields.size });
+        } else {
+          oid = large;
+        }
+      } else {
+        oid = this.repo.writeBlob(readFileSync(opened.fd));
+      }
+      return { fields, kind, oid };
+    } finally {
+      closeSync(opened.fd);
+    }
   }
 
   /**
    * A large file is stored while the folder's large blobs stay within its budget. One that was covered
    * before and kept its size is read again to see whether its content is already stored (no new cost).
    */
-  private async largeFile(abs: string, st: StatFields, prev: CachedChild | undefined): Promise<string | null> {
+  private async largeFile(fd: number, st: StatFields, prev: CachedChild | undefined): Promise<string | null> {
     const used = this.cache.largeBytes();
     const fits = used + st.size <= this.limits.budgetBytes;
     const maybeStored = prev !== undefined && prev.kind !== 'uncovered' && prev.size === st.size && this.cache.large.has(prev.oid);
     if (!fits && !maybeStored) return null;
-    const written = await this.repo.writeBlobFromFile(abs, st.size);
+    const written = await this.repo.writeBlobFromFile(fd, st.size);
     if (written === null) return null;
     if (!this.cache.large.has(written.oid)) {
       if (!fits && written.created) {

@@ -61,9 +61,10 @@ export class ShadowRepo {
   /**
    * Writes a large file's blob by streaming it once: each chunk feeds both the hash and the deflater, so
    * the object always matches its id. The header needs the size up front; returns null when the file
-   * changed size while it was read (the caller treats it as not covered).
+   * changed size while it was read (the caller treats it as not covered). `source` is a path or a file
+   * descriptor the caller opened (and closes): the scanner opens a folder's files beneath it, never by path.
    */
-  async writeBlobFromFile(path: string, size: number): Promise<{ oid: string; created: boolean } | null> {
+  async writeBlobFromFile(source: string | number, size: number): Promise<{ oid: string; created: boolean } | null> {
     const hash = createHash('sha1').update(`blob ${size}\0`);
     const temp = this.tempPath('00'); // named once the hash is known
     const deflater = createDeflate({ level: 1 });
@@ -72,7 +73,9 @@ export class ShadowRepo {
     deflater.write(Buffer.from(`blob ${size}\0`));
     let seen = 0;
     try {
-      for await (const chunk of fs.createReadStream(path, { highWaterMark: 1 << 20 })) {
+      const stream =
+        typeof source === 'number' ? fs.createReadStream('', { fd: source, autoClose: false, start: 0, highWaterMark: 1 << 20 }) : fs.createReadStream(source, { highWaterMark: 1 << 20 });
+      for await (const chunk of stream) {
         const buffer = chunk as Buffer;
         hash.update(buffer);
         seen += buffer.length;

@@ -2,11 +2,16 @@
 // (written next to its target, flushed, renamed over it), so a crash leaves each path either as it was or
 // as it should be, never half-written. Each step is idempotent: running the same operations again after
 // a crash finishes the job, and running the inverse operations rolls it back.
+//
+// Nothing is touched by its full path: each step opens the path's folder beneath the granted folder without
+// following a link (beneath.ts), then removes, creates, writes and renames relative to that folder's handle.
+// A folder swapped for a symbolic link between two steps (by a process of the sandbox) is refused, so a
+// restore can never be steered into writing outside the folder.
 import { randomBytes } from 'node:crypto';
-import { type Stats, chmodSync, lchownSync, closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, renameSync, rmdirSync, rmSync, symlinkSync, unlinkSync, writeSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { closeSync, fchmodSync, fchownSync, fsyncSync, writeSync } from 'node:fs';
+import { type EntryStat, type FolderDir, GrantedFolder, isDir, isRegular } from './beneath';
 import type { ShadowRepo } from './git-objects';
-import { resolveInside } from './path-guard';
+import { checkRelative, PathOutsideWorkspace } from './path-guard';
 import { depthOf, RESTORE_TEMP_PREFIX, type Entry } from './tree-model';
 
 export type RestoreOp = { path: string; to: Entry | null };
@@ -29,71 +34,106 @@ export async function applyOps(
     steps++;
     await hooks.afterStep?.(steps);
   };
-
-  // 1. Remove what must go, deepest first, so folders are empty when their turn comes.
-  const removals = [...ops].sort((a, b) => depthOf(b.path) - depthOf(a.path) || (a.path < b.path ? 1 : -1));
-  for (const op of removals) {
-    const target = await resolveInside(workspace, op.path);
-    const st = lstatOrNull(target);
-    if (!st) continue;
-    const onDiskIsDir = st.isDirectory();
-    const wantDir = op.to?.kind === 'dir';
-    if (op.to !== null && onDiskIsDir === wantDir) continue;
-    if (op.to !== null && op.to.kind === 'uncovered') continue; // cannot be written: leave it
-    if (onDiskIsDir) rmdirSync(target);
-    else unlinkSync(target);
-    outcome.removed.push(op.path);
-    await step();
-  }
-
-  // 2. Create folders and write files, shallowest first.
-  const writes = [...ops].filter((op) => op.to !== null).sort((a, b) => depthOf(a.path) - depthOf(b.path) || (a.path < b.path ? -1 : 1));
-  for (const op of writes) {
-    const entry = op.to!;
-    if (entry.kind === 'uncovered') {
-      outcome.skipped.push(op.path);
-      continue;
+  const folder = GrantedFolder.open(workspace);
+  try {
+    // 1. Remove what must go, deepest first, so folders are empty when their turn comes.
+    const removals = [...ops].sort((a, b) => depthOf(b.path) - depthOf(a.path) || (a.path < b.path ? 1 : -1));
+    for (const op of removals) {
+      const [parent, name] = split(op.path);
+      const removed = inFolder(folder, parent, op.path, (dir) => {
+        const st = dir?.stat(name) ?? null;
+        if (!dir || !st) return false;
+        const onDiskIsDir = isDir(st);
+        if (op.to !== null && onDiskIsDir === (op.to.kind === 'dir')) return false;
+        if (op.to !== null && op.to.kind === 'uncovered') return false; // cannot be written: leave it
+        dir.remove(name, onDiskIsDir);
+        return true;
+      });
+      if (!removed) continue;
+      outcome.removed.push(op.path);
+      await step();
     }
-    const target = await resolveInside(workspace, op.path);
-    if (entry.kind === 'dir') {
-      const st = lstatOrNull(target);
-      if (!st?.isDirectory()) {
-        mkdirSync(target);
-        keepOwner(target, target);
-        outcome.written.push(op.path);
-        await step();
+
+    // 2. Create folders and write files, shallowest first.
+    const writes = [...ops].filter((op) => op.to !== null).sort((a, b) => depthOf(a.path) - depthOf(b.path) || (a.path < b.path ? -1 : 1));
+    for (const op of writes) {
+      const entry = op.to!;
+      if (entry.kind === 'uncovered') {
+        outcome.skipped.push(op.path);
+        continue;
       }
-      continue;
+      const [parent, name] = split(op.path);
+      const content = entry.kind === 'dir' ? null : await repo.readBlob(entry.oid);
+      const wrote = inFolder(folder, parent, op.path, (dir) => {
+        if (!dir) throw new Error(`Cannot write ${op.path}: the folder ${parent} it goes in is not there.`);
+        if (content === null) return makeDir(dir, name);
+        writeEntry(dir, name, entry, content, tag);
+        return true;
+      });
+      if (!wrote) continue;
+      outcome.written.push(op.path);
+      await step();
     }
-    await writeEntry(repo, target, entry, tag);
-    outcome.written.push(op.path);
-    await step();
+  } finally {
+    folder.close();
   }
   return outcome;
 }
 
-async function writeEntry(repo: ShadowRepo, target: string, entry: Entry, tag: string): Promise<void> {
-  const content = await repo.readBlob(entry.oid);
-  const temp = join(dirname(target), `${RESTORE_TEMP_PREFIX}${tag}-${randomBytes(5).toString('hex')}`);
+/** Runs `fn` in the folder `parent` of `path`; a link on the way is refused, naming the path. */
+function inFolder<T>(folder: GrantedFolder, parent: string, path: string, fn: (dir: FolderDir | null) => T): T {
+  try {
+    return folder.withDir(parent, fn);
+  } catch (error) {
+    if (error instanceof PathOutsideWorkspace && parent !== path) throw new PathOutsideWorkspace(`Cannot restore ${path}: ${error.message}`);
+    throw error;
+  }
+}
+
+/** A path's folder and name: "a/b/c" → ["a/b", "c"]. */
+function split(path: string): [string, string] {
+  const parts = checkRelative(path);
+  const name = parts.pop()!;
+  return [parts.join('/'), name];
+}
+
+function makeDir(dir: FolderDir, name: string): boolean {
+  if (isDir(dir.stat(name))) return false;
+  dir.mkdir(name, 0o777); // less the umask, as mkdir(1) would
+  // A re-created folder belongs to whoever owns the folder it is in, not to a Posthoc running as root.
+  const owner = foreignOwner(dir.self());
+  if (owner) dir.chown(name, owner.uid, owner.gid);
+  return true;
+}
+
+function writeEntry(dir: FolderDir, name: string, entry: Entry, content: Buffer, tag: string): void {
+  const temp = `${RESTORE_TEMP_PREFIX}${tag}-${randomBytes(5).toString('hex')}`;
+  const replaced = dir.stat(name);
+  const owner = foreignOwner(replaced ?? dir.self());
   try {
     if (entry.kind === 'link') {
-      symlinkSync(content, temp);
+      dir.symlink(content, temp);
+      if (owner) dir.chown(temp, owner.uid, owner.gid);
     } else {
-      const mode = modeFor(target, entry.kind === 'exec');
-      const fd = openSync(temp, 'wx', mode);
+      const mode = modeFor(replaced, entry.kind === 'exec');
+      const fd = dir.createFile(temp, mode);
       try {
         let offset = 0;
         while (offset < content.length) offset += writeSync(fd, content, offset, content.length - offset);
         fsyncSync(fd);
+        fchmodSync(fd, mode); // the umask narrowed the mode it was created with
+        if (owner) fchownSync(fd, owner.uid, owner.gid);
       } finally {
         closeSync(fd);
       }
-      chmodSync(temp, mode);
     }
-    keepOwner(temp, target);
-    renameSync(temp, target);
+    dir.rename(temp, name);
   } catch (error) {
-    rmSync(temp, { force: true });
+    try {
+      dir.remove(temp, false);
+    } catch {
+      // never created, or already renamed
+    }
     throw error;
   }
 }
@@ -102,10 +142,9 @@ async function writeEntry(repo: ShadowRepo, target: string, entry: Entry, tag: s
  * Checkpoints keep only the executable bit (as git does). A file being replaced keeps its other
  * permission bits; a file brought back gets 0644 or 0755.
  */
-function modeFor(target: string, executable: boolean): number {
-  const st = lstatOrNull(target);
-  if (!st?.isFile()) return executable ? 0o755 : 0o644;
-  const perms = st.mode & 0o7777;
+function modeFor(replaced: EntryStat | null, executable: boolean): number {
+  if (!isRegular(replaced)) return executable ? 0o755 : 0o644;
+  const perms = replaced!.mode & 0o7777;
   return executable ? perms | ((perms & 0o444) >> 2) | 0o100 : perms & ~0o111;
 }
 
@@ -114,34 +153,38 @@ function modeFor(target: string, executable: boolean): number {
  * sandbox's files belong to someone else: give it the owner of what it replaces, or of the folder it is
  * in. A person's own Posthoc writes as the person, like the sandbox does, and changes nothing here.
  */
-function keepOwner(path: string, target: string): void {
-  if (process.getuid?.() !== 0) return;
-  const owner = lstatOrNull(target) ?? lstatOrNull(dirname(target));
-  if (owner && owner.uid !== 0) lchownSync(path, owner.uid, owner.gid);
+function foreignOwner(of: EntryStat): { uid: number; gid: number } | null {
+  if (process.getuid?.() !== 0 || of.uid === 0) return null;
+  return { uid: of.uid, gid: of.gid };
 }
 
-/** What is at a path, or null when nothing is (also when a folder on the way is now a file). */
-function lstatOrNull(path: string): Stats | null {
-  try {
-    return lstatSync(path);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
-    throw error;
-  }
-}
-
-/** Removes temporary files a crashed restore left in the folders it was writing to. */
-export function removeRestoreTemps(workspace: string, paths: readonly string[], tag: string): void {
+/**
+ * Removes the temporary files a crashed restore tagged `tag` left next to `paths`: names starting
+ * with RESTORE_TEMP_PREFIX + tag + "-", except those `existedBefore` says were there before the restore
+ * began (an action may create such a name too; checkpoints record it like any other file).
+ */
+export function removeRestoreTemps(workspace: string, paths: readonly string[], tag: string, existedBefore: (path: string) => boolean): void {
   const dirs = new Set(paths.map((p) => (p.includes('/') ? p.slice(0, p.lastIndexOf('/')) : '')));
-  for (const dir of dirs) {
-    const abs = dir ? join(workspace, dir) : workspace;
-    let names: string[];
-    try {
-      names = readdirSync(abs);
-    } catch {
-      continue;
+  const folder = GrantedFolder.open(workspace);
+  try {
+    for (const rel of dirs) {
+      let dir: FolderDir | null;
+      try {
+        dir = folder.openDir(rel);
+      } catch {
+        continue; // a link now: a restore never wrote through it
+      }
+      if (!dir) continue;
+      try {
+        for (const name of dir.names()) {
+          if (!name.startsWith(`${RESTORE_TEMP_PREFIX}${tag}-`) || existedBefore(rel ? `${rel}/${name}` : name)) continue;
+          if (!isDir(dir.stat(name))) dir.remove(name, false);
+        }
+      } finally {
+        dir.close();
+      }
     }
-    for (const name of names) if (name.startsWith(`${RESTORE_TEMP_PREFIX}${tag}-`)) rmSync(join(abs, name), { force: true });
+  } finally {
+    folder.close();
   }
 }

@@ -48,7 +48,12 @@ export function realName(stored: string): string {
   return stored.startsWith(ESCAPE) ? stored.slice(ESCAPE.length) : stored;
 }
 
-/** Files Posthoc itself writes next to a path while replacing it atomically; never part of a checkpoint. */
+/**
+ * The prefix of the files Posthoc itself writes next to a path while replacing it atomically (renamed
+ * over the path within the same step). Checkpoints do not hide such names: an action can create them
+ * too, and a hidden file would be invisible to its card and its undo. A crashed restore's leftovers are
+ * removed by their exact journal tag before anything scans the folder (removeRestoreTemps).
+ */
 export const RESTORE_TEMP_PREFIX = '.posthoc-restore-';
 
 export function parentOf(path: string): string {

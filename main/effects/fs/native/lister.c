@@ -6,7 +6,9 @@
 //   { rel, names (NUL-joined), kinds (Uint8Array), stats (Float64Array: size, mtimeMs, ctimeMs, ino, mode), error }
 // Entries are sorted by strcmp, as Node's readdir returns them; kinds and times follow Node exactly
 // (kinds: 0 folder, 1 file, 2 link, 3 other, 4 vanished; ms = sec * 1e3 + nsec / 1e6), so listings from
-// either implementation compare equal. Symbolic links are never followed.
+// either implementation compare equal. Symbolic links are never followed: each folder is opened relative
+// to its parent's descriptor with O_NOFOLLOW|O_DIRECTORY (a job's folder by a walk of such opens from the
+// root), so a folder swapped for a link while listing fails to open instead of listing what it points to.
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -80,26 +82,61 @@ static int by_name(const void *a, const void *b) { return strcmp(*(char *const *
 
 static double ms(struct timespec t) { return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6; }
 
-static void visit(request_t *req, const char *rel, int recursive) {
-  if (req->oom) return;
+#define SUBDIR_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+
+// A job's folder: the root (its own path may go through links, the person chose it), then each folder on
+// the way to rel opened relative to the one before, never following a link. -1 with errno on failure.
+static int open_job(const char *root, const char *rel) {
+  int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0 || rel[0] == 0) return fd;
+  char *copy = strdup(rel);
+  if (!copy) {
+    close(fd);
+    errno = ENOMEM;
+    return -1;
+  }
+  for (char *part = copy; fd >= 0 && part;) {
+    char *slash = strchr(part, '/');
+    if (slash) *slash = 0;
+    int next = (part[0] == 0 || strcmp(part, ".") == 0 || strcmp(part, "..") == 0) ? (errno = EXDEV, -1) : openat(fd, part, SUBDIR_FLAGS);
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    fd = next;
+    part = slash ? slash + 1 : NULL;
+  }
+  free(copy);
+  return fd;
+}
+
+// Lists the folder open as `dfd` (or records `open_errno` when it could not be opened), then, when
+// recursive, each subfolder opened relative to it. Takes `dfd` over.
+static void visit(request_t *req, const char *rel, int dfd, int open_errno, int recursive) {
+  if (req->oom) {
+    if (dfd >= 0) close(dfd);
+    return;
+  }
   listing_t *l = push_listing(req);
   char *own_rel = strdup(rel);
   if (!l || !own_rel) {
     free(own_rel);
+    if (dfd >= 0) close(dfd);
     req->oom = 1;
     return;
   }
   l->rel = own_rel;
-  char *abs = rel[0] ? join_rel(req->root, rel) : strdup(req->root);
-  if (!abs) {
-    req->oom = 1;
-    return;
-  }
-  int dfd = open(abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  DIR *dir = dfd >= 0 ? fdopendir(dfd) : NULL;
+  // Reading the entries consumes a descriptor of its own: `dfd` stays open for the subfolders' openat().
+  int rfd = dfd >= 0 ? openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+  DIR *dir = rfd >= 0 ? fdopendir(rfd) : NULL;
   if (!dir) {
-    int err = errno;
+    int err = dfd < 0 ? open_errno : errno;
+    if (rfd >= 0) close(rfd);
     if (dfd >= 0) close(dfd);
+    char *abs = rel[0] ? join_rel(req->root, rel) : strdup(req->root);
+    if (!abs) {
+      req->oom = 1;
+      return;
+    }
     const char *what = strerror(err);
     size_t len = strlen(what) + strlen(abs) + 32;
     l->error = malloc(len);
@@ -108,7 +145,6 @@ static void visit(request_t *req, const char *rel, int recursive) {
     free(abs);
     return;
   }
-  free(abs);
 
   size_t n = 0, cap = 64;
   char **names = malloc(cap * sizeof(char *));
@@ -183,17 +219,25 @@ static void visit(request_t *req, const char *rel, int recursive) {
   for (size_t i = 0; i < n; i++) free(names[i] - 1);
   free(names);
   closedir(dir);
+  size_t skip = rel[0] ? strlen(rel) + 1 : 0; // subdirs[i] + skip is the subfolder's name
   for (size_t i = 0; i < nsub; i++) {
-    if (recursive) visit(req, subdirs[i], 1);
+    if (recursive) {
+      int child = openat(dfd, subdirs[i] + skip, SUBDIR_FLAGS);
+      visit(req, subdirs[i], child, errno, 1);
+    }
     free(subdirs[i]);
   }
   free(subdirs);
+  close(dfd);
 }
 
 static void execute(napi_env env, void *data) {
   (void)env;
   request_t *req = data;
-  for (size_t i = 0; i < req->njobs && !req->oom; i++) visit(req, req->job_rel[i], req->job_recursive[i]);
+  for (size_t i = 0; i < req->njobs && !req->oom; i++) {
+    int fd = open_job(req->root, req->job_rel[i]);
+    visit(req, req->job_rel[i], fd, errno, req->job_recursive[i]);
+  }
 }
 
 static void free_request(request_t *req) {

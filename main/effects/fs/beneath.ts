@@ -1,0 +1,299 @@
+// The host's only way into a granted folder's contents: every open, create, rename and remove happens
+// relative to a folder's file descriptor opened beneath the granted folder, never following a link (the
+// beneath addon, native/beneath.c: openat2 with RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS, or a component-by-
+// component O_NOFOLLOW walk). A folder the sandbox swaps for a symbolic link between a check and a use is
+// then met as a link and refused, instead of steering the host's write or read outside the folder.
+//
+// Where the addon is not built (Windows, an install without a C compiler) the same API works by path,
+// checking each folder on the way with lstat first. That is racy against a process changing the folder
+// meanwhile, and safe enough only because no sandbox process runs while the host checkpoints or restores a
+// folder (the action's container is frozen or stopped then).
+import * as fs from 'node:fs';
+import { join } from 'node:path';
+import { loadAddon } from '../native-addon';
+import { checkRelative, PathOutsideWorkspace, resolveInsideSync } from './path-guard';
+
+type Addon = {
+  openBeneath(rootFd: number, rel: string, flags: number, mode: number): number;
+  walkBeneath(rootFd: number, rel: string, flags: number, mode: number): number;
+  openAt(dirFd: number, name: string, flags: number, mode: number): number;
+  mkdirAt(dirFd: number, name: string, mode: number): void;
+  unlinkAt(dirFd: number, name: string, isDir: boolean): void;
+  renameAt(dirFd: number, from: string, to: string): void;
+  symlinkAt(target: Buffer, dirFd: number, name: string): void;
+  chownAt(dirFd: number, name: string, uid: number, gid: number): void;
+  statAt(dirFd: number, name: string): EntryStat | null;
+  readlinkAt(dirFd: number, name: string): Buffer;
+  readNames(dirFd: number): string[];
+};
+
+/** What lstat says of one entry. */
+export type EntryStat = { mode: number; uid: number; gid: number; size: number; ino: number; dev: number };
+
+const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, S_IFMT, S_IFDIR, S_IFREG, S_IFLNK } = fs.constants;
+// Not defined on Windows, where the fallback has no links to refuse and nothing to block on.
+const O_DIRECTORY = fs.constants.O_DIRECTORY ?? 0;
+const O_NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
+const O_NONBLOCK = fs.constants.O_NONBLOCK ?? 0;
+
+export const isDir = (st: { mode: number } | null): boolean => st !== null && (st.mode & S_IFMT) === S_IFDIR;
+export const isRegular = (st: { mode: number } | null): boolean => st !== null && (st.mode & S_IFMT) === S_IFREG;
+export const isLink = (st: { mode: number } | null): boolean => st !== null && (st.mode & S_IFMT) === S_IFLNK;
+
+const ADDON = join('main', 'effects', 'fs', 'native', 'build', 'Release', 'posthoc_beneath.node');
+let loaded: { addon: Addon | null; reason: string } | undefined;
+
+function addon(): Addon | null {
+  loaded ??= (() => {
+    const found = loadAddon<Addon>(ADDON, 'beneath addon', 'POSTHOC_NATIVE_BENEATH');
+    return found.addon ? { addon: found.addon, reason: 'beneath the folder (file descriptors, no link followed)' } : { addon: null, reason: `by path (${found.reason})` };
+  })();
+  return loaded.addon;
+}
+
+/** How checkpoints and restores reach into a folder, for status output. */
+export function beneathDescription(): string {
+  addon();
+  return loaded!.reason;
+}
+
+/** The addon's raw calls, for its own tests. */
+export function beneathAddon(): Addon | null {
+  return addon();
+}
+
+/** One folder inside a granted folder, opened without following a link; every call names one of its entries. */
+export interface FolderDir {
+  /** Where it is, relative to the granted folder ('' for the granted folder itself). */
+  readonly rel: string;
+  /** The folder itself (fstat of its handle). */
+  self(): EntryStat;
+  /** One entry, not following a link; null when it is not there. */
+  stat(name: string): EntryStat | null;
+  mkdir(name: string, mode: number): void;
+  remove(name: string, isDir: boolean): void;
+  /** Renames an entry over another in this same folder. */
+  rename(from: string, to: string): void;
+  symlink(target: Buffer, name: string): void;
+  /** A new file, opened for writing; fails when anything (a link too) already has the name. */
+  createFile(name: string, mode: number): number;
+  /** Changes the owner of an entry (of a link itself, not what it points to). */
+  chown(name: string, uid: number, gid: number): void;
+  readlink(name: string): Buffer;
+  names(): string[];
+  close(): void;
+}
+
+export type OpenedFile = { fd: number; stat: fs.Stats };
+
+/** A granted folder, held open while the host works in it. */
+export class GrantedFolder {
+  private constructor(
+    readonly root: string,
+    private fd: number | null,
+    private readonly native: Addon | null,
+  ) {}
+
+  /**
+   * Opens the granted folder itself. Its own path is the person's choice and may go through links (a home
+   * folder on another disk); the sandbox sees only what is inside it, so only that is opened beneath.
+   */
+  static open(root: string): GrantedFolder {
+    const native = addon();
+    return new GrantedFolder(root, native ? fs.openSync(root, O_RDONLY | O_DIRECTORY) : null, native);
+  }
+
+  /** Whether this folder is reached through file descriptors (the addon) or by path (the fallback). */
+  get beneath(): boolean {
+    return this.native !== null;
+  }
+
+  /**
+   * The folder at `rel`, or null when nothing or a file is there (or on the way). A symbolic link there or
+   * on the way is refused with PathOutsideWorkspace.
+   */
+  openDir(rel: string): FolderDir | null {
+    if (rel !== '') checkRelative(rel);
+    if (this.native) {
+      const fd = this.open(rel, O_RDONLY | O_DIRECTORY);
+      return fd === null ? null : new FdDir(this.native, fd, rel);
+    }
+    const abs = rel === '' ? this.root : resolveInsideSync(this.root, rel);
+    const st = fs.lstatSync(abs, { throwIfNoEntry: false });
+    if (st?.isSymbolicLink()) throw refused(rel, 'ELOOP');
+    return st?.isDirectory() ? new PathDir(abs, rel) : null;
+  }
+
+  /** Runs `fn` with the folder at `rel` (null when it is not there), and closes it. */
+  withDir<T>(rel: string, fn: (dir: FolderDir | null) => T): T {
+    const dir = this.openDir(rel);
+    try {
+      return fn(dir);
+    } finally {
+      dir?.close();
+    }
+  }
+
+  /**
+   * Opens the file at `rel` for reading and fstats the handle: null when it is gone, 'link' when it (or a
+   * folder on the way) is now a symbolic link. The caller checks the handle is the regular file it expects
+   * (O_NONBLOCK: a pipe swapped in opens at once instead of waiting for a writer).
+   */
+  openFile(rel: string): OpenedFile | null | 'link' {
+    checkRelative(rel);
+    let fd: number | null;
+    try {
+      if (this.native) fd = this.open(rel, O_RDONLY | O_NONBLOCK);
+      else fd = openOrNull(resolveInsideSync(this.root, rel), O_RDONLY | O_NONBLOCK | O_NOFOLLOW);
+    } catch (error) {
+      if (error instanceof PathOutsideWorkspace || (error as NodeJS.ErrnoException).code === 'ELOOP') return 'link';
+      throw error;
+    }
+    if (fd === null) return null;
+    try {
+      return { fd, stat: fs.fstatSync(fd) };
+    } catch (error) {
+      fs.closeSync(fd);
+      throw error;
+    }
+  }
+
+  /** The target of the symbolic link at `rel`, read relative to its folder. */
+  readlink(rel: string): Buffer {
+    const parts = checkRelative(rel);
+    const name = parts.pop()!;
+    const dir = this.openDir(parts.join('/'));
+    if (!dir) throw Object.assign(new Error(`ENOENT: ${rel} is gone`), { code: 'ENOENT' });
+    try {
+      return dir.readlink(name);
+    } finally {
+      dir.close();
+    }
+  }
+
+  close(): void {
+    if (this.fd !== null) fs.closeSync(this.fd);
+    this.fd = null;
+  }
+
+  private open(rel: string, flags: number): number | null {
+    if (this.fd === null) throw new Error(`The folder ${this.root} was closed.`);
+    try {
+      return this.native!.openBeneath(this.fd, rel, flags, 0);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      // A file on the way: nothing is at `rel` (a link on the way is reported as ELOOP by the addon).
+      if (code === 'ENOENT' || code === 'ENOTDIR') return null;
+      if (code === 'ELOOP' || code === 'EXDEV') throw refused(rel, code);
+      throw error;
+    }
+  }
+}
+
+function refused(rel: string, code: string): PathOutsideWorkspace {
+  const why = code === 'EXDEV' ? 'it leaves the folder' : 'it or a folder on its way is a symbolic link (swapped while Posthoc was working?)';
+  return Object.assign(new PathOutsideWorkspace(`Refusing path ${JSON.stringify(rel)}: ${why}.`), { code });
+}
+
+function openOrNull(path: string, flags: number): number | null {
+  try {
+    return fs.openSync(path, flags);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
+    throw error;
+  }
+}
+
+class FdDir implements FolderDir {
+  constructor(
+    private readonly n: Addon,
+    private fd: number,
+    readonly rel: string,
+  ) {}
+  self(): EntryStat {
+    const st = fs.fstatSync(this.fd);
+    return { mode: st.mode, uid: st.uid, gid: st.gid, size: st.size, ino: st.ino, dev: st.dev };
+  }
+  stat(name: string): EntryStat | null {
+    return this.n.statAt(this.fd, name);
+  }
+  mkdir(name: string, mode: number): void {
+    this.n.mkdirAt(this.fd, name, mode);
+  }
+  remove(name: string, isDir: boolean): void {
+    this.n.unlinkAt(this.fd, name, isDir);
+  }
+  rename(from: string, to: string): void {
+    this.n.renameAt(this.fd, from, to);
+  }
+  symlink(target: Buffer, name: string): void {
+    this.n.symlinkAt(target, this.fd, name);
+  }
+  createFile(name: string, mode: number): number {
+    return this.n.openAt(this.fd, name, O_WRONLY | O_CREAT | O_EXCL, mode);
+  }
+  chown(name: string, uid: number, gid: number): void {
+    this.n.chownAt(this.fd, name, uid, gid);
+  }
+  readlink(name: string): Buffer {
+    return this.n.readlinkAt(this.fd, name);
+  }
+  names(): string[] {
+    return this.n.readNames(this.fd);
+  }
+  close(): void {
+    if (this.fd >= 0) fs.closeSync(this.fd);
+    this.fd = -1;
+  }
+}
+
+/** The fallback: the same calls by path (see the header for why that is acceptable there). */
+class PathDir implements FolderDir {
+  constructor(
+    private readonly abs: string,
+    readonly rel: string,
+  ) {}
+  private at(name: string): string {
+    checkRelative(name);
+    if (name.includes('/')) throw new PathOutsideWorkspace(`Refusing name ${JSON.stringify(name)}: it must be one name.`);
+    return join(this.abs, name);
+  }
+  self(): EntryStat {
+    return fs.lstatSync(this.abs);
+  }
+  stat(name: string): EntryStat | null {
+    try {
+      return fs.lstatSync(this.at(name), { throwIfNoEntry: false }) ?? null;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOTDIR') return null;
+      throw error;
+    }
+  }
+  mkdir(name: string, mode: number): void {
+    fs.mkdirSync(this.at(name), { mode });
+  }
+  remove(name: string, isDir: boolean): void {
+    if (isDir) fs.rmdirSync(this.at(name));
+    else fs.unlinkSync(this.at(name));
+  }
+  rename(from: string, to: string): void {
+    fs.renameSync(this.at(from), this.at(to));
+  }
+  symlink(target: Buffer, name: string): void {
+    fs.symlinkSync(target, this.at(name));
+  }
+  createFile(name: string, mode: number): number {
+    return fs.openSync(this.at(name), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode);
+  }
+  chown(name: string, uid: number, gid: number): void {
+    fs.lchownSync(this.at(name), uid, gid);
+  }
+  readlink(name: string): Buffer {
+    return fs.readlinkSync(this.at(name), { encoding: 'buffer' });
+  }
+  names(): string[] {
+    return fs.readdirSync(this.abs);
+  }
+  close(): void {}
+}
