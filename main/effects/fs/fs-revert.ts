@@ -172,9 +172,10 @@ export class FsReverter {
         const third: string[] = [];
         for (const [i, f] of folders.entries()) {
           const store = stores[i]!;
-          removeRestoreTemps(store.workspace, f.paths, String(journal.id));
-          const now = await store.snapshot(`found after interrupted ${journal.operation}`, { budgetBytes: this.channel.budgetFor(f.folder) });
           const fromTree = (await store.checkpoint(f.from)).tree;
+          // Before anything scans: the crashed restore's own temporary files, by its exact tag.
+          removeRestoreTemps(store.workspace, f.paths, String(journal.id), (p) => store.lookup(fromTree, p) !== null);
+          const now = await store.snapshot(`found after interrupted ${journal.operation}`, { budgetBytes: this.channel.budgetFor(f.folder) });
           const toTree = (await store.checkpoint(f.to)).tree;
           for (const p of f.paths) {
             const cur = store.lookup(now.tree, p);
