@@ -46,9 +46,10 @@ export async function runAgent(input: {
       if (signal.aborted) return { status: 'cancelled' };
       const action = await hooks.runAction(actions[i]!);
       observations.push(describeObservation(action));
-      if (action.status === 'failed') {
+      if (action.status === 'failed' || action.status === 'interrupted') {
         const skipped = actions.length - i - 1;
-        if (skipped > 0) observations.push(`(${skipped} later code block(s) in your reply were not run because this one failed.)`);
+        const why = action.status === 'failed' ? 'this one failed' : 'this one was interrupted';
+        if (skipped > 0) observations.push(`(${skipped} later code block(s) in your reply were not run because ${why}.)`);
         break;
       }
     }
@@ -101,6 +102,7 @@ export function describeObservation(action: Action): string {
 }
 
 function statusLine(action: Action): string {
+  if (action.output.interrupted) return `interrupted: ${action.output.interrupted.reason}`;
   if (action.output.timedOut) return 'stopped by the action timeout';
   if (action.output.exitCode === null) return 'did not run to completion';
   return `exit code ${action.output.exitCode}`;

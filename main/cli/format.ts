@@ -9,6 +9,7 @@ export function formatAction(action: Action): string {
   if (action.output.stdout.trim()) lines.push('  stdout:', ...indent(action.output.stdout.trimEnd(), 4));
   if (action.output.stderr.trim()) lines.push('  stderr:', ...indent(action.output.stderr.trimEnd(), 4));
   for (const effect of action.effects) lines.push(...formatEffect(effect));
+  if (action.output.interrupted) lines.push(`  stopped: ${action.output.interrupted.reason}`);
   lines.push(`  undo: ${action.reverse.summary}`);
   lines.push(`  level: ${action.confinement.level} — ${action.confinement.reason}`);
   return lines.join('\n');

@@ -1,5 +1,6 @@
 // The command-line front end. It calls the same services as the app and the web host.
-// Exit codes: 0 success; 1 the task or undo failed; 2 usage or configuration error; 3 undo refused (conflict).
+// Exit codes: 0 success; 1 the task or undo failed; 2 usage or configuration error; 3 undo refused (conflict);
+// 130 `run` stopped with Ctrl-C (the running action recorded as interrupted).
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { fileURLToPath } from 'node:url';
 import type { Action } from '../../shared/domain';
@@ -14,6 +15,7 @@ import { answerApproval, collect, databaseRequests, DB_OPTION_HELP, type DbFlags
 import { formatAction, formatActionLine, formatTaskLine } from './format';
 import { registerConnectionCommands } from './connection-commands';
 import { registerUndoCommands } from './undo-commands';
+import { EXIT_INTERRUPTED, stopOnSignals, stoppedSummary } from './stop-signals';
 
 export const EXIT = { ok: 0, failed: 1, usage: 2, conflict: 3 } as const;
 
@@ -25,9 +27,19 @@ const positiveInt = (what: string) => (value: string) => {
 
 const dataDirOption = () => new Option('--data-dir <dir>', 'where Posthoc keeps its data (default: POSTHOC_HOME or the app\'s folder)');
 
-function withServices<T>(dataDir: string | undefined, fn: (s: AppServices) => Promise<T>): Promise<T> {
+async function withServices<T>(dataDir: string | undefined, fn: (s: AppServices) => Promise<T>): Promise<T> {
   const services = createServices({ dataDir: resolveDataDir(dataDir) });
-  return fn(services).finally(() => services.close());
+  try {
+    // Before the command answers: what an earlier, crashed or killed run left open is closed and said.
+    reportClosed(await services.ready);
+    return await fn(services);
+  } finally {
+    await services.close();
+  }
+}
+
+function reportClosed(lines: string[]): void {
+  for (const line of lines) process.stderr.write(`posthoc: ${line}\n`);
 }
 
 const out = (line: string) => process.stdout.write(`${line}\n`);
@@ -59,6 +71,8 @@ export function buildProgram(): Command {
     .option('--json', 'print one JSON object per line')
     .action(async (prompt: string, opts: { workspace: string[]; service: string[]; dataDir?: string; model?: string; maxSteps?: number; actionTimeout?: number; json?: boolean } & DbFlags) => {
       const databases = databaseRequests(opts);
+      let stop = () => {};
+      const signals = stopOnSignals(() => stop(), (line) => process.stderr.write(`${line}\n`));
       await withServices(opts.dataDir, async (s) => {
         const printed = new Set<string>();
         const unsubscribe = s.events.subscribe((event, payload) => {
@@ -85,6 +99,8 @@ export function buildProgram(): Command {
           { prompt, workspaces: opts.workspace, services: opts.service, databases },
           { model: opts.model, maxSteps: opts.maxSteps, actionTimeoutSeconds: opts.actionTimeout },
         );
+        stop = () => s.tasks.cancel(started.id);
+        if (signals.stopped()) stop();
         const task = await s.tasks.wait(started.id);
         unsubscribe();
         await s.executor.stop(task.id);
@@ -95,7 +111,11 @@ export function buildProgram(): Command {
           out(`task ${task.id}`);
         }
         if (task.status !== 'done') process.exitCode = EXIT.failed;
-      });
+        if (signals.stopped()) {
+          for (const line of stoppedSummary(s.tasks.get(task.id).actions)) process.stderr.write(`${line}\n`);
+          process.exitCode = EXIT_INTERRUPTED;
+        }
+      }).finally(() => signals.release());
     });
 
   program
@@ -158,6 +178,7 @@ export function buildProgram(): Command {
     .addOption(dataDirOption())
     .action(async (opts: { port?: number; dataDir?: string }) => {
       const services = createServices({ dataDir: resolveDataDir(opts.dataDir) });
+      reportClosed(await services.ready);
       const rendererDir = fileURLToPath(new URL('../renderer', import.meta.url));
       const host = await startWebHost(services, { port: opts.port, rendererDir });
       out(host.url);

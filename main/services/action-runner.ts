@@ -2,17 +2,17 @@
 // checkpoint again, record what changed, write the reverse plan and derive the confinement level.
 // No checkpoint, no run: if the folders cannot be checkpointed the code is not executed.
 import { randomUUID } from 'node:crypto';
-import type { Action, ActionOutput, Effect, ReversePlan, Task } from '../../shared/domain';
+import type { Action, ActionOutput, Effect, Task } from '../../shared/domain';
 import type { CodeBlock } from '../agent/codeact-parser';
 import type { FsChannel } from '../effects/fs/fs-channel';
 import type { Gateway } from '../gateway/gateway';
-import { confinementOf } from '../policy/confinement';
 import { SandboxError } from '../sandbox/docker-client';
+import type { ActionClaims } from '../sandbox/claims';
 import type { SandboxExecutor } from '../sandbox/executor';
 import type { TaskStore } from '../store/task-store';
 import type { EventBus } from './event-bus';
-import { reversePlanOf } from './rest-reverse-plan';
-import { withDatabasePlan, type SqlActionRunner } from './sql-action-runner';
+import { changedAnything, INTERRUPTED, withEffects } from './action-record';
+import type { SqlActionRunner } from './sql-action-runner';
 
 const LIVE_OUTPUT_LIMIT = 64 * 1024;
 const LIVE_UPDATE_MS = 250;
@@ -29,11 +29,17 @@ export class ActionRunner {
   /** SQL blocks run on the granted databases in the main process, never in the sandbox (app-services sets it). */
   sql: SqlActionRunner | null = null;
 
-  async run(task: Task, block: CodeBlock, timeoutSeconds: number): Promise<Action> {
+  /** Closes actions left unrecorded or running by a crash before a new one starts (app-services sets it). */
+  settleEarlier: (() => Promise<unknown>) | null = null;
+
+  async run(task: Task, block: CodeBlock, timeoutSeconds: number, signal?: AbortSignal): Promise<Action> {
     if (block.language === 'sql') {
       if (!this.sql) throw new Error('ActionRunner was built without a SqlActionRunner (see app-services.ts).');
       return this.sql.run(task, block, timeoutSeconds);
     }
+    // An earlier action whose changes are not on the record yet is recorded first, or this action's
+    // checkpoint would take them for edits made outside Posthoc.
+    await this.settleEarlier?.();
     const id = randomUUID();
     let action: Action = {
       id,
@@ -53,6 +59,9 @@ export class ActionRunner {
     };
     this.publish(action);
 
+    // One running action per folder, across tasks and processes (folder-lease.ts); after() ends the lease.
+    const busy = await this.fs.lease(id, task.id, task.workspaces, { taskTitle: task.title, actionSeq: action.seq }).then(() => null, (error: unknown) => message(error));
+    if (busy !== null) return this.finishFailed(action, busy);
     let befores;
     try {
       befores = await this.fs.before(id, task.workspaces, task.id);
@@ -65,7 +74,6 @@ export class ActionRunner {
 
     const live = { stdout: '', stderr: '' };
     let lastPush = 0;
-    let output: ActionOutput;
     // Nothing the code prints may hold a secret a service echoed (the gateway redacts, this is the second net).
     const redactor = this.gateway.redactor(task.id);
     const liveOutput = () => ({ ...action.output, stdout: redactor.text(live.stdout), stderr: redactor.text(live.stderr) });
@@ -75,6 +83,10 @@ export class ActionRunner {
       liveEffects = effects;
       this.events.emit('action:updated', { ...action, output: liveOutput(), effects });
     });
+    let output: ActionOutput | null = null;
+    let failure: unknown = null;
+    // What the action's processes said they wrote: how its changes are told from edits made meanwhile.
+    let claims: ActionClaims | null = null;
     try {
       output = await this.executor.run({
         taskId: task.id,
@@ -83,6 +95,11 @@ export class ActionRunner {
         language: block.language,
         source: block.source,
         timeoutSeconds,
+        // Stop, Cancel and Ctrl-C: the executor kills the action's processes at once and returns.
+        signal,
+        onClaims: (c) => {
+          claims = c;
+        },
         onOutput: (stream, chunk) => {
           if (live[stream].length < LIVE_OUTPUT_LIMIT) live[stream] += chunk;
           const now = Date.now();
@@ -96,51 +113,51 @@ export class ActionRunner {
       // The code may have run part-way before the sandbox failed: what it changed — files, and calls
       // through the gateway (services, databases) — is still this action's: recorded and undoable, never
       // lost and never left to look like an edit made outside Posthoc.
-      const calls = this.gateway.endAction(task.id);
-      const files = (await this.fs.after(id, befores).catch(() => [])).map((r) => r.effect);
-      const partial = [...files, ...calls];
-      const failed =
-        calls.length > 0 || files.some((e) => e.added.length + e.modified.length + e.deleted.length + (e.renamed?.length ?? 0) > 0)
-          ? this.publish({
-              ...action,
-              status: 'failed',
-              output: { ...action.output, stderr: `${action.output.stderr}${message(error)}\n` },
-              effects: partial,
-              reverse: withDatabasePlan(reversePlanOf(this.fs.reversePlan(files, task.workspaces), calls), calls),
-              confinement: confinementOf(
-                { network: 'gateway-only', grantedServices: task.services, writableMountsCheckpointed: true, checkpointsTaken: true },
-                partial,
-              ),
-              finishedAt: new Date().toISOString(),
-            })
-          : this.finishFailed(action, message(error));
-      if (error instanceof SandboxError) throw error;
-      return failed;
+      failure = error;
     }
     const calls = this.gateway.endAction(task.id);
-    output = { ...output, stdout: redactor.text(output.stdout), stderr: redactor.text(output.stderr) };
+    const stopped = signal?.aborted === true;
 
-    const recorded = await this.fs.after(id, befores);
+    let recorded: Awaited<ReturnType<FsChannel['after']>>;
+    try {
+      recorded = await this.fs.after(id, befores, claims);
+    } catch (error) {
+      // Never "running" for ever: the action ends interrupted, its before-checkpoints stay pinned, and
+      // the next start of Posthoc (or the next action here) records its changes against them.
+      const out = output ?? { ...action.output, exitCode: null };
+      const saved = this.publish({
+        ...withEffects(action, task, this.fs, [], calls, false),
+        status: 'interrupted',
+        output: { ...out, stdout: redactor.text(out.stdout), stderr: redactor.text(out.stderr), interrupted: { reason: INTERRUPTED.afterFailed(message(error)), recorded: false } },
+        finishedAt: new Date().toISOString(),
+      });
+      if (failure instanceof SandboxError) throw failure;
+      return saved;
+    }
     for (const r of recorded) {
       this.store.recordCheckpoint({ commitId: r.after.commit, repoPath: r.after.store.gitdir, workspacePath: r.after.grant.hostPath, actionId: id, phase: 'after' });
     }
-    const effects = [...recorded.map((r) => r.effect), ...calls];
+    const files = recorded.map((r) => r.effect);
+    const finishedAt = new Date().toISOString();
+    if (output === null) {
+      const failed = changedAnything(files, calls)
+        ? this.publish({
+            ...withEffects(action, task, this.fs, files, calls),
+            status: stopped ? 'interrupted' : 'failed',
+            output: { ...action.output, stderr: `${action.output.stderr}${message(failure)}\n`, ...(stopped ? { interrupted: { reason: INTERRUPTED.stopped, recorded: true } } : {}) },
+            finishedAt,
+          })
+        : this.finishFailed(action, message(failure));
+      if (failure instanceof SandboxError) throw failure;
+      return failed;
+    }
+    output = { ...output, stdout: redactor.text(output.stdout), stderr: redactor.text(output.stderr) };
+    if (stopped) output = { ...output, interrupted: { reason: INTERRUPTED.stopped, recorded: true } };
     action = {
-      ...action,
-      status: output.exitCode === 0 && !output.timedOut ? 'done' : 'failed',
+      ...withEffects(action, task, this.fs, files, calls, recorded.length === task.workspaces.filter((w) => !w.readOnly).length),
+      status: stopped ? 'interrupted' : output.exitCode === 0 && !output.timedOut ? 'done' : 'failed',
       output,
-      effects,
-      reverse: withDatabasePlan(reversePlanOf(this.fs.reversePlan(recorded.map((r) => r.effect), task.workspaces), calls), calls),
-      confinement: confinementOf(
-        {
-          network: 'gateway-only',
-          grantedServices: task.services,
-          writableMountsCheckpointed: recorded.length === task.workspaces.filter((w) => !w.readOnly).length,
-          checkpointsTaken: true,
-        },
-        effects,
-      ),
-      finishedAt: new Date().toISOString(),
+      finishedAt,
     };
     return this.publish(action);
   }

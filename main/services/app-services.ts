@@ -24,6 +24,7 @@ import { ActionRunner } from './action-runner';
 import { ConnectionsService, type ConnectionsOptions } from './connections-service';
 import { DatabaseGrants } from './database-grants';
 import { EventBus } from './event-bus';
+import { InterruptedActions } from './interrupted-actions';
 import { SettingsService } from './settings-service';
 import { SqlActionRunner } from './sql-action-runner';
 import { TaskService } from './task-service';
@@ -55,6 +56,11 @@ export type AppServices = {
   /** OAuth connections, services' credentials and rules, secrets by name, held calls. */
   connections: ConnectionsService;
   handlers: Handlers;
+  /**
+   * What this start closed — actions a crashed or killed Posthoc left open, one line each — once orphan
+   * containers are removed and interrupted restores finished. Every handler waits for it; the CLI prints it.
+   */
+  ready: Promise<string[]>;
   close(): Promise<void>;
 };
 
@@ -105,12 +111,17 @@ export function createServices(options: {
   tasks.undoService = undo;
   tasks.serviceInfo = (name) => connections.promptInfo(name);
   tasks.databases = new DatabaseGrants(databases, vault);
-  // Restores a crash interrupted are finished or rolled back before anything else touches those folders.
-  void undo.recover();
-  // Containers left by a Posthoc process that crashed are found by their labels and removed.
-  executor.removeOrphans().catch(() => undefined);
+  // Before anything answers: containers left by a Posthoc process that crashed are removed (found by their
+  // labels), restores a crash interrupted are finished or rolled back, then the actions it left running are
+  // closed and recorded. A new action first closes what is still open (a failed checkpoint in this process).
+  const interrupted = new InterruptedActions(store, fsChannel, executor, events);
+  runner.settleEarlier = () => interrupted.settle();
+  const ready = interrupted
+    .start(() => undo.recover())
+    .catch((error: unknown) => [`could not close what an earlier run left open: ${error instanceof Error ? error.message : String(error)}`]);
+  tasks.startup = ready;
 
-  const handlers: Handlers = {
+  const handlers: Handlers = afterStartup(ready, {
     'task:list': async () => tasks.list(),
     'task:get': async ({ taskId }) => tasks.get(taskId),
     'task:start': (input) => tasks.start(input),
@@ -145,7 +156,7 @@ export function createServices(options: {
     'secret:remove': ({ name }) => connections.removeSecret(name),
     'hold:cancel': async ({ holdId }) => connections.cancelHold(holdId),
     'hold:approve': async ({ holdId }) => connections.approveHold(holdId),
-  };
+  });
 
   return {
     dataDir: options.dataDir,
@@ -165,7 +176,9 @@ export function createServices(options: {
     undoViews,
     connections,
     handlers,
+    ready,
     async close() {
+      await ready;
       connections.close();
       await tasks.shutdown();
       await gateway.closeAll();
@@ -175,4 +188,16 @@ export function createServices(options: {
       db.close();
     },
   };
+}
+
+/** Every handler answers only once the start has closed what an earlier run left open. */
+function afterStartup(ready: Promise<unknown>, handlers: Handlers): Handlers {
+  const gated: Record<string, (input: unknown) => Promise<unknown>> = {};
+  for (const [name, handler] of Object.entries(handlers) as Array<[string, (input: unknown) => Promise<unknown>]>) {
+    gated[name] = async (input) => {
+      await ready;
+      return handler(input);
+    };
+  }
+  return gated as Handlers;
 }

@@ -91,6 +91,9 @@ export class TaskService {
     return run ? run.done : this.requireTask(taskId);
   }
 
+  /** What this process closes at its start (app-services sets it): a run starts after it, so its first checkpoint never takes a crashed action's changes for the person's. */
+  startup: Promise<unknown> = Promise.resolve();
+
   /** Undo, redo, rewind and keep live in UndoService (undo-service.ts); app-services connects it. */
   undoService: UndoService | null = null;
 
@@ -133,6 +136,7 @@ export class TaskService {
       let outcome: AgentOutcome;
       const detachDatabases = this.databases?.attach(task, timeout * 1000);
       try {
+        await this.startup;
         outcome = await runAgent({
           history: await this.history(task, maxSteps),
           maxSteps,
@@ -141,7 +145,7 @@ export class TaskService {
             complete: (messages, onDelta, signal) => llm.complete(messages, onDelta, signal),
             onDelta: (delta) => this.events.emit('message:delta', { taskId: task.id, streamId, delta }),
             onAssistantMessage: (text) => this.events.emit('message:added', this.store.addMessage(task.id, 'assistant', text)),
-            runAction: (block) => this.runner.run(task, block, timeout),
+            runAction: (block) => this.runner.run(task, block, timeout, controller.signal),
             onObservation: (text) => this.events.emit('message:added', this.store.addMessage(task.id, 'observation', text)),
           },
         });

@@ -138,4 +138,12 @@ export const migrations: readonly string[] = [
     updated_at TEXT NOT NULL
   );
   `,
+  // The process that runs each task and action (pid and start time), so the next start of any Posthoc
+  // command can tell a run whose process crashed or was killed from one still going in another process.
+  `
+  ALTER TABLE tasks ADD COLUMN owner_pid INTEGER;
+  ALTER TABLE tasks ADD COLUMN owner_start TEXT;
+  ALTER TABLE actions ADD COLUMN owner_pid INTEGER;
+  ALTER TABLE actions ADD COLUMN owner_start TEXT;
+  `,
 ];

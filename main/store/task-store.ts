@@ -12,17 +12,20 @@ import {
   type WorkspaceGrant,
 } from '../../shared/domain';
 import type { AppDatabase } from './database';
+import { thisProcess, type ProcessOwner } from './process-owner';
 
 const now = (): string => new Date().toISOString();
 
 type TaskRow = {
   id: string; title: string; status: string; workspaces_json: string; services_json: string; databases_json: string; model: string;
   answer: string | null; error: string | null; created_at: string; updated_at: string;
+  owner_pid: number | null; owner_start: string | null;
 };
 type ActionRow = {
   id: string; task_id: string; seq: number; kind: string; language: string; source: string; status: string;
   output_json: string; reverse_json: string; confinement_json: string; started_at: string;
   finished_at: string | null; undone_at: string | null;
+  owner_pid: number | null; owner_start: string | null;
 };
 
 export class TaskStore {
@@ -33,10 +36,13 @@ export class TaskStore {
     const id = randomUUID();
     this.db
       .prepare(
-        `INSERT INTO tasks (id, title, status, workspaces_json, services_json, databases_json, model, answer, error, created_at, updated_at)
-         VALUES (?, ?, 'running', ?, ?, ?, ?, NULL, NULL, ?, ?)`,
+        `INSERT INTO tasks (id, title, status, workspaces_json, services_json, databases_json, model, answer, error, created_at, updated_at, owner_pid, owner_start)
+         VALUES (?, ?, 'running', ?, ?, ?, ?, NULL, NULL, ?, ?, ?, ?)`,
       )
-      .run(id, input.title, JSON.stringify(input.workspaces), JSON.stringify(input.services ?? []), JSON.stringify(input.databases ?? []), input.model, at, at);
+      .run(
+        id, input.title, JSON.stringify(input.workspaces), JSON.stringify(input.services ?? []), JSON.stringify(input.databases ?? []), input.model, at, at,
+        thisProcess().pid, thisProcess().start,
+      );
     return this.getTask(id)!;
   }
 
@@ -57,6 +63,8 @@ export class TaskStore {
     this.db
       .prepare('UPDATE tasks SET status = ?, answer = ?, error = ?, model = ?, updated_at = ? WHERE id = ?')
       .run(next.status, next.answer, next.error, next.model, next.updatedAt, id);
+    // Whoever sets a task running again (a follow-up) owns that run.
+    if (patch.status === 'running') this.db.prepare('UPDATE tasks SET owner_pid = ?, owner_start = ? WHERE id = ?').run(thisProcess().pid, thisProcess().start, id);
     return next;
   }
 
@@ -87,9 +95,9 @@ export class TaskStore {
       this.db
         .prepare(
           `INSERT INTO actions (id, task_id, seq, kind, language, source, status, output_json, reverse_json,
-             confinement_json, started_at, finished_at, undone_at)
+             confinement_json, started_at, finished_at, undone_at, owner_pid, owner_start)
            VALUES (@id, @taskId, @seq, @kind, @language, @source, @status, @output, @reverse, @confinement,
-             @startedAt, @finishedAt, @undoneAt)
+             @startedAt, @finishedAt, @undoneAt, @ownerPid, @ownerStart)
            ON CONFLICT(id) DO UPDATE SET status = excluded.status, output_json = excluded.output_json,
              reverse_json = excluded.reverse_json, confinement_json = excluded.confinement_json,
              finished_at = excluded.finished_at, undone_at = excluded.undone_at`,
@@ -99,6 +107,9 @@ export class TaskStore {
           output: JSON.stringify(parsed.output),
           reverse: JSON.stringify(parsed.reverse),
           confinement: JSON.stringify(parsed.confinement),
+          // The process that first saves an action runs it; later saves (its end, a recovery) keep that owner.
+          ownerPid: thisProcess().pid,
+          ownerStart: thisProcess().start,
         });
       this.db.prepare('DELETE FROM effects WHERE action_id = ?').run(parsed.id);
       const insert = this.db.prepare('INSERT INTO effects (action_id, seq, channel, data_json) VALUES (?, ?, ?, ?)');
@@ -127,6 +138,39 @@ export class TaskStore {
         : this.db.prepare('SELECT * FROM actions ORDER BY started_at, seq').all()
     ) as ActionRow[];
     return rows.map((r) => this.toAction(r));
+  }
+
+  /**
+   * Actions no process will finish: running or waiting for approval, with their owner; and interrupted ones
+   * whose changes are not on the record yet (the checkpoint after them failed).
+   */
+  unfinishedActions(): Array<{ action: Action; owner: ProcessOwner }> {
+    const rows = this.db
+      .prepare(
+        `SELECT * FROM actions WHERE status IN ('running', 'awaiting-approval')
+           OR (status = 'interrupted' AND json_extract(output_json, '$.interrupted.recorded') = 0)
+         ORDER BY started_at, seq`,
+      )
+      .all() as ActionRow[];
+    return rows.map((r) => ({ action: this.toAction(r), owner: { pid: r.owner_pid, start: r.owner_start } }));
+  }
+
+  /**
+   * Makes this process the owner of an action if its owner is still the one given (compare and set), so
+   * of two processes starting at once only one closes an action a crash left behind.
+   */
+  claimAction(id: string, from: ProcessOwner): boolean {
+    const me = thisProcess();
+    const result = this.db
+      .prepare('UPDATE actions SET owner_pid = ?, owner_start = ? WHERE id = ? AND owner_pid IS ? AND owner_start IS ?')
+      .run(me.pid, me.start, id, from.pid, from.start);
+    return result.changes === 1;
+  }
+
+  /** Tasks marked running, with the process that runs them. */
+  runningTasks(): Array<{ task: Task; owner: ProcessOwner }> {
+    const rows = this.db.prepare(`SELECT * FROM tasks WHERE status = 'running' ORDER BY created_at`).all() as TaskRow[];
+    return rows.map((r) => ({ task: toTask(r), owner: { pid: r.owner_pid, start: r.owner_start } }));
   }
 
   recordCheckpoint(entry: { commitId: string; repoPath: string; workspacePath: string; actionId: string | null; phase: 'before' | 'after' | 'undo' }): void {
