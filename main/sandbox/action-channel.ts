@@ -5,8 +5,10 @@
 // `docker exec`.
 //
 // Frames, both ways: one byte of kind, four bytes of big-endian length, the payload.
-//   host → runner   A  {"language", "timeout", "source"}
-//   runner → host   R  ready (once)   O stdout bytes   E stderr bytes   X {"exitCode", "timedOut"}
+//   host → runner   A  {"language", "timeout", "source"}    K  stop the running action now
+//   runner → host   R  ready (once)   O stdout bytes   E stderr bytes
+//                   C  the claim log: one byte (0 whole, 1 cut at its limit, 2 missing), then the log
+//                   X  {"exitCode", "timedOut", "stopped", "leftovers"}
 import { chmod, mkdir, rm } from 'node:fs/promises';
 import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
@@ -16,15 +18,29 @@ const SOCKET_NAME = 'control.sock';
 
 export class ChannelLost extends Error {}
 
+/** How an action ended, as the runner saw it. `leftovers`: processes still alive after its cleanup. */
+export type RunnerResult = {
+  exitCode: number;
+  timedOut: boolean;
+  stopped: boolean;
+  leftovers: number;
+  claims: { log: Buffer; state: 'whole' | 'cut' | 'missing' };
+};
+
 type Pending = {
   onOutput: (stream: 'stdout' | 'stderr', chunk: Buffer) => void;
-  resolve: (result: { exitCode: number; timedOut: boolean }) => void;
+  resolve: (result: RunnerResult) => void;
   reject: (error: Error) => void;
+  claims: RunnerResult['claims'];
 };
 
 export class ActionChannel {
   private socket: Socket | null = null;
   private buffer: Buffer = Buffer.alloc(0);
+  private parts: Buffer[] = [];
+  private partBytes = 0;
+  /** Bytes still missing for the frame at the head of `buffer`. */
+  private needed = 0;
   private pending: Pending | null = null;
   private lost: Error | null = null;
   private readyWaiters: Array<{ resolve: () => void; reject: (e: Error) => void }> = [];
@@ -82,15 +98,21 @@ export class ActionChannel {
   run(
     request: { language: ActionLanguage; timeoutSeconds: number; source: string },
     onOutput: Pending['onOutput'],
-  ): Promise<{ exitCode: number; timedOut: boolean }> {
+  ): Promise<RunnerResult> {
     if (this.lost) return Promise.reject(this.lost);
     if (!this.socket || !this.ready) return Promise.reject(new ChannelLost('The sandbox\'s action runner is not connected.'));
     if (this.pending) return Promise.reject(new Error('An action is already running in this sandbox.'));
     return new Promise((resolve, reject) => {
-      this.pending = { onOutput, resolve, reject };
+      // An image from before claim logs sends no C frame: the claims stay "missing".
+      this.pending = { onOutput, resolve, reject, claims: { log: Buffer.alloc(0), state: 'missing' } };
       const payload = Buffer.from(JSON.stringify({ language: request.language, timeout: request.timeoutSeconds, source: request.source }));
       this.socket!.write(frame('A', payload));
     });
+  }
+
+  /** Asks the runner to SIGKILL the running action's processes now; its X frame follows. */
+  stop(): void {
+    if (this.pending && this.socket && !this.lost) this.socket.write(frame('K', Buffer.alloc(0)));
   }
 
   async close(): Promise<void> {
@@ -113,10 +135,21 @@ export class ActionChannel {
   }
 
   private receive(chunk: Buffer): void {
-    this.buffer = this.buffer.length ? Buffer.concat([this.buffer, chunk]) : chunk;
+    // A large frame (a claim log of many megabytes) arrives in many chunks: keep them and join once
+    // the whole frame is there, instead of copying the growing buffer at every chunk.
+    this.parts.push(chunk);
+    this.partBytes += chunk.length;
+    if (this.partBytes < this.needed) return;
+    this.buffer = this.parts.length === 1 && this.buffer.length === 0 ? chunk : Buffer.concat([this.buffer, ...this.parts]);
+    this.parts = [];
+    this.partBytes = 0;
+    this.needed = 0;
     while (this.buffer.length >= 5) {
       const length = this.buffer.readUInt32BE(1);
-      if (this.buffer.length < 5 + length) return;
+      if (this.buffer.length < 5 + length) {
+        this.needed = 5 + length - this.buffer.length;
+        return;
+      }
       const kind = String.fromCharCode(this.buffer[0]!);
       const payload = this.buffer.subarray(5, 5 + length);
       this.buffer = this.buffer.subarray(5 + length);
@@ -136,10 +169,23 @@ export class ActionChannel {
       case 'E':
         this.pending?.onOutput('stderr', Buffer.from(payload));
         return;
+      case 'C':
+        if (this.pending) {
+          const state = payload[0] === 0 ? 'whole' : payload[0] === 1 ? 'cut' : 'missing';
+          this.pending.claims = { log: Buffer.from(payload.subarray(1)), state };
+        }
+        return;
       case 'X': {
         const pending = this.pending;
         this.pending = null;
-        pending?.resolve(JSON.parse(payload.toString('utf8')) as { exitCode: number; timedOut: boolean });
+        const end = JSON.parse(payload.toString('utf8')) as Partial<RunnerResult> & { exitCode: number; timedOut: boolean };
+        pending?.resolve({
+          exitCode: end.exitCode,
+          timedOut: end.timedOut,
+          stopped: end.stopped ?? false,
+          leftovers: end.leftovers ?? 0,
+          claims: pending.claims,
+        });
         return;
       }
       default:

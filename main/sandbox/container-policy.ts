@@ -1,6 +1,7 @@
 // The container policy: one place to read everything a sandbox is allowed. Pure, so tests can read it too.
 import type Docker from 'dockerode';
 import type { WorkspaceGrant } from '../../shared/domain';
+import { sandboxSeccompProfile } from './seccomp-profile';
 
 export const SANDBOX_LABEL = 'dev.posthoc.sandbox';
 export const TASK_LABEL = 'dev.posthoc.task';
@@ -17,13 +18,26 @@ export const GATEWAY_MOUNT = '/run/posthoc';
 /** Where the action runner finds the host's control socket (see action-channel.ts). */
 export const CONTROL_MOUNT = '/run/posthoc-control';
 export const SANDBOX_HOME = '/home/sandbox';
-/** The uid the sandbox runs as when Posthoc itself runs as root: never root inside the container. */
+/** The uid actions run as when Posthoc runs as root and no granted folder says whose the work is. */
 export const FALLBACK_SANDBOX_UID = 10001;
 
-/** The sandbox's user: the person's own uid (files it writes are theirs), never root. */
+/**
+ * The capabilities PID 1 and the action runner keep (as uid 0 of the container, with no user namespace):
+ * enough to start each action as the action user and end every process it leaves, nothing else. An
+ * action gets none of them: the runner empties the bounding set before it changes uid.
+ */
+export const RUNNER_CAPABILITIES = ['SETUID', 'SETGID', 'SETPCAP', 'KILL'] as const;
+
+/**
+ * Who actions run as: the person's own uid (files it writes are theirs). When Posthoc itself runs as
+ * root (a server, a container, CI), the owner of the granted folder — root too when the folder is
+ * root's, since the work is root's, but then with every capability gone, so the kernel's ordinary
+ * permission checks apply as to anyone; with no folder, an unprivileged uid. Actions never share a uid
+ * with PID 1 and the runner unless the folder is root's, and those two are not dumpable either way.
+ */
 export function sandboxUser(hostUid: number, hostGid: number, folderOwner?: { uid: number; gid: number }): string {
   if (hostUid !== 0) return `${hostUid}:${hostGid}`;
-  if (folderOwner && folderOwner.uid !== 0) return `${folderOwner.uid}:${folderOwner.gid}`;
+  if (folderOwner) return `${folderOwner.uid}:${folderOwner.gid}`;
   return `${FALLBACK_SANDBOX_UID}:${FALLBACK_SANDBOX_UID}`;
 }
 
@@ -36,6 +50,7 @@ export function containerSpec(input: {
   image: string;
   taskId: string;
   workspaces: WorkspaceGrant[];
+  /** The action user, "UID:GID" (sandboxUser). PID 1 and the runner are uid 0 of the container. */
   user: string;
   ownerPid: number;
   /** Host folder holding the task's gateway socket; mounted read-only at GATEWAY_MOUNT. */
@@ -45,18 +60,21 @@ export function containerSpec(input: {
   limits?: SandboxLimits;
 }): Docker.ContainerCreateOptions {
   const limits = input.limits ?? DEFAULT_LIMITS;
+  const [actionUid, actionGid] = input.user.split(':');
   const mounts = input.workspaces.map((w) => ({ Type: 'bind' as const, Source: w.hostPath, Target: w.mountPath, ReadOnly: w.readOnly }));
   if (input.gatewayDir) mounts.push({ Type: 'bind', Source: input.gatewayDir, Target: GATEWAY_MOUNT, ReadOnly: true });
   if (input.controlDir) mounts.push({ Type: 'bind', Source: input.controlDir, Target: CONTROL_MOUNT, ReadOnly: true });
   return {
     Image: input.image,
     Cmd: [INIT_PATH],
-    User: input.user,
+    User: '0:0',
     WorkingDir: '/workspace',
     Env: [
       `HOME=${SANDBOX_HOME}`,
       `POSTHOC_GATEWAY=http://127.0.0.1:${RELAY_PORT}`,
       `POSTHOC_RELAY_PORT=${RELAY_PORT}`,
+      `POSTHOC_ACTION_UID=${actionUid}`,
+      `POSTHOC_ACTION_GID=${actionGid}`,
       'PYTHONDONTWRITEBYTECODE=1',
       'PYTHONUNBUFFERED=1',
       'LANG=C.UTF-8',
@@ -68,9 +86,14 @@ export function containerSpec(input: {
       // Mounts, not Binds: a folder whose path holds ':' must not be split by Docker's string syntax.
       Mounts: mounts,
       ReadonlyRootfs: true,
-      Tmpfs: { '/tmp': 'rw,nosuid,nodev,size=256m,mode=1777', [SANDBOX_HOME]: 'rw,nosuid,nodev,size=64m,mode=1777' },
+      // HOME belongs to the action user (a 1777 tmpfs is writable, but tools refuse a home they do not own).
+      Tmpfs: {
+        '/tmp': 'rw,nosuid,nodev,size=256m,mode=1777',
+        [SANDBOX_HOME]: `rw,nosuid,nodev,size=64m,mode=0700,uid=${actionUid},gid=${actionGid}`,
+      },
       CapDrop: ['ALL'],
-      SecurityOpt: ['no-new-privileges'],
+      CapAdd: [...RUNNER_CAPABILITIES],
+      SecurityOpt: ['no-new-privileges', `seccomp=${JSON.stringify(sandboxSeccompProfile())}`],
       Memory: limits.memoryBytes,
       MemorySwap: limits.memoryBytes,
       NanoCpus: limits.nanoCpus,

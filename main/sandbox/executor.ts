@@ -2,12 +2,18 @@
 // action goes to the container's action runner over its control socket (action-channel.ts), so only the
 // first action of a task pays for a container start. Docker unreachable or the image missing is a
 // SandboxError, never a silent run on the host.
+//
+// Between actions the container is frozen (docker pause: the cgroup freezer), so nothing of the sandbox
+// runs while the host checkpoints, undoes, redoes or rewinds a granted folder; where the freezer is not
+// available the container is removed instead and the next action starts a new one.
 import type Docker from 'dockerode';
 import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ActionLanguage, ActionOutput, WorkspaceGrant } from '../../shared/domain';
-import { ActionChannel, ChannelLost } from './action-channel';
+import { ActionChannel, ChannelLost, type RunnerResult } from './action-channel';
+import type { ActionClaims } from './claims';
+import { parseClaimsLog } from './claims-log';
 import { containerSpec, OWNER_LABEL, SANDBOX_LABEL, sandboxUser } from './container-policy';
 import { explainDockerError, SandboxError } from './docker-client';
 import { OutputCap } from './output-cap';
@@ -20,6 +26,10 @@ export type ExecRequest = {
   source: string;
   timeoutSeconds: number;
   onOutput?: (stream: 'stdout' | 'stderr', chunk: string) => void;
+  /** Stop (the person's Stop, Cancel or Ctrl-C): the action's processes are killed at once. */
+  signal?: AbortSignal;
+  /** What the action's processes said they wrote (claims.ts); null when the image keeps no claim log. */
+  onClaims?: (claims: ActionClaims | null) => void;
 };
 
 /** Where a task's gateway socket lives on the host; the executor mounts it into the container. */
@@ -32,11 +42,13 @@ export type ExecutorOptions = {
   idleMs?: number;
 };
 
-type Sandbox = { container: Docker.Container; channel: ActionChannel };
+type Sandbox = { container: Docker.Container; channel: ActionChannel; frozen: boolean };
 
 /** A warm container stops after this long without an action; the next action starts it again. */
 const DEFAULT_IDLE_MS = 10 * 60 * 1000;
 const RUNNER_READY_MS = 20_000;
+/** After Stop, how long the runner has to report before the container is removed instead. */
+const STOP_GRACE_MS = 5_000;
 
 export class SandboxExecutor {
   private readonly sandboxes = new Map<string, Promise<Sandbox>>();
@@ -58,13 +70,23 @@ export class SandboxExecutor {
     };
     let wedged = false;
     let guard: NodeJS.Timeout | undefined;
+    let stopGuard: NodeJS.Timeout | undefined;
+    let sandbox: Sandbox | undefined;
+    const onAbort = () => {
+      sandbox?.channel.stop();
+      // A runner that does not answer Stop loses its container: every process in it ends.
+      stopGuard = setTimeout(() => void this.stop(req.taskId), STOP_GRACE_MS);
+    };
     try {
-      const sandbox = await this.sandboxFor(req.taskId, req.workspaces);
+      if (req.signal?.aborted) return finish(137, false, 'stopped before it started; nothing ran.');
+      sandbox = await this.sandboxFor(req.taskId, req.workspaces);
+      await this.thaw(sandbox);
       // The runner enforces the timeout; this host-side deadline only guards a runner that stopped answering.
       guard = setTimeout(() => {
         wedged = true;
         void this.stop(req.taskId);
       }, (req.timeoutSeconds + 15) * 1000);
+      req.signal?.addEventListener('abort', onAbort, { once: true });
       const result = await sandbox.channel.run(
         { language: req.language, timeoutSeconds: req.timeoutSeconds, source: req.source },
         (stream, chunk) => {
@@ -72,20 +94,56 @@ export class SandboxExecutor {
           req.onOutput?.(stream, chunk.toString('utf8'));
         },
       );
-      if (result.timedOut) return finish(124, true, `action stopped after ${req.timeoutSeconds} s (action timeout); its processes were ended.`);
-      if (result.exitCode === 137) return finish(137, false, 'action killed (SIGKILL): most likely it ran out of memory (the sandbox limit).');
-      return finish(result.exitCode, false);
+      req.onClaims?.(this.claimsOf(result, req.workspaces));
+      if (result.leftovers > 0) {
+        // The runner could not end everything the action started: the container goes with it.
+        await this.stop(req.taskId);
+      } else {
+        await this.freeze(req.taskId, sandbox);
+      }
+      const leftoverNote = result.leftovers > 0 ? ` ${result.leftovers} process(es) outlived the action's cleanup, so the sandbox was removed.` : '';
+      if (result.stopped || req.signal?.aborted) return finish(137, false, `stopped: the action's processes were ended.${leftoverNote}`);
+      if (result.timedOut) return finish(124, true, `action stopped after ${req.timeoutSeconds} s (action timeout); its processes were ended.${leftoverNote}`);
+      if (result.exitCode === 137) return finish(137, false, `action killed (SIGKILL): most likely it ran out of memory (the sandbox limit).${leftoverNote}`);
+      return finish(result.exitCode, false, leftoverNote.trim() || undefined);
     } catch (error) {
       if (error instanceof ChannelLost) {
         // Whatever the action did to its runner, removing the container ends every process it started.
         await this.stop(req.taskId);
+        req.onClaims?.(null);
+        if (req.signal?.aborted) return finish(137, false, 'stopped: the sandbox was removed with every process in it.');
         return finish(null, wedged, `${wedged ? 'the action stopped answering' : error.message}; the sandbox was restarted.`);
       }
       throw explainDockerError(error, this.image);
     } finally {
+      req.signal?.removeEventListener('abort', onAbort);
       clearTimeout(guard);
+      clearTimeout(stopGuard);
       this.armIdleTimer(req.taskId);
     }
+  }
+
+  /** The action's claims mapped to the granted folders; null when the image keeps no claim log. */
+  private claimsOf(result: RunnerResult, workspaces: WorkspaceGrant[]): ActionClaims | null {
+    if (result.claims.state === 'missing') return null;
+    const mounts = workspaces.filter((w) => !w.readOnly).map((w) => ({ mountPath: w.mountPath, workspace: w.name }));
+    return parseClaimsLog(result.claims.log, mounts, result.claims.state === 'cut');
+  }
+
+  /** Freezes the container between actions; where that fails, removes it (the next action starts anew). */
+  private async freeze(taskId: string, sandbox: Sandbox): Promise<void> {
+    try {
+      await sandbox.container.pause();
+      sandbox.frozen = true;
+    } catch {
+      await this.stop(taskId);
+    }
+  }
+
+  private async thaw(sandbox: Sandbox): Promise<void> {
+    if (!sandbox.frozen) return;
+    await sandbox.container.unpause();
+    sandbox.frozen = false;
   }
 
   /** Removes the task's container (the granted folders stay as they are) and closes its doors. */
@@ -162,7 +220,7 @@ export class SandboxExecutor {
       );
       await container.start();
       await channel.waitReady(RUNNER_READY_MS);
-      return { container, channel };
+      return { container, channel, frozen: false };
     } catch (error) {
       await container?.remove({ force: true }).catch(() => undefined);
       await channel.close();

@@ -4,10 +4,12 @@
 import type Docker from 'dockerode';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmod, mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { chmod, copyFile, mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pkg from '../../package.json';
+import { packageRoot } from '../platform/package-root';
 import type { SandboxStatus } from '../../shared/domain';
 import { INIT_PATH } from './container-policy';
 import { explainDockerError, SandboxError } from './docker-client';
@@ -17,7 +19,22 @@ export const SANDBOX_IMAGE = `posthoc-sandbox:${pkg.version}`;
 const PACKAGES = ['python3-minimal', 'python3-requests', 'ca-certificates', 'git'];
 /** Identifies what went into the image: a changed recipe makes `sandbox status` ask for a rebuild. */
 export const RECIPE_LABEL = 'dev.posthoc.recipe';
-export const SANDBOX_RECIPE = createHash('sha256').update(JSON.stringify({ PACKAGES, initScript })).digest('hex').slice(0, 16);
+/** The claim library (claims.ts): loaded into every process of the sandbox through /etc/ld.so.preload. */
+const CLAIMS_SOURCE_PATH = join('main', 'sandbox', 'image', 'claims-preload.c');
+const CLAIMS_LIBRARY = '/usr/local/lib/posthoc-claims.so';
+
+function claimsSource(): string {
+  const root = packageRoot();
+  if (!root) throw new SandboxError('docker-failed', `Posthoc's own files are missing (${CLAIMS_SOURCE_PATH}); reinstall Posthoc.`);
+  return readFileSync(join(root, CLAIMS_SOURCE_PATH), 'utf8');
+}
+
+let recipe: string | undefined;
+/** Identifies what went into the image: a changed recipe makes `sandbox status` ask for a rebuild. */
+export function sandboxRecipe(): string {
+  recipe ??= createHash('sha256').update(JSON.stringify({ PACKAGES, initScript, claims: claimsSource() })).digest('hex').slice(0, 16);
+  return recipe;
+}
 
 export async function sandboxStatus(docker: Docker, image = SANDBOX_IMAGE): Promise<SandboxStatus> {
   let version: string;
@@ -29,7 +46,7 @@ export async function sandboxStatus(docker: Docker, image = SANDBOX_IMAGE): Prom
   }
   try {
     const info = await docker.getImage(image).inspect();
-    if (info.Config?.Labels?.[RECIPE_LABEL] !== SANDBOX_RECIPE) {
+    if (info.Config?.Labels?.[RECIPE_LABEL] !== sandboxRecipe()) {
       return {
         dockerAvailable: true,
         dockerVersion: version,
@@ -80,13 +97,16 @@ async function buildWithDebootstrap(docker: Docker, log: (line: string) => void,
     await writeFile(join(rootfs, INIT_PATH.slice(1)), initScript);
     await chmod(join(rootfs, INIT_PATH.slice(1)), 0o755);
     await writeFile(join(rootfs, 'etc/posthoc-sandbox'), `${image}\n`);
+    log('compiling the claim library');
+    await compileClaimsLibrary(work, join(rootfs, CLAIMS_LIBRARY.slice(1)), log);
+    await writeFile(join(rootfs, 'etc/ld.so.preload'), `${CLAIMS_LIBRARY}\n`);
     log(`docker import → ${image}`);
     const [repo, tag] = image.split(':') as [string, string];
     const tar = spawn('tar', ['-C', rootfs, '-c', '.'], { stdio: ['ignore', 'pipe', 'inherit'] });
     const stream = (await docker.importImage(tar.stdout as never, {
       repo,
       tag,
-      changes: [`LABEL ${RECIPE_LABEL}=${SANDBOX_RECIPE}`, `CMD ["${INIT_PATH}"]`],
+      changes: [`LABEL ${RECIPE_LABEL}=${sandboxRecipe()}`, `CMD ["${INIT_PATH}"]`],
     } as never)) as unknown as NodeJS.ReadableStream;
     await followProgress(docker, stream);
   } finally {
@@ -98,21 +118,29 @@ async function buildWithDockerfile(docker: Docker, log: (line: string) => void, 
   const work = await mkdtemp(join(tmpdir(), 'posthoc-sandbox-'));
   try {
     await writeFile(join(work, 'posthoc-init'), initScript);
+    await writeFile(join(work, 'claims-preload.c'), claimsSource());
     await writeFile(
       join(work, 'Dockerfile'),
       [
+        // The claim library is compiled in a throwaway stage, so the image carries no compiler.
+        'FROM debian:bookworm-slim AS claims',
+        'RUN apt-get update && apt-get install -y --no-install-recommends gcc libc6-dev',
+        'COPY claims-preload.c /src/claims-preload.c',
+        `RUN ${CLAIMS_CC.join(' ')} -o /posthoc-claims.so /src/claims-preload.c -ldl`,
         'FROM debian:bookworm-slim',
         `RUN apt-get update && apt-get install -y --no-install-recommends ${PACKAGES.join(' ')} && rm -rf /var/lib/apt/lists/*`,
         'RUN mkdir -p /workspace /run/posthoc /home/sandbox',
         `COPY posthoc-init ${INIT_PATH}`,
+        `COPY --from=claims /posthoc-claims.so ${CLAIMS_LIBRARY}`,
+        `RUN echo ${CLAIMS_LIBRARY} > /etc/ld.so.preload`,
         `RUN chmod 755 ${INIT_PATH} && echo ${image} > /etc/posthoc-sandbox`,
-        `LABEL ${RECIPE_LABEL}=${SANDBOX_RECIPE}`,
+        `LABEL ${RECIPE_LABEL}=${sandboxRecipe()}`,
         `CMD ["${INIT_PATH}"]`,
         '',
       ].join('\n'),
     );
     log(`docker build → ${image}`);
-    const stream = await docker.buildImage({ context: work, src: ['Dockerfile', 'posthoc-init'] }, { t: image });
+    const stream = await docker.buildImage({ context: work, src: ['Dockerfile', 'posthoc-init', 'claims-preload.c'] }, { t: image });
     await followProgress(docker, stream, (event) => {
       const line = (event as { stream?: string }).stream?.trim();
       if (line) log(line);
@@ -120,6 +148,23 @@ async function buildWithDockerfile(docker: Docker, log: (line: string) => void, 
   } finally {
     await rm(work, { recursive: true, force: true });
   }
+}
+
+const CLAIMS_CC = ['cc', '-shared', '-fPIC', '-O2', '-Wall'];
+
+/** Compiles the claim library on this (Linux) machine; it uses only calls bookworm's glibc has. */
+async function compileClaimsLibrary(work: string, target: string, log: (line: string) => void): Promise<void> {
+  const source = join(work, 'claims-preload.c');
+  await writeFile(source, claimsSource());
+  const built = join(work, 'posthoc-claims.so');
+  await run(CLAIMS_CC[0]!, [...CLAIMS_CC.slice(1), '-o', built, source, '-ldl'], log).catch((error: unknown) => {
+    throw new SandboxError(
+      'docker-failed',
+      `Could not compile the sandbox's claim library (${error instanceof Error ? error.message : String(error)}). Install a C compiler (Debian: sudo apt install gcc libc6-dev) and build again.`,
+    );
+  });
+  await copyFile(built, target);
+  await chmod(target, 0o644);
 }
 
 function followProgress(docker: Docker, stream: NodeJS.ReadableStream, onEvent?: (e: unknown) => void): Promise<void> {

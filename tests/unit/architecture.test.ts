@@ -72,6 +72,8 @@ const LAYER_RANK: Record<string, number> = {
   oauth: 2,
   policy: 2,
   store: 1,
+  // Where Posthoc's own files are (package root): read by effects (native addons) and sandbox (image files).
+  platform: 1,
 };
 /**
  * main/ipc is a thin adapter over main/services: it may skip a layer only for these modules, whose error

@@ -15,6 +15,7 @@ import {
   containerSpec,
   mountPaths,
 } from '../../main/sandbox/container-policy';
+import { sandboxSeccompProfile } from '../../main/sandbox/seccomp-profile';
 import { INIT_SCRIPT } from '../../main/sandbox/image/posthoc-init';
 import type { WorkspaceGrant } from '../../shared/domain';
 
@@ -35,12 +36,26 @@ describe('containerSpec', () => {
     expect(s.ExposedPorts).toBeUndefined();
   });
 
-  it('drops every capability, forbids new privileges and is not privileged', () => {
+  it('drops every capability but the runner\'s four, forbids new privileges and is not privileged', () => {
     const host = spec().HostConfig!;
     expect(host.CapDrop).toEqual(['ALL']);
-    expect(host.CapAdd ?? []).toEqual([]);
+    // PID 1 and the runner start each action as the action user and end what it leaves; actions get none.
+    expect(host.CapAdd).toEqual(['SETUID', 'SETGID', 'SETPCAP', 'KILL']);
     expect(host.SecurityOpt).toContain('no-new-privileges');
     expect(host.Privileged ?? false).toBe(false);
+  });
+
+  it('replaces Docker\'s seccomp profile with one that refuses tracing, namespaces and io_uring', () => {
+    const opt = spec().HostConfig!.SecurityOpt!.find((o: string) => o.startsWith('seccomp='))!;
+    const profile = JSON.parse(opt.slice('seccomp='.length)) as ReturnType<typeof sandboxSeccompProfile>;
+    expect(profile).toEqual(sandboxSeccompProfile());
+    const refused = new Set(profile.syscalls.filter((r) => r.action === 'SCMP_ACT_ERRNO' && !r.args).flatMap((r) => r.names));
+    for (const name of ['ptrace', 'process_vm_readv', 'process_vm_writev', 'unshare', 'setns', 'mount', 'bpf', 'io_uring_setup', 'keyctl', 'userfaultfd']) {
+      expect(refused.has(name)).toBe(true);
+    }
+    // clone with CLONE_NEWUSER (0x10000000) matches a refusing rule; clone3 answers ENOSYS so libc falls back.
+    expect(profile.syscalls.some((r) => r.names.includes('clone') && r.args?.[0]?.value === 0x10000000)).toBe(true);
+    expect(profile.syscalls.find((r) => r.names.includes('clone3'))?.errnoRet).toBe(38);
   });
 
   it('has a read-only root file system with a bounded /tmp', () => {
@@ -105,10 +120,13 @@ describe('containerSpec', () => {
     expect(spec().Labels).toEqual({ [SANDBOX_LABEL]: '1', [TASK_LABEL]: 'task-42', [OWNER_LABEL]: '4242' });
   });
 
-  it('runs as the given user in /workspace from the given image', () => {
+  it('starts PID 1 as the container\'s root and tells it the action user; HOME belongs to that user', () => {
     const s = spec();
     expect(s.Image).toBe('posthoc-sandbox:1');
-    expect(s.User).toBe('1000:1000');
+    expect(s.User).toBe('0:0');
+    expect(s.Env).toEqual(expect.arrayContaining(['POSTHOC_ACTION_UID=1000', 'POSTHOC_ACTION_GID=1000']));
+    expect(s.HostConfig?.Tmpfs?.[SANDBOX_HOME]).toContain('uid=1000,gid=1000');
+    expect(s.HostConfig?.Tmpfs?.[SANDBOX_HOME]).toContain('mode=0700');
     expect(s.WorkingDir).toBe('/workspace');
   });
 });
@@ -128,10 +146,11 @@ describe('mountPaths', () => {
 });
 
 describe('the sandbox user and its process', () => {
-  it('is the person\'s own uid, never root: as root, the folder\'s owner or an unprivileged uid', () => {
+  it('is the person\'s own uid; as root, the folder\'s owner (root for a root-owned folder) or an unprivileged uid', () => {
     expect(sandboxUser(1000, 1000)).toBe('1000:1000');
+    expect(sandboxUser(1000, 1000, { uid: 0, gid: 0 })).toBe('1000:1000');
     expect(sandboxUser(0, 0, { uid: 1001, gid: 1002 })).toBe('1001:1002');
-    expect(sandboxUser(0, 0, { uid: 0, gid: 0 })).toBe(`${FALLBACK_SANDBOX_UID}:${FALLBACK_SANDBOX_UID}`);
+    expect(sandboxUser(0, 0, { uid: 0, gid: 0 })).toBe('0:0');
     expect(sandboxUser(0, 0)).toBe(`${FALLBACK_SANDBOX_UID}:${FALLBACK_SANDBOX_UID}`);
   });
 

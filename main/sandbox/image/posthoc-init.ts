@@ -2,24 +2,32 @@
 // /usr/local/bin/posthoc-init. It is Python (the image has python3 and nothing else to run it), kept as
 // a raw string here so every runner (the bundler, vitest, tsx for the benchmarks) loads it the same way.
 //
+// - PID 1 and the action runner are uid 0 of the container with four capabilities (container-policy.ts
+//   RUNNER_CAPABILITIES) and not dumpable; actions run as the action user (POSTHOC_ACTION_UID/GID) with
+//   an empty bounding set and no capability at all. So action code can neither trace, signal nor read the
+//   memory of PID 1 or the runner (the seccomp profile also refuses ptrace and process_vm_* outright).
 // - PID 1 reaps orphans and installs no signal handlers: inside its PID namespace it ignores every
 //   signal it has no handler for, so no action can take the container down. The host still removes it.
 // - Before any thread starts it forks the action runner, which connects to the host's control socket
 //   (see main/sandbox/action-channel.ts) and runs each action it is sent in a forked session — Python
 //   in the already started interpreter, so an action pays neither a `docker exec` nor an interpreter
-//   start-up — streams its output, stops it at the timeout, and then SIGKILLs every other process until
-//   none is left: background jobs and a fork bomb's children end with the action.
+//   start-up — streams its output, stops it at the timeout or when the host says stop, and then SIGKILLs
+//   every other process until none is left and says whether that worked: nothing of an action outlives it.
+//   It then hands the host the action's claim log (main/sandbox/claims.ts: what the action's processes
+//   said they wrote, from the preload library) before the exit frame.
 // - A thread relays 127.0.0.1:$POSTHOC_RELAY_PORT to the gateway's unix socket (mounted at
 //   /run/posthoc), so any HTTP client in the sandbox reaches $POSTHOC_GATEWAY. There is no other network.
 export const INIT_SCRIPT = String.raw`#!/usr/bin/python3
 # Posthoc sandbox init: reaper, per-action cleanup, gateway relay. See main/sandbox/image/posthoc-init.ts.
 import ctypes
+import errno
 import json
 import os
 import select
 import shutil
 import signal
 import socket
+import stat
 import struct
 import sys
 import threading
@@ -29,6 +37,19 @@ SOCKET_PATH = os.environ.get('POSTHOC_GATEWAY_SOCKET', '/run/posthoc/gateway.soc
 CONTROL_PATH = '/run/posthoc-control/control.sock'
 LIBC = ctypes.CDLL(None, use_errno=True)
 PORT = int(os.environ.get('POSTHOC_RELAY_PORT', '8080'))
+ACTION_UID = int(os.environ.get('POSTHOC_ACTION_UID', str(os.getuid())))
+ACTION_GID = int(os.environ.get('POSTHOC_ACTION_GID', str(os.getgid())))
+WORK = '/tmp/.posthoc'
+CLAIMS = WORK + '/claims'
+CLAIMS_LIMIT = 32 * 1024 * 1024
+PR_SET_DUMPABLE = 4
+PR_CAPBSET_DROP = 24
+PR_CAP_AMBIENT = 47
+PR_CAP_AMBIENT_CLEAR_ALL = 4
+
+# Not dumpable from the first instruction on: no process of another uid, and none without
+# CAP_SYS_PTRACE, can open /proc/1/mem or attach; the runner inherits it.
+LIBC.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
 UNAVAILABLE = (
     b'{"error": "The Posthoc gateway is not available to this task. Services and databases are reached only through it."}'
 )
@@ -102,19 +123,101 @@ def live_others():
 
 
 def cleanup():
-    # SIGKILL everything but PID 1 and this process, again and again, until nothing is left: a fork
-    # bomb keeps forking while the first sweep runs.
+    # SIGKILL everything but PID 1 and this process (CAP_KILL: whatever uid the action had), again and
+    # again, until nothing is left: a fork bomb keeps forking while the first sweep runs. Returns how
+    # many processes survived; the host removes the whole container when any did.
     deadline = time.time() + 10
-    while time.time() < deadline:
+    while True:
         try:
             os.kill(-1, 9)
         except OSError:
             pass
-        if not live_others():
-            shutil.rmtree('/tmp/.posthoc', ignore_errors=True)
-            return 0
+        left = live_others()
+        if not left or time.time() >= deadline:
+            return len(left)
         time.sleep(0.05)
-    return 1
+
+
+def fresh_work_dir():
+    # /tmp/.posthoc belongs to the runner (root, 0755): the action can append to its claim log but
+    # neither replace the folder nor plant a link in it. Anything else found there is removed.
+    try:
+        st = os.lstat(WORK)
+        if stat.S_ISDIR(st.st_mode) and st.st_uid == 0:
+            for name in os.listdir(WORK):
+                path = WORK + '/' + name
+                if os.path.isdir(path) and not os.path.islink(path):
+                    shutil.rmtree(path, ignore_errors=True)
+                else:
+                    os.unlink(path)
+        elif stat.S_ISDIR(st.st_mode):
+            shutil.rmtree(WORK, ignore_errors=True)
+        else:
+            os.unlink(WORK)
+    except FileNotFoundError:
+        pass
+    try:
+        os.mkdir(WORK, 0o755)
+    except FileExistsError:
+        pass
+    os.chmod(WORK, 0o755)
+
+
+def write_private(path, data, mode):
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, mode)
+    try:
+        os.fchmod(fd, mode)
+        os.write(fd, data)
+    finally:
+        os.close(fd)
+
+
+def read_claims():
+    # The claim log as written by the action's processes (all ended now), cut at CLAIMS_LIMIT.
+    try:
+        fd = os.open(CLAIMS, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return b'\x02'
+    try:
+        chunks = []
+        size = 0
+        while size <= CLAIMS_LIMIT:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    finally:
+        os.close(fd)
+    data = b''.join(chunks)
+    if len(data) > CLAIMS_LIMIT:
+        return b'\x01' + data[:CLAIMS_LIMIT]
+    return b'\x00' + data
+
+
+def become_action_user():
+    # In the forked action, before anything of the action runs: empty the bounding set (so nothing it
+    # executes can ever regain a capability, even as uid 0), clear ambient capabilities, take the
+    # action user's ids, then clear every capability set, and check it.
+    for cap in range(64):
+        if LIBC.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0:
+            if ctypes.get_errno() == errno.EINVAL:
+                break
+            raise OSError(ctypes.get_errno(), 'could not drop capability %d' % cap)
+    LIBC.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+    os.setgroups([])
+    os.setresgid(ACTION_GID, ACTION_GID, ACTION_GID)
+    os.setresuid(ACTION_UID, ACTION_UID, ACTION_UID)
+    header = (ctypes.c_uint32 * 2)(0x20080522, 0)
+    data = (ctypes.c_uint32 * 6)()
+    if LIBC.capset(header, data) != 0:
+        raise OSError(ctypes.get_errno(), 'could not clear capabilities')
+    with open('/proc/self/status') as f:
+        for line in f:
+            if line.startswith(('CapInh:', 'CapPrm:', 'CapEff:', 'CapBnd:', 'CapAmb:')) and int(line.split()[1], 16) != 0:
+                raise OSError(errno.EPERM, 'capabilities left: ' + line.strip())
+    # Changing uid made the process non-dumpable; the action's own processes behave as any program's.
+    LIBC.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)
 
 
 def run_python(path, source):
@@ -158,10 +261,10 @@ def start_action(conn, request):
     # nothing of the runner's: not the control connection, not its non-dumpable flag.
     language = request['language']
     source = request['source'].encode()
-    os.makedirs('/tmp/.posthoc', exist_ok=True)
-    path = '/tmp/.posthoc/action.' + ('py' if language == 'python' else 'sh')
-    with open(path, 'wb') as f:
-        f.write(source)
+    fresh_work_dir()
+    path = WORK + '/action.' + ('py' if language == 'python' else 'sh')
+    write_private(path, source, 0o644)
+    write_private(CLAIMS, b'', 0o666)
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
     pid = os.fork()
@@ -171,8 +274,8 @@ def start_action(conn, request):
             conn.close()
             os.close(out_r)
             os.close(err_r)
-            LIBC.prctl(4, 1, 0, 0, 0)
             os.setsid()
+            become_action_user()
             if language != 'python':
                 # A shell gets default dispositions; Python code keeps Python's own (SIGPIPE ignored, so a
                 # closed pipe is a BrokenPipeError, as in any python3 process).
@@ -199,15 +302,17 @@ def start_action(conn, request):
 
 
 def run_action(conn, request):
-    # One action: stream its output as frames, stop it at the timeout, end every process it left
-    # behind, and answer with its exit code (124 on timeout, 128+N when signal N ended it).
+    # One action: stream its output as frames, stop it at the timeout or when the host sends K, end
+    # every process it left behind, hand over its claim log (C), and answer with its exit code (124 on
+    # timeout, 128+N when signal N ended it) and whether anything survived (X).
     pid, pipes = start_action(conn, request)
     deadline = time.monotonic() + float(request['timeout'])
     status = None
     timed_out = False
+    stopped = False
     while pipes:
         wait = deadline - time.monotonic()
-        if wait <= 0 and status is None:
+        if wait <= 0 and status is None and not stopped:
             timed_out = True
             try:
                 os.killpg(pid, 9)
@@ -217,7 +322,7 @@ def run_action(conn, request):
             done, st = os.waitpid(pid, os.WNOHANG)
             if done == pid:
                 status = st
-        if status is not None or timed_out:
+        if status is not None or timed_out or stopped:
             # The action is over; whatever still holds its pipes is a leftover and is ended now.
             ready, _, _ = select.select(list(pipes), [], [], 0.02)
             if not ready:
@@ -226,7 +331,22 @@ def run_action(conn, request):
                 if not ready:
                     break
         else:
-            ready, _, _ = select.select(list(pipes), [], [], min(max(wait, 0), 0.05))
+            ready, _, _ = select.select(list(pipes) + [conn], [], [], min(max(wait, 0), 0.05))
+            if conn in ready:
+                ready.remove(conn)
+                head = read_exact(conn, 5)
+                if head is None:
+                    # The host is gone: end everything; the container is removed or found orphaned.
+                    cleanup()
+                    os._exit(0)
+                read_exact(conn, struct.unpack('>I', head[1:])[0])
+                if head[:1] == b'K':
+                    stopped = True
+                    try:
+                        os.killpg(pid, 9)
+                    except OSError:
+                        pass
+                    cleanup()
         for fd in ready:
             data = os.read(fd, 65536)
             if data:
@@ -238,22 +358,23 @@ def run_action(conn, request):
         os.close(fd)
     if status is None:
         _, status = os.waitpid(pid, 0)
-    cleanup()
+    leftovers = cleanup()
+    send_frame(conn, b'C', read_claims())
     if timed_out:
         code = 124
     elif os.WIFSIGNALED(status):
         code = 128 + os.WTERMSIG(status)
     else:
         code = os.WEXITSTATUS(status)
-    send_frame(conn, b'X', json.dumps({'exitCode': code, 'timedOut': timed_out}).encode())
+    send_frame(conn, b'X', json.dumps({'exitCode': code, 'timedOut': timed_out, 'stopped': stopped, 'leftovers': leftovers}).encode())
 
 
 def runner():
     # The action runner: forked by PID 1 before any thread starts, connected to the host over the
     # control socket (mounted read-only at /run/posthoc-control). The host accepts only the first
-    # connection of a container, made before any action runs. Not dumpable: actions can neither ptrace
-    # it nor reach its descriptors through /proc.
-    LIBC.prctl(4, 0, 0, 0, 0)
+    # connection of a container, made before any action runs. Not dumpable and of another uid than
+    # actions: they can neither ptrace it nor reach its descriptors through /proc.
+    LIBC.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     for _ in range(200):
         try:

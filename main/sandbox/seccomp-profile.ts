@@ -1,0 +1,73 @@
+// The sandbox's seccomp profile: Docker's own default allows ptrace and process_vm_readv/writev (kernels
+// since 4.8), which is how action code could take over the container's PID 1 and outlive its action. This
+// profile replaces it for Posthoc's containers. It allows by default and refuses, with EPERM:
+// - tracing and reading or writing other processes' memory: ptrace, process_vm_readv/writev, kcmp,
+//   pidfd_getfd (the red team's chain began here);
+// - new namespaces (unshare, setns, clone with a namespace flag; clone3 answers ENOSYS so the C library
+//   falls back to clone, whose flags can be checked): an unprivileged user namespace would hand code
+//   capabilities inside it and a much larger kernel surface;
+// - what only an administrator of the machine does, or what Docker's default refuses for its kernel
+//   surface: mounts, modules, kexec, reboot, swap, accounting, keyrings, bpf, perf events, userfaultfd,
+//   io_uring (its operations bypass seccomp), open_by_handle_at, clock and time setting, personality
+//   flags that turn off address randomisation or make memory executable.
+// Every capability is dropped as well (container-policy.ts): most of these already need one, the profile
+// is the second wall. Pure data, so tests read it and the policy test snapshots it.
+
+const EPERM = 1;
+const ENOSYS = 38;
+
+/** Refused outright. */
+const REFUSED = [
+  'ptrace', 'process_vm_readv', 'process_vm_writev', 'kcmp', 'pidfd_getfd',
+  'unshare', 'setns',
+  'mount', 'umount', 'umount2', 'pivot_root', 'move_mount', 'open_tree', 'fsopen', 'fsconfig', 'fsmount', 'fspick', 'mount_setattr',
+  'init_module', 'finit_module', 'delete_module', 'create_module', 'get_kernel_syms', 'query_module',
+  'kexec_load', 'kexec_file_load', 'reboot', 'swapon', 'swapoff', 'acct', 'quotactl', 'quotactl_fd', 'nfsservctl',
+  'keyctl', 'add_key', 'request_key',
+  'bpf', 'perf_event_open', 'userfaultfd', 'fanotify_init', 'lookup_dcookie',
+  'io_uring_setup', 'io_uring_enter', 'io_uring_register',
+  'open_by_handle_at', 'name_to_handle_at',
+  'settimeofday', 'clock_settime', 'clock_settime64', 'clock_adjtime', 'clock_adjtime64', 'adjtimex', 'stime',
+  'sethostname', 'setdomainname', 'syslog', 'vhangup', 'iopl', 'ioperm', 'uselib', 'ustat', 'sysfs', '_sysctl',
+  'vm86', 'vm86old', 'pciconfig_read', 'pciconfig_write', 'pciconfig_iobase',
+];
+
+/** CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET: clone with any of them is refused. */
+const NAMESPACE_FLAGS = [0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000, 0x20000000, 0x40000000];
+
+/** personality() flags that weaken memory protections: ADDR_NO_RANDOMIZE, MMAP_PAGE_ZERO, ADDR_COMPAT_LAYOUT, READ_IMPLIES_EXEC. */
+const PERSONALITY_REFUSED = [0x0040000, 0x0100000, 0x0200000, 0x0400000];
+
+export type SeccompRule = {
+  names: string[];
+  action: 'SCMP_ACT_ERRNO' | 'SCMP_ACT_ALLOW';
+  errnoRet?: number;
+  args?: Array<{ index: number; value: number; valueTwo: number; op: 'SCMP_CMP_MASKED_EQ' }>;
+};
+
+export type SeccompProfile = { defaultAction: 'SCMP_ACT_ALLOW'; architectures: string[]; syscalls: SeccompRule[] };
+
+export function sandboxSeccompProfile(): SeccompProfile {
+  const syscalls: SeccompRule[] = [
+    { names: REFUSED, action: 'SCMP_ACT_ERRNO', errnoRet: EPERM },
+    { names: ['clone3'], action: 'SCMP_ACT_ERRNO', errnoRet: ENOSYS },
+    // One rule per flag: the conditions of one rule are ANDed, separate rules are ORed.
+    ...NAMESPACE_FLAGS.map(
+      (flag): SeccompRule => ({
+        names: ['clone'],
+        action: 'SCMP_ACT_ERRNO',
+        errnoRet: EPERM,
+        args: [{ index: 0, value: flag, valueTwo: flag, op: 'SCMP_CMP_MASKED_EQ' }],
+      }),
+    ),
+    ...PERSONALITY_REFUSED.map(
+      (flag): SeccompRule => ({
+        names: ['personality'],
+        action: 'SCMP_ACT_ERRNO',
+        errnoRet: EPERM,
+        args: [{ index: 0, value: flag, valueTwo: flag, op: 'SCMP_CMP_MASKED_EQ' }],
+      }),
+    ),
+  ];
+  return { defaultAction: 'SCMP_ACT_ALLOW', architectures: ['SCMP_ARCH_X86_64', 'SCMP_ARCH_X86', 'SCMP_ARCH_X32', 'SCMP_ARCH_AARCH64', 'SCMP_ARCH_ARM'], syscalls };
+}
