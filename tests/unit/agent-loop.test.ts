@@ -181,6 +181,23 @@ describe('runAgent', () => {
     expect(hooks.complete).toHaveBeenCalledTimes(1);
   });
 
+  it('records the observation of an action Stop interrupted, then ends cancelled without running later blocks', async () => {
+    const controller = new AbortController();
+    const { hooks } = fakeHooks({
+      replies: ['```bash\necho 1\n```\n```bash\necho 2\n```', 'unreachable'],
+      run: (block) => {
+        controller.abort();
+        return { ...makeAction(block, { exitCode: 137 }), status: 'interrupted', output: { ...makeAction(block).output, exitCode: 137, interrupted: { reason: 'Stopped by you.', recorded: true } } };
+      },
+    });
+    const outcome = await runAgent({ history, maxSteps: 5, hooks, signal: controller.signal });
+    expect(outcome).toEqual({ status: 'cancelled' });
+    expect(hooks.runAction).toHaveBeenCalledTimes(1);
+    const observation = hooks.onObservation.mock.calls[0]![0];
+    expect(observation).toContain('interrupted: Stopped by you.');
+    expect(observation).toMatch(/1 later code block\(s\) in your reply were not run because this one was interrupted/);
+  });
+
   it('is cancelled (not failed) when the model call rejects because of the abort', async () => {
     const controller = new AbortController();
     const { hooks } = fakeHooks({ replies: [] });
