@@ -63,7 +63,7 @@ try {
 
 const chromium = process.env.POSTHOC_CHROMIUM ?? '/usr/bin/chromium';
 // The native addons: checkpoints and SQLite capture run without them, but the tests and benchmarks are meant to cover them.
-for (const [what, file] of [['the native folder lister (main/effects/fs/native)', 'fs/native/build/Release/posthoc_lister.node'], ['the SQLite page differ (main/effects/db/native)', 'db/native/build/Release/posthoc_pagediff.node']]) {
+for (const [what, file] of [['the native folder lister (main/effects/fs/native)', 'fs/native/build/Release/posthoc_lister.node'], ['the beneath-the-folder calls (main/effects/fs/native)', 'fs/native/build/Release/posthoc_beneath.node'], ['the SQLite page differ (main/effects/db/native)', 'db/native/build/Release/posthoc_pagediff.node']]) {
   if (process.platform !== 'win32' && !existsSync(new URL(`../main/effects/${file}`, import.meta.url))) missing.push([what, 'npm run build:native   (needs g++, make, python3)']);
 }
 if (!existsSync(chromium)) missing.push([`Chromium at ${chromium}`, 'sudo apt-get install -y chromium   (or set POSTHOC_CHROMIUM)']);
