@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { beneathAddon, GrantedFolder } from '../../main/effects/fs/beneath';
 import { CheckpointStore } from '../../main/effects/fs/checkpoint-store';
 import { nativeLister } from '../../main/effects/fs/native-lister';
+import { removeRestoreTemps } from '../../main/effects/fs/restore';
 import { KIND_LINK } from '../../main/effects/fs/stat-lister';
 import type { FsEffect } from '../../shared/domain';
 import { tempDirs } from '../support/temp-dir';
@@ -310,6 +311,52 @@ describe.each(OWNERS)('with $label', ({ uid }) => {
         expect(execFileSync('git', ['--git-dir', store.gitdir, 'cat-file', '--batch-all-objects', '--batch'], { maxBuffer: 64 << 20 }).includes('SECRET-7f3a9c')).toBe(false);
       });
     }
+  });
+
+  describe('a checkpoint reading a file replaced since the listing', () => {
+    it('stores the file the path holds now, read through its handle, and reads it again next time', async () => {
+      const ws = dirs.make('posthoc-ws-');
+      const data = dirs.make('posthoc-data-');
+      writeFileSync(join(ws, 'a.txt'), 'first\n');
+      writeFileSync(join(ws, 'b.txt'), 'listed\n');
+      own(ws, uid);
+      const store = await CheckpointStore.open(ws, join(data, 'checkpoints'), { racyWindowMs: 0 });
+      const writeBlob = store.repo.writeBlob.bind(store.repo);
+      let swapped = false;
+      store.repo.writeBlob = (content) => {
+        if (!swapped) {
+          swapped = true; // another inode at b.txt: the handle is not the file the listing saw
+          writeFileSync(join(ws, 'b.new'), 'replaced after the listing\n');
+          renameSync(join(ws, 'b.new'), join(ws, 'b.txt'));
+        }
+        return writeBlob(content);
+      };
+      const cp = await store.snapshot('during', { budgetBytes: 1024 * 1024 });
+      const blob = (tree: string) => execFileSync('git', ['--git-dir', store.gitdir, 'cat-file', 'blob', store.lookup(tree, 'b.txt')!.oid], { encoding: 'utf8' });
+      expect(blob(cp.tree)).toBe('replaced after the listing\n');
+      expect(cp.notCovered).toEqual([]);
+      const again = await store.snapshot('again', { budgetBytes: 1024 * 1024 });
+      expect(again.hashed).toBe(1); // b.txt, never vouched for by the listing's fields
+      expect(blob(again.tree)).toBe('replaced after the listing\n');
+    });
+  });
+
+  describe('crash recovery', () => {
+    it("removes only the crashed restore's temporaries: its exact tag, not there before, never through a link", () => {
+      const ws = dirs.make('posthoc-ws-');
+      const outside = outsideFolder(uid);
+      mkdirSync(join(ws, 'd'));
+      for (const name of ['.posthoc-restore-7-aaaa', '.posthoc-restore-7-bbbb', '.posthoc-restore-70-cccc', '.posthoc-restore-8-dddd', 'keep.txt']) {
+        writeFileSync(join(ws, 'd', name), name);
+      }
+      writeFileSync(join(outside, '.posthoc-restore-7-eeee'), 'outside');
+      symlinkSync(outside, join(ws, 'link'));
+      own(ws, uid);
+      const before = contents(outside);
+      removeRestoreTemps(ws, ['d/keep.txt', 'link/x.txt'], '7', (p) => p === 'd/.posthoc-restore-7-aaaa');
+      expect(readdirSync(join(ws, 'd')).sort()).toEqual(['.posthoc-restore-7-aaaa', '.posthoc-restore-70-cccc', '.posthoc-restore-8-dddd', 'keep.txt']);
+      expect(contents(outside)).toEqual(before);
+    });
   });
 
   describe('a file named like a restore temporary', () => {
