@@ -1,7 +1,7 @@
 # Two Node-API addons; the same binaries load in Node and in Electron. Built by scripts/build-native.mjs on
 # npm install; Windows uses JavaScript fallbacks instead.
 #   posthoc_lister   lister.c: lists folders with their entries' stat fields, for checkpoints
-#   posthoc_beneath  beneath.c: opens and changes paths beneath a granted folder without following links
+#   posthoc_beneath  beneath.c, beneath-open.c: opens and changes paths beneath a granted folder without following links
 {
   "targets": [
     {
@@ -12,9 +12,9 @@
     },
     {
       "target_name": "posthoc_beneath",
-      "sources": ["beneath.c"],
+      "sources": ["beneath.c", "beneath-open.c"],
       "cflags": ["-O2", "-Wall", "-Wextra", "-Wno-unused-parameter"],
-      "conditions": [["OS=='win'", { "type": "none", "sources!": ["beneath.c"] }]]
+      "conditions": [["OS=='win'", { "type": "none", "sources!": ["beneath.c", "beneath-open.c"] }]]
     }
   ]
 }
