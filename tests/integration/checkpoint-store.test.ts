@@ -2,7 +2,7 @@
 // what it costs (only changed files are read), and restoring paths from it.
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import { appendFileSync, chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CheckpointStore, type Checkpoint } from '../../main/effects/fs/checkpoint-store';
@@ -65,6 +65,21 @@ describe('CheckpointStore', () => {
     expect(existsSync(join(ws, 'hello.txt'))).toBe(false);
     expect(existsSync(join(ws, 'renamed notes.txt'))).toBe(false);
     expect(existsSync(join(ws, 'new'))).toBe(false); // folders the action created are gone too
+  });
+
+  it('a folder moved away and a link put in its place: the rename and the added link, and revert brings the folder back', async () => {
+    const { ws, store, snap } = await setup();
+    const outside = dirs.make('posthoc-outside-');
+    const before = await snap('before');
+    renameSync(join(ws, 'src'), join(ws, 'src.real'));
+    symlinkSync(outside, join(ws, 'src'));
+    const after = await snap('after', before);
+    expect(summarize(store.diff(before.tree, after.tree))).toEqual({ added: ['src'], modified: [], deleted: [], renamed: [{ from: 'src/', to: 'src.real/' }] });
+    expect(await revert(store, before, after)).toMatchObject({ conflicts: [] });
+    expect(readFileSync(join(ws, 'src', 'main.py'), 'utf8')).toBe('print(1)\n');
+    expect(lstatSync(join(ws, 'src')).isDirectory()).toBe(true);
+    expect(existsSync(join(ws, 'src.real'))).toBe(false);
+    expect(readdirSync(outside)).toEqual([]);
   });
 
   it('shows a moved folder as one rename and brings a deleted tree back whole', async () => {

@@ -40,15 +40,23 @@ export async function applyOps(
     const removals = [...ops].sort((a, b) => depthOf(b.path) - depthOf(a.path) || (a.path < b.path ? 1 : -1));
     for (const op of removals) {
       const [parent, name] = split(op.path);
-      const removed = inFolder(folder, parent, op.path, (dir) => {
-        const st = dir?.stat(name) ?? null;
-        if (!dir || !st) return false;
-        const onDiskIsDir = isDir(st);
-        if (op.to !== null && onDiskIsDir === (op.to.kind === 'dir')) return false;
-        if (op.to !== null && op.to.kind === 'uncovered') return false; // cannot be written: leave it
-        dir.remove(name, onDiskIsDir);
-        return true;
-      });
+      let removed: boolean;
+      try {
+        removed = inFolder(folder, parent, op.path, (dir) => {
+          const st = dir?.stat(name) ?? null;
+          if (!dir || !st) return false;
+          const onDiskIsDir = isDir(st);
+          if (op.to !== null && onDiskIsDir === (op.to.kind === 'dir')) return false;
+          if (op.to !== null && op.to.kind === 'uncovered') return false; // cannot be written: leave it
+          dir.remove(name, onDiskIsDir);
+          return true;
+        });
+      } catch (error) {
+        // A link where a folder on the way should be: nothing of this path is inside the folder, and the
+        // link itself is one of the operations (removed at its own, shallower, turn). Anything else refuses.
+        if (!(error instanceof PathOutsideWorkspace) || !ops.some((o) => op.path.startsWith(`${o.path}/`))) throw error;
+        removed = false;
+      }
       if (!removed) continue;
       outcome.removed.push(op.path);
       await step();

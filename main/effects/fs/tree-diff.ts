@@ -144,6 +144,7 @@ export function summarize(changes: readonly Change[]): ChangeSummary {
       removedDirs.set(c.before.oid, list);
     }
   }
+  const renameSources = new Set<string>();
   for (const c of changes) {
     if (c.after?.kind !== 'dir' || c.before?.kind === 'dir' || isHidden(c.path, hidden)) continue;
     const from = removedDirs.get(c.after.oid)?.shift();
@@ -151,12 +152,17 @@ export function summarize(changes: readonly Change[]): ChangeSummary {
     renamed.push({ from: `${from}/`, to: `${c.path}/` });
     hidden.add(from);
     hidden.add(c.path);
+    renameSources.add(from);
   }
   const added: string[] = [];
   const modified: string[] = [];
   const deleted: string[] = [];
   for (const c of changes) {
-    if (isHidden(c.path, hidden)) continue;
+    if (isHidden(c.path, hidden)) {
+      // A folder moved away and something else — a file, a link — took its name: that is an addition.
+      if (renameSources.has(c.path) && isFileLike(c.after)) added.push(c.path);
+      continue;
+    }
     const was = isFileLike(c.before);
     const is = isFileLike(c.after);
     if (was && is) modified.push(c.path);
