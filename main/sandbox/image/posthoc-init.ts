@@ -172,6 +172,16 @@ def write_private(path, data, mode):
         os.close(fd)
 
 
+def claim_canary():
+    # In the action, before its code: one write-intent open of the log itself, which the claim library
+    # records like any other. A log without this line means the library did not work in the action (not
+    # loaded, or disabled), and then the log proves nothing: the host is told it is missing.
+    try:
+        os.close(os.open(CLAIMS, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC))
+    except OSError:
+        pass
+
+
 def read_claims():
     # The claim log as written by the action's processes (all ended now), cut at CLAIMS_LIMIT.
     try:
@@ -190,6 +200,8 @@ def read_claims():
     finally:
         os.close(fd)
     data = b''.join(chunks)
+    if b'\t' + CLAIMS.encode() + b'\n' not in data[:4096]:
+        return b'\x02'
     if len(data) > CLAIMS_LIMIT:
         return b'\x01' + data[:CLAIMS_LIMIT]
     return b'\x00' + data
@@ -276,6 +288,7 @@ def start_action(conn, request):
             os.close(err_r)
             os.setsid()
             become_action_user()
+            claim_canary()
             if language != 'python':
                 # A shell gets default dispositions; Python code keeps Python's own (SIGPIPE ignored, so a
                 # closed pipe is a BrokenPipeError, as in any python3 process).
