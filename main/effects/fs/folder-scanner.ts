@@ -145,8 +145,11 @@ export class FolderScanner {
   private async scanDir(rel: string): Promise<string | null> {
     let listing = this.listings.get(rel);
     if (!listing) {
-      // A folder that appeared since the plan was made: list it here.
-      for (const l of listFolders(fs, this.root, [{ rel, recursive: true }])) this.listings.set(l.rel, l);
+      // A folder that appeared since the plan was made: list it here (natively where built: the C lister
+      // opens each folder relative to its parent and never through a link swapped in meanwhile).
+      const native = this.limits.javascriptLister ? null : nativeLister();
+      const found = native ? await native.list(this.root, [{ rel, recursive: true }]) : listFolders(fs, this.root, [{ rel, recursive: true }]);
+      for (const l of found) this.listings.set(l.rel, l);
       listing = this.listings.get(rel)!;
     }
     if (listing.error !== null) {
