@@ -163,15 +163,21 @@ export function expectTrueClaims(
   return { run, claims };
 }
 
-/** Median wall time in ms of `runs` runs of a shell script (each in a fresh folder from `prepare`). */
-export function medianMs(runs: number, prepare: () => string, run: (folder: string) => void): number {
-  const times: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const folder = prepare();
-    const start = process.hrtime.bigint();
-    run(folder);
-    times.push(Number(process.hrtime.bigint() - start) / 1e6);
-  }
-  times.sort((a, b) => a - b);
-  return times[Math.floor(times.length / 2)]!;
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+/**
+ * Runs `script` under bash's `time`: wall and CPU (user + system) seconds of the script's processes.
+ * CPU time is what the library adds to; wall time on a shared machine mostly measures the neighbours.
+ */
+export function timed(runner: Runner, dir: string, script: string, preload: boolean): { wall: number; cpu: number; run: RunResult } {
+  const run = runClaimed(runner, dir, `TIMEFORMAT='@@ %R %U %S'; time (
+${script}
+)`, { preload });
+  const match = /@@ ([\d.]+) ([\d.]+) ([\d.]+)/.exec(run.stderr);
+  expect(run.status).toBe(0);
+  expect(match).not.toBeNull();
+  return { wall: Number(match![1]), cpu: Number(match![2]) + Number(match![3]), run };
 }

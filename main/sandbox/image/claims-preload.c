@@ -6,9 +6,9 @@
 // real call runs exactly as asked, its result and errno are handed back untouched, and when the log
 // cannot be opened the library does nothing at all.
 //
-// Log: $POSTHOC_CLAIMS_LOG, else /tmp/.posthoc/claims; opened once per process image (at load, with the
-// raw system call, O_APPEND|O_CLOEXEC, then moved to a high fd so shells' fds 3..9 stay free), and only
-// if it already exists. Each record is one write() of one line, so concurrent processes never interleave:
+// Log: $POSTHOC_CLAIMS_LOG, else /tmp/.posthoc/claims; opened on first need, once per process image, with
+// the raw system call (O_APPEND|O_CLOEXEC|O_NOFOLLOW, then moved to a high fd so that the fds shells pick
+// stay free), and only if it already exists. Each record is one write() of one line, so concurrent processes never interleave:
 //   OP \t INO \t SIZE \t MTIME_NS \t ISDIR \t PATH \n
 //   W  opened, created or truncated for writing (stamp just after the call)
 //   C  a descriptor open for writing is closed, or left open at exit (stamp then; path from /proc)
@@ -23,7 +23,7 @@
 //
 // Portability: compiled on the host when the image is built (cc -shared -fPIC -O2 -Wall -Wextra -o
 // posthoc-claims.so claims-preload.c -ldl) and loaded under Debian bookworm's glibc 2.36. Besides the
-// functions it wraps it uses only dlsym, syscall(), getenv, fileno, fflush and fflush_unlocked, all in
+// functions it wraps it uses only dlsym, syscall(), secure_getenv, fileno, fflush, fflush_unlocked, all in
 // glibc 2.36 under the same symbol versions, and nothing newer. The logging path itself makes raw system
 // calls into stack buffers only (no malloc, no stdio, no locks held across a real call): thread-safe and
 // async-signal-safe. A record needs about 8.5 KB of stack.
@@ -65,6 +65,7 @@ static dev_t log_dev;
 static ino_t log_ino;
 static char log_path[PATH_MAX];
 static int log_path_ready;
+static int inherited_tracked;
 static uint64_t write_fds[MAX_TRACKED_FD / 64];
 static uint64_t last_closed[64]; // fingerprints of this process's last C records, see seen_before()
 
@@ -95,7 +96,8 @@ static void fd_track(int fd, int on) {
 
 static void capture_log_path(void) {
   if (__atomic_load_n(&log_path_ready, __ATOMIC_ACQUIRE)) return;
-  const char *p = getenv("POSTHOC_CLAIMS_LOG");
+  // secure_getenv: a set-user-ID program must not be pointed at a file its invoker could not write.
+  const char *p = secure_getenv("POSTHOC_CLAIMS_LOG");
   if (!p || !*p) p = "/tmp/.posthoc/claims";
   size_t n = strlen(p);
   if (n >= sizeof log_path) n = 0; // an unusable name: opening "" fails and the library stays inert
@@ -112,11 +114,14 @@ static int high_fd_floor(void) {
   return floor < 10 ? 10 : (int)floor;
 }
 
+static void track_inherited(void);
+
+// The log's fd, opened on first need in this process image; LOG_OFF when there is no log.
 static int log_get(void) {
   int fd = __atomic_load_n(&log_fd, __ATOMIC_ACQUIRE);
   if (fd != LOG_UNKNOWN) return fd;
   capture_log_path();
-  int opened = (int)syscall(SYS_openat, AT_FDCWD, log_path, O_WRONLY | O_APPEND | O_CLOEXEC);
+  int opened = (int)syscall(SYS_openat, AT_FDCWD, log_path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
   int expected = LOG_UNKNOWN;
   struct stat st;
   if (opened >= 0) {
@@ -131,9 +136,12 @@ static int log_get(void) {
   // Racing openers see the same file, so storing its identity twice is harmless.
   __atomic_store_n(&log_dev, st.st_dev, __ATOMIC_RELAXED);
   __atomic_store_n(&log_ino, st.st_ino, __ATOMIC_RELAXED);
-  if (__atomic_compare_exchange_n(&log_fd, &expected, opened, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) return opened;
-  syscall(SYS_close, opened);
-  return expected;
+  if (!__atomic_compare_exchange_n(&log_fd, &expected, opened, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+    syscall(SYS_close, opened);
+    return expected;
+  }
+  if (!__atomic_exchange_n(&inherited_tracked, 1, __ATOMIC_ACQ_REL)) track_inherited();
+  return opened;
 }
 
 // The program closed or replaced our descriptor: open the log again for the next record.
@@ -522,8 +530,9 @@ int fcloseall(void) {
 // Before fd stops naming its file (close, or dup2/dup3 onto it): a C record, and the log reopened if
 // the program is closing ours.
 static void letting_go(int fd) {
-  if (fd >= 0 && fd == __atomic_load_n(&log_fd, __ATOMIC_ACQUIRE)) log_fd_lost(fd);
-  if (fd_tracked(fd) && log_get() >= 0) closing(fd);
+  int log = log_get(); // first: opening the log marks the descriptors inherited across exec
+  if (fd >= 0 && fd == log) log_fd_lost(fd);
+  else if (fd_tracked(fd) && log >= 0) closing(fd);
   fd_track(fd, 0);
 }
 
@@ -576,7 +585,8 @@ FCNTL(fcntl) FCNTL(fcntl64)
 
 // ---- load and exit ------------------------------------------------------------------------------------
 
-// Descriptors open for writing that this image inherited across exec (a shell's "> file").
+// Descriptors open for writing that this image inherited across exec (a shell's "> file"): marked when
+// the log is first opened, which every call that consults the marks does first.
 static void track_inherited(void) {
   struct stat st;
   int dir = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -600,9 +610,8 @@ static void track_inherited(void) {
   syscall(SYS_close, dir);
 }
 
-__attribute__((constructor)) static void claims_load(void) {
-  KEEP_ERRNO(capture_log_path(); if (log_get() >= 0) track_inherited());
-}
+// The log's name is read at load, before the program can change its environment.
+__attribute__((constructor)) static void claims_load(void) { capture_log_path(); }
 
 // Files still open for writing when the process ends: their state now is what it leaves.
 static void close_all_tracked(void) {
