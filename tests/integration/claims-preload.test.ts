@@ -131,6 +131,30 @@ with concurrent.futures.ThreadPoolExecutor(8) as pool: list(pool.map(work, range
     expect([...claims].filter(([p, c]) => p.startsWith('r') && c.final !== 'absent').length).toBe(200);
   });
 
+  it('node: sync and promise file calls (libuv closes through syscall())', () => {
+    const dir = folder(runner, 'echo old > old.txt');
+    const node = process.execPath;
+    const { claims } = expectTrueClaims(
+      runner,
+      dir,
+      `${node} -e "
+const fs = require('fs');
+fs.writeFileSync('a.txt', 'a');
+fs.appendFileSync('old.txt', 'more');
+(async () => {
+  await Promise.all([...Array(20).keys()].map((i) => fs.promises.writeFile('p' + i + '.txt', String(i))));
+  await fs.promises.rename('p0.txt', 'renamed.txt');
+  await fs.promises.mkdir('d/e', { recursive: true });
+  await fs.promises.writeFile('d/e/f.txt', 'f');
+  await fs.promises.rm('d', { recursive: true });
+})();"`,
+    );
+    expect(claims.get('a.txt')?.final).not.toBeNull();
+    expect(claims.get('p0.txt')?.final).toBe('absent');
+    expect(claims.get('d/e/f.txt')?.final).toBe('absent');
+    expect([...claims.keys()].filter((p) => /^p\d+\.txt$/.test(p)).length).toBe(20);
+  });
+
   it('many processes writing at once: python multiprocessing and xargs -P', () => {
     const dir = folder(runner);
     const { run, claims } = expectTrueClaims(

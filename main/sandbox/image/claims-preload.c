@@ -19,11 +19,11 @@
 //
 // Descriptors open for writing (fds < 65536) are kept in a bitmap so that close(), dup2() over them,
 // fclose(), exit() and _exit() can say what the file finally held; dup/dup2/dup3/fcntl(F_DUPFD) copy the
-// mark, and descriptors inherited across exec (a shell's "> file") are found again at load.
+// mark, and descriptors inherited across exec (a shell's "> file") are marked when the log is opened.
 //
 // Portability: compiled on the host when the image is built (cc -shared -fPIC -O2 -Wall -Wextra -o
 // posthoc-claims.so claims-preload.c -ldl) and loaded under Debian bookworm's glibc 2.36. Besides the
-// functions it wraps it uses only dlsym, syscall(), secure_getenv, fileno, fflush, fflush_unlocked, all in
+// functions it wraps it uses only dlsym, secure_getenv, fileno, fflush and fflush_unlocked, all in
 // glibc 2.36 under the same symbol versions, and nothing newer. The logging path itself makes raw system
 // calls into stack buffers only (no malloc, no stdio, no locks held across a real call): thread-safe and
 // async-signal-safe. A record needs about 8.5 KB of stack.
@@ -80,6 +80,10 @@ static uint64_t last_closed[64]; // fingerprints of this process's last C record
 // A missing real function (never under glibc 2.36) fails the call rather than crashing the program.
 #define CALL(name, ...) (real_##name() ? real_##name()(__VA_ARGS__) : (errno = ENOSYS, -1))
 
+// Our own system calls go to libc's syscall() directly: this library wraps syscall() too.
+REAL(syscall)
+#define sys(...) real_syscall()(__VA_ARGS__)
+
 // ---- the write-fd bitmap and the log ---------------------------------------------------------------
 
 static int fd_tracked(int fd) {
@@ -109,7 +113,7 @@ static void capture_log_path(void) {
 // The lowest fd the log may take: well above the numbers shells and programs pick themselves.
 static int high_fd_floor(void) {
   struct rlimit lim;
-  if (syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, &lim) != 0) return 10;
+  if (sys(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, &lim) != 0) return 10;
   rlim_t floor = lim.rlim_cur == RLIM_INFINITY || lim.rlim_cur > 3072 ? 1536 : lim.rlim_cur / 2;
   return floor < 10 ? 10 : (int)floor;
 }
@@ -121,13 +125,13 @@ static int log_get(void) {
   int fd = __atomic_load_n(&log_fd, __ATOMIC_ACQUIRE);
   if (fd != LOG_UNKNOWN) return fd;
   capture_log_path();
-  int opened = (int)syscall(SYS_openat, AT_FDCWD, log_path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
+  int opened = (int)sys(SYS_openat, AT_FDCWD, log_path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
   int expected = LOG_UNKNOWN;
   struct stat st;
   if (opened >= 0) {
-    int high = (int)syscall(SYS_fcntl, opened, F_DUPFD_CLOEXEC, high_fd_floor());
-    if (high >= 0) syscall(SYS_close, opened), opened = high;
-    if (syscall(SYS_fstat, opened, &st) != 0) syscall(SYS_close, opened), opened = LOG_OFF;
+    int high = (int)sys(SYS_fcntl, opened, F_DUPFD_CLOEXEC, high_fd_floor());
+    if (high >= 0) sys(SYS_close, opened), opened = high;
+    if (sys(SYS_fstat, opened, &st) != 0) sys(SYS_close, opened), opened = LOG_OFF;
   }
   if (opened < 0) {
     __atomic_compare_exchange_n(&log_fd, &expected, LOG_OFF, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
@@ -137,7 +141,7 @@ static int log_get(void) {
   __atomic_store_n(&log_dev, st.st_dev, __ATOMIC_RELAXED);
   __atomic_store_n(&log_ino, st.st_ino, __ATOMIC_RELAXED);
   if (!__atomic_compare_exchange_n(&log_fd, &expected, opened, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-    syscall(SYS_close, opened);
+    sys(SYS_close, opened);
     return expected;
   }
   if (!__atomic_exchange_n(&inherited_tracked, 1, __ATOMIC_ACQ_REL)) track_inherited();
@@ -157,9 +161,9 @@ static void log_write(const char *line, size_t len) {
     int fd = log_get();
     struct stat st;
     if (fd < 0) return;
-    if (syscall(SYS_fstat, fd, &st) == 0 && st.st_ino == __atomic_load_n(&log_ino, __ATOMIC_RELAXED) &&
+    if (sys(SYS_fstat, fd, &st) == 0 && st.st_ino == __atomic_load_n(&log_ino, __ATOMIC_RELAXED) &&
         st.st_dev == __atomic_load_n(&log_dev, __ATOMIC_RELAXED)) {
-      syscall(SYS_write, fd, line, len);
+      sys(SYS_write, fd, line, len);
       return;
     }
     log_fd_lost(fd);
@@ -217,7 +221,7 @@ static char *put_decimal(char *at, uint64_t v) {
 static size_t fd_link(int fd, char *out) {
   char proc[32] = "/proc/self/fd/";
   *put_decimal(proc + 14, (unsigned)fd) = 0;
-  long got = syscall(SYS_readlinkat, AT_FDCWD, proc, out, (size_t)PATH_LIMIT);
+  long got = sys(SYS_readlinkat, AT_FDCWD, proc, out, (size_t)PATH_LIMIT);
   if (got <= 0 || got >= PATH_LIMIT || out[0] != '/') return 0;
   out[got] = 0;
   return (size_t)got;
@@ -230,7 +234,7 @@ static int resolve(record_t *r, int dirfd, const char *path) {
   if (!path) return 0;
   if (path[0] != '/') {
     if (dirfd == AT_FDCWD) {
-      long got = syscall(SYS_getcwd, REC_PATH(r), (size_t)PATH_LIMIT);
+      long got = sys(SYS_getcwd, REC_PATH(r), (size_t)PATH_LIMIT);
       if (got <= 1 || REC_PATH(r)[0] != '/') return 0;
       r->len = (size_t)got - 1; // the kernel counts the terminating NUL
     } else if (!(r->len = fd_link(dirfd, REC_PATH(r)))) {
@@ -283,14 +287,14 @@ static void emit(record_t *r, char op, const struct stat *st, int dir) {
   log_write(p - hlen, hlen + encoded);
 }
 
-static int stat_fd(int fd, struct stat *st) { return syscall(SYS_fstat, fd, st) == 0; }
+static int stat_fd(int fd, struct stat *st) { return sys(SYS_fstat, fd, st) == 0; }
 
 static int lstat_at(int dirfd, const char *path, struct stat *st) {
-  return syscall(SYS_newfstatat, dirfd, path, st, AT_SYMLINK_NOFOLLOW) == 0;
+  return sys(SYS_newfstatat, dirfd, path, st, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
 static int open_for_writing(int fd) {
-  long fl = syscall(SYS_fcntl, fd, F_GETFL);
+  long fl = sys(SYS_fcntl, fd, F_GETFL);
   return fl >= 0 && (fl & O_ACCMODE) != O_RDONLY;
 }
 
@@ -363,7 +367,7 @@ static void renamed(int olddir, const char *from, int newdir, const char *to, un
 static void truncated(const char *path) {
   struct stat st;
   record_t r;
-  if (syscall(SYS_newfstatat, AT_FDCWD, path, &st, 0) == 0 && resolve(&r, AT_FDCWD, path)) emit(&r, 'W', &st, 0);
+  if (sys(SYS_newfstatat, AT_FDCWD, path, &st, 0) == 0 && resolve(&r, AT_FDCWD, path)) emit(&r, 'W', &st, 0);
 }
 
 // utimensat(fd, NULL or "", ...) sets the times of fd itself.
@@ -482,14 +486,14 @@ FOPEN(fopen) FOPEN(fopen64)
 static int probe_stream(FILE *f) {
   int fd = f ? fileno(f) : -1;
   if (fd < 0 || log_get() < 0 || !open_for_writing(fd)) return -1;
-  return (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 0);
+  return (int)sys(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 0);
 }
 
 static void stream_closed(int fd, int probe) {
   fd_track(fd, 0);
   if (probe < 0) return;
   closing(probe);
-  syscall(SYS_close, probe);
+  sys(SYS_close, probe);
 }
 
 static void stream_reopened(FILE *f, const char *path, const char *mode) {
@@ -523,7 +527,7 @@ REAL(fcloseall)
 int fcloseall(void) {
   if (log_get() >= 0) KEEP_ERRNO(fflush(NULL); for (int fd = 0; fd < MAX_TRACKED_FD; fd++) if (fd_tracked(fd)) closing(fd));
   int rc = CALL(fcloseall);
-  KEEP_ERRNO(for (int fd = 0; fd < MAX_TRACKED_FD; fd++) if (fd_tracked(fd) && syscall(SYS_fcntl, fd, F_GETFD) < 0) fd_track(fd, 0));
+  KEEP_ERRNO(for (int fd = 0; fd < MAX_TRACKED_FD; fd++) if (fd_tracked(fd) && sys(SYS_fcntl, fd, F_GETFD) < 0) fd_track(fd, 0));
   return rc;
 }
 
@@ -583,13 +587,57 @@ int dup3(int oldfd, int newfd, int flags) {
   }
 FCNTL(fcntl) FCNTL(fcntl64)
 
+// close_range() and closefrom() close many at once (interpreters do before exec); CLOSE_RANGE_CLOEXEC
+// only marks them, and exec is seen by the new image.
+static void letting_go_range(unsigned first, unsigned last) {
+  int log = log_get();
+  if (log >= 0 && (unsigned)log >= first && (unsigned)log <= last) log_fd_lost(log);
+  for (unsigned fd = first; fd <= last && fd < MAX_TRACKED_FD; fd++) {
+    if (!(fd & 63) && !__atomic_load_n(&write_fds[fd >> 6], __ATOMIC_RELAXED)) {
+      fd += 63; // a word without marks
+      continue;
+    }
+    if (fd_tracked((int)fd) && log >= 0) closing((int)fd);
+    fd_track((int)fd, 0);
+  }
+}
+
+REAL(close_range)
+int close_range(unsigned first, unsigned last, int flags) {
+  if (!(flags & CLOSE_RANGE_CLOEXEC)) KEEP_ERRNO(letting_go_range(first, last));
+  return CALL(close_range, first, last, flags);
+}
+
+REAL(closefrom)
+void closefrom(int lowfd) {
+  KEEP_ERRNO(letting_go_range(lowfd < 0 ? 0 : (unsigned)lowfd, ~0U));
+  if (real_closefrom()) real_closefrom()(lowfd);
+}
+
+// Some runtimes make these calls through syscall() (libuv closes every file so): seen here too.
+long syscall(long number, ...) {
+  va_list ap;
+  long a[6];
+  va_start(ap, number);
+  for (int i = 0; i < 6; i++) a[i] = va_arg(ap, long);
+  va_end(ap);
+  if (number == SYS_close) KEEP_ERRNO(letting_go((int)a[0]));
+  if (number == SYS_close_range && !(a[2] & CLOSE_RANGE_CLOEXEC)) KEEP_ERRNO(letting_go_range((unsigned)a[0], (unsigned)a[1]));
+  long rc = real_syscall() ? real_syscall()(number, a[0], a[1], a[2], a[3], a[4], a[5]) : (errno = ENOSYS, -1);
+  if (rc >= 0 && number == SYS_openat) KEEP_ERRNO(opened((int)rc, (int)a[2], (int)a[0], (const char *)a[1]));
+#ifdef SYS_open
+  if (rc >= 0 && number == SYS_open) KEEP_ERRNO(opened((int)rc, (int)a[1], AT_FDCWD, (const char *)a[0]));
+#endif
+  return rc;
+}
+
 // ---- load and exit ------------------------------------------------------------------------------------
 
 // Descriptors open for writing that this image inherited across exec (a shell's "> file"): marked when
 // the log is first opened, which every call that consults the marks does first.
 static void track_inherited(void) {
   struct stat st;
-  int dir = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  int dir = (int)sys(SYS_openat, AT_FDCWD, "/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   int self = __atomic_load_n(&log_fd, __ATOMIC_RELAXED);
   char buf[2048];
   long n;
@@ -598,7 +646,7 @@ static void track_inherited(void) {
       if (open_for_writing(fd) && stat_fd(fd, &st) && S_ISREG(st.st_mode)) fd_track(fd, 1);
     return;
   }
-  while ((n = syscall(SYS_getdents64, dir, buf, sizeof buf)) > 0) {
+  while ((n = sys(SYS_getdents64, dir, buf, sizeof buf)) > 0) {
     for (long at = 0; at < n; at += *(unsigned short *)(buf + at + 16)) {
       const char *name = buf + at + 19; // struct linux_dirent64: ino 8, off 8, reclen 2, type 1, name
       int fd = 0;
@@ -607,11 +655,15 @@ static void track_inherited(void) {
       if (fd != dir && fd != self && open_for_writing(fd) && stat_fd(fd, &st) && S_ISREG(st.st_mode)) fd_track(fd, 1);
     }
   }
-  syscall(SYS_close, dir);
+  sys(SYS_close, dir);
 }
 
-// The log's name is read at load, before the program can change its environment.
-__attribute__((constructor)) static void claims_load(void) { capture_log_path(); }
+// The log's name is read at load, before the program can change its environment; syscall() is looked
+// up now so that the logging path never calls dlsym.
+__attribute__((constructor)) static void claims_load(void) {
+  capture_log_path();
+  real_syscall();
+}
 
 // Files still open for writing when the process ends: their state now is what it leaves.
 static void close_all_tracked(void) {
@@ -633,7 +685,7 @@ REAL(_Exit)
 __attribute__((noreturn)) static void end_now(void (*real)(int), int status) {
   if (log_get() >= 0) close_all_tracked();
   if (real) real(status);
-  syscall(SYS_exit_group, status);
+  sys(SYS_exit_group, status);
   __builtin_unreachable();
 }
 
