@@ -154,6 +154,12 @@ static void log_fd_lost(int fd) {
   if (fd >= 0) __atomic_compare_exchange_n(&log_fd, &expected, LOG_UNKNOWN, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
 }
 
+// The log itself is nobody's change (a second copy of this library would claim it), and a descriptor
+// is only written to while it still is the log.
+static int is_log(const struct stat *st) {
+  return st->st_ino == __atomic_load_n(&log_ino, __ATOMIC_RELAXED) && st->st_dev == __atomic_load_n(&log_dev, __ATOMIC_RELAXED);
+}
+
 // Checks first that the fd still is the log: a program may have closed it and reused its number for a
 // file of its own, which must never receive our lines.
 static void log_write(const char *line, size_t len) {
@@ -161,8 +167,7 @@ static void log_write(const char *line, size_t len) {
     int fd = log_get();
     struct stat st;
     if (fd < 0) return;
-    if (sys(SYS_fstat, fd, &st) == 0 && st.st_ino == __atomic_load_n(&log_ino, __ATOMIC_RELAXED) &&
-        st.st_dev == __atomic_load_n(&log_dev, __ATOMIC_RELAXED)) {
+    if (sys(SYS_fstat, fd, &st) == 0 && is_log(&st)) {
       sys(SYS_write, fd, line, len);
       return;
     }
@@ -305,7 +310,7 @@ static void opened(int fd, int flags, int dirfd, const char *path) {
   if (fd < 0) return;
   int writes = (flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC));
   // Devices, fifos and the like change no folder; O_PATH opens nothing.
-  int claim = writes && !(flags & O_PATH) && log_get() >= 0 && stat_fd(fd, &st) && S_ISREG(st.st_mode);
+  int claim = writes && !(flags & O_PATH) && log_get() >= 0 && stat_fd(fd, &st) && S_ISREG(st.st_mode) && !is_log(&st);
   fd_track(fd, claim);
   if (!claim || (flags & O_TMPFILE) == O_TMPFILE) return; // a nameless file gets its name by linkat (N)
   if (resolve(&r, dirfd, path)) emit(&r, 'W', &st, 0);
@@ -331,7 +336,7 @@ static int seen_before(const record_t *r, const struct stat *st) {
 static void fd_record(int fd, char op) {
   struct stat st, named;
   record_t r;
-  if (!stat_fd(fd, &st) || st.st_nlink == 0) return;
+  if (!stat_fd(fd, &st) || st.st_nlink == 0 || is_log(&st)) return;
   if (op == 'C' && (!S_ISREG(st.st_mode) || !open_for_writing(fd))) return;
   r.cut = 0;
   if (!(r.len = fd_link(fd, REC_PATH(&r)))) return;
