@@ -72,14 +72,17 @@ shutil.rmtree('tree')
 pathlib.Path('p/q').mkdir(parents=True)
 pathlib.Path('p/q/r.txt').write_text('r')
 os.makedirs('d1/d2'); os.chdir('d1/d2')
-open('../../up.txt', 'w').write('up')`),
+open('../../up.txt', 'w').write('up')
+os.chdir('../..')
+os.link('a.txt', 'hard.txt')
+os.rename('a.txt', 'hard.txt')  # two links to one file: succeeds and changes nothing`),
     );
     expect(claims.get('b.txt')?.final).toBe('absent');
     expect(claims.get('tree/a/b.txt')?.final).toBe('absent');
     expect(claims.get('tree')).toEqual({ final: 'absent', dir: true });
     expect(readFileSync(join(dir, 'old.txt'), 'utf8')).toBe('b');
     const kept = [...claims].filter(([, c]) => c.final !== 'absent').map(([p]) => p).sort();
-    expect(kept).toEqual(['a.txt', 'atomic.txt', 'd1', 'd1/d2', 'old.txt', 'p', 'p/q', 'p/q/r.txt', 'up.txt']);
+    expect(kept).toEqual(['a.txt', 'atomic.txt', 'd1', 'd1/d2', 'hard.txt', 'old.txt', 'p', 'p/q', 'p/q/r.txt', 'up.txt']);
   });
 
   it('bash redirections: >, >> and a redirected group', () => {

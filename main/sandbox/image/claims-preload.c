@@ -45,9 +45,6 @@
 #include <unistd.h>
 #include <utime.h>
 
-#ifndef RENAME_EXCHANGE
-#define RENAME_EXCHANGE (1 << 1)
-#endif
 #define LOG_UNKNOWN (-2) // not opened yet in this image, or the program closed our fd
 #define LOG_OFF (-1)     // no log: the library is inert
 #define MAX_TRACKED_FD 65536
@@ -347,13 +344,18 @@ static void fd_record(int fd, char op) {
 
 static void closing(int fd) { fd_record(fd, 'C'); }
 
-// N, or G when the name is already gone again: a name now holds what the call made.
-static void named(int dirfd, const char *path) {
+// N, or G when the name is gone again (a rename's source is usually gone, unless it was a second link
+// to the same file): what a name holds after the call. An empty name means dirfd itself.
+static void named(int dirfd, const char *path, int dir_if_gone) {
   record_t r;
   struct stat st;
+  if (path && !*path) {
+    if (dirfd >= 0) fd_record(dirfd, 'N');
+    return;
+  }
   if (!resolve(&r, dirfd, path)) return;
   if (lstat_at(dirfd, path, &st)) emit(&r, 'N', &st, S_ISDIR(st.st_mode));
-  else emit(&r, 'G', NULL, 0);
+  else if (errno == ENOENT || errno == ENOTDIR) emit(&r, 'G', NULL, dir_if_gone);
 }
 
 static void gone(int dirfd, const char *path, int dir) {
@@ -361,12 +363,11 @@ static void gone(int dirfd, const char *path, int dir) {
   if (resolve(&r, dirfd, path)) emit(&r, 'G', NULL, dir);
 }
 
-static void renamed(int olddir, const char *from, int newdir, const char *to, unsigned flags) {
+static void renamed(int olddir, const char *from, int newdir, const char *to) {
   struct stat st;
-  int have = lstat_at(newdir, to, &st);
-  if (flags & RENAME_EXCHANGE) named(olddir, from);
-  else gone(olddir, from, have && S_ISDIR(st.st_mode));
-  named(newdir, to);
+  int dir = lstat_at(newdir, to, &st) && S_ISDIR(st.st_mode);
+  named(olddir, from, dir);
+  named(newdir, to, dir);
 }
 
 static void truncated(const char *path) {
@@ -375,11 +376,8 @@ static void truncated(const char *path) {
   if (sys(SYS_newfstatat, AT_FDCWD, path, &st, 0) == 0 && resolve(&r, AT_FDCWD, path)) emit(&r, 'W', &st, 0);
 }
 
-// utimensat(fd, NULL or "", ...) sets the times of fd itself.
-static void touched(int dirfd, const char *path) {
-  if (path && *path) named(dirfd, path);
-  else if (dirfd >= 0) fd_record(dirfd, 'N');
-}
+// utimensat(fd, NULL, ...) sets the times of fd itself, as an empty name does.
+static void touched(int dirfd, const char *path) { named(dirfd, path ? path : "", 0); }
 
 // ---- intercepted calls ------------------------------------------------------------------------------
 // Each runs the real call first, records only what succeeded, and hands back its result and errno.
@@ -444,27 +442,27 @@ CREAT(creat) CREAT(creat64)
   }
 ON_SUCCESS(truncate, (const char *path, off_t length), (path, length), truncated(path))
 ON_SUCCESS(truncate64, (const char *path, off64_t length), (path, length), truncated(path))
-ON_SUCCESS(rename, (const char *from, const char *to), (from, to), renamed(AT_FDCWD, from, AT_FDCWD, to, 0))
+ON_SUCCESS(rename, (const char *from, const char *to), (from, to), renamed(AT_FDCWD, from, AT_FDCWD, to))
 ON_SUCCESS(renameat, (int olddir, const char *from, int newdir, const char *to), (olddir, from, newdir, to),
-           renamed(olddir, from, newdir, to, 0))
+           renamed(olddir, from, newdir, to))
 ON_SUCCESS(renameat2, (int olddir, const char *from, int newdir, const char *to, unsigned flags),
-           (olddir, from, newdir, to, flags), renamed(olddir, from, newdir, to, flags))
+           (olddir, from, newdir, to, flags), renamed(olddir, from, newdir, to))
 ON_SUCCESS(unlink, (const char *path), (path), gone(AT_FDCWD, path, 0))
 ON_SUCCESS(unlinkat, (int dirfd, const char *path, int flags), (dirfd, path, flags), gone(dirfd, path, (flags & AT_REMOVEDIR) != 0))
 ON_SUCCESS(rmdir, (const char *path), (path), gone(AT_FDCWD, path, 1))
-ON_SUCCESS(mkdir, (const char *path, mode_t mode), (path, mode), named(AT_FDCWD, path))
-ON_SUCCESS(mkdirat, (int dirfd, const char *path, mode_t mode), (dirfd, path, mode), named(dirfd, path))
-ON_SUCCESS(link, (const char *from, const char *to), (from, to), named(AT_FDCWD, to))
+ON_SUCCESS(mkdir, (const char *path, mode_t mode), (path, mode), named(AT_FDCWD, path, 0))
+ON_SUCCESS(mkdirat, (int dirfd, const char *path, mode_t mode), (dirfd, path, mode), named(dirfd, path, 0))
+ON_SUCCESS(link, (const char *from, const char *to), (from, to), named(AT_FDCWD, to, 0))
 ON_SUCCESS(linkat, (int olddir, const char *from, int newdir, const char *to, int flags), (olddir, from, newdir, to, flags),
-           named(newdir, to))
-ON_SUCCESS(symlink, (const char *target, const char *path), (target, path), named(AT_FDCWD, path))
-ON_SUCCESS(symlinkat, (const char *target, int dirfd, const char *path), (target, dirfd, path), named(dirfd, path))
-ON_SUCCESS(chmod, (const char *path, mode_t mode), (path, mode), named(AT_FDCWD, path))
-ON_SUCCESS(fchmodat, (int dirfd, const char *path, mode_t mode, int flags), (dirfd, path, mode, flags), named(dirfd, path))
+           named(newdir, to, 0))
+ON_SUCCESS(symlink, (const char *target, const char *path), (target, path), named(AT_FDCWD, path, 0))
+ON_SUCCESS(symlinkat, (const char *target, int dirfd, const char *path), (target, dirfd, path), named(dirfd, path, 0))
+ON_SUCCESS(chmod, (const char *path, mode_t mode), (path, mode), named(AT_FDCWD, path, 0))
+ON_SUCCESS(fchmodat, (int dirfd, const char *path, mode_t mode, int flags), (dirfd, path, mode, flags), named(dirfd, path, 0))
 // Setting times changes a file's stamp without writing it (git "freshens" objects it would rewrite).
-ON_SUCCESS(utime, (const char *path, const struct utimbuf *times), (path, times), named(AT_FDCWD, path))
-ON_SUCCESS(utimes, (const char *path, const struct timeval times[2]), (path, times), named(AT_FDCWD, path))
-ON_SUCCESS(lutimes, (const char *path, const struct timeval times[2]), (path, times), named(AT_FDCWD, path))
+ON_SUCCESS(utime, (const char *path, const struct utimbuf *times), (path, times), named(AT_FDCWD, path, 0))
+ON_SUCCESS(utimes, (const char *path, const struct timeval times[2]), (path, times), named(AT_FDCWD, path, 0))
+ON_SUCCESS(lutimes, (const char *path, const struct timeval times[2]), (path, times), named(AT_FDCWD, path, 0))
 ON_SUCCESS(futimes, (int fd, const struct timeval times[2]), (fd, times), fd_record(fd, 'N'))
 ON_SUCCESS(futimesat, (int dirfd, const char *path, const struct timeval times[2]), (dirfd, path, times), touched(dirfd, path))
 ON_SUCCESS(utimensat, (int dirfd, const char *path, const struct timespec times[2], int flags), (dirfd, path, times, flags),
