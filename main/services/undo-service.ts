@@ -3,6 +3,7 @@
 import { isApplied, type Action, type FsEffect, type Task, type UndoBlocker, type UndoResult } from '../../shared/domain';
 import type { RedoResult, RewindResult } from '../../shared/domain/undo';
 import type { FsChannel } from '../effects/fs/fs-channel';
+import { FolderBusy } from '../effects/fs/folder-lease';
 import { FsReverter, RevertFailed, type Recovery, type RevertBlocker, type RevertOutcome } from '../effects/fs/fs-revert';
 import type { ActionStateOf } from '../effects/fs/undo-rules';
 import type { TaskStore } from '../store/task-store';
@@ -65,11 +66,12 @@ export class UndoService {
     const action = this.requireAction(actionId);
     this.requireApplied(action, 'undo');
     const task = this.requireIdle(action);
+    await this.awaitFolders(task, 'undo');
     const calls = await revertServiceCalls(this.options.rest, this.store, [action], 'Undo');
     if (!calls.ok) return { outcome: 'conflict', action: this.requireAction(actionId), ...calls };
     const db = await revertDatabases(this.options.db, [action], 'undo', this.rewindSet(action).filter((a) => a.id !== action.id));
     if (!db.ok) return { outcome: 'conflict', ...databaseRefusal('Undo', db), action };
-    const outcome = await this.revert(task, 'undo', [action]);
+    const outcome = await this.revert(task, 'undo', [action]).catch(putBack(db));
     if (!outcome.ok) {
       await db.compensate();
       const blockers = this.describeBlockers(task, outcome.blockers);
@@ -99,9 +101,10 @@ export class UndoService {
         `Undo took back ${gone.map((e) => `${e.method} svc/${e.service}${e.path}`).join(', ')}; redo cannot send service calls again. Ask the agent to do it again instead.`,
       );
     }
+    await this.awaitFolders(task, 'redo');
     const db = await revertDatabases(this.options.db, [action], 'redo');
     if (!db.ok) return { outcome: 'conflict', ...databaseRefusal('Redo', db), action };
-    const outcome = await this.revert(task, 'redo', [action]);
+    const outcome = await this.revert(task, 'redo', [action]).catch(putBack(db));
     if (!outcome.ok) {
       await db.compensate();
       const blockers = this.describeBlockers(task, outcome.blockers);
@@ -122,11 +125,12 @@ export class UndoService {
     if (kept) {
       throw new ServiceError('conflict', `Action ${kept.seq} was kept, so a rewind cannot go back past it. Undo the actions after it instead.`);
     }
+    await this.awaitFolders(task, 'rewind');
     const calls = await revertServiceCalls(this.options.rest, this.store, later, 'Rewind');
     if (!calls.ok) return { outcome: 'conflict', action: this.requireAction(action.id), ...calls };
     const db = await revertDatabases(this.options.db, later, 'undo');
     if (!db.ok) return { outcome: 'conflict', ...databaseRefusal('Rewind', db), action };
-    const outcome = await this.revert(task, 'rewind', later);
+    const outcome = await this.revert(task, 'rewind', later).catch(putBack(db));
     if (!outcome.ok) {
       await db.compensate();
       const blockers = this.describeBlockers(task, outcome.blockers);
@@ -188,12 +192,14 @@ export class UndoService {
     return blockers.map((b) => {
       const other = b.actionId ? this.store.getAction(b.actionId) : undefined;
       const grant = task.workspaces.find((w) => w.hostPath === b.folder);
+      const during = b.by === 'external' && b.during ? this.store.getAction(b.during) : undefined;
       return {
         path: multi && grant ? `${grant.name}/${b.path}` : b.path,
         by: b.by,
         actionId: b.by === 'action' ? b.actionId : null,
         actionSeq: b.by === 'action' ? (other?.seq ?? null) : null,
         taskTitle: b.by === 'action' && other && other.taskId !== task.id ? (this.store.getTask(other.taskId)?.title ?? 'another task') : null,
+        ...(during ? { whileActionSeq: during.seq, ambiguous: b.ambiguous ?? false } : {}),
       };
     });
   }
@@ -215,10 +221,22 @@ export class UndoService {
       });
     } catch (error) {
       if (error instanceof RevertFailed) throw new ServiceError('internal', error.message);
+      // Another action (of any task, in any process) is running on one of the folders.
+      if (error instanceof FolderBusy) throw new ServiceError('conflict', error.message);
       throw error;
     } finally {
       // Refused or not, the attempt may have recorded outside edits and a journal entry.
       this.events.emit('timeline:updated', { taskId: task.id });
+    }
+  }
+
+  /** Waits for an action running on the task's folders (another task's, or another process's), or refuses. */
+  private async awaitFolders(task: Task, what: string): Promise<void> {
+    try {
+      await this.fs.awaitIdle(foldersOf(task, null), what);
+    } catch (error) {
+      if (error instanceof FolderBusy) throw new ServiceError('conflict', error.message);
+      throw error;
     }
   }
 
@@ -295,6 +313,14 @@ function flatten(task: Task, outcome: Extract<RevertOutcome, { ok: true }>): { r
   return { restored: pick(outcome.restored), removed: pick(outcome.removed), notRestored: pick(outcome.notRestored) };
 }
 
+/** An action started on the folders between the check and the files' step: the databases' step is put back. */
+function putBack(db: Extract<DatabaseStep, { ok: true }>): (error: unknown) => Promise<never> {
+  return async (error) => {
+    if (error instanceof ServiceError && error.code === 'conflict') await db.compensate();
+    throw error;
+  };
+}
+
 function refusal(what: string, blockers: UndoBlocker[], hint: string): string {
   const parts = blockers.map((b) => `${b.path} (${describeBlocker(b)})`);
   const shown = parts.length > 8 ? `${parts.slice(0, 8).join(', ')} and ${parts.length - 8} more` : parts.join(', ');
@@ -304,7 +330,10 @@ function refusal(what: string, blockers: UndoBlocker[], hint: string): string {
 export function describeBlocker(b: UndoBlocker): string {
   switch (b.by) {
     case 'external':
-      return 'edited outside Posthoc';
+      if (b.ambiguous) {
+        return `also edited outside Posthoc while action ${b.whileActionSeq ?? '?'} ran, so undo cannot tell your edit from the action's and leaves it`;
+      }
+      return b.whileActionSeq != null ? `edited outside Posthoc while action ${b.whileActionSeq} ran` : 'edited outside Posthoc';
     case 'content':
       return 'no longer holds what the action left there';
     case 'action':

@@ -5,7 +5,7 @@ import { isApplied, type Action, type FsEffect } from '../../shared/domain';
 import type { Availability, DiffSide, FileDiff, Timeline, TimelineEntry, UndoStorage } from '../../shared/domain/undo';
 import { CheckpointMissing, DEFAULT_LARGE_FILE_BYTES, type CheckpointStore } from '../effects/fs/checkpoint-store';
 import { DEFAULT_BUDGET_BYTES, type FsChannel } from '../effects/fs/fs-channel';
-import { toEvent } from '../effects/fs/fs-revert';
+import { blockerOf, toEvent } from '../effects/fs/fs-revert';
 import type { Entry } from '../effects/fs/tree-model';
 import { FolderHistory } from '../effects/fs/undo-rules';
 import type { TaskStore } from '../store/task-store';
@@ -44,7 +44,7 @@ export class UndoViews {
         this.undo.describeBlockers(
           task,
           histories.flatMap(({ folder, history }) =>
-            pick(history).map((b) => ({ folder, path: b.path, by: b.event.kind === 'external' ? ('external' as const) : ('action' as const), actionId: b.event.actionId })),
+            pick(history).map((b) => blockerOf(folder, b, action.id)),
           ),
         );
       const applied = isApplied(action.status);
@@ -76,8 +76,8 @@ export class UndoViews {
     for (const change of this.fs.history.changesForTask(taskId)) {
       if (change.kind !== 'external') continue;
       const grant = task.workspaces.find((w) => w.hostPath === change.folder);
-      // Shown just before the action whose checkpoint found it.
-      const at = (change.foundBy ? startOf.get(change.foundBy) : undefined) ?? change.createdAt;
+      // Shown just before the action whose checkpoint found it, or after the action it was made during.
+      const at = (change.foundBy && !change.during ? startOf.get(change.foundBy) : undefined) ?? change.createdAt;
       entries.push({ kind: 'external', at, workspace: grant?.name ?? change.folder, changes: change.summary });
     }
     for (const journal of this.fs.history.journalsForTask(taskId)) {

@@ -18,8 +18,14 @@ export type FolderChange = {
   actionId: string | null;
   taskId: string | null;
   journalId: number | null;
-  /** External changes: the action whose checkpoint before it found them (null: found before an undo or redo). */
+  /**
+   * External changes: the action whose checkpoint found them (null: found before an undo or redo) —
+   * before it ran, or, with `during`, after it ran: made while it ran, not by it.
+   */
   foundBy?: string | null;
+  during?: boolean;
+  /** With `during`: paths that action also wrote; undo of it refuses for them. */
+  ambiguous?: string[];
   fromCommit: string;
   toCommit: string;
   /** Every path that differs, files and folders. */
@@ -107,7 +113,8 @@ export class UndoStore {
         change.fromCommit,
         change.toCommit,
         JSON.stringify(change.paths),
-        JSON.stringify(change.summary),
+        // Kept with the summary (a JSON column) rather than in columns of their own: no schema change.
+        JSON.stringify(change.during ? { ...change.summary, during: true, ambiguous: change.ambiguous ?? [] } : change.summary),
         createdAt,
       );
     return { ...change, id: Number(result.lastInsertRowid), createdAt };
@@ -150,6 +157,7 @@ export class UndoStore {
 }
 
 function toChange(r: ChangeRow): FolderChange {
+  const { during, ambiguous, ...summary } = JSON.parse(r.summary_json) as ChangeSummaryRecord & { during?: boolean; ambiguous?: string[] };
   return {
     id: r.id,
     folder: r.folder,
@@ -161,7 +169,8 @@ function toChange(r: ChangeRow): FolderChange {
     fromCommit: r.from_commit,
     toCommit: r.to_commit,
     paths: JSON.parse(r.paths_json) as string[],
-    summary: JSON.parse(r.summary_json) as ChangeSummaryRecord,
+    summary,
+    ...(during ? { during: true, ambiguous: ambiguous ?? [] } : {}),
     createdAt: r.created_at,
   };
 }

@@ -144,6 +144,22 @@ export const FsEffect = z.object({
       }),
     )
     .optional(),
+  /**
+   * Changes made in the folder while the action ran that were not its own (the person's, another
+   * program's): recorded as edits made outside Posthoc, which no undo reverts. `ambiguous`: paths the
+   * action wrote and someone else changed again after it, listed in both; undo refuses for them.
+   */
+  whileRunning: z
+    .object({
+      added: z.array(z.string()),
+      modified: z.array(z.string()),
+      deleted: z.array(z.string()),
+      renamed: z.array(z.object({ from: z.string(), to: z.string() })),
+      ambiguous: z.array(z.string()),
+    })
+    .optional(),
+  /** Set when changes made by others while the action ran could not be told apart from its own (all were taken for its own): why. */
+  unattributed: z.string().optional(),
 });
 export type FsEffect = z.infer<typeof FsEffect>;
 
@@ -293,6 +309,10 @@ export const UndoBlocker = z.object({
   actionSeq: z.number().int().nullable(),
   /** Set when that action belongs to another task. */
   taskTitle: z.string().nullable(),
+  /** by: 'external' — the edit was made while this action ran (its number). */
+  whileActionSeq: z.number().int().nullable().optional(),
+  /** by: 'external' — the action being undone or redone also wrote the path then, so whose edit it holds is unknown. */
+  ambiguous: z.boolean().optional(),
 });
 export type UndoBlocker = z.infer<typeof UndoBlocker>;
 

@@ -4,8 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CheckpointOptions } from '../../main/effects/fs/checkpoint-store';
-import { FsChannel } from '../../main/effects/fs/fs-channel';
+import { FsChannel, type FsChannelOptions } from '../../main/effects/fs/fs-channel';
 import { confinementOf } from '../../main/policy/confinement';
 import { EventBus } from '../../main/services/event-bus';
 import { UndoService } from '../../main/services/undo-service';
@@ -32,12 +31,12 @@ export type UndoHarness = {
   act(fn: () => unknown, options?: { fails?: boolean; task?: Task }): Promise<Action>;
   newTask(title?: string): Task;
   /** Opens a second set of services on the same data folder, as a fresh process would. */
-  reopen(options?: { checkpoints?: CheckpointOptions }): Promise<UndoHarness>;
+  reopen(options?: { checkpoints?: FsChannelOptions }): Promise<UndoHarness>;
   close(): Promise<void>;
 };
 
 export async function startUndoHarness(
-  options: { checkpoints?: CheckpointOptions; folders?: number; dataDir?: string; workspaces?: string[]; budgetBytes?: number } = {},
+  options: { checkpoints?: FsChannelOptions; folders?: number; dataDir?: string; workspaces?: string[]; budgetBytes?: number } = {},
 ): Promise<UndoHarness> {
   const dirs = tempDirs();
   const dataDir = options.dataDir ?? dirs.make('posthoc-undo-data-');

@@ -1,11 +1,15 @@
 // The files channel: checkpoints around each action, the effect it recorded, the reverse plan in words
 // and in machine form. Every checkpoint also compares the folder with the last one Posthoc took: what
 // differs was edited outside Posthoc and is recorded as an external change, which no undo reverts.
+// One action at a time holds a folder (its lease, folder-lease.ts), and what changed while it ran is split
+// between the action and the rest by what its processes claimed to write (attribution.ts).
 // Undo, redo and rewind are in fs-revert.ts.
 import type { FsEffect, ReversePlan, WorkspaceGrant } from '../../../shared/domain';
 import type { UndoStore } from '../../store/undo-store';
+import { attribute, claimsFor, type Attribution, type WriteClaims } from './attribution';
 import { CheckpointStore, type Checkpoint, type CheckpointOptions } from './checkpoint-store';
 import { FolderLocks } from './folder-lock';
+import { describeHolder, FolderBusy, FolderLeases, type LeaseHolder, type LeaseLabel } from './folder-lease';
 import { summarize } from './tree-diff';
 import type { NotCovered } from './tree-model';
 
@@ -14,13 +18,21 @@ export type Checkpointed = { grant: WorkspaceGrant; store: CheckpointStore; comm
 export type FsChannelOptions = CheckpointOptions & {
   /** The storage budget (bytes of large files) of a folder's checkpoints. */
   budgetFor?: (folder: string) => number;
+  /** How long an action waits for another action's lease on a folder before it is refused (default 60 s). */
+  leaseWaitMs?: number;
+  /** How long an undo, redo or rewind waits for a running action's lease (default 10 s). */
+  idleWaitMs?: number;
 };
 
 export const DEFAULT_BUDGET_BYTES = 1024 * 1024 * 1024;
 const SAVE_CACHE_AFTER_MS = 2000;
+const LEASE_WAIT_MS = 60_000;
+const IDLE_WAIT_MS = 10_000;
+const LEASE_POLL_MS = 100;
 
 export class FsChannel {
   readonly locks = new FolderLocks();
+  readonly leases = new FolderLeases();
   private readonly stores = new Map<string, Promise<CheckpointStore>>();
   private saveTimer: NodeJS.Timeout | undefined;
   private gate: ((folders: string[]) => Promise<unknown>) | null = null;
@@ -59,65 +71,165 @@ export class FsChannel {
     );
   }
 
-  /** Checkpoints every writable granted folder before an action. */
+  /**
+   * Takes the lease of every writable granted folder for an action, so no other action (of any task, in
+   * any process) runs on them until its checkpoint after is taken. Waits for another action's lease up to
+   * `leaseWaitMs`, then refuses with FolderBusy naming the folder and who holds it. The lease ends with
+   * after() (or a before() that fails), or with the function returned.
+   */
+  async lease(actionId: string, taskId: string | null, grants: WorkspaceGrant[], label: LeaseLabel = {}): Promise<() => void> {
+    const folders = [...new Set(grants.filter((g) => !g.readOnly).map((g) => g.hostPath))].sort();
+    const waitMs = this.options.leaseWaitMs ?? LEASE_WAIT_MS;
+    const deadline = Date.now() + waitMs;
+    const holder = { taskId, actionId, taskTitle: label.taskTitle ?? null, actionSeq: label.actionSeq ?? null };
+    try {
+      for (const folder of folders) {
+        for (;;) {
+          // Taken under the folder's lock: an undo checks under it too (withIdleFolders).
+          const other = await this.withFolders([folder], async ([store]) => this.leases.take(store!.gitdir, holder));
+          if (!other) break;
+          if (Date.now() >= deadline) {
+            throw new FolderBusy(
+              `${folder} is in use by ${describeHolder(other)}. One action at a time may change a folder, so that each action's changes are told apart; this one waited ${seconds(waitMs)} for it and was not run. Run it again when that action has finished, or stop it.`,
+              folder,
+              other,
+            );
+          }
+          await sleep(LEASE_POLL_MS);
+        }
+      }
+    } catch (error) {
+      this.endLease(actionId);
+      throw error;
+    }
+    return () => this.endLease(actionId);
+  }
+
+  /** Ends an action's leases (after() does it; for callers whose action ends another way). */
+  endLease(actionId: string): void {
+    for (const gitdir of this.leases.heldBy(actionId)) this.leases.release(gitdir, actionId);
+  }
+
+  /**
+   * Runs `fn` holding the folders' locks at a moment no action holds a lease on any of them (an undo must
+   * not write under a running action's feet, nor take its writes for an edit made outside Posthoc). Waits
+   * up to `idleWaitMs`, then refuses with FolderBusy; `what` names the operation in the message.
+   */
+  async withIdleFolders<T>(folders: string[], what: string, fn: (stores: CheckpointStore[]) => Promise<T>): Promise<T> {
+    const waitMs = this.options.idleWaitMs ?? IDLE_WAIT_MS;
+    const deadline = Date.now() + waitMs;
+    for (;;) {
+      const result = await this.withFolders(folders, async (stores): Promise<{ value: T } | { folder: string; holder: LeaseHolder }> => {
+        for (const store of stores) {
+          const holder = this.leases.holder(store.gitdir);
+          if (holder) return { folder: store.workspace, holder };
+        }
+        return { value: await fn(stores) };
+      });
+      if ('value' in result) return result.value;
+      if (Date.now() >= deadline) {
+        throw new FolderBusy(
+          `Cannot ${what} now: ${describeHolder(result.holder)} is running on ${result.folder}, and nothing is undone or redone under a running action. Posthoc waited ${seconds(waitMs)}; try again when it has finished.`,
+          result.folder,
+          result.holder,
+        );
+      }
+      await sleep(LEASE_POLL_MS);
+    }
+  }
+
+  /**
+   * Waits (without the folders' locks) until no action holds a lease on these folders, up to `idleWaitMs`,
+   * then refuses like withIdleFolders. For callers that must know before a step they cannot take back
+   * (an undo sends service calls before it touches files); withIdleFolders checks again under the locks.
+   */
+  async awaitIdle(folders: string[], what: string): Promise<void> {
+    await this.withIdleFolders(folders, what, async () => undefined);
+  }
+
+  /** Checkpoints every writable granted folder before an action. A failure ends the action's lease. */
   async before(actionId: string, grants: WorkspaceGrant[], taskId: string | null = null): Promise<Checkpointed[]> {
     const out: Checkpointed[] = [];
     const writable = grants.filter((g) => !g.readOnly);
-    await this.gate?.(writable.map((g) => g.hostPath));
-    for (const grant of writable) {
-      const checkpoint = await this.withFolders([grant.hostPath], async ([store]) => {
-        const cp = await this.observe(store!, taskId, `before action ${actionId}`, actionId);
-        await store!.pin(`actions/${actionId}/before`, cp.commit);
-        return cp;
-      });
-      out.push({ grant, store: await this.storeFor(grant.hostPath), commit: checkpoint.commit, checkpoint, taskId });
+    try {
+      await this.gate?.(writable.map((g) => g.hostPath));
+      for (const grant of writable) {
+        const checkpoint = await this.withFolders([grant.hostPath], async ([store]) => {
+          const cp = await this.observe(store!, taskId, `before action ${actionId}`, actionId);
+          await store!.pin(`actions/${actionId}/before`, cp.commit);
+          return cp;
+        });
+        out.push({ grant, store: await this.storeFor(grant.hostPath), commit: checkpoint.commit, checkpoint, taskId });
+      }
+    } catch (error) {
+      this.endLease(actionId);
+      throw error;
     }
     return out;
   }
 
-  /** Checkpoints the same folders after the action, records what it changed and returns its effects. */
-  async after(actionId: string, befores: Checkpointed[]): Promise<Array<{ effect: FsEffect; after: Checkpointed }>> {
+  /**
+   * Checkpoints the same folders after the action, records what it changed and returns its effects. With
+   * complete `claims` (what the action's processes said they wrote), changes made while it ran that are not
+   * its own are recorded as edits made outside Posthoc, after its change, so no undo reverts them; a claimed
+   * path someone changed again after the action's last write is recorded in both, so undo refuses for it.
+   * Without them every change in the window is the action's, as before attribution existed. Ends the
+   * action's lease on each folder, whatever happens.
+   */
+  async after(actionId: string, befores: Checkpointed[], claims?: WriteClaims | null): Promise<Array<{ effect: FsEffect; after: Checkpointed }>> {
     const out: Array<{ effect: FsEffect; after: Checkpointed }> = [];
-    for (const b of befores) {
-      const folder = b.grant.hostPath;
-      const result = await this.withFolders([folder], async ([store]) => {
-        const cp = await store!.snapshot(`after action ${actionId}`, { parent: b.commit, budgetBytes: this.budgetFor(folder) });
-        const changes = store!.diff(b.checkpoint.tree, cp.tree);
-        const summary = summarize(changes);
-        this.history.transaction(() => {
-          if (changes.length > 0) {
-            this.history.addChange({
-              folder,
-              kind: 'action',
-              actionId,
-              taskId: b.taskId,
-              journalId: null,
-              fromCommit: b.commit,
-              toCommit: cp.commit,
-              paths: changes.map((c) => c.path),
-              summary,
-            });
-          }
-          this.history.setHead(folder, cp.commit);
+    try {
+      for (const b of befores) {
+        const folder = b.grant.hostPath;
+        const result = await this.withFolders([folder], async ([store]) => {
+          const cp = await store!.snapshot(`after action ${actionId}`, { parent: b.commit, budgetBytes: this.budgetFor(folder) });
+          const changes = store!.diff(b.checkpoint.tree, cp.tree);
+          const split = claims?.complete
+            ? attribute(folder, changes, claimsFor(claims, b.grant.name, folder), (p) => store!.lookup(b.checkpoint.tree, p))
+            : null;
+          const mine = split ? split.mine : changes;
+          const summary = summarize(mine);
+          const record = { folder, taskId: b.taskId, journalId: null, fromCommit: b.commit, toCommit: cp.commit };
+          this.history.transaction(() => {
+            if (mine.length > 0) this.history.addChange({ ...record, kind: 'action', actionId, paths: mine.map((c) => c.path), summary });
+            if (split && split.theirs.length > 0) {
+              // Recorded after the action's change: it is in effect over it, so an undo of the action never
+              // puts back what someone else wrote meanwhile.
+              this.history.addChange({
+                ...record,
+                kind: 'external',
+                actionId: null,
+                foundBy: actionId,
+                during: true,
+                ambiguous: split.ambiguous,
+                paths: split.theirs.map((c) => c.path),
+                summary: summarize(split.theirs),
+              });
+            }
+            this.history.setHead(folder, cp.commit);
+          });
+          await store!.pin(`actions/${actionId}/after`, cp.commit);
+          await store!.pin('head', cp.commit);
+          this.scheduleSave();
+          const touched = new Set([...summary.modified, ...summary.deleted, ...summary.renamed.map((r) => r.from)]);
+          const effect: FsEffect = {
+            channel: 'fs',
+            workspace: b.grant.name,
+            added: summary.added,
+            modified: summary.modified,
+            deleted: summary.deleted,
+            renamed: summary.renamed,
+            checkpointBefore: b.commit,
+            checkpointAfter: cp.commit,
+            notCovered: notCoveredOf(b.checkpoint.notCovered, cp.notCovered, touched),
+            ...attributionOf(split, claims),
+          };
+          return { effect, cp };
         });
-        await store!.pin(`actions/${actionId}/after`, cp.commit);
-        await store!.pin('head', cp.commit);
-        this.scheduleSave();
-        const touched = new Set([...summary.modified, ...summary.deleted, ...summary.renamed.map((r) => r.from)]);
-        const effect: FsEffect = {
-          channel: 'fs',
-          workspace: b.grant.name,
-          added: summary.added,
-          modified: summary.modified,
-          deleted: summary.deleted,
-          renamed: summary.renamed,
-          checkpointBefore: b.commit,
-          checkpointAfter: cp.commit,
-          notCovered: notCoveredOf(b.checkpoint.notCovered, cp.notCovered, touched),
-        };
-        return { effect, cp };
-      });
-      out.push({ effect: result.effect, after: { ...b, commit: result.cp.commit, checkpoint: result.cp } });
+        out.push({ effect: result.effect, after: { ...b, commit: result.cp.commit, checkpoint: result.cp } });
+      }
+    } finally {
+      this.endLease(actionId);
     }
     return out;
   }
@@ -160,27 +272,38 @@ export class FsChannel {
   reversePlan(effects: FsEffect[], grants: WorkspaceGrant[]): ReversePlan {
     const changed = effects.filter((e) => e.added.length + e.modified.length + e.deleted.length + (e.renamed?.length ?? 0) > 0);
     if (changed.length === 0) return { summary: 'Nothing to undo: no file changed.', steps: [], verified: true };
+    // Only the action's own paths: what others changed while it ran is theirs, and a path both changed is
+    // left as it is (undo refuses for it rather than guess whose edit it holds).
     const words = changed.map((e) => {
       const lost = new Set((e.notCovered ?? []).filter((n) => n.changed).map((n) => n.path));
-      const back = [...e.modified, ...e.deleted].filter((p) => !lost.has(p));
+      const both = new Set(e.whileRunning?.ambiguous ?? []);
+      const back = [...e.modified, ...e.deleted].filter((p) => !lost.has(p) && !both.has(p));
+      const added = e.added.filter((p) => !both.has(p));
       const parts = [
-        e.added.length ? `delete ${list(e.added)}` : '',
+        added.length ? `delete ${list(added)}` : '',
         e.renamed?.length ? `move ${list(e.renamed.map((r) => `${r.to} back to ${r.from}`))}` : '',
         back.length ? `bring back the previous ${list(back)}` : '',
         lost.size ? `leave ${list([...lost])} as it is (not covered by undo)` : '',
       ].filter(Boolean);
       const where = grants.length > 1 ? ` in ${e.workspace}` : '';
-      return `${parts.join(', ')}${where}`;
+      return parts.length ? `${parts.join(', ')}${where}` : '';
     });
+    const both = changed.flatMap((e) => (e.whileRunning?.ambiguous ?? []).map((p) => (grants.length > 1 ? `${e.workspace}/${p}` : p)));
+    const refusal = both.length
+      ? ` Undo is refused while ${list(both)} ${both.length === 1 ? 'holds' : 'hold'} an edit made outside Posthoc while the action ran: it cannot tell that edit from the action's.`
+      : '';
     return {
-      summary: `${capitalize(words.join('; '))} (checkpoint ${changed[0]!.checkpointBefore.slice(0, 8)}).`,
-      steps: changed.map((e) => ({
-        channel: 'fs' as const,
-        workspace: e.workspace,
-        restoreCheckpoint: e.checkpointBefore,
-        remove: [...e.added, ...(e.renamed ?? []).map((r) => r.to)],
-        restore: [...e.modified, ...e.deleted, ...(e.renamed ?? []).map((r) => r.from)],
-      })),
+      summary: `${capitalize(words.filter(Boolean).join('; ') || 'change nothing')} (checkpoint ${changed[0]!.checkpointBefore.slice(0, 8)}).${refusal}`,
+      steps: changed.map((e) => {
+        const both = new Set(e.whileRunning?.ambiguous ?? []);
+        return {
+          channel: 'fs' as const,
+          workspace: e.workspace,
+          restoreCheckpoint: e.checkpointBefore,
+          remove: [...e.added, ...(e.renamed ?? []).map((r) => r.to)].filter((p) => !both.has(p)),
+          restore: [...e.modified, ...e.deleted, ...(e.renamed ?? []).map((r) => r.from)].filter((p) => !both.has(p)),
+        };
+      }),
       verified: true,
     };
   }
@@ -203,6 +326,27 @@ export class FsChannel {
     }, SAVE_CACHE_AFTER_MS);
     this.saveTimer.unref();
   }
+}
+
+/** What the effect says about changes made by others while the action ran, or why it cannot say. */
+function attributionOf(split: Attribution | null, claims: WriteClaims | null | undefined): Pick<FsEffect, 'whileRunning' | 'unattributed'> {
+  if (!split) {
+    return {
+      unattributed: claims
+        ? "The sandbox's log of what the action wrote was cut short, so edits made by others while it ran cannot be told apart from the action's: all of them are taken for the action's."
+        : "Posthoc has no log of what the action wrote, so edits made by others while it ran cannot be told apart from the action's: all of them are taken for the action's.",
+    };
+  }
+  if (split.theirs.length === 0) return {};
+  return { whileRunning: { ...summarize(split.theirs), ambiguous: split.ambiguous } };
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function seconds(ms: number): string {
+  return `${Math.round(ms / 100) / 10} s`;
 }
 
 /** Not-covered paths of the checkpoints before and after, marking those the action changed. */

@@ -1,6 +1,7 @@
 // Undo, redo and rewind for files, journaled for crash safety.
 //
-//  1. Under the locks of every folder involved, checkpoint each folder now (recording outside edits).
+//  1. Under the locks of every folder involved, once no action runs there (its lease), checkpoint each
+//     folder now (recording outside edits).
 //  2. Check the history (undo-rules.ts) and the content (revert-plan.ts); refuse with every blocking path.
 //  3. Write the resulting state as a checkpoint, then a journal entry naming the states before and after.
 //  4. Replace each path atomically. An error rolls back to the state before and closes the entry.
@@ -13,7 +14,7 @@ import type { FsChannel } from './fs-channel';
 import { removeRestoreTemps, type RestoreOp } from './restore';
 import { planRevert, rollbackOps, type RevertItem, type RevertPlan } from './revert-plan';
 import { sameEntry } from './tree-model';
-import { FolderHistory, type ActionStateOf, type HistoryEvent } from './undo-rules';
+import { FolderHistory, type ActionStateOf, type HistoryBlocker, type HistoryEvent } from './undo-rules';
 
 export type RevertRequest = {
   taskId: string | null;
@@ -32,6 +33,10 @@ export type RevertBlocker = {
   path: string;
   by: 'action' | 'external' | 'content';
   actionId: string | null;
+  /** by: 'external' — edited while this action ran. */
+  during?: string | null;
+  /** by: 'external' — the action being reverted also wrote the path then: whose edit it holds is unknown. */
+  ambiguous?: boolean;
 };
 
 export type RevertOutcome =
@@ -62,7 +67,8 @@ export class FsReverter {
 
   async revert(req: RevertRequest): Promise<RevertOutcome> {
     const history = this.channel.history;
-    return this.channel.withFolders(req.folders, async (stores) => {
+    // Never under a running action's feet (its lease): wait for it, or refuse saying which action it is.
+    return this.channel.withIdleFolders(req.folders, req.operation, async (stores) => {
       const blockers: RevertBlocker[] = [];
       const work: FolderWork[] = [];
       for (const store of stores) {
@@ -79,7 +85,7 @@ export class FsReverter {
           if (!event || event.paths.length === 0) continue;
           if (req.direction === 'redo' && !folderHistory.lastUndone(actionId)) continue;
           const found = req.direction === 'undo' ? folderHistory.undoBlockers(actionId, new Set(req.actionIds.slice(0, k))) : folderHistory.redoBlockers(actionId);
-          for (const b of found) blockers.push({ folder, path: b.path, by: b.event.kind === 'external' ? 'external' : 'action', actionId: b.event.actionId });
+          for (const b of found) blockers.push(blockerOf(folder, b, actionId));
           const change = byId.get(event.id)!;
           const before = (await store.checkpoint(change.fromCommit)).tree;
           const after = (await store.checkpoint(change.toCommit)).tree;
@@ -287,7 +293,14 @@ function isFileLikeNow(plan: RevertPlan, path: string): boolean {
 }
 
 export function toEvent(c: FolderChange): HistoryEvent {
-  return { id: c.id, kind: c.kind, actionId: c.actionId, paths: c.paths };
+  return { id: c.id, kind: c.kind, actionId: c.actionId, paths: c.paths, during: c.during ? (c.foundBy ?? null) : null, ambiguous: c.ambiguous ?? [] };
+}
+
+/** A history blocker met while reverting `actionId`, with what an outside edit made during an action says. */
+export function blockerOf(folder: string, b: HistoryBlocker, actionId: string): RevertBlocker {
+  if (b.event.kind !== 'external') return { folder, path: b.path, by: 'action', actionId: b.event.actionId };
+  const during = b.event.during ?? null;
+  return { folder, path: b.path, by: 'external', actionId: null, during, ambiguous: during === actionId && (b.event.ambiguous ?? []).includes(b.path) };
 }
 
 function dedupe(blockers: RevertBlocker[]): RevertBlocker[] {

@@ -11,6 +11,9 @@
 //    above, ignoring the ones the rewind itself undoes first.
 //  - Redo X: refused when a change in effect that came after X's undo touches the same paths, except
 //    changes of actions that ran before X (redoing those first is how a rewind is replayed).
+//
+// Edits made by others while X ran are an outside edit recorded just after X's run: in effect over it.
+// A path X wrote that someone changed again after X's last write is in both, so undo of X refuses there.
 import { PathSet } from './tree-model';
 
 export type HistoryEvent = {
@@ -18,6 +21,10 @@ export type HistoryEvent = {
   kind: 'action' | 'undo' | 'redo' | 'external';
   actionId: string | null;
   paths: readonly string[];
+  /** Outside edits made while an action ran: that action. */
+  during?: string | null;
+  /** With `during`: the paths that action also wrote. */
+  ambiguous?: readonly string[];
 };
 
 /** Whether an action is applied (anything but undone) or undone. */

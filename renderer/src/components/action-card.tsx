@@ -11,6 +11,7 @@ import { CodeView } from './code-view';
 import { ConfinementBadge } from './confinement-badge';
 import { DbChanges } from './db-changes';
 import { NotCovered } from './not-covered';
+import { WhileRunning } from './while-running';
 import { RewindOffer } from './rewind-offer';
 import { ServiceCalls } from './service-calls';
 import { statusWords } from '../model/timeline-view';
@@ -112,6 +113,7 @@ export function ActionCard({ action }: { action: Action }) {
         <ActionOutput action={action} />
         {finished && action.kind !== 'sql' && <ChangedFiles changes={changes} actionId={action.id} />}
         {finished && <NotCovered effects={action.effects} />}
+        {finished && <WhileRunning effects={action.effects} />}
         {(finished || calls.some((c) => c.hold?.state === 'waiting')) && <ServiceCalls calls={calls} />}
         {finished && <DbChanges effects={dbEffects} rolledBack={action.status === 'failed' || action.status === 'awaiting-approval'} />}
         {finished && changes.length + calls.length + dbUndoable > 0 && action.reverse.summary !== '' && (

@@ -4,7 +4,8 @@ import { assertNever, type UndoBlocker } from '../../../shared/domain';
 export function describeBlocker(b: UndoBlocker): string {
   switch (b.by) {
     case 'external':
-      return 'edited outside Posthoc since';
+      if (b.ambiguous) return `also edited outside Posthoc while action ${b.whileActionSeq ?? '?'} ran: undo cannot tell your edit from the action’s and leaves it`;
+      return b.whileActionSeq != null ? `edited outside Posthoc while action ${b.whileActionSeq} ran` : 'edited outside Posthoc since';
     case 'content':
       return 'no longer holds what the action left there';
     case 'action':

@@ -1,0 +1,133 @@
+// At most one running action per granted folder, across tasks and processes: an action holds the folder's
+// lease from its checkpoint before to the end of its checkpoint after, so the difference between the two
+// is one action's window and no other action's writes (docs/ARCHITECTURE.md, "Attribution"). The lease is
+// a file in the folder's shadow repository naming the process, task and action; in this process a map
+// says which of its actions hold which folders. A lease whose process is gone is stale and taken over.
+//
+// Take and check a lease only while holding the folder's lock (folder-lock.ts): a second action, or an
+// undo, checks under the same lock, so it sees either no lease or one whose action is still running.
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export type LeaseHolder = {
+  pid: number;
+  /** The process's start time (Linux: /proc/PID/stat), so a pid reused after a crash is not taken for the holder. */
+  started: string | null;
+  taskId: string | null;
+  actionId: string;
+  taskTitle: string | null;
+  actionSeq: number | null;
+  since: string;
+};
+
+export type LeaseLabel = { taskTitle?: string | null; actionSeq?: number | null };
+
+export class FolderBusy extends Error {
+  constructor(
+    message: string,
+    readonly folder: string,
+    readonly holder: LeaseHolder,
+  ) {
+    super(message);
+  }
+}
+
+const LEASE_FILE = 'posthoc.lease';
+
+/**
+ * gitdir → the lease an action of this process holds there. One map for the whole process, as the lease
+ * file names only the pid: two sets of services in one process must see each other's leases as live.
+ */
+const mine = new Map<string, LeaseHolder>();
+
+export class FolderLeases {
+
+  /** The live holder of a folder's lease, or null (a stale lease file is removed). */
+  holder(gitdir: string): LeaseHolder | null {
+    const path = join(gitdir, LEASE_FILE);
+    let held: LeaseHolder;
+    try {
+      held = JSON.parse(readFileSync(path, 'utf8')) as LeaseHolder;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      // Half-written or foreign content: no process can be holding it.
+      rmSync(path, { force: true });
+      return null;
+    }
+    if (this.live(gitdir, held)) return held;
+    rmSync(path, { force: true });
+    return null;
+  }
+
+  /** Takes the lease for an action, or returns who holds it. Idempotent for the same action. */
+  take(gitdir: string, holder: Omit<LeaseHolder, 'pid' | 'started' | 'since'>): LeaseHolder | null {
+    const current = this.holder(gitdir);
+    if (current) return current.actionId === holder.actionId && current.pid === process.pid ? null : current;
+    const lease: LeaseHolder = { ...holder, pid: process.pid, started: startTimeOf(process.pid), since: new Date().toISOString() };
+    try {
+      writeFileSync(join(gitdir, LEASE_FILE), `${JSON.stringify(lease)}\n`, { flag: 'wx' });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      // Another process wrote it between our look and our write; it holds the lease.
+      return this.holder(gitdir) ?? lease;
+    }
+    mine.set(gitdir, lease);
+    return null;
+  }
+
+  /** Ends an action's lease on a folder (nothing when it holds none there). */
+  release(gitdir: string, actionId: string): void {
+    const held = mine.get(gitdir);
+    if (!held || held.actionId !== actionId) return;
+    mine.delete(gitdir);
+    try {
+      const onDisk = JSON.parse(readFileSync(join(gitdir, LEASE_FILE), 'utf8')) as LeaseHolder;
+      if (onDisk.pid === process.pid && onDisk.actionId === actionId) rmSync(join(gitdir, LEASE_FILE), { force: true });
+    } catch {
+      // Already gone.
+    }
+  }
+
+  /** Folders (gitdirs) whose lease this action holds. */
+  heldBy(actionId: string): string[] {
+    return [...mine].filter(([, h]) => h.actionId === actionId).map(([g]) => g);
+  }
+
+  private live(gitdir: string, held: LeaseHolder): boolean {
+    if (!Number.isInteger(held.pid) || typeof held.actionId !== 'string') return false;
+    // This process: live only while one of its actions holds it (else an earlier life of this pid left it).
+    if (held.pid === process.pid) return mine.get(gitdir)?.actionId === held.actionId;
+    if (!alive(held.pid)) return false;
+    const started = startTimeOf(held.pid);
+    return held.started === null || started === null || started === held.started;
+  }
+}
+
+/** In words: who holds a lease ("action 3 of task "Tidy up" (Posthoc process 4121)"). */
+export function describeHolder(h: LeaseHolder): string {
+  const action = h.actionSeq !== null ? `action ${h.actionSeq}` : `action ${h.actionId.slice(0, 8)}`;
+  const task = h.taskTitle !== null ? ` of task "${h.taskTitle}"` : h.taskId !== null ? ` of task ${h.taskId.slice(0, 8)}` : '';
+  const where = h.pid === process.pid ? 'in this Posthoc process' : `Posthoc process ${h.pid}`;
+  return `${action}${task} (${where}, running since ${h.since})`;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The start time of a process in clock ticks since boot (field 22 of /proc/PID/stat), or null off Linux. */
+function startTimeOf(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) is in parentheses and may hold spaces: count from after its last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return fields[19] ?? null;
+  } catch {
+    return null;
+  }
+}
