@@ -205,6 +205,28 @@ open('exec.txt', 'w').write(' '.join(str(n >= 10) for n, p in fds if p == '${log
     expect([...claims.keys()].sort()).toEqual([...names].sort());
   });
 
+  // The kernel gives no working folder longer than PATH_MAX, so only escaping ('%' is written %25) makes
+  // a line's path longer than 2 * PATH_MAX.
+  it('a path longer than 2 * PATH_MAX once escaped is cut, marked, and left out by the parser', () => {
+    const dir = folder(runner);
+    const run = runClaimed(
+      runner,
+      dir,
+      py(`import os
+for i in range(18):
+    os.mkdir('%' * 200); os.chdir('%' * 200)
+open('%' * 200 + 'deep.txt', 'w').write('deep')`),
+    );
+    expect(run.status).toBe(0);
+    const lines = run.log!.toString('utf8').split('\n');
+    const cut = lines.filter((l) => l.endsWith('%!'));
+    expect(cut.length).toBeGreaterThan(0);
+    expect(Math.max(...cut.map((l) => l.length))).toBeLessThanOrEqual(8192 + 96);
+    const claims = claimsFor(run.log, dir);
+    expect([...claims.keys()].some((p) => p.endsWith('deep.txt'))).toBe(false);
+    expect(claims.has('%'.repeat(200))).toBe(true); // the short ones are still there
+  });
+
   it('hands every error back as it was (errno preserved)', () => {
     const dir = folder(runner, 'mkdir full; touch full/x');
     const script = py(`import os

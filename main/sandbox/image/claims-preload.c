@@ -15,7 +15,8 @@
 //   N  a name now holds what the call made: rename target, new link, mkdir, chmod, utimes (lstat after)
 //   G  a name is gone: unlink, rmdir, rename source (stamp fields 0)
 // PATH is absolute and lexically normalised; '%', TAB, LF and CR are written %25 %09 %0A %0D. A path
-// longer than 2*PATH_MAX is cut and ends in "%!" (not a valid escape), which the parser drops.
+// longer than 2*PATH_MAX once escaped is cut and ends in "%!" (not a valid escape), which the parser
+// drops; one whose folder cannot be named (a working folder deeper than PATH_MAX) is not recorded.
 //
 // Descriptors open for writing (fds < 65536) are kept in a bitmap so that close(), dup2() over them,
 // fclose(), exit() and _exit() can say what the file finally held; dup/dup2/dup3/fcntl(F_DUPFD) copy the
