@@ -434,6 +434,20 @@ OPEN(open) OPEN(open64) OPENAT(openat) OPENAT(openat64)
 OPEN_2(__open_2) OPEN_2(__open64_2) OPENAT_2(__openat_2) OPENAT_2(__openat64_2)
 CREAT(creat) CREAT(creat64)
 
+// mkstemp and kin open inside libc, past the wrappers above; the template then holds the name.
+#define MKSTEMP(name, params, ...)                                                                        \
+  REAL(name) int name params {                                                                            \
+    int fd = CALL(name, __VA_ARGS__);                                                                     \
+    KEEP_ERRNO(opened(fd, O_RDWR | O_CREAT, AT_FDCWD, path));                                             \
+    return fd;                                                                                            \
+  }
+MKSTEMP(mkstemp, (char *path), path)
+MKSTEMP(mkstemp64, (char *path), path)
+MKSTEMP(mkostemp, (char *path, int flags), path, flags)
+MKSTEMP(mkostemp64, (char *path, int flags), path, flags)
+MKSTEMP(mkstemps, (char *path, int suffix), path, suffix)
+MKSTEMP(mkostemps, (char *path, int suffix, int flags), path, suffix, flags)
+
 // Calls on names that return 0 on success; `record` says what the name holds now.
 #define ON_SUCCESS(name, params, args, record)                                                            \
   REAL(name) int name params {                                                                            \
