@@ -4,10 +4,11 @@
 // folder and as uid 1000 in a folder it owns (the sandbox runs actions as the folder's owner).
 //
 // Cost (measured by the last test, which prints it; CPU time of the programs, median of 5 interleaved
-// runs, on a 2-core machine shared with other test runs; three runs of the test): a python loop writing
-// 5,000 small files 0.96x, 1.17x and 1.07x (0.7-1.0 s), `git add` of 2,000 files 1.07x, 1.03x and 1.15x
-// (0.15 s -> 0.17 s when the machine was quiet). A W record costs about 4 system calls and a C record
-// about 6, a few microseconds each; opening for reading and reading cost nothing.
+// runs, on a 2-core machine shared with other test runs; four runs of the test): a python loop writing
+// 5,000 small files 0.96x to 1.17x (0.7-1.0 s either way: within the machine's noise), `git add` of
+// 2,000 files 1.03x to 1.35x (0.15-0.18 s -> 0.17-0.24 s). git is the worst case: every object is a
+// file created, closed, linked and unlinked, four records of 3 to 6 system calls each, against git's own
+// dozen; opening for reading and reading cost nothing.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
