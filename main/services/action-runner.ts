@@ -124,6 +124,7 @@ export class ActionRunner {
     } catch (error) {
       // Never "running" for ever: the action ends interrupted, its before-checkpoints stay pinned, and
       // the next start of Posthoc (or the next action here) records its changes against them.
+      this.fs.endLease(id);
       const out = output ?? { ...action.output, exitCode: null };
       const saved = this.publish({
         ...withEffects(action, task, this.fs, [], calls, false),
