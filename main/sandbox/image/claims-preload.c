@@ -34,6 +34,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -678,9 +679,19 @@ static void track_inherited(void) {
 
 // The log's name is read at load, before the program can change its environment; syscall() is looked
 // up now so that the logging path never calls dlsym.
+// A forked child looks for the log again at its next record: the sandbox's runner forks each action right
+// after replacing the log, and a parent that found no log (PID 1 at its start) or holds an older one must
+// not decide for its child. The fds it tracks as open for writing stay tracked: they are the child's too.
+static void reset_after_fork(void) {
+  int fd = __atomic_load_n(&log_fd, __ATOMIC_RELAXED);
+  if (fd >= 0) sys(SYS_close, fd);
+  __atomic_store_n(&log_fd, LOG_UNKNOWN, __ATOMIC_RELAXED);
+}
+
 __attribute__((constructor)) static void claims_load(void) {
   capture_log_path();
   real_syscall();
+  pthread_atfork(NULL, NULL, reset_after_fork);
 }
 
 // Files still open for writing when the process ends: their state now is what it leaves.
