@@ -34,6 +34,35 @@ async function startAction(h: UndoHarness, task: Task, seq: number) {
   return { id, finish: () => h.fs.after(id, befores, { complete: true, folders: [] }) };
 }
 
+describe('a lease file', () => {
+  it('is stale when its process is gone, when the pid now belongs to another process, or when it is not a lease', async () => {
+    const h = await startUndoHarness({ checkpoints: { leaseWaitMs: 300 } });
+    open.push(h);
+    const gitdir = (await h.fs.storeFor(h.workspace)).gitdir;
+    const other = spawn('sleep', ['30'], { stdio: 'ignore' });
+    children.push(other);
+    const started = readFileSync(`/proc/${other.pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[19]!;
+    const lease = (fields: object) => writeFileSync(join(gitdir, 'posthoc.lease'), JSON.stringify({ taskId: 't', actionId: 'a', taskTitle: 'Old', actionSeq: 1, since: 'then', ...fields }));
+    const task = h.newTask('Mine');
+    const attempt = async () => {
+      const id = randomUUID();
+      await h.fs.lease(id, task.id, task.workspaces);
+      h.fs.endLease(id);
+    };
+
+    lease({ pid: other.pid, started });
+    await expect(attempt()).rejects.toThrow(`action 1 of task "Old" (Posthoc process ${other.pid}`);
+    // The same pid, started at another time: a process that reused the pid of a crashed Posthoc.
+    lease({ pid: other.pid, started: String(Number(started) + 1) });
+    await attempt();
+    lease({ pid: 2 ** 22 + 1, started: null });
+    await attempt();
+    writeFileSync(join(gitdir, 'posthoc.lease'), 'half-writ');
+    await attempt();
+    expect(existsSync(join(gitdir, 'posthoc.lease'))).toBe(false);
+  });
+});
+
 describe.each(OWNERS)('one running action per folder ($who)', ({ uid }) => {
   async function harness(): Promise<UndoHarness> {
     const h = await startUndoHarness({ checkpoints: { leaseWaitMs: 300, idleWaitMs: 300 } });
