@@ -68,10 +68,11 @@ export function attribute(
   const gone: string[] = [];
   const held: string[] = [];
   for (const [path, c] of claimed) {
-    if (!c.dir) continue;
-    if (c.final === 'absent') {
-      if (before(path)?.kind === 'dir') gone.push(path);
-    } else held.push(path);
+    // A folder that is no longer a folder where the action last touched that name: removed, renamed away,
+    // or replaced (by a link or a file) — the claim log keeps only the last step, so a folder renamed away
+    // and a link put in its place claims a link.
+    if (before(path)?.kind === 'dir' && (c.final === 'absent' || !c.dir)) gone.push(path);
+    if (c.dir && c.final !== 'absent') held.push(path);
   }
 
   const isMine = (c: Change): boolean => {
