@@ -1,9 +1,9 @@
 // Electron bootstrap, and nothing else: data folder, services, IPC, window, security handlers.
-import { app, session, shell } from 'electron';
+import { app, dialog, session, shell } from 'electron';
 import { fileURLToPath } from 'node:url';
 import { registerContract } from '../ipc/register-contract';
 import { createServices, type AppServices } from '../services/app-services';
-import { APP_NAME, resolveDataDir } from '../store/data-dir';
+import { APP_NAME, DataDirUnusable, resolveDataDir } from '../store/data-dir';
 import { electronTransport } from './electron-transport';
 import { createMainWindow } from './main-window';
 import { hardenContents, hardenSession } from './security';
@@ -21,11 +21,19 @@ app.on('web-contents-created', (_event, contents) => hardenContents(contents, (u
 
 app.whenReady().then(() => {
   hardenSession(session.defaultSession);
-  services = createServices({
-    dataDir: app.getPath('userData'),
-    // Sign-in pages of connected services open in the system browser (RFC 8252), never in the app.
-    connections: { openExternal: (url) => shell.openExternal(url).then(() => true) },
-  });
+  try {
+    services = createServices({
+      dataDir: app.getPath('userData'),
+      // Sign-in pages of connected services open in the system browser (RFC 8252), never in the app.
+      connections: { openExternal: (url) => shell.openExternal(url).then(() => true) },
+    });
+  } catch (error) {
+    // A data folder Posthoc cannot use: say which and what to do, instead of a crash with no window.
+    if (!(error instanceof DataDirUnusable)) throw error;
+    dialog.showErrorBox('Posthoc cannot start', error.message);
+    app.exit(2);
+    return;
+  }
   registerContract(electronTransport(devServerUrl), services.handlers, services.events);
   createMainWindow({
     preload: fileURLToPath(new URL('../preload/index.cjs', import.meta.url)),
