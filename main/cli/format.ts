@@ -15,6 +15,15 @@ export function formatAction(action: Action): string {
   return lines.join('\n');
 }
 
+function whileRunning(effect: Extract<Effect, { channel: 'fs' }>): string[] {
+  const w = effect.whileRunning;
+  if (!w) return [];
+  const both = new Set(w.ambiguous);
+  const mark = (p: string) => (both.has(p) ? ' (also written by this action: undo cannot tell the two apart and refuses for it)' : '');
+  const paths = [...w.added, ...w.modified, ...w.deleted, ...w.renamed.map((r) => `${r.from} => ${r.to}`)];
+  return paths.map((p) => `  ≈ ${p}: changed outside Posthoc while this action ran, kept by undo${mark(p)}`);
+}
+
 function formatEffect(effect: Effect): string[] {
   switch (effect.channel) {
     case 'fs':
@@ -24,6 +33,8 @@ function formatEffect(effect: Effect): string[] {
         ...effect.deleted.map((p) => `  - ${p}`),
         ...(effect.renamed ?? []).map((r) => `  ${r.from} => ${r.to}`),
         ...(effect.notCovered ?? []).map((n) => `  ! ${n.path}: not covered by undo (${n.reason})${n.changed ? ', changed by this action' : ''}`),
+        // Changed by someone else while the action ran: kept by undo (attribution, fs-channel.ts).
+        ...whileRunning(effect),
       ];
     case 'rest':
       return [

@@ -200,7 +200,7 @@ describe.each(OWNERS)('attribution ($who)', ({ uid }) => {
   it.each([
     ['no claim log', undefined],
     ['no claim log from the sandbox', null],
-    ['a claim log that was cut short', { complete: false, folders: [] }],
+    ['a claim log that was cut short', { complete: false, folders: [] } as ActionClaims],
   ] as const)("with %s, every change is the action's, as before attribution, and the effect says so", async (_what, claims) => {
     const h = await harness();
     const ws = h.workspace;
