@@ -81,4 +81,24 @@ describe.each(FOLDER_OWNERS)('posthoc run interrupted ($name)', ({ uid }) => {
     expect(JSON.parse(undo.stdout)).toMatchObject({ outcome: 'undone' });
     expect(writtenFiles(ws)).toEqual([]);
   });
+  it('a second Ctrl-C exits at once; the next command closes whatever was left and undo takes the files back', async () => {
+    const llm = await model([SLOW_WRITER, 'Wrote them.']);
+    const ws = ownFolder(dirs.make('posthoc-ws-'), uid);
+    const dataDir = dirs.make('posthoc-data-');
+    const run = startPosthoc(['run', 'write 100 files slowly', '--workspace', ws, '--data-dir', dataDir], { OPENAI_BASE_URL: llm.baseUrl, POSTHOC_MODEL: 'scripted' });
+    const pid = run.child.pid!;
+    await until(() => writtenFiles(ws).length >= 3);
+    run.child.kill('SIGINT');
+    run.child.kill('SIGINT');
+    expect((await run.done).code).toBe(130);
+
+    const tasks = await runPosthoc(['tasks', '--data-dir', dataDir, '--json']);
+    expect(await containersOf(pid)).toBe(0);
+    expect((JSON.parse(tasks.stdout) as Task[])[0]!.status).not.toBe('running');
+    const [action] = JSON.parse((await runPosthoc(['actions', '--data-dir', dataDir, '--json'])).stdout) as Action[];
+    expect(action!.status).toBe('interrupted');
+    expect(writtenFiles(ws)).toEqual(fsEffectOf(action!)!.added.sort());
+    expect((await runPosthoc(['undo', action!.id, '--data-dir', dataDir])).code).toBe(0);
+    expect(writtenFiles(ws)).toEqual([]);
+  });
 });

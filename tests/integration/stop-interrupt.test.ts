@@ -105,4 +105,19 @@ describe.each(owners)('a checkpoint after an action that fails ($name)', ({ uid 
     expect(readdirSync(workspace)).toEqual([]);
     expect(await serviceOver(dataDir, llm).ready).toEqual([]);
   });
+  it('the next action of the same process records it first, so its changes are never taken for an outside edit', async () => {
+    const { services, workspace } = await setup(["```sh\necho one > a.txt\necho two > b.txt\n```", "```sh\necho three > c.txt\n```", 'Done.'], uid);
+    vi.spyOn(FsChannel.prototype, 'after').mockRejectedValueOnce(new Error('ENOSPC: no space left on device'));
+
+    const task = await services.tasks.wait((await services.tasks.start({ prompt: 'write three files', workspaces: [workspace] })).id);
+    expect(task.status).toBe('done');
+    const [first, second] = services.tasks.get(task.id).actions;
+    expect(first).toMatchObject({ status: 'interrupted', output: { interrupted: { recorded: true } } });
+    expect(fsEffect(first!)!.added.sort()).toEqual(['a.txt', 'b.txt']);
+    expect(second!.status).toBe('done');
+    expect(fsEffect(second!)!.added).toEqual(['c.txt']);
+    expect(services.undoViews.timeline(task.id).entries.filter((e) => e.kind === 'external')).toEqual([]);
+    expect(await services.undo.rewind(first!.id)).toMatchObject({ outcome: 'rewound' });
+    expect(readdirSync(workspace)).toEqual([]);
+  });
 });
