@@ -2,7 +2,7 @@
 // prose and code, and what an action card says about changes and undo.
 import { describe, expect, it } from 'vitest';
 import type { Action, Message, UndoResult } from '../../shared/domain';
-import { canKeep, canUndo, describeUndo, listChanges } from '../../renderer/src/model/action-summary';
+import { canKeep, canUndo, describeExit, describeUndo, listChanges } from '../../renderer/src/model/action-summary';
 import { buildConversation, findAnswerMessageId, splitFences } from '../../renderer/src/model/conversation';
 
 const at = (second: number): string => new Date(Date.UTC(2025, 0, 1, 10, 0, second)).toISOString();
@@ -127,8 +127,18 @@ describe('action summary', () => {
     expect(canUndo(action('a', 1, 0, { effects: changed, status: 'running' }))).toBe(false);
     expect(canUndo(action('a', 1, 0, { effects: changed, status: 'undone' }))).toBe(false);
     expect(canUndo(action('a', 1, 0, { effects: changed, status: 'kept' }))).toBe(false);
+    // Stopped, or closed after a crash: what it changed until then is undone like a finished action's.
+    expect(canUndo(action('a', 1, 0, { effects: changed, status: 'interrupted' }))).toBe(true);
+    expect(canKeep(action('a', 1, 0, { status: 'interrupted' }))).toBe(true);
     expect(canKeep(action('a', 1, 0, { status: 'kept' }))).toBe(false);
     expect(canKeep(action('a', 1, 0))).toBe(true);
+  });
+
+  it('says an interrupted action was stopped, and when its changes are not recorded yet', () => {
+    const interrupted = (recorded: boolean) =>
+      action('a', 1, 0, { status: 'interrupted', output: { stdout: '', stderr: '', exitCode: 137, timedOut: false, truncated: false, interrupted: { reason: 'Stopped by you.', recorded } } });
+    expect(describeExit(interrupted(true))).toBe('stopped');
+    expect(describeExit(interrupted(false))).toBe('stopped; changes not recorded yet');
   });
 
   it('describes an undo, a conflict and a failure', () => {
