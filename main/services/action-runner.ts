@@ -122,16 +122,7 @@ export class ActionRunner {
     try {
       recorded = await this.fs.after(id, befores, claims);
     } catch (error) {
-      // Never "running" for ever: the action ends interrupted, its before-checkpoints stay pinned, and
-      // the next start of Posthoc (or the next action here) records its changes against them.
-      this.fs.endLease(id);
-      const out = output ?? { ...action.output, exitCode: null };
-      const saved = this.publish({
-        ...withEffects(action, task, this.fs, [], calls, false),
-        status: 'interrupted',
-        output: { ...out, stdout: redactor.text(out.stdout), stderr: redactor.text(out.stderr), interrupted: { reason: INTERRUPTED.afterFailed(message(error)), recorded: false } },
-        finishedAt: new Date().toISOString(),
-      });
+      const saved = this.finishUnrecorded(action, task, output ?? { ...action.output, exitCode: null }, calls, error, redactor);
       if (failure instanceof SandboxError) throw failure;
       return saved;
     }
@@ -161,6 +152,26 @@ export class ActionRunner {
       finishedAt,
     };
     return this.publish(action);
+  }
+
+  /**
+   * The checkpoint after the action failed (disk full): never "running" for ever. The action ends
+   * interrupted and unrecorded, its before-checkpoints stay pinned, and the next start of Posthoc (or the
+   * next action here, settleEarlier) records its changes against them.
+   */
+  private finishUnrecorded(action: Action, task: Task, output: ActionOutput, calls: Effect[], error: unknown, redactor: { text(s: string): string }): Action {
+    this.fs.endLease(action.id);
+    return this.publish({
+      ...withEffects(action, task, this.fs, [], calls, false),
+      status: 'interrupted',
+      output: {
+        ...output,
+        stdout: redactor.text(output.stdout),
+        stderr: redactor.text(output.stderr),
+        interrupted: { reason: INTERRUPTED.afterFailed(message(error)), recorded: false },
+      },
+      finishedAt: new Date().toISOString(),
+    });
   }
 
   private finishFailed(action: Action, reason: string): Action {
