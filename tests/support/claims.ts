@@ -5,7 +5,12 @@ import { join } from 'node:path';
 import type { ActionClaims, FileStamp, PathClaim } from '../../main/sandbox/claims';
 
 export function stampOf(folder: string, path: string): FileStamp | 'absent' {
-  const st = lstatSync(join(folder, path), { bigint: true, throwIfNoEntry: false });
+  let st;
+  try {
+    st = lstatSync(join(folder, path), { bigint: true, throwIfNoEntry: false });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOTDIR') throw error;
+  }
   if (!st) return 'absent';
   return { ino: Number(st.ino), size: Number(st.size), mtimeNs: st.mtimeNs.toString() };
 }

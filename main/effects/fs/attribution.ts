@@ -9,7 +9,7 @@
 // rest: recorded as an edit made outside Posthoc, which no undo reverts. A claimed path that no longer
 // holds what the action left (its stamp differs now) was changed again by someone else after the action's
 // last write: it is both, so undo refuses for it rather than guess.
-import { lstatSync } from 'node:fs';
+import { lstatSync, type BigIntStats } from 'node:fs';
 import { join } from 'node:path';
 import { checkRelative } from './path-guard';
 import type { Change } from './tree-diff';
@@ -110,11 +110,21 @@ export function attribute(
 /** Whether the path still holds what the action left there, as far as its claim says (unknown: yes). */
 function holdsWhatItLeft(folder: string, path: string, claim: ClaimedPath): boolean {
   if (claim.final === null) return true;
-  const st = lstatSync(join(folder, path), { bigint: true, throwIfNoEntry: false });
+  const st = lstatNow(join(folder, path));
   if (claim.final === 'absent') return st === undefined;
   if (st === undefined) return false;
   // A folder's size and mtime change whenever an entry inside it does, which is the contents' business
   // (each is a path of its own): a folder is the same while it is the same folder.
   if (claim.dir) return st.isDirectory() && Number(st.ino) === claim.final.ino;
   return Number(st.ino) === claim.final.ino && Number(st.size) === claim.final.size && st.mtimeNs.toString() === claim.final.mtimeNs;
+}
+
+/** The path's lstat, or undefined when nothing is there (also when a folder on the way is now a file). */
+function lstatNow(path: string): BigIntStats | undefined {
+  try {
+    return lstatSync(path, { bigint: true, throwIfNoEntry: false });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOTDIR') return undefined;
+    throw error;
+  }
 }
