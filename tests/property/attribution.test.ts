@@ -41,6 +41,9 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ step: fc.constant('redo' as const), pick: index }) },
   { weight: 2, arbitrary: fc.record({ step: fc.constant('rewind' as const), pick: index }) },
 );
+/** Undos, redos and rewinds that went through, over all runs: the property must not hold by refusing everything. */
+let wentThrough = 0;
+
 const program = fc.record({ initial: fc.array(op, { maxLength: 4 }), steps: fc.array(step, { minLength: 2, maxLength: 10 }) });
 
 /** What the claim library reports for one operation: the paths it changed (a rename: its two names only). */
@@ -53,9 +56,9 @@ function claimedBy(o: Op, before: State, after: State): Array<{ path: string; di
 async function act(
   h: UndoHarness,
   s: Extract<Step, { step: 'action' }>,
-  person: (ops: Op[]) => string[],
+  person: (ops: Op[], start: State, prior: ReadonlyMap<string, Node | null>) => string[],
   agentWrote: (paths: string[]) => void,
-  invisible: (paths: string[]) => void,
+  personal: ReadonlyMap<string, Node | null>,
 ): Promise<Action> {
   const ws = h.workspace;
   const id = randomUUID();
@@ -79,6 +82,7 @@ async function act(
   await h.fs.lease(id, h.task.id, h.task.workspaces);
   const befores = await h.fs.before(id, h.task.workspaces, h.task.id);
   const start = readDisk(ws);
+  const prior = new Map(personal);
   const claimed = new Map<string, boolean>();
   for (const o of s.ops) {
     const was = readDisk(ws);
@@ -90,12 +94,11 @@ async function act(
   const paths = new Map<string, PathClaim>([...claimed].map(([p, dir]) => [p, { final: stampOf(ws, p), dir }]));
   const claims: ActionClaims = { complete: true, folders: [{ workspace: 'workspace', paths }] };
   const left = readDisk(ws);
-  const edited = person(s.meanwhile);
-  // Edits that leave a path as it was before the action (no change to any checkpoint, as an outside write
-  // of the same content is none), or as the action left it (created, then moved away again): nothing
-  // can tell them, and nothing of them differs from what undo and redo may write there.
+  const edited = person(s.meanwhile, start, prior);
+  // Edits that leave a path as the action left it (created, then moved away again) differ in nothing from
+  // what undo and redo may write there: the path is the action's.
   const end = readDisk(ws);
-  invisible(edited.filter((p) => sameNode(start.get(p), end.get(p)) || sameNode(left.get(p), end.get(p))));
+  agentWrote(edited.filter((p) => sameNode(left.get(p), end.get(p)) && !sameNode(start.get(p), end.get(p))));
   const effects = (await h.fs.after(id, befores, claims)).map((r) => r.effect);
   return h.store.saveAction({ ...base, status: 'done', output: { ...base.output, exitCode: 0 }, effects, finishedAt: new Date().toISOString() });
 }
@@ -106,33 +109,41 @@ async function check(input: { initial: Op[]; steps: Step[] }): Promise<void> {
   // What the person last put at each path (null: removed it), until an action writes that path again.
   const personal = new Map<string, Node | null>();
   const log: string[] = [];
-  const person = (ops: Op[]): string[] => {
-    const edited: string[] = [];
+  // The person's edits, as a checkpoint sees them: an edit that leaves a path as it was at `start` (made
+  // and undone again, or the same content) is no change, and the path keeps whose it was (`prior`).
+  const person = (ops: Op[], start: State, prior: ReadonlyMap<string, Node | null>): string[] => {
+    const edited = new Set<string>();
     for (const o of ops) {
       const was = readDisk(ws);
       applyOp(ws, readDisk(ws), o, 'person', 0);
       const now = readDisk(ws);
       for (const p of changed(was, now)) {
         personal.set(p, now.get(p) ?? null);
-        edited.push(p);
+        edited.add(p);
       }
     }
-    return edited;
+    const end = readDisk(ws);
+    for (const p of edited) {
+      if (!sameNode(start.get(p), end.get(p))) continue;
+      if (prior.has(p)) personal.set(p, prior.get(p)!);
+      else personal.delete(p);
+    }
+    return [...edited];
   };
   const agentWrote = (paths: string[]) => {
     for (const p of paths) personal.delete(p);
   };
   const ids: string[] = [];
   try {
-    person(input.initial);
+    person(input.initial, readDisk(ws), new Map());
     for (const s of input.steps) {
       if (s.step === 'outside') {
-        person(s.ops);
+        person(s.ops, readDisk(ws), new Map(personal));
         log.push(`outside ${s.ops.map((o) => o.op).join(',')}`);
         continue;
       }
       if (s.step === 'action') {
-        ids.push((await act(h, s, person, agentWrote, agentWrote)).id);
+        ids.push((await act(h, s, person, agentWrote, personal)).id);
         log.push(`action#${ids.length} ${s.ops.map((o) => o.op).join(',')} meanwhile ${s.meanwhile.map((o) => o.op).join(',')}`);
         continue;
       }
@@ -144,6 +155,7 @@ async function check(input: { initial: Op[]; steps: Step[] }): Promise<void> {
       if (!allowed) continue;
       const was = readDisk(ws);
       const result = await h.undo[s.step](action.id);
+      if (result.outcome !== 'conflict') wentThrough++;
       const now = readDisk(ws);
       for (const p of changed(was, now)) {
         if (!personal.has(p)) continue;
@@ -168,6 +180,6 @@ describe('attribution against random actions and edits made while they run', () 
       }),
       { numRuns: RUNS, seed: SEED, endOnFailure: true },
     );
-    expect(RUNS).toBeGreaterThan(0);
+    expect(wentThrough).toBeGreaterThan(RUNS / 10);
   });
 });
