@@ -161,8 +161,11 @@ export class ActionRunner {
    */
   private finishUnrecorded(action: Action, task: Task, output: ActionOutput, calls: Effect[], error: unknown, redactor: { text(s: string): string }): Action {
     this.fs.endLease(action.id);
+    const recorded = withEffects(action, task, this.fs, [], calls, false);
     return this.publish({
-      ...withEffects(action, task, this.fs, [], calls, false),
+      ...recorded,
+      // Its file changes are not known yet: undo waits for them to be recorded, and says so.
+      reverse: { ...recorded.reverse, summary: `Not possible yet: its file changes are not recorded (see why above).${recorded.reverse.steps.length > 0 ? ` Its calls: ${recorded.reverse.summary}` : ''}`, verified: false },
       status: 'interrupted',
       output: {
         ...output,

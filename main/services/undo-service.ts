@@ -125,6 +125,7 @@ export class UndoService {
     if (kept) {
       throw new ServiceError('conflict', `Action ${kept.seq} was kept, so a rewind cannot go back past it. Undo the actions after it instead.`);
     }
+    for (const a of later) requireRecorded(a, 'rewind past');
     await this.awaitFolders(task, 'rewind');
     const calls = await revertServiceCalls(this.options.rest, this.store, later, 'Rewind');
     if (!calls.ok) return { outcome: 'conflict', action: this.requireAction(action.id), ...calls };
@@ -147,6 +148,7 @@ export class UndoService {
     if (!isApplied(action.status)) {
       throw new ServiceError('conflict', `Action ${action.seq} is ${action.status}; only finished actions can be kept.`);
     }
+    requireRecorded(action, 'keep');
     // A held database transaction commits as a whole: the other actions in it become final too.
     for (const other of await keepDatabases(this.options.db, action)) this.events.emit('action:updated', this.store.setActionStatus(other, 'kept'));
     const kept = this.store.setActionStatus(actionId, 'kept');
@@ -273,7 +275,9 @@ export class UndoService {
     switch (action.status) {
       case 'done':
       case 'failed':
+        return;
       case 'interrupted':
+        requireRecorded(action, verb);
         return;
       case 'undone':
         throw new ServiceError('conflict', `Action ${action.seq} is already undone. Redo it with "posthoc redo ${action.id}".`);
@@ -348,4 +352,14 @@ function databaseRefusal(what: string, db: Extract<DatabaseStep, { ok: false }>)
 
 function withDatabases<T extends { restored: string[] }>(files: T, db: Extract<DatabaseStep, { ok: true }>): T {
   return { ...files, restored: [...files.restored, ...db.restored] };
+}
+
+/** An interrupted action whose changes are not recorded yet (its after-checkpoint failed) has nothing undo could take back yet. */
+function requireRecorded(action: Action, verb: string): void {
+  if (action.output.interrupted?.recorded === false) {
+    throw new ServiceError(
+      'conflict',
+      `Action ${action.seq}'s changes are not recorded yet (the checkpoint after it failed), so Posthoc cannot ${verb} it yet. Free space on the disk of Posthoc's data folder and run any posthoc command: it records them, then try again.`,
+    );
+  }
 }

@@ -47,7 +47,7 @@ export class UndoViews {
             pick(history).map((b) => blockerOf(folder, b, action.id)),
           ),
         );
-      const applied = isApplied(action.status);
+      const applied = isApplied(action.status) && action.output.interrupted?.recorded !== false;
       const undo = applied ? availability(blockersOf((h) => h.undoBlockers(action.id)), null) : unavailable(statusReason(action));
       const redo =
         action.status === 'undone' ? availability(blockersOf((h) => h.redoBlockers(action.id)), null) : unavailable('Only an undone action can be redone.');
@@ -235,9 +235,10 @@ function statusReason(action: Action): string {
       return 'Still running.';
     case 'awaiting-approval':
       return 'It never ran: it waits for approval.';
+    case 'interrupted':
+      return action.output.interrupted?.recorded === false ? 'Its changes are not recorded yet: the checkpoint after it failed.' : '';
     case 'done':
     case 'failed':
-    case 'interrupted':
       return '';
   }
 }

@@ -87,6 +87,10 @@ describe.each(owners)('a checkpoint after an action that fails ($name)', ({ uid 
     expect(fsEffect(action!)).toBeUndefined();
     // The model was told, in its observation.
     expect(llm.requests[1]!.messages.at(-1)!.content).toMatch(/interrupted: Posthoc could not take the checkpoint/);
+    // Nothing to take back until the changes are recorded: undo says so instead of "undoing" nothing.
+    expect(action!.reverse.summary).toMatch(/^Not possible yet/);
+    await expect(services.undo.undo(action!.id)).rejects.toThrow(/not recorded yet .*Free space/);
+    expect(readdirSync(workspace).sort()).toEqual(['a.txt', 'b.txt']);
 
     open.splice(open.indexOf(services), 1);
     await services.close();

@@ -63,7 +63,7 @@ export const changeMarker: Record<ChangeMark, string> = { added: '+', modified: 
 
 /** Undo makes sense for a finished action that changed something. */
 export function canUndo(action: Action): boolean {
-  return isApplied(action.status) && (listChanges(action.effects).length > 0 || undoableDbEffects(action.effects).length > 0 || undoableCalls(action.effects).length > 0);
+  return isApplied(action.status) && action.output.interrupted?.recorded !== false && (listChanges(action.effects).length > 0 || undoableDbEffects(action.effects).length > 0 || undoableCalls(action.effects).length > 0);
 }
 
 /** The database effects of an action, in the order they were recorded. */
@@ -78,7 +78,7 @@ export function undoableDbEffects(effects: readonly Effect[]): DbEffect[] {
 
 /** Keep marks a finished action final. */
 export function canKeep(action: Action): boolean {
-  return isApplied(action.status);
+  return isApplied(action.status) && action.output.interrupted?.recorded !== false;
 }
 
 function joinPaths(paths: readonly string[]): string {
