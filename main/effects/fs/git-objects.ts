@@ -214,7 +214,13 @@ export class ShadowRepo {
     if (this.has(oid)) return;
     const data = deflateSync(Buffer.concat([Buffer.from(`${type} ${content.length}\0`), content]), { level: 1 });
     const temp = this.tempPath(oid);
-    fs.writeFileSync(temp, data, { mode: 0o444 });
+    try {
+      fs.writeFileSync(temp, data, { mode: 0o444 });
+    } catch (error) {
+      // A full disk must not stay full of our own half-written object: the next start needs the room.
+      fs.rmSync(temp, { force: true });
+      throw error;
+    }
     fs.renameSync(temp, this.objectPath(oid));
     this.known.add(oid);
   }
