@@ -139,6 +139,9 @@ describe('action summary', () => {
       action('a', 1, 0, { status: 'interrupted', output: { stdout: '', stderr: '', exitCode: 137, timedOut: false, truncated: false, interrupted: { reason: 'Stopped by you.', recorded } } });
     expect(describeExit(interrupted(true))).toBe('stopped');
     expect(describeExit(interrupted(false))).toBe('stopped; changes not recorded yet');
+    // Not recorded yet: nothing undo or keep could act on until the next start records it.
+    expect(canUndo({ ...interrupted(false), effects: [fs(['a.txt'], [], [])] })).toBe(false);
+    expect(canKeep(interrupted(false))).toBe(false);
   });
 
   it('describes an undo, a conflict and a failure', () => {
