@@ -172,17 +172,23 @@ def write_private(path, data, mode):
         os.close(fd)
 
 
+def canary_path(pid):
+    return '/tmp/.posthoc-canary-%d' % pid
+
+
 def claim_canary():
-    # In the action, before its code: one write-intent open of the log itself, which the claim library
-    # records like any other. A log without this line means the library did not work in the action (not
-    # loaded, or disabled), and then the log proves nothing: the host is told it is missing.
+    # In the action, before its code: create and remove a file of its own, which the claim library
+    # records like any other write. A log without that line means the library did not work in the
+    # action (not loaded, or off), and then the log proves nothing: the host is told it is missing.
+    path = canary_path(os.getpid())
     try:
-        os.close(os.open(CLAIMS, os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC))
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600))
+        os.unlink(path)
     except OSError:
         pass
 
 
-def read_claims():
+def read_claims(pid):
     # The claim log as written by the action's processes (all ended now), cut at CLAIMS_LIMIT.
     try:
         fd = os.open(CLAIMS, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
@@ -200,7 +206,7 @@ def read_claims():
     finally:
         os.close(fd)
     data = b''.join(chunks)
-    if b'\t' + CLAIMS.encode() + b'\n' not in data[:4096]:
+    if b'\t' + canary_path(pid).encode() + b'\n' not in data[:8192]:
         return b'\x02'
     if len(data) > CLAIMS_LIMIT:
         return b'\x01' + data[:CLAIMS_LIMIT]
@@ -372,7 +378,7 @@ def run_action(conn, request):
     if status is None:
         _, status = os.waitpid(pid, 0)
     leftovers = cleanup()
-    send_frame(conn, b'C', read_claims())
+    send_frame(conn, b'C', read_claims(pid))
     if timed_out:
         code = 124
     elif os.WIFSIGNALED(status):
