@@ -105,8 +105,14 @@ export class InterruptedActions {
       wasRunning ? INTERRUPTED.crashed : 'The checkpoint after this action failed; what it changed was recorded later, at the next start, and can be undone.',
       ...skipped,
     ].join(' ');
+    const recorded = withEffects(action, task, this.fs, files, calls, skipped.length === 0);
+    // Calls through the gateway are kept in the memory of the process that died: none is known here.
+    const reachable = [...task.services, ...(task.databases ?? []).map((d) => d.name)];
     const closed = this.publish({
-      ...withEffects(action, task, this.fs, files, calls, skipped.length === 0),
+      ...recorded,
+      ...(wasRunning && reachable.length > 0
+        ? { confinement: { level: 'confined' as const, reason: `Posthoc stopped while it ran, so calls it may have made to ${reachable.join(', ')} were not recorded and cannot be undone; its file changes can.` } }
+        : {}),
       status: 'interrupted',
       output: { ...action.output, interrupted: { reason, recorded: true } },
       finishedAt: action.finishedAt ?? now,

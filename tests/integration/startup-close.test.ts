@@ -45,8 +45,8 @@ function actionOf(task: Task, input: Partial<Action>): Action {
 }
 
 /** Records a task and its action as owned by process `pid` (start time unknown: the pid alone decides). */
-function ownedBy(services: AppServices, pid: number, workspace: string, input: Partial<Action>): { task: Task; action: Action } {
-  const task = services.store.createTask({ title: 'long job', workspaces: [{ name: 'ws', hostPath: workspace, mountPath: '/workspace', readOnly: false }], model: 'm' });
+function ownedBy(services: AppServices, pid: number, workspace: string, input: Partial<Action>, granted: string[] = []): { task: Task; action: Action } {
+  const task = services.store.createTask({ title: 'long job', workspaces: [{ name: 'ws', hostPath: workspace, mountPath: '/workspace', readOnly: false }], services: granted, model: 'm' });
   const action = services.store.saveAction(actionOf(task, input));
   services.db.prepare('UPDATE tasks SET owner_pid = ?, owner_start = NULL WHERE id = ?').run(pid, task.id);
   services.db.prepare('UPDATE actions SET owner_pid = ?, owner_start = NULL WHERE id = ?').run(pid, action.id);
@@ -93,5 +93,17 @@ describe('closing at the start', () => {
     // Every handler (app, web host) answers after the closing: the task list already shows it closed.
     const tasks = await next.services.handlers['task:list']({});
     expect(tasks[0]!.status).toBe('failed');
+  });
+  it('says the calls of an action closed after a crash are unknown: confined, naming what it could reach', async () => {
+    const dataDir = dirs.make('posthoc-data-');
+    const gone = spawn(process.execPath, ['-e', ''], { stdio: 'ignore' });
+    await new Promise((resolve) => gone.once('exit', resolve));
+    const first = await startOver(dataDir);
+    const { action } = ownedBy(first.services, gone.pid!, dirs.make('posthoc-ws-'), {}, ['notes']);
+    await startOver(dataDir);
+    expect(first.services.store.getAction(action.id)!.confinement).toMatchObject({
+      level: 'confined',
+      reason: expect.stringMatching(/calls it may have made to notes were not recorded/),
+    });
   });
 });
