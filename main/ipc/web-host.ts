@@ -5,9 +5,16 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { extname, join, normalize, sep } from 'node:path';
-import { WebSocketServer, type WebSocket } from 'ws';
-import { callNames, type CallName, type Result } from '../../shared/contract';
-import { ClientFrame, WEB_SOCKET_PATH, WEB_TOKEN_PARAM, type ServerFrame } from '../../shared/contract/wire';
+import { WebSocket, WebSocketServer } from 'ws';
+import type { CallName, Result } from '../../shared/contract';
+import {
+  FRAME_TOO_LARGE_REASON,
+  MAX_FRAME_BYTES,
+  readClientFrame,
+  WEB_SOCKET_PATH,
+  WEB_TOKEN_PARAM,
+  type ServerFrame,
+} from '../../shared/contract/wire';
 import type { AppServices } from '../services/app-services';
 import { registerContract, type Transport } from './register-contract';
 
@@ -27,6 +34,16 @@ const CSP =
   "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self' ws://127.0.0.1:* ws://localhost:*; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
 
 type Connection = { socket: WebSocket; trusted: boolean };
+
+/**
+ * ws closes a socket whose frame exceeds maxPayload with a bare 1009; this says why, so the page (and a
+ * person reading its console) learns the limit instead of seeing a silent disconnect.
+ */
+class BoundedSocket extends WebSocket {
+  override close(code?: number, data?: string | Buffer): void {
+    super.close(code, code === 1009 && data === undefined ? FRAME_TOO_LARGE_REASON : data);
+  }
+}
 
 export async function startWebHost(services: AppServices, options: { port?: number; rendererDir: string }): Promise<WebHost> {
   const token = randomBytes(24).toString('base64url');
@@ -55,7 +72,7 @@ export async function startWebHost(services: AppServices, options: { port?: numb
   const port = (server.address() as { port: number }).port;
   const allowedOrigins = new Set([`http://127.0.0.1:${port}`, `http://localhost:${port}`]);
 
-  const wss = new WebSocketServer({ noServer: true, maxPayload: 4 * 1024 * 1024 });
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES, WebSocket: BoundedSocket });
   const connections = new Set<Connection>();
   const listeners = new Map<CallName, (sender: Connection, raw: unknown) => Promise<Result<unknown>>>();
 
@@ -79,6 +96,9 @@ export async function startWebHost(services: AppServices, options: { port?: numb
       const connection: Connection = { socket: ws, trusted: true };
       connections.add(connection);
       ws.on('close', () => connections.delete(connection));
+      // A protocol error (a frame over maxPayload, a bad opcode) is emitted here after ws has sent its close
+      // code; without a listener it would be thrown and take the whole host down.
+      ws.on('error', () => connections.delete(connection));
       ws.on('message', (data) => {
         void answer(connection, data.toString());
       });
@@ -86,19 +106,18 @@ export async function startWebHost(services: AppServices, options: { port?: numb
   });
 
   async function answer(connection: Connection, text: string): Promise<void> {
-    let frame: ClientFrame;
-    try {
-      frame = ClientFrame.parse(JSON.parse(text));
-    } catch {
-      return; // not a contract frame: ignore it
+    const read = readClientFrame(text);
+    let reply: ServerFrame;
+    if (!read.ok) {
+      reply = { kind: 'error', id: read.id, error: { code: 'invalid-input', message: read.message } };
+    } else {
+      const listener = listeners.get(read.frame.call);
+      const result: Result<unknown> = listener
+        ? await listener(connection, read.frame.input)
+        : { ok: false, error: { code: 'internal', message: `No handler for ${read.frame.call}.` } };
+      reply = { kind: 'result', id: read.frame.id, result };
     }
-    const listener = (callNames as string[]).includes(frame.call) ? listeners.get(frame.call as CallName) : undefined;
-    const result: Result<unknown> = listener
-      ? await listener(connection, frame.input)
-      : { ok: false, error: { code: 'invalid-input', message: `Unknown call ${frame.call}` } };
-    if (connection.socket.readyState === connection.socket.OPEN) {
-      connection.socket.send(JSON.stringify({ kind: 'result', id: frame.id, result } satisfies ServerFrame));
-    }
+    if (connection.socket.readyState === connection.socket.OPEN) connection.socket.send(JSON.stringify(reply));
   }
 
   const url = `http://127.0.0.1:${port}/?${WEB_TOKEN_PARAM}=${token}`;

@@ -78,7 +78,6 @@ describe('web host', () => {
       expect(await call(ws, 1, 'task:list', {})).toEqual({ ok: true, value: [] });
       expect(await call(ws, 2, 'task:start', { prompt: '', workspaces: [] })).toMatchObject({ ok: false, error: { code: 'invalid-input' } });
       expect(await call(ws, 3, 'task:get', { taskId: 'nope' })).toMatchObject({ ok: false, error: { code: 'not-found' } });
-      expect(await call(ws, 4, 'no:such', {})).toMatchObject({ ok: false, error: { code: 'invalid-input' } });
       const event = new Promise<any>((resolve) => ws.once('message', (d) => resolve(JSON.parse(d.toString()))));
       const task = services.store.createTask({ title: 't', workspaces: [], model: 'm' });
       services.events.emit('task:updated', task);
@@ -87,4 +86,46 @@ describe('web host', () => {
       ws.close();
     }
   });
+
+  it('answers every malformed frame with an error frame that names the problem', async () => {
+    const ws = await connect(`/ws?token=${host.token}`, `http://127.0.0.1:${host.port}`);
+    try {
+      expect(await sendRaw(ws, '{not json')).toMatchObject({ kind: 'error', id: null, error: { code: 'invalid-input', message: expect.stringMatching(/^The frame is not JSON/) } });
+      expect(await sendRaw(ws, '[1,2]')).toMatchObject({ kind: 'error', id: null, error: { message: expect.stringMatching(/not a JSON object/) } });
+      expect(await sendRaw(ws, JSON.stringify({ call: 'task:list', input: {} }))).toMatchObject({ kind: 'error', id: null, error: { message: expect.stringMatching(/no whole-number "id"/) } });
+      expect(await sendRaw(ws, JSON.stringify({ id: 7, input: {} }))).toMatchObject({ kind: 'error', id: 7, error: { message: expect.stringMatching(/has no "call"/) } });
+      expect(await sendRaw(ws, JSON.stringify({ id: 8, call: 'no:such', input: {} }))).toMatchObject({ kind: 'error', id: 8, error: { message: 'Frame 8: unknown call "no:such".' } });
+      expect(await sendRaw(ws, JSON.stringify({ id: 9, call: 'task:get' }))).toEqual({
+        kind: 'error',
+        id: 9,
+        error: { code: 'invalid-input', message: 'Frame 9 (task:get) has no "input", and task:get needs one.' },
+      });
+      // A call whose input is all optional may leave it out, and the socket still answers afterwards.
+      expect(await call(ws, 10, 'task:list', undefined)).toMatchObject({ ok: true, value: expect.any(Array) });
+    } finally {
+      ws.close();
+    }
+  });
+
+  it('closes a socket that sends a 5 MiB frame with 1009 and a reason, and keeps serving', async () => {
+    const ws = await connect(`/ws?token=${host.token}`, `http://127.0.0.1:${host.port}`);
+    const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.once('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+    ws.on('error', () => undefined);
+    ws.send(JSON.stringify({ id: 1, call: 'task:list', input: { pad: 'x'.repeat(5 * 1024 * 1024) } }));
+    expect(await closed).toEqual({ code: 1009, reason: expect.stringContaining('larger than 4 MiB') });
+    const again = await connect(`/ws?token=${host.token}`, `http://127.0.0.1:${host.port}`);
+    try {
+      expect(await call(again, 1, 'task:list', {})).toMatchObject({ ok: true, value: expect.any(Array) });
+    } finally {
+      again.close();
+    }
+    expect((await fetch(`http://127.0.0.1:${host.port}/`)).status).toBe(200);
+  });
 });
+
+function sendRaw(ws: WebSocket, text: string): Promise<any> {
+  return new Promise((resolve) => {
+    ws.once('message', (data) => resolve(JSON.parse(data.toString())));
+    ws.send(text);
+  });
+}

@@ -64,6 +64,17 @@ describe('web bridge', () => {
     expect(result.ok).toBe(false);
   });
 
+  it('ends a call with the host error frame for it, and ignores error frames for no call', async () => {
+    const { api, sent, server } = fakeSocket();
+    server.open();
+    const pending = api.taskGet({ taskId: 'x' });
+    server.push({ kind: 'error', id: null, error: { code: 'invalid-input', message: 'The frame is not JSON.' } });
+    server.push({ kind: 'error', id: 999, error: { code: 'invalid-input', message: 'Frame 999: unknown call.' } });
+    const message = 'Frame 1 (task:get) has no "input", and task:get needs one.';
+    server.push({ kind: 'error', id: sent[0]!.id, error: { code: 'invalid-input', message } });
+    expect(await pending).toEqual({ ok: false, error: { code: 'invalid-input', message } });
+  });
+
   it('delivers events to subscribers until they unsubscribe, and drops malformed ones', () => {
     const { api, server } = fakeSocket();
     server.open();

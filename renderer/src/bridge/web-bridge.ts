@@ -100,6 +100,17 @@ export function createWebBridge(options: WebBridgeOptions): PosthocApi {
       if (entry === undefined) return;
       pending.delete(frame.id);
       entry.resolve(readResult(entry.call, frame.result));
+    } else if (frame.kind === 'error') {
+      // The host could not read one of our frames: end that call with the host's words, or say it aloud.
+      const error = ContractError.safeParse(frame.error);
+      const message = error.success ? error.data : { code: 'internal' as const, message: 'Posthoc could not read a request.' };
+      const entry = typeof frame.id === 'number' ? pending.get(frame.id) : undefined;
+      if (entry === undefined) {
+        console.warn(`posthoc: ${message.message}`);
+        return;
+      }
+      pending.delete(frame.id as number);
+      entry.resolve({ ok: false, error: message });
     } else if (frame.kind === 'event' && isEventName(frame.event)) {
       const parsed = events[frame.event].safeParse(frame.payload);
       if (!parsed.success) {
