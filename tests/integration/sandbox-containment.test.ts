@@ -113,6 +113,35 @@ describe.each(owners)('PID 1 and the action runner are out of reach: $label', (o
     expect((await run('print(2)')).stdout).toBe('2\n');
   });
 
+  it('the relay to the gateway survives a flood of connections and still answers afterwards', async () => {
+    const flood = [
+      'import os, socket',
+      'held, refused = [], 0',
+      'for _ in range(700):',
+      '    s = socket.create_connection(("127.0.0.1", 8080), timeout=5)',
+      '    held.append(s)',
+      'import select, time',
+      'deadline = time.time() + 10',
+      'pending = list(held)',
+      'while pending and refused == 0 and time.time() < deadline:',
+      '    ready, _, _ = select.select(pending, [], [], 0.5)',
+      '    for s in ready:',
+      '        pending.remove(s)',
+      '        if s.recv(100).startswith(b"HTTP/1.1 503"): refused += 1',
+      'print("refused", refused > 0)',
+      'for s in held: s.close()',
+      'import urllib.request, urllib.error',
+      'try:',
+      '    urllib.request.urlopen(os.environ["POSTHOC_GATEWAY"] + "/svc/nothing/x", timeout=10)',
+      'except urllib.error.HTTPError as e:',
+      '    print("gateway", e.code, "error" in __import__("json").loads(e.read()))',
+    ].join('\n');
+    const out = await run(flood);
+    expect(out.stderr).toBe('');
+    // The gateway itself answers (a JSON error: this call is outside any action or service grant).
+    expect(out.stdout).toMatch(/^refused True\ngateway 4\d\d True\n$/);
+  });
+
   it('nothing of an action outlives it: a daemon that double-forks, ignores signals and renames itself is gone', async () => {
     const daemon = [
       'import os, signal, time',

@@ -17,13 +17,17 @@
 //   said they wrote, from the preload library) before the exit frame.
 // - A thread relays 127.0.0.1:$POSTHOC_RELAY_PORT to the gateway's unix socket (mounted at
 //   /run/posthoc), so any HTTP client in the sandbox reaches $POSTHOC_GATEWAY. There is no other network.
+//   It is one thread with a selector for every connection, with bounded buffers: a flood of connections
+//   is answered 503 past a limit instead of taking the relay down.
 export const INIT_SCRIPT = String.raw`#!/usr/bin/python3
 # Posthoc sandbox init: reaper, per-action cleanup, gateway relay. See main/sandbox/image/posthoc-init.ts.
 import ctypes
 import errno
 import json
 import os
+import resource
 import select
+import selectors
 import shutil
 import signal
 import socket
@@ -53,55 +57,163 @@ LIBC.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
 UNAVAILABLE = (
     b'{"error": "The Posthoc gateway is not available to this task. Services and databases are reached only through it."}'
 )
+BUSY = b'{"error": "Too many connections to the Posthoc gateway at once from this sandbox; close some and retry."}'
+RELAY_MAX_CONNECTIONS = 512
+RELAY_BUFFER = 256 * 1024
 
 
-def pump(source, sink):
-    try:
-        while True:
-            data = source.recv(65536)
-            if not data:
-                break
-            sink.sendall(data)
-    except OSError:
-        pass
-    finally:
-        try:
-            sink.shutdown(socket.SHUT_WR)
-        except OSError:
-            pass
+class Pipe:
+    # One direction of a relayed connection: bytes read from src wait in buf until dst takes them. At most
+    # RELAY_BUFFER bytes wait: then src is not read until dst drains (backpressure, bounded memory).
+    def __init__(self, src, dst):
+        self.src = src
+        self.dst = dst
+        self.buf = bytearray()
+        self.eof = False
+        self.shut = False
+        self.other = None
 
 
-def serve(client):
-    upstream = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        upstream.connect(SOCKET_PATH)
-    except OSError:
+class Relay:
+    # 127.0.0.1:PORT → the gateway's unix socket, for every HTTP client in the sandbox. One thread and one
+    # selector for all connections: a thread per connection would count against the container's process
+    # limit, and a flood of connections then killed the relay. Over RELAY_MAX_CONNECTIONS at once, new ones
+    # are answered 503 and closed at once; the relay itself stays up.
+    def __init__(self):
+        self.sel = selectors.DefaultSelector()
+        self.pipes = {}
+        self.count = 0
+        server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        server.bind(('127.0.0.1', PORT))
+        server.listen(256)
+        server.setblocking(False)
+        self.server = server
+        self.sel.register(server, selectors.EVENT_READ)
+
+    def refuse(self, client, body):
         head = 'HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n'
         try:
-            client.sendall((head % len(UNAVAILABLE)).encode() + UNAVAILABLE)
-        finally:
-            client.close()
+            client.setblocking(False)
+            client.send((head % len(body)).encode() + body)
+        except OSError:
+            pass
+        client.close()
+
+    def accept(self):
+        try:
+            client, _ = self.server.accept()
+        except OSError:
+            return
+        if self.count >= RELAY_MAX_CONNECTIONS:
+            self.refuse(client, BUSY)
+            return
+        upstream = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            upstream.connect(SOCKET_PATH)
+        except OSError:
             upstream.close()
-        return
-    back = threading.Thread(target=pump, args=(upstream, client), daemon=True)
-    back.start()
-    pump(client, upstream)
-    back.join()
-    client.close()
-    upstream.close()
+            self.refuse(client, UNAVAILABLE)
+            return
+        client.setblocking(False)
+        upstream.setblocking(False)
+        self.count += 1
+        up = Pipe(client, upstream)
+        down = Pipe(upstream, client)
+        up.other = down
+        down.other = up
+        self.pipes[client] = up
+        self.pipes[upstream] = down
+        self.update(client)
+        self.update(upstream)
+
+    def update(self, sock):
+        # A socket is read while its pipe has room and not yet its end, written while the pipe into it
+        # has bytes waiting.
+        mine = self.pipes[sock]
+        events = 0
+        if not mine.eof and len(mine.buf) < RELAY_BUFFER:
+            events |= selectors.EVENT_READ
+        if mine.other.buf:
+            events |= selectors.EVENT_WRITE
+        try:
+            key = self.sel.get_key(sock)
+        except KeyError:
+            key = None
+        if events and key is None:
+            self.sel.register(sock, events)
+        elif events and key.events != events:
+            self.sel.modify(sock, events)
+        elif not events and key is not None:
+            self.sel.unregister(sock)
+
+    def close(self, sock):
+        mine = self.pipes.get(sock)
+        if mine is None:
+            return
+        for s in (mine.src, mine.dst):
+            self.pipes.pop(s, None)
+            try:
+                self.sel.unregister(s)
+            except (KeyError, ValueError):
+                pass
+            s.close()
+        self.count -= 1
+
+    def step(self, sock, events):
+        mine = self.pipes[sock]
+        if events & selectors.EVENT_READ:
+            try:
+                data = sock.recv(65536)
+            except BlockingIOError:
+                data = None
+            except OSError:
+                self.close(sock)
+                return
+            if data:
+                mine.buf += data
+            elif data is not None:
+                mine.eof = True
+        if events & selectors.EVENT_WRITE:
+            inbound = mine.other
+            try:
+                sent = sock.send(inbound.buf)
+                del inbound.buf[:sent]
+            except BlockingIOError:
+                pass
+            except OSError:
+                self.close(sock)
+                return
+        for pipe in (mine, mine.other):
+            if pipe.eof and not pipe.buf and not pipe.shut:
+                # Everything this side sent has been passed on: pass its end on too.
+                pipe.shut = True
+                try:
+                    pipe.dst.shutdown(socket.SHUT_WR)
+                except OSError:
+                    pass
+        if mine.shut and mine.other.shut:
+            self.close(sock)
+            return
+        self.update(mine.src)
+        self.update(mine.dst)
+
+    def run(self):
+        while True:
+            for key, events in self.sel.select():
+                if key.fileobj is self.server:
+                    self.accept()
+                elif key.fileobj in self.pipes:
+                    self.step(key.fileobj, events)
 
 
 def relay():
-    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    server.bind(('127.0.0.1', PORT))
-    server.listen(64)
-    while True:
-        try:
-            client, _ = server.accept()
-        except OSError:
-            continue
-        threading.Thread(target=serve, args=(client,), daemon=True).start()
+    try:
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    except (ValueError, OSError):
+        pass
+    Relay().run()
 
 
 def live_others():
