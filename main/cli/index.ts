@@ -195,12 +195,31 @@ export function buildProgram(): Command {
 
 export async function main(argv: string[]): Promise<number> {
   const program = buildProgram();
+  let code: number;
   try {
     await program.parseAsync(argv, { from: 'user' });
-    return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
+    code = typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
   } catch (error) {
-    return reportError(error);
+    code = reportError(error);
   }
+  // bin/posthoc.js calls process.exit with this code; a pipe is written asynchronously, so whatever is
+  // still queued (all but the first 64 KiB of a large --json answer) would be lost without this wait.
+  await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+  return code;
+}
+
+/** Resolves once everything written to the stream so far has left the process (or the reader went away). */
+export function flushed(stream: NodeJS.WriteStream): Promise<void> {
+  if (stream.destroyed || !stream.writable || stream.writableLength === 0) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => resolve();
+    // A closed pipe (`posthoc actions --json | head`) ends the wait too: nothing more can be delivered. The
+    // listener stays, because the EPIPE is emitted after the write callback and would otherwise be thrown.
+    stream.on('error', done);
+    stream.once('close', done);
+    // Write callbacks run in order, so this one runs after every earlier chunk was handed to the OS.
+    stream.write('', done);
+  });
 }
 
 function reportError(error: unknown): number {
