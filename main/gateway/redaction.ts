@@ -8,7 +8,9 @@ const MIN_SECRET = 6;
 const MIN_ENCODED = 8;
 
 export class Redactor {
-  private readonly forms = new Map<string, string>();
+  private readonly forms = new Set<string>();
+  /** The forms lower-cased: matching ignores case, so forms that differ only in case are one pattern. */
+  private readonly folded = new Set<string>();
   private readonly secrets = new Set<string>();
   // One alternation of every form, built once per set of secrets (rebuilt only when a secret is added):
   // a single scan of the input instead of one per form.
@@ -23,8 +25,9 @@ export class Redactor {
     if (!secret || secret.length < MIN_SECRET || this.secrets.has(secret)) return;
     this.secrets.add(secret);
     for (const f of formsOf(secret)) {
-      // Case-insensitive matching makes forms that differ only in case one pattern.
-      if (f.length >= MIN_ENCODED || f.length >= secret.length) this.forms.set(f.toLowerCase(), f);
+      if ((f.length < MIN_ENCODED && f.length < secret.length) || this.folded.has(f.toLowerCase())) continue;
+      this.folded.add(f.toLowerCase());
+      this.forms.add(f);
     }
     this.textPattern = null;
     this.bytePattern = null;
@@ -64,13 +67,13 @@ export class Redactor {
 
   private pattern(): RegExp | null {
     if (this.forms.size === 0) return null;
-    this.textPattern ??= alternation([...this.forms.values()]);
+    this.textPattern ??= alternation([...this.forms]);
     return this.textPattern;
   }
 
   private bytesPattern(): RegExp | null {
     if (this.forms.size === 0) return null;
-    this.bytePattern ??= alternation([...this.forms.values()].map((f) => Buffer.from(f, 'utf8').toString('latin1')));
+    this.bytePattern ??= alternation([...this.forms].map((f) => Buffer.from(f, 'utf8').toString('latin1')));
     return this.bytePattern;
   }
 }
