@@ -1,40 +1,125 @@
 // A request or response body as a value rules and inverse templates can read: parsed JSON, or a form
 // (application/x-www-form-urlencoded) as an object. Never a regex over raw text.
+// JSON.parse and a form's object keep only the last value of a repeated key, while the service may read
+// the first (or all): rules must see every one. So a parsed body also carries, out of sight of JSON and
+// of inverse templates, a view with every duplicate (built only when a rule reads it).
+import { parse as parseJsonTree, type AnyNode } from '@humanwhocodes/momoa';
+
+/** The duplicate-aware view of a parsed body, read by rules (valuesAt). */
+const RULE_VIEW = Symbol('posthoc.ruleView');
+/** Every value a repeated key had, in order; walked like an array by valuesAt. */
+class EveryValue {
+  constructor(readonly values: unknown[]) {}
+}
 
 export function parseBody(body: Buffer, contentType: string | undefined): unknown {
   if (body.length === 0) return null;
   const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
   const text = body.toString('utf8');
-  if (type === 'application/x-www-form-urlencoded') return Object.fromEntries(new URLSearchParams(text));
+  if (type === 'application/x-www-form-urlencoded') return parseForm(text);
   if (type === 'application/json' || type.endsWith('+json') || type === '' || type === 'text/plain') {
+    let value: unknown;
     try {
-      return JSON.parse(text) as unknown;
+      value = JSON.parse(text) as unknown;
     } catch {
       return null;
     }
+    if (value !== null && typeof value === 'object') {
+      let view: unknown;
+      // The full tree is parsed again only when a rule asks, so bodies no rule reads cost nothing more.
+      Object.defineProperty(value, RULE_VIEW, { enumerable: false, get: () => (view ??= jsonRuleView(text, value)) });
+    }
+    return value;
   }
   return null;
 }
 
 /**
+ * A query string or form body as an object: the last value of a repeated key (what most servers and
+ * Object.fromEntries read), with every value kept for the rules.
+ */
+export function parseForm(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const all = new Map<string, string[]>();
+  for (const [key, value] of new URLSearchParams(text)) {
+    all.set(key, [...(all.get(key) ?? []), value]);
+    define(out, key, value);
+  }
+  const view: Record<string, unknown> = {};
+  for (const [key, values] of all) define(view, key, values.length > 1 ? new EveryValue(values) : values[0]);
+  Object.defineProperty(out, RULE_VIEW, { enumerable: false, value: view });
+  return out;
+}
+
+/** The JSON text as a tree where a key an object repeats holds every one of its values. */
+function jsonRuleView(text: string, parsed: unknown): unknown {
+  try {
+    return fromNode(parseJsonTree(text, { mode: 'json', ranges: false }).body);
+  } catch {
+    // JSON.parse took it, so this cannot happen; should it, rules read what JSON.parse saw.
+    return parsed;
+  }
+}
+
+function fromNode(node: AnyNode): unknown {
+  switch (node.type) {
+    case 'Object': {
+      const all = new Map<string, unknown[]>();
+      for (const member of node.members) {
+        const name = member.name.type === 'String' ? member.name.value : member.name.name;
+        all.set(name, [...(all.get(name) ?? []), fromNode(member.value)]);
+      }
+      const out: Record<string, unknown> = {};
+      for (const [key, values] of all) define(out, key, values.length > 1 ? new EveryValue(values) : values[0]);
+      return out;
+    }
+    case 'Array':
+      return node.elements.map((e) => fromNode(e.value));
+    case 'String':
+    case 'Number':
+    case 'Boolean':
+      return node.value;
+    case 'Null':
+      return null;
+    default:
+      // JSON mode admits no other node (NaN, Infinity, identifiers are JSON5).
+      return undefined;
+  }
+}
+
+/** An own property even for "__proto__", as JSON.parse makes it. */
+function define(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+function ruleView(value: unknown): unknown {
+  return value !== null && typeof value === 'object' && RULE_VIEW in value ? (value as { [RULE_VIEW]: unknown })[RULE_VIEW] : value;
+}
+
+function spread(value: unknown): unknown[] {
+  if (value instanceof EveryValue) return value.values.flatMap((v) => (Array.isArray(v) ? v : [v]));
+  return Array.isArray(value) ? value : [value];
+}
+
+/**
  * The values at a dotted path. Arrays are walked through (every element), so 'to.email' reads each
- * recipient's address. The segment '@recipients' decodes a base64url MIME message (Gmail's "raw") into
+ * recipient's address, and so is every value of a repeated key. The segment '@recipients' decodes a base64url MIME message (Gmail's "raw") into
  * the addresses of its To, Cc and Bcc headers.
  */
 export function valuesAt(value: unknown, field: string): unknown[] {
-  let current: unknown[] = [value];
+  let current: unknown[] = [ruleView(value)];
   for (const segment of field.split('.').filter(Boolean)) {
     const next: unknown[] = [];
-    for (const v of current.flatMap((c) => (Array.isArray(c) ? c : [c]))) {
+    for (const v of current.flatMap(spread)) {
       if (segment === '@recipients') {
         if (typeof v === 'string') next.push(...mimeRecipients(v));
-      } else if (v !== null && typeof v === 'object' && segment in v) {
+      } else if (v !== null && typeof v === 'object' && Object.hasOwn(v, segment)) {
         next.push((v as Record<string, unknown>)[segment]);
       }
     }
     current = next;
   }
-  return current.flatMap((c) => (Array.isArray(c) ? c : [c])).filter((c) => c !== undefined && c !== null);
+  return current.flatMap(spread).filter((c) => c !== undefined && c !== null);
 }
 
 /** One value at a dotted path (no array walking): what inverse templates read. */

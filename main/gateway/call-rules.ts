@@ -2,12 +2,13 @@
 // methods and paths, rules on the parsed body, holds for approval, send windows, and what happens to a
 // mutating call nobody knows how to take back. Pure, so every rule can be read and tested here.
 import type { ApiSpec, BodyRule, CallPattern, ServiceRules } from '../../shared/domain/connections';
-import { addressesOf, domainOf, valuesAt } from './body-view';
+import { addressesOf, domainOf, parseForm, valuesAt } from './body-view';
 import { callMatches, describePattern } from './path-glob';
 
 export const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-export type CallFacts = { service: string; method: string; path: string; body: unknown };
+/** `search` is the query string ("?a=1&b=2" or ""): body rules read it as well as the body. */
+export type CallFacts = { service: string; method: string; path: string; body: unknown; search?: string };
 
 export type Verdict =
   | { kind: 'send'; mutating: boolean; inverseKnown: boolean }
@@ -78,15 +79,22 @@ function outsideRules(rules: ServiceRules, call: CallFacts): string | null {
   }
   for (const rule of rules.body) {
     if (!callMatches(rule, call.method, call.path)) continue;
-    const problem = bodyBreach(rule, call.body);
+    const problem = bodyBreach(rule, call.body, call.search);
     if (problem) return `${call.method} ${call.path} on ${call.service}: ${problem}`;
   }
   return null;
 }
 
-export function bodyBreach(rule: BodyRule, body: unknown): string | null {
-  const values = valuesAt(body, rule.field);
-  if (values.length === 0) return `the body has no "${rule.field}", which the person's rules check.`;
+/**
+ * Why the call breaks the rule, or null. The rule's field is read from the body and from the query
+ * string alike, every value of every repeated key included: a service may read the field from either
+ * place and any of its copies, so none takes precedence — every value found must be allowed, and the rule
+ * is broken only by none at all when the field is in neither.
+ */
+export function bodyBreach(rule: BodyRule, body: unknown, search = ''): string | null {
+  const query = search.replace(/^\?/, '');
+  const values = [...valuesAt(body, rule.field), ...(query ? valuesAt(parseForm(query), rule.field) : [])];
+  if (values.length === 0) return `the body has no "${rule.field}" (nor has the query string), which the person's rules check.`;
   if (rule.oneOf) {
     const allowed = new Set(rule.oneOf);
     const bad = values.filter((v) => typeof v !== 'string' && typeof v !== 'number' ? true : !allowed.has(String(v)));
