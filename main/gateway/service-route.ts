@@ -93,7 +93,7 @@ export function serviceRoute(registry: ServiceRegistry, options: ServiceRouteOpt
     effect.api = api ? api.id : null;
 
     const requestValue = parseBody(req.body, req.headers['content-type']);
-    const verdict = judgeCall(service.rules, api, { service: name, method, path: subPath, body: requestValue });
+    const verdict = judgeCall(service.rules, api, { service: name, method, path: subPath, body: requestValue, search: req.search });
     if (verdict.kind === 'refuse') return refuse(403, verdict.message);
     effect.mutating = verdict.mutating;
     if (verdict.kind === 'approval' || verdict.kind === 'window') {
