@@ -1,7 +1,9 @@
 // OAuth 2 for native apps (RFC 8252) with oauth4webapi: a loopback server on 127.0.0.1 (a random port
-// unless the provider fixes one), PKCE S256, a `state` that is good for one answer only, a timeout, and a
-// small result page. The browser is opened by the caller; this module only listens and exchanges.
-import { createServer, type Server } from 'node:http';
+// unless the provider fixes one), PKCE S256, a `state` that is good for one answer only (requests without
+// it are refused while the flow keeps waiting), a timeout, and a small result page.
+// The browser is opened by the caller; this module only listens and exchanges.
+import { timingSafeEqual } from 'node:crypto';
+import { createServer } from 'node:http';
 import * as oauth from 'oauth4webapi';
 import { REDIRECT_PATH } from './provider-spec';
 import { resultPage } from './result-page';
@@ -88,9 +90,14 @@ export async function startLoopbackFlow(c: FlowClient, options: FlowOptions = {}
       res.end(resultPage(ok, c.providerName, text));
     };
     const here = new URL(req.url ?? '/', redirectUri);
+    // Anything that is not the answer to this sign-in (another path, a favicon, a forged or stale state from
+    // another page or program) is refused and the flow keeps waiting: a stray request must not cancel it.
     if (here.pathname !== REDIRECT_PATH) return page(404, false, 'Nothing here.');
     // One answer per sign-in: a second use of the callback (a replay, a reload) is refused.
     if (used) return page(400, false, 'This sign-in answer was already used. Start the connection again from Posthoc if it did not finish.');
+    if (!sameState(here.searchParams.get('state'), state)) {
+      return page(400, false, `This answer does not match the sign-in Posthoc started (its state is wrong or missing), so it was ignored. Finish signing in to ${c.providerName} in the tab Posthoc opened.`);
+    }
     used = true;
     void (async () => {
       let params: URLSearchParams;
@@ -125,6 +132,13 @@ export async function startLoopbackFlow(c: FlowClient, options: FlowOptions = {}
     tokens,
     cancel: () => finish(new OAuthFlowError('cancelled', 'The sign-in was cancelled.')),
   };
+}
+
+function sameState(given: string | null, expected: string): boolean {
+  if (given === null) return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 export function describe(error: unknown): string {

@@ -1,5 +1,5 @@
 // The OAuth loopback flow against a real authorization server on 127.0.0.1 (oauth2-mock-server), with
-// the tokens in the real OS keychain: success with PKCE S256, a wrong state, denied consent, a second
+// the tokens in the real OS keychain: success with PKCE S256, stray callbacks ignored, denied consent, a second
 // use of the same callback, the timeout, refresh before expiry, refresh on 401, and revocation.
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -103,15 +103,34 @@ describe('connecting through the loopback flow', () => {
     expect(files).not.toContain('posthoc-canary-rt');
   });
 
-  it('refuses an answer whose state does not match, and exchanges nothing', async () => {
+  it('ignores stray callbacks (wrong path, missing or wrong state) and completes when the right answer comes', async () => {
     const { authorizationUrl, done } = await oauth.connect('acme');
-    const failed = expect(done).rejects.toMatchObject({ reason: 'state' });
-    const page = await followSignIn(authorizationUrl, (cb) => cb.searchParams.set('state', 'forged-state-value'));
-    expect(page.status).toBe(400);
-    expect(page.html).toContain('did not match the sign-in Posthoc started');
-    await failed;
+    let settled = false;
+    done.then(() => (settled = true), () => (settled = true));
+    const authorize = await fetch(authorizationUrl, { redirect: 'manual' });
+    const callback = new URL(authorize.headers.get('location')!);
+    const stray = async (tamper: (u: URL) => void) => {
+      const u = new URL(callback);
+      tamper(u);
+      const res = await fetch(u);
+      return { status: res.status, html: await res.text() };
+    };
+    expect((await stray((u) => (u.pathname = '/favicon.ico'))).status).toBe(404);
+    const forged = await stray((u) => u.searchParams.set('state', 'forged-state-value'));
+    expect(forged.status).toBe(400);
+    expect(forged.html).toContain('does not match the sign-in Posthoc started');
+    expect((await stray((u) => u.searchParams.delete('state'))).status).toBe(400);
+    // A denial carrying a wrong state is a stray too: it must not end the sign-in.
+    expect((await stray((u) => { u.search = '?error=access_denied&state=nope'; })).status).toBe(400);
+    expect(settled).toBe(false);
     expect(auth.grants).toEqual([]);
-    expect(await vault.get(tokenSecret.access('acme'))).toBeNull();
+
+    const page = await fetch(callback);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('Connected to Acme ID');
+    expect(await done).toMatchObject({ status: 'connected', account: 'johndoe' });
+    expect(auth.grants.filter((g) => g.grantType === 'authorization_code')).toHaveLength(1);
+    expect(await vault.get(tokenSecret.access('acme'))).toBe(auth.issued[0]);
   });
 
   it('says so when the person denies consent', async () => {
