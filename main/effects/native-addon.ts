@@ -2,19 +2,8 @@
 // why it is not there. Every addon has a JavaScript fallback, so a missing one is a reason, not an error.
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-/** The package's root: the nearest folder upwards with a package.json (in a packaged app, the asar's unpacked twin). */
-function packageRoot(): string | null {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    if (existsSync(join(dir, 'package.json'))) return dir.replace(/app\.asar$/, 'app.asar.unpacked');
-    const up = dirname(dir);
-    if (up === dir) return null;
-    dir = up;
-  }
-}
+import { join } from 'node:path';
+import { packageRoot } from '../platform/package-root';
 
 export type AddonLoad<T> = { addon: T; reason: null } | { addon: null; reason: string };
 

@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ActionLanguage, ActionOutput, WorkspaceGrant } from '../../shared/domain';
+import { processAlive } from '../platform/process-owner';
 import { ActionChannel, ChannelLost, type RunnerResult } from './action-channel';
 import type { ActionClaims } from './claims';
 import { parseClaimsLog } from './claims-log';
@@ -241,13 +242,4 @@ async function folderOwner(workspaces: WorkspaceGrant[]): Promise<{ uid: number;
   if (!first) return undefined;
   const st = await stat(first.hostPath).catch(() => undefined);
   return st && { uid: st.uid, gid: st.gid };
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

@@ -7,7 +7,7 @@
 import type { Action, FsEffect, Task } from '../../shared/domain';
 import { notCoveredOf, type Checkpointed, type FsChannel } from '../effects/fs/fs-channel';
 import { summarize } from '../effects/fs/tree-diff';
-import { ownerGone, thisProcess, type ProcessOwner } from '../store/process-owner';
+import { ownerGone, thisProcess, type ProcessOwner } from '../platform/process-owner';
 import type { TaskStore } from '../store/task-store';
 import { INTERRUPTED, withEffects } from './action-record';
 import type { EventBus } from './event-bus';

@@ -12,7 +12,7 @@ import {
   type WorkspaceGrant,
 } from '../../shared/domain';
 import type { AppDatabase } from './database';
-import { thisProcess, type ProcessOwner } from './process-owner';
+import { thisProcess, type ProcessOwner } from '../platform/process-owner';
 
 const now = (): string => new Date().toISOString();
 

@@ -72,8 +72,8 @@ const LAYER_RANK: Record<string, number> = {
   oauth: 2,
   policy: 2,
   store: 1,
-  // Where Posthoc's own files are (package root): read by effects (native addons) and sandbox (image files).
-  platform: 1,
+  // Facts about the installed program and its process (package root, process identity): below everything.
+  platform: 0.5,
 };
 /**
  * main/ipc is a thin adapter over main/services: it may skip a layer only for these modules, whose error
@@ -195,11 +195,20 @@ describe('import boundaries', () => {
     expect(offenders((i) => !isUnder(i.file, 'main/app'), (i) => isUnder(i.target, 'main/app'))).toEqual([]);
   });
 
-  it('main/store imports only itself and shared/', () => {
+  it('main/store imports only itself, main/platform and shared/', () => {
     expect(
       offenders(
         (i) => isUnder(i.file, 'main/store'),
-        (i) => i.target !== null && !isUnder(i.target, 'main/store') && !isUnder(i.target, 'shared'),
+        (i) => i.target !== null && !isUnder(i.target, 'main/store') && !isUnder(i.target, 'main/platform') && !isUnder(i.target, 'shared'),
+      ),
+    ).toEqual([]);
+  });
+
+  it('main/platform imports nothing of Posthoc but itself', () => {
+    expect(
+      offenders(
+        (i) => isUnder(i.file, 'main/platform'),
+        (i) => i.target !== null && !isUnder(i.target, 'main/platform'),
       ),
     ).toEqual([]);
   });

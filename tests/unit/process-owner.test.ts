@@ -1,7 +1,7 @@
 // The owner of a running task or action: alive only while the very process that started it runs.
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { ownerGone, thisProcess } from '../../main/store/process-owner';
+import { ownerGone, thisProcess } from '../../main/platform/process-owner';
 
 describe('process owners', () => {
   it('this process is alive; a process that ended, a reused pid and an unknown owner are gone', () => {

@@ -8,6 +8,7 @@
 // undo, checks under the same lock, so it sees either no lease or one whose action is still running.
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { processAlive, processStartTime } from '../../platform/process-owner';
 
 export type LeaseHolder = {
   pid: number;
@@ -63,7 +64,7 @@ export class FolderLeases {
   take(gitdir: string, holder: Omit<LeaseHolder, 'pid' | 'started' | 'since'>): LeaseHolder | null {
     const current = this.holder(gitdir);
     if (current) return current.actionId === holder.actionId && current.pid === process.pid ? null : current;
-    const lease: LeaseHolder = { ...holder, pid: process.pid, started: startTimeOf(process.pid), since: new Date().toISOString() };
+    const lease: LeaseHolder = { ...holder, pid: process.pid, started: processStartTime(process.pid), since: new Date().toISOString() };
     try {
       writeFileSync(join(gitdir, LEASE_FILE), `${JSON.stringify(lease)}\n`, { flag: 'wx' });
     } catch (error) {
@@ -97,8 +98,8 @@ export class FolderLeases {
     if (!Number.isInteger(held.pid) || typeof held.actionId !== 'string') return false;
     // This process: live only while one of its actions holds it (else an earlier life of this pid left it).
     if (held.pid === process.pid) return mine.get(gitdir)?.actionId === held.actionId;
-    if (!alive(held.pid)) return false;
-    const started = startTimeOf(held.pid);
+    if (!processAlive(held.pid)) return false;
+    const started = processStartTime(held.pid);
     return held.started === null || started === null || started === held.started;
   }
 }
@@ -111,23 +112,3 @@ export function describeHolder(h: LeaseHolder): string {
   return `${action}${task} (${where}, running since ${h.since})`;
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** The start time of a process in clock ticks since boot (field 22 of /proc/PID/stat), or null off Linux. */
-function startTimeOf(pid: number): string | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command name (field 2) is in parentheses and may hold spaces: count from after its last ')'.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return fields[19] ?? null;
-  } catch {
-    return null;
-  }
-}

@@ -3,6 +3,7 @@
 // names its owner's pid. A lock whose process is gone is stale and taken over.
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { processAlive } from '../../platform/process-owner';
 
 const WAIT_MS = 15_000;
 const POLL_MS = 50;
@@ -56,7 +57,7 @@ async function acquireFileLock(gitdir: string, waitMs: number): Promise<void> {
     const owner = Number.parseInt(readFileSync(path, 'utf8').trim(), 10);
     // Our own pid: another handle in this process (its promise chain already serialises us) or a
     // crashed run of this process's earlier life; either way it is not a live foreign owner.
-    if (!Number.isInteger(owner) || owner === process.pid || !alive(owner)) {
+    if (!Number.isInteger(owner) || owner === process.pid || !processAlive(owner)) {
       rmSync(path, { force: true });
       continue;
     }
@@ -75,14 +76,5 @@ function releaseFileLock(gitdir: string): void {
     if (readFileSync(path, 'utf8').trim() === String(process.pid)) rmSync(path, { force: true });
   } catch {
     // Already gone.
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

@@ -9,8 +9,18 @@ let self: ProcessOwner | undefined;
 
 /** This process, as recorded on the tasks and actions it runs. */
 export function thisProcess(): ProcessOwner {
-  self ??= { pid: process.pid, start: startTime(process.pid) };
+  self ??= { pid: process.pid, start: processStartTime(process.pid) };
   return self;
+}
+
+/** Whether a process with this pid exists (one of another user counts: signalling it is refused, not unknown). */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 /** True when the recorded owner has ended (or nothing was recorded: rows from before owners were kept). */
@@ -22,12 +32,12 @@ export function ownerGone(owner: ProcessOwner): boolean {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EPERM') return true;
   }
-  const start = startTime(owner.pid);
+  const start = processStartTime(owner.pid);
   return owner.start !== null && start !== null && start !== owner.start;
 }
 
 /** Field 22 of /proc/PID/stat (clock ticks after boot); null where there is no /proc. */
-function startTime(pid: number): string | null {
+export function processStartTime(pid: number): string | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The command name (field 2) is in parentheses and may hold spaces: count fields after the last ')'.
