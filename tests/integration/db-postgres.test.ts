@@ -1,6 +1,9 @@
 // The databases channel on a real PostgreSQL server (scripts/setup-test-env.sh postgres): capture through
 // transition tables, exact undo and redo of rows and schema changes (the trash schema), conflicts named,
 // confinement enforced by PostgreSQL itself.
+import Database from 'better-sqlite3';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import type pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { DatabaseGrant, DbEffect } from '../../shared/domain';
@@ -36,6 +39,8 @@ afterEach(async () => {
 });
 
 const dump = () => pgDump(other);
+/** Schemas of Posthoc in the person's database (row logs, trash): none once actions are kept or undone. */
+const posthocObjects = async () => (await other.query("SELECT nspname FROM pg_namespace WHERE nspname LIKE 'posthoc%' ORDER BY 1")).rows.map((r: { nspname: string }) => r.nspname);
 
 async function run(sql: string, grant: DatabaseGrant = db.grant(), approved = false, params: unknown[] | null = null) {
   return channel.run({ taskId: 'task-1', actionId: `action-${++seq}`, grant, sql, params, via: 'sql', approved, timeoutMs: 30_000 });
@@ -62,7 +67,7 @@ describe('capture and exact undo', () => {
     expect(await dump()).toBe(changed);
   });
 
-  it("the card shows the first statements undo runs and counts only rows that changed, while the rows stay in the database's own log until undo", async () => {
+  it("the card shows the first statements undo runs and counts only rows that changed, while the rows wait in Posthoc's data folder, never in the database, until undo", async () => {
     await other.query(`CREATE TABLE items (id integer PRIMARY KEY, sku text NOT NULL UNIQUE, qty integer, price numeric(10, 2));
       INSERT INTO items SELECT i, 'S-' || i, i % 3, i * 0.1 FROM generate_series(1, 60) i`);
     const original = await dump();
@@ -74,9 +79,9 @@ describe('capture and exact undo', () => {
     const some = await done('UPDATE items SET qty = 0 WHERE id <= 30');
     expect(some.rowsAffected).toBe(20);
     expect(some.undo.statementCount).toBe(20);
-    // Each action's rows are in a log table of its own, committed with it; the prompt never shows it.
-    const logs = (await other.query("SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'posthoc_undo_log'")).rows[0] as { n: number };
-    expect(logs.n).toBe(2);
+    // Each action's rows are in a row file of its own in the data folder; the database holds nothing of Posthoc.
+    for (const e of [effect, some]) expect(existsSync(join(channel.logs.dir, `${e.undo.logId}.capture`))).toBe(true);
+    expect(await posthocObjects()).toEqual([]);
     expect(await channel.describe([db.grant()])).not.toMatch(/posthoc_undo_log|log_/);
     expect(effect.undo.statements).toHaveLength(PREVIEW_STATEMENTS);
     // Newest first: a dry run reads every row from the log, and the card's statements are its first ones.
@@ -93,8 +98,8 @@ describe('capture and exact undo', () => {
     expect(await dump()).toBe(original);
     await channel.keep(effect);
     await channel.keep(some);
-    const left = (await other.query("SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = 'posthoc_undo_log'")).rows[0] as { n: number };
-    expect(left.n).toBe(0);
+    expect(readdirSync(channel.logs.dir)).toEqual([]);
+    expect(await posthocObjects()).toEqual([]);
   });
 
   it('keeps in the log the rows of a table several statements changed once each, and merges a table where one row changed twice', async () => {
@@ -131,27 +136,28 @@ describe('capture and exact undo', () => {
     }
   });
 
-  it('refuses to undo, changing nothing, when the row log in the database is gone', async () => {
+  it('refuses to undo, changing nothing, when the row file in the data folder is gone', async () => {
     const effect = await done("UPDATE products SET name = name || '!'");
     const changed = await dump();
-    const tables = (await other.query("SELECT tablename FROM pg_tables WHERE schemaname = 'posthoc_undo_log'")).rows as Array<{ tablename: string }>;
-    expect(tables).toHaveLength(1);
-    await other.query(`DROP TABLE posthoc_undo_log."${tables[0]!.tablename}"`);
-    await expect(channel.undo(effect)).rejects.toThrow(/row log of this action .* is missing/);
+    rmSync(join(channel.logs.dir, `${effect.undo.logId}.capture`));
+    await expect(channel.undo(effect)).rejects.toThrow(/row log of this database action .* is missing/);
     expect(await dump()).toBe(changed);
   });
 
-  it('refuses to undo from a row log emptied since, and refuses an action that writes to the row logs', async () => {
+  it('refuses to undo from a row file emptied since, and refuses an action that changes its own capture log', async () => {
     const effect = await done("UPDATE products SET name = name || '!'");
     const changed = await dump();
-    const table = ((await other.query("SELECT tablename FROM pg_tables WHERE schemaname = 'posthoc_undo_log'")).rows[0] as { tablename: string }).tablename;
-    const r = await run(`DELETE FROM posthoc_undo_log."${table}"`);
+    // The action's log is a temporary table of its session: a statement that finds it and rewrites it is refused.
+    const r = await run(`UPDATE products SET name = name || '?';
+      DO $$ BEGIN EXECUTE (SELECT format('UPDATE %s SET o = NULL', c.oid::regclass) FROM pg_class c WHERE c.relname LIKE 'posthoc\_log\_%' AND pg_table_is_visible(c.oid)); END $$`);
     expect(r.status).toBe('failed');
-    expect(r.stderr).toMatch(/row logs Posthoc keeps/);
+    expect(r.stderr).toMatch(/changed Posthoc's change capture/);
     expect(await dump()).toBe(changed);
     await channel.undo(effect);
     await channel.redo(effect);
-    await other.query(`TRUNCATE posthoc_undo_log."${table}"`);
+    const file = new Database(join(channel.logs.dir, `${effect.undo.logId}.capture`));
+    file.exec('DELETE FROM pg_log');
+    file.close();
     await expect(channel.undo(effect)).rejects.toThrow(/holds 0 rows of products where the action changed 4/);
     expect(await dump()).toBe(changed);
   });
@@ -265,9 +271,44 @@ describe('schema changes', () => {
     expect((await other.query("SELECT count(*)::int AS n FROM pg_tables WHERE schemaname LIKE 'posthoc\\_trash%'")).rows[0]).toEqual({ n: 1 });
     await channel.undo(effect);
     expect(await dump()).toBe(original);
+    // The trash schema goes with the last table in it.
+    expect(await posthocObjects()).toEqual([]);
     await channel.redo(effect);
     await channel.undo(effect);
     expect(await dump()).toBe(original);
+    expect(await posthocObjects()).toEqual([]);
+    // A created table waits in the trash while its action is undone, and goes when the action is kept.
+    const created = await done('CREATE TABLE notes (id int PRIMARY KEY, body text); INSERT INTO notes VALUES (1, \'a\')');
+    await channel.undo(created);
+    expect(await posthocObjects()).toHaveLength(1);
+    await channel.redo(created);
+    expect(await posthocObjects()).toEqual([]);
+    await channel.undo(created);
+    await channel.keep(created);
+    await channel.keep(effect);
+    expect(await posthocObjects()).toEqual([]);
+    expect(await dump()).toBe(original);
+  });
+
+  it('undoes and redoes renames of a table other tables point at, and of its columns, with row changes before and after', async () => {
+    const original = await dump();
+    const effects = [
+      await done("UPDATE customers SET name = name || '!' WHERE id = 1"),
+      await done('ALTER TABLE customers RENAME TO clients'),
+      await done("UPDATE clients SET note = 'renamed' WHERE id = 2"),
+      await done('ALTER TABLE clients RENAME COLUMN name TO full_name'),
+      await done("INSERT INTO clients (id, email, full_name) VALUES (4, 'new@example.com', 'New'); INSERT INTO orders (id, customer_id, placed_at) VALUES (20, 4, '2025-01-01')"),
+      await done('ALTER TABLE clients RENAME COLUMN id TO client_id'),
+      await done("UPDATE clients SET full_name = 'Li' WHERE client_id = 2"),
+    ];
+    const changed = await dump();
+    for (const e of [...effects].reverse()) await channel.undo(e);
+    expect(await dump()).toBe(original);
+    for (const e of effects) await channel.redo(e);
+    expect(await dump()).toBe(changed);
+    for (const e of [...effects].reverse()) await channel.undo(e);
+    expect(await dump()).toBe(original);
+    expect(await posthocObjects()).toEqual([]);
   });
 
   it('refuses what it cannot undo exactly (a dropped column, TRUNCATE, a CASCADE into a view), rolled back', async () => {

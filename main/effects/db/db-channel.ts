@@ -80,7 +80,7 @@ export class DbChannel {
     };
     let outcome: EngineOutcome;
     try {
-      outcome = grant.engine === 'sqlite' ? runSqliteAction(persisted, this.logs, logId) : await runPgAction(persisted, this.secrets, logId, req.timeoutMs);
+      outcome = grant.engine === 'sqlite' ? runSqliteAction(persisted, this.logs, logId) : await runPgAction(persisted, this.secrets, this.logs, logId, req.timeoutMs);
     } catch (error) {
       if (written) this.logs.remove(logId, written);
       return failed(base, [], error instanceof Error ? error.message : String(error), false);
@@ -136,8 +136,8 @@ export class DbChannel {
     if (effect.undo.logId === null) return [];
     const log = this.logs.read(effect.undo.logId, { rows: false }) as StoredLog;
     const cleanup = log.segments.flatMap((s) => (s.kind === 'ddl' ? s.ops.flatMap((o) => o.keep) : []));
-    // PostgreSQL keeps the rows of lazy tables in a log table of the action's own.
-    const rowLogs = log.segments.flatMap((s) => (s.kind === 'rows' ? s.tables.flatMap((t) => (t.lazy?.source.engine === 'postgres' ? [t.lazy.source.log] : [])) : []));
+    // Earlier versions of PostgreSQL capture kept the rows of lazy tables in a log table in the database.
+    const rowLogs = log.segments.flatMap((s) => (s.kind === 'rows' ? s.tables.flatMap((t) => (t.lazy?.source.engine === 'postgres' && t.lazy.source.log !== undefined ? [t.lazy.source.log] : [])) : []));
     cleanup.push(...[...new Set(rowLogs)].map((table) => `DROP TABLE IF EXISTS ${table}`));
     if (cleanup.length > 0 && log.engine === 'postgres') {
       const client = await connectPg({ ...log.grant, readOnly: false }, this.secrets);

@@ -3,6 +3,9 @@
 // them), log each statement's old and new rows as record text into a temporary table. Cascades and the
 // person's own triggers run as statements of their own and are logged too. An UPDATE's old and new rows
 // are logged in the same order, so each row's before- and after-image pair up even when its key changed.
+// The log lives in the database only for the action's transaction (ON COMMIT DROP): what undo needs of it
+// is copied into Posthoc's data folder before COMMIT, so nothing of Posthoc stays in the person's database.
+import Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
 import { DbRefusal } from './db-errors';
 import { isTable, LOG_SCHEMA, relLabel, relSql, type Catalog, type PgRelation } from './pg-catalog';
@@ -15,6 +18,9 @@ type Tracker = { rel: PgRelation; keyIdx: number[]; writeIdx: number[]; entries:
 /** A log row as read: the statement's invocation, the relation, op, and the record texts before and after. */
 type LogRow = [inv: string, rel: string, op: string, o: string | null, n: string | null];
 
+/** Where a lazy capture puts the rows undo needs: a SQLite file in Posthoc's data folder (see UndoLogStore). */
+export type RowFile = { name: string; write(image: Uint8Array): void };
+
 /** Where a lazy table's rows are: its relation's rows in the action's log table. */
 export type PgLazy = Extract<LazySource, { engine: 'postgres' }>;
 
@@ -26,11 +32,11 @@ export type Probe = { logged: number; catalogWrites: string; intact: boolean; ot
  * the same values, 'm' updated to another key), k and nk the key as text before and after, o and n the
  * record text before and after — ordered by the statement's invocation and the row's place in it.
  *
- * With a `log` name, the log is a table in LOG_SCHEMA written in the action's own transaction, so it
- * commits with the action, and the rows of a table whose rows were each touched once and kept their key
- * stay there (lazy) until undo or redo reads them; the card gets its first statements and the count from
- * SQL. Other tables, every table once a statement changed the schema, and everything when the schema
- * cannot be created (no CREATE privilege) are read and merged into one entry per row in JavaScript.
+ * With a `rowFile`, the log is read only at the end (lazy): the rows of a table whose rows were each
+ * touched once and kept their key are copied, as logged, into that file before COMMIT and read again only
+ * when undo or redo needs them; the card gets its first statements and the count from SQL. Other tables,
+ * and every table once a statement changed the schema, are read and merged into one entry per row in
+ * JavaScript.
  */
 export class PgCapture {
   readonly tag = randomBytes(6).toString('hex');
@@ -40,11 +46,10 @@ export class PgCapture {
   private logTable = '';
   /** The log is read only at the end (no schema change so far). */
   private lazy = false;
-  private durable = false;
 
   constructor(
     private readonly client: PgClient,
-    private readonly options: { log?: string } = {},
+    private readonly options: { rowFile?: RowFile } = {},
   ) {}
 
   private get log(): string {
@@ -57,19 +62,8 @@ export class PgCapture {
 
   async install(catalog: Catalog): Promise<void> {
     const columns = '(inv bigint, ord bigint, rel oid, op "char", k text, nk text, o text, n text)';
-    if (this.options.log) {
-      const table = `${quoteIdent(LOG_SCHEMA)}.${quoteIdent(this.options.log)}`;
-      try {
-        await this.client.query(`SAVEPOINT posthoc_log; CREATE SCHEMA IF NOT EXISTS ${quoteIdent(LOG_SCHEMA)}; CREATE TABLE ${table} ${columns}; RELEASE SAVEPOINT posthoc_log`);
-        this.logTable = table;
-        this.durable = true;
-        this.lazy = true;
-      } catch {
-        // No CREATE privilege on the database (or its schema): the log stays in this session and is read now.
-        await this.client.query('ROLLBACK TO SAVEPOINT posthoc_log; RELEASE SAVEPOINT posthoc_log');
-      }
-    }
-    if (!this.durable) this.logTable = `pg_temp.${quoteIdent(`posthoc_log_${this.tag}`)}`;
+    this.lazy = this.options.rowFile !== undefined;
+    this.logTable = `pg_temp.${quoteIdent(`posthoc_log_${this.tag}`)}`;
     const fn = `pg_temp.${quoteIdent(`posthoc_capture_${this.tag}`)}`;
     const log = this.log.replace(/'/g, "''");
     // A lazy log needs each row's key (TG_ARGV[0], an expression of row r; NULL for a table without one)
@@ -97,7 +91,7 @@ export class PgCapture {
       SELECT inv, z.ord, TG_RELID, 'u', z.o, z.n FROM unnest(ARRAY(SELECT r::text FROM posthoc_old r), ARRAY(SELECT r::text FROM posthoc_new r)) WITH ORDINALITY AS z(o, n, ord);
   END IF;`;
     const sql = [
-      ...(this.durable ? [] : [`CREATE TEMP TABLE ${quoteIdent(`posthoc_log_${this.tag}`)} ${columns} ON COMMIT DROP`]),
+      `CREATE TEMP TABLE ${quoteIdent(`posthoc_log_${this.tag}`)} ${columns} ON COMMIT DROP`,
       `CREATE TEMP SEQUENCE ${quoteIdent(`posthoc_inv_${this.tag}`)}`,
       `CREATE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $posthoc$
 DECLARE inv bigint := nextval('pg_temp.${`posthoc_inv_${this.tag}`}');
@@ -215,9 +209,9 @@ END $posthoc$`,
   }
 
   /**
-   * The end of a lazy capture: per table, lazy (its rows stay in the log; the first `preview` of each kind
-   * are read for the card, with the count) when each row was touched once and kept its key, else read and
-   * merged now. Drops the log when no table stays lazy. In table order (the catalog's).
+   * The end of a lazy capture: per table, lazy (its rows are copied as logged into the row file; the first
+   * `preview` of each kind are read for the card, with the count) when each row was touched once and kept
+   * its key, else read and merged now. Drops the log. In table order (the catalog's).
    */
   async finish(catalog: Catalog, preview: number): Promise<TableLog[]> {
     // One statement's rows of one table are distinct rows (PostgreSQL changes a row at most once per
@@ -252,6 +246,10 @@ END $posthoc$`,
       for (const r of res.rows as LogRow[]) this.apply(catalog, r);
     }
     const merged = new Map(this.takeSegment().map((t) => [t.table, t]));
+    const file = this.options.rowFile!;
+    // Rows updated to the values they held are no change: a table with only those needs no row file.
+    const saved = [...lazyRels].filter(([, c]) => c.d + c.u + c.i > 0).map(([rel]) => rel);
+    if (saved.length > 0) await this.saveRows(saved, file);
     const out: TableLog[] = [];
     for (const oid of order) {
       const rel = catalog.relations.get(oid);
@@ -260,7 +258,7 @@ END $posthoc$`,
       if (counts) {
         const count = counts.d + counts.u + counts.i;
         if (count === 0) continue;
-        const source = lazySource(this.log, rel);
+        const source = lazySource(file.name, rel);
         const rows = await this.previewRows(source, counts, preview);
         out.push({ ...tableShape(rel), rows, lazy: { count, source } });
       } else {
@@ -268,14 +266,37 @@ END $posthoc$`,
         if (t) out.push(t);
       }
     }
-    if (!out.some((t) => t.lazy) && this.durable) await this.client.query(`DROP TABLE ${this.log}`);
+    await this.client.query(`DROP TABLE ${this.log}`);
     return out;
+  }
+
+  /** Copies the log rows of these tables, in batches through a cursor, into the row file. */
+  private async saveRows(rels: string[], file: RowFile): Promise<void> {
+    const db = new Database(':memory:');
+    try {
+      db.exec(ROW_FILE_SCHEMA);
+      const insert = db.prepare('INSERT INTO pg_log (inv, ord, rel, op, o, n) VALUES (?, ?, ?, ?, ?, ?)');
+      const cursor = quoteIdent(`posthoc_rows_${this.tag}`);
+      await this.client.query({ text: `DECLARE ${cursor} NO SCROLL CURSOR FOR SELECT inv, ord, rel::text, op, o, n FROM ${this.log} WHERE rel = ANY($1::oid[]) AND op IN ('i', 'u', 'd') ORDER BY inv, ord`, values: [rels] });
+      for (;;) {
+        const res = await this.client.query({ text: `FETCH 5000 FROM ${cursor}`, rowMode: 'array' });
+        const rows = res.rows as Array<[string, string, string, string, string | null, string | null]>;
+        db.transaction(() => {
+          for (const r of rows) insert.run(Number(r[0]), Number(r[1]), r[2], r[3], r[4], r[5]);
+        })();
+        if (rows.length < 5000) break;
+      }
+      await this.client.query(`CLOSE ${cursor}`);
+      file.write(db.serialize());
+    } finally {
+      db.close();
+    }
   }
 
   private async previewRows(source: PgLazy, counts: Record<'d' | 'u' | 'i', number>, limit: number): Promise<RowEntry[]> {
     const parts = (['d', 'u', 'i'] as const)
       .filter((op) => counts[op] > 0)
-      .map((op) => `(SELECT inv, ord, op, o, n FROM ${source.log} WHERE rel = ${Number(source.rel)} AND op = '${op}' ORDER BY inv, ord LIMIT ${limit})`);
+      .map((op) => `(SELECT inv, ord, op, o, n FROM ${this.log} WHERE rel = ${Number(source.rel)} AND op = '${op}' ORDER BY inv, ord LIMIT ${limit})`);
     const res = await this.client.query({ text: `SELECT op, o, n FROM (${parts.join(' UNION ALL ')}) s ORDER BY inv, ord`, rowMode: 'array' });
     return (res.rows as Array<[string, string | null, string | null]>).map(([op, o, n]) => lazyEntry(source, op, o, n));
   }
@@ -410,8 +431,17 @@ function tableShape(rel: PgRelation): Omit<TableLog, 'rows'> {
   };
 }
 
-function lazySource(log: string, rel: PgRelation): PgLazy {
-  return { engine: 'postgres', log, rel: rel.oid, ...indexes(rel) };
+function lazySource(file: string, rel: PgRelation): PgLazy {
+  return { engine: 'postgres', file, rel: rel.oid, ...indexes(rel) };
+}
+
+/** The row file: the capture log's rows of the lazy tables, as PostgreSQL logged them. */
+const ROW_FILE_SCHEMA = 'CREATE TABLE pg_log (inv INTEGER NOT NULL, ord INTEGER NOT NULL, rel TEXT NOT NULL, op TEXT NOT NULL, o TEXT, n TEXT)';
+
+/** Every entry of a lazy table, read from the action's row file in Posthoc's data folder (undo and redo). */
+export function readRowFile(file: Database.Database, source: PgLazy): RowEntry[] {
+  const rows = file.prepare('SELECT op, o, n FROM pg_log WHERE rel = ? ORDER BY inv, ord').raw(true).all(source.rel) as Array<[string, string | null, string | null]>;
+  return rows.map(([op, o, n]) => lazyEntry(source, op, o, n));
 }
 
 /** A log row of a lazy table as its entry (each row was touched once and kept its key). */
@@ -426,8 +456,8 @@ function lazyEntry(source: PgLazy, op: string, o: string | null, n: string | nul
   };
 }
 
-/** Every entry of a lazy table, read from the action's log in the database (undo and redo). */
-export async function readLazyRows(client: PgClient, source: PgLazy): Promise<RowEntry[]> {
+/** Every entry of a lazy table in a log table an earlier version of Posthoc left in the database (undo and redo). */
+export async function readLazyRows(client: PgClient, source: PgLazy & { log: string }): Promise<RowEntry[]> {
   let res;
   try {
     res = await client.query({ text: `SELECT op, o, n FROM ${source.log} WHERE rel = $1 AND op IN ('i', 'u', 'd') ORDER BY inv, ord`, values: [source.rel], rowMode: 'array' });

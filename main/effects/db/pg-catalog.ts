@@ -19,8 +19,12 @@ export type PgRelation = {
   kind: string;
   filenode: string;
   columns: PgColumn[];
-  /** name → definition (pg_get_constraintdef) and type */
-  constraints: Map<string, { def: string; type: string; ref: string | null; index: string | null }>;
+  /**
+   * name → definition (pg_get_constraintdef) and type. `sig` is the same for the same constraint whatever
+   * its tables and columns are called now (attribute numbers and the referenced table's oid, not names):
+   * a rename elsewhere changes `def`, never `sig`.
+   */
+  constraints: Map<string, { def: string; type: string; ref: string | null; index: string | null; sig: string }>;
   /** name → definition (pg_get_triggerdef) and enabled state (O, D, R, A) */
   triggers: Map<string, { def: string; enabled: string }>;
   viewdef: string | null;
@@ -49,7 +53,9 @@ SELECT c.oid::text AS oid, n.nspname AS schema, c.relname AS name, c.relkind::te
      WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped) AS columns,
   (SELECT coalesce(json_agg(json_build_array(co.conname, pg_get_constraintdef(co.oid), co.contype::text,
       CASE WHEN co.confrelid <> 0 THEN co.confrelid::regclass::text END, CASE WHEN co.conindid <> 0 THEN co.conindid::text END,
-      (SELECT json_agg(a.attname ORDER BY k.i) FROM unnest(co.conkey) WITH ORDINALITY AS k(n, i) JOIN pg_attribute a ON a.attrelid = co.conrelid AND a.attnum = k.n))
+      (SELECT json_agg(a.attname ORDER BY k.i) FROM unnest(co.conkey) WITH ORDINALITY AS k(n, i) JOIN pg_attribute a ON a.attrelid = co.conrelid AND a.attnum = k.n),
+      md5(concat_ws('|', co.contype, co.conkey::text, co.confrelid, co.confkey::text, co.confupdtype, co.confdeltype, co.confmatchtype,
+        co.conbin::text, co.condeferrable, co.condeferred, co.convalidated)))
       ORDER BY co.conname), '[]')
      FROM pg_constraint co WHERE co.conrelid = c.oid) AS constraints,
   (SELECT coalesce(json_agg(json_build_array(t.tgname, pg_get_triggerdef(t.oid), t.tgenabled::text) ORDER BY t.tgname), '[]')
@@ -79,7 +85,7 @@ SELECT md5(coalesce(string_agg(x, E'\\n' ORDER BY x), '')) AS fp FROM (
 type RelRow = {
   oid: string; schema: string; name: string; kind: string; filenode: string; reltuples: number;
   columns: Array<[number, string, string, boolean, string | null, string, string]>;
-  constraints: Array<[string, string, string, string | null, string | null, string[] | null]>;
+  constraints: Array<[string, string, string, string | null, string | null, string[] | null, string]>;
   triggers: Array<[string, string, string]>;
   viewdef: string | null; indexdef: string | null; parent: string | null; constraint_index: boolean | string;
 };
@@ -110,7 +116,7 @@ export async function readCatalog(client: PgClient): Promise<Catalog> {
         generated: generated !== '',
         identityAlways: identity === 'a',
       })),
-      constraints: new Map(constraints.map(([name, def, type, ref, index]) => [name, { def, type, ref, index }])),
+      constraints: new Map(constraints.map(([name, def, type, ref, index, , sig]) => [name, { def, type, ref, index, sig }])),
       triggers: new Map(triggers.map(([name, def, enabled]) => [name, { def, enabled }])),
       viewdef: r.viewdef,
       indexdef: r.indexdef,

@@ -104,12 +104,14 @@ function createdOp(r: PgRelation, trash: TrashName): DdlOp {
       `ALTER ${word} ${inTrash} SET SCHEMA ${quoteIdent(r.schema)}`,
       `ALTER ${word} ${qualified(r.schema, trash.name)} RENAME TO ${quoteIdent(r.name)}`,
       ...fks.map(([name, c]) => `ALTER TABLE ${relSql(r)} ADD CONSTRAINT ${quoteIdent(name)} ${c.def}`),
+      dropTrashIfEmpty(trash.schema),
     ],
     checkAfter: { schema: r.schema, name: r.name, columns: null },
     checkBefore: { schema: r.schema, name: r.name, columns: [] },
     expectBefore: 'absent',
     expectAfter: null,
-    keep: [],
+    // Kept while undone: the created table in the trash is gone for good.
+    keep: [`DROP ${word} IF EXISTS ${inTrash} CASCADE`, dropTrashIfEmpty(trash.schema)],
   };
 }
 
@@ -124,14 +126,23 @@ export function trashedOp(r: PgRelation, trash: TrashName, expectBefore: string)
       `ALTER TABLE ${inTrash} SET SCHEMA ${quoteIdent(r.schema)}`,
       `ALTER TABLE ${qualified(r.schema, trash.name)} RENAME TO ${quoteIdent(r.name)}`,
       ...fks.map(([name, c]) => `ALTER TABLE ${relSql(r)} ADD CONSTRAINT ${quoteIdent(name)} ${c.def}`),
+      dropTrashIfEmpty(trash.schema),
     ],
     redo: trashMove(r, trash),
     checkAfter: { schema: r.schema, name: r.name, columns: [] },
     checkBefore: { schema: r.schema, name: r.name, columns: null },
     expectBefore,
     expectAfter: null,
-    keep: [`DROP TABLE IF EXISTS ${inTrash} CASCADE`, `DROP SCHEMA IF EXISTS ${quoteIdent(trash.schema)}`],
+    keep: [`DROP TABLE IF EXISTS ${inTrash} CASCADE`, dropTrashIfEmpty(trash.schema)],
   };
+}
+
+/**
+ * Drops an action's trash schema once nothing is left in it (other tables of the same action may still
+ * wait there): no schema of Posthoc stays in the person's database after the last table leaves it.
+ */
+export function dropTrashIfEmpty(schema: string): string {
+  return `DO $posthoc$ BEGIN DROP SCHEMA IF EXISTS ${quoteIdent(schema)}; EXCEPTION WHEN dependent_objects_still_exist THEN NULL; END $posthoc$`;
 }
 
 /** What Posthoc runs instead of a statement's DROP TABLE: the same table, moved into the action's trash schema. */
@@ -224,7 +235,8 @@ function constraintOps(old: PgRelation, r: PgRelation, grantName: string): DdlOp
   const t = relSql(r);
   for (const [name, c] of old.constraints) {
     const now = r.constraints.get(name);
-    if (now && now.def === c.def) continue;
+    // A definition that reads differently only because a table or column it names was renamed is the same constraint.
+    if (now && (now.def === c.def || now.sig === c.sig)) continue;
     if (now) refuse(`it changed constraint ${name} of ${relLabel(r)}`, grantName);
     ops.push(simpleOp(`dropped constraint ${name} of ${relLabel(r)}`, r, [`ALTER TABLE ${t} ADD CONSTRAINT ${quoteIdent(name)} ${c.def}`], [`ALTER TABLE ${t} DROP CONSTRAINT ${quoteIdent(name)}`]));
   }

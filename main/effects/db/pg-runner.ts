@@ -2,6 +2,7 @@
 // dialect-aware lexer and run one at a time inside a savepoint; after each, the catalog says whether the
 // schema changed (and how), the capture log says which rows changed, and the grant decides whether that
 // was allowed. Read-only grants run in a READ ONLY transaction, so PostgreSQL itself refuses writes.
+import { rmSync } from 'node:fs';
 import type { DatabaseGrant, DbStatement, StatementClass } from '../../../shared/domain';
 import { DbRefusal, OverRowLimit } from './db-errors';
 import { readCatalog, TRASH_PREFIX, type Catalog } from './pg-catalog';
@@ -13,7 +14,7 @@ import { PREVIEW_STATEMENTS, tableRowCount } from './row-log';
 import { splitStatements } from './sql-splitter';
 import { stepTimer } from './step-timer';
 import type { EngineOutcome, RunInput } from './sqlite-runner';
-import type { DdlOp, Segment } from './undo-log';
+import type { DdlOp, Segment, UndoLogStore } from './undo-log';
 
 const TRANSACTION_CONTROL = new Set(['BEGIN', 'START', 'COMMIT', 'END', 'ROLLBACK', 'ABORT', 'SAVEPOINT', 'RELEASE']);
 const DML_TAGS = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE', 'COPY']);
@@ -64,7 +65,7 @@ export function checkAllowed(grant: DatabaseGrant, kind: StatementClass): void {
 }
 
 /** Capture mode and read-only grants: the action runs and commits; undo uses the captured log. */
-export async function runPgAction(input: RunInput, secrets: Secrets, logId: string, timeoutMs: number): Promise<EngineOutcome> {
+export async function runPgAction(input: RunInput, secrets: Secrets, logs: UndoLogStore, logId: string, timeoutMs: number): Promise<EngineOutcome> {
   const { grant } = input;
   stepTimer.reset();
   const client = await connectPg(grant, secrets, { statementTimeoutMs: timeoutMs });
@@ -72,8 +73,9 @@ export async function runPgAction(input: RunInput, secrets: Secrets, logId: stri
   const statements: DbStatement[] = [];
   try {
     await client.query(grant.readOnly ? 'BEGIN READ ONLY' : 'BEGIN');
-    // The row log goes into the database itself, in the action's transaction (see PgCapture).
-    const capture = grant.readOnly ? null : new PgCapture(client, { log: `log_${logId.replace(/-/g, '')}` });
+    // The row log is copied into Posthoc's data folder before COMMIT (see PgCapture); the database keeps nothing.
+    const rowFile = { name: logs.captureName(logId), write: (image: Uint8Array) => logs.writeCapture(logId, image) };
+    const capture = grant.readOnly ? null : new PgCapture(client, { rowFile });
     let catalog: Catalog = await readCatalog(client);
     stepTimer.mark('begin, read catalog');
     if (capture) await capture.install(catalog);
@@ -159,6 +161,8 @@ export async function runPgAction(input: RunInput, secrets: Secrets, logId: stri
     return { ok: true, statements, segments, rowsAffected, tables: [...tables] };
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
+    // A row file written before a later failure is of no action.
+    rmSync(logs.capturePath(logs.captureName(logId)), { force: true });
     return { ok: false, statements, error: describePgError(error, grant), overLimit: error instanceof OverRowLimit ? error : null };
   } finally {
     await client.end().catch(() => undefined);

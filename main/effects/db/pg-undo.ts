@@ -11,13 +11,15 @@ import { PgCapture, readLazyRows } from './pg-capture';
 import { connectPg, pgMessage, runBatch, type PgClient, type Secrets } from './pg-client';
 import { relationState } from './pg-ddl';
 import { fitToColumns, keyText, lazyRowsRead, moveOf, namedRows, orderedStatements, ORDERS, rowName, type Dialect, type Direction, type TableLog } from './row-log';
-import { pgLiteral, quoteIdent, sameImage } from './sql-literals';
+import { parseRecordText, pgLiteral, quoteIdent, sameImage } from './sql-literals';
 import type { DdlOp, UndoLog } from './undo-log';
 import type { ApplyResult } from './sqlite-undo';
 
 export const pgDialect: Dialect = {
   quote: quoteIdent,
-  matchAll: (t, image) => t.columns.map((c, i) => `${quoteIdent(c)}::text IS NOT DISTINCT FROM ${image[i]}`).join(' AND '),
+  // Values are compared as their type's output text, as the capture log has them (record text): a plain
+  // ::text cast differs for some types (bool gives 'true', not 't'; char(n) loses its padding).
+  matchAll: (t, image) => t.columns.map((c, i) => `ROW(${quoteIdent(c)})::text = ROW(${image[i]}::text)::text`).join(' AND '),
   oneRow: (t, condition) => `ctid = (SELECT ctid FROM ${t.table} WHERE ${condition} LIMIT 1)`,
 };
 
@@ -33,9 +35,10 @@ export async function applyPg(grant: DatabaseGrant, log: UndoLog, direction: Dir
     const rows: string[] = [];
     for (const seg of segments) {
       if (seg.kind === 'rows') {
-        // Rows the action left in its log in the database are read now.
+        // Rows an earlier version of Posthoc left in a log table in the database are read now (a row file's were read with the log).
         for (const t of seg.tables) {
-          if (t.lazy?.source.engine === 'postgres') t.rows = lazyRowsRead(t, await readLazyRows(client, t.lazy.source), t.lazy.source.log);
+          const source = t.lazy?.source;
+          if (source?.engine === 'postgres' && source.log !== undefined) t.rows = lazyRowsRead(t, await readLazyRows(client, { ...source, log: source.log }), source.log);
         }
         const r = await applyRows(client, seg.tables, direction);
         statements += r.statements;
@@ -211,11 +214,12 @@ async function fetchImages(client: PgClient, t: TableLog, keys: string[][]): Pro
   for (let i = 0; i < unique.length; i += 1000) {
     const chunk = unique.slice(i, i + 1000);
     const where = `(${keyCols.join(', ')}) IN (${chunk.map((k) => `(${k.join(', ')})`).join(', ')})`;
-    const select = [...keyCols, ...t.columns.map(quoteIdent)].map((c) => `${c}::text`).join(', ');
+    // Read by column name as record text, the form the capture log holds (see pgDialect.matchAll).
+    const select = `ROW(${[...keyCols, ...t.columns.map(quoteIdent)].join(', ')})::text`;
     const res = await client.query({ text: `SELECT ${select} FROM ${t.table} WHERE ${where}`, rowMode: 'array' });
-    for (const row of res.rows as Array<Array<string | null>>) {
-      const key = row.slice(0, keyCols.length).map(pgLiteral);
-      out.set(keyText(key), row.slice(keyCols.length).map(pgLiteral));
+    for (const [text] of res.rows as Array<[string]>) {
+      const row = parseRecordText(text).map(pgLiteral);
+      out.set(keyText(row.slice(0, keyCols.length)), row.slice(keyCols.length));
     }
   }
   return out;

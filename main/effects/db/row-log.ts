@@ -38,7 +38,8 @@ export type LazySource =
   | { engine: 'sqlite'; file: string; log: string; rowid: boolean; columns: number }
   /** Page capture: the file's images before and after the action, and the table's root page in both. */
   | { engine: 'sqlite-pages'; before: string; after: string; root: number }
-  | { engine: 'postgres'; log: string; rel: string; keyIdx: number[]; writeIdx: number[] };
+  /** PostgreSQL: the rows as logged, in a SQLite file beside the undo log (`file`), or, in logs of earlier versions, in a log table in the database (`log`). */
+  | { engine: 'postgres'; file?: string; log?: string; rel: string; keyIdx: number[]; writeIdx: number[] };
 
 /** The rows of a lazy table as read from its log: exactly as many as the action recorded, or the log was changed since. */
 export function lazyRowsRead(t: TableLog, rows: RowEntry[], where: string): RowEntry[] {

@@ -3,12 +3,14 @@
 // Files are written to a temporary name and renamed, so a crash never leaves half a log. A SQLite action's
 // row images stay in SQLite: its capture tables, written as one SQLite file beside the log (`ID.capture`),
 // are read back only when undo or redo needs the rows. With page capture (sqlite-pages.ts) they are the two
-// images of the file: `ID.pages-before`, and `ID.pages-after` as the pages that differ from it.
+// images of the file: `ID.pages-before`, and `ID.pages-after` as the pages that differ from it. A
+// PostgreSQL action's logged rows are copied out of its database into a SQLite file too (`ID.capture`).
 import Database from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DatabaseEngine } from '../../../shared/domain';
+import { readRowFile } from './pg-capture';
 import { lazyRowsRead, type TableLog } from './row-log';
 import { readLazyRows } from './sqlite-capture';
 import { applyPageDelta, isPageDelta, readPageRows } from './sqlite-pages';
@@ -109,7 +111,7 @@ export class UndoLogStore {
     renameSync(tmp, file);
   }
 
-  /** The log, with the rows of SQLite's lazy tables read from the capture file (PostgreSQL's: see pg-capture's readLazy). */
+  /** The log, with the rows of lazy tables read from the capture file (a log table left in a PostgreSQL database by an earlier version: see pg-undo). */
   read(id: string, options: { rows?: boolean } = {}): UndoLog {
     const log = this.readStored(id);
     if (options.rows === false) return log;
@@ -131,6 +133,7 @@ export class UndoLogStore {
           const source = t.lazy?.source;
           if (source?.engine === 'sqlite') t.rows = lazyRowsRead(t, readLazyRows(open(source.file).db, source), source.file);
           if (source?.engine === 'sqlite-pages') t.rows = lazyRowsRead(t, readPageRows(t, source, open), source.after);
+          if (source?.engine === 'postgres' && source.file !== undefined) t.rows = lazyRowsRead(t, readRowFile(open(source.file).db, source), source.file);
         }
       }
     } finally {
