@@ -1,18 +1,21 @@
 // Electron bootstrap, and nothing else: data folder, services, IPC, window, security handlers.
-import { app, dialog, session, shell } from 'electron';
+import { app, dialog, protocol, session, shell } from 'electron';
 import { fileURLToPath } from 'node:url';
 import { registerContract } from '../ipc/register-contract';
 import { createServices, type AppServices } from '../services/app-services';
 import { APP_NAME, DataDirUnusable, resolveDataDir } from '../store/data-dir';
+import { registerAppScheme, serveAppScheme } from './app-scheme';
 import { electronTransport } from './electron-transport';
 import { createMainWindow } from './main-window';
-import { hardenContents, hardenSession } from './security';
+import { devServerUrlOf, hardenContents, hardenSession, openSignInPage } from './security';
 
 app.setName(APP_NAME);
 if (process.env.POSTHOC_HOME) app.setPath('userData', resolveDataDir());
 app.enableSandbox();
+// Must happen before ready: the renderer's origin is app://posthoc, not file://.
+registerAppScheme(protocol);
 
-const devServerUrl = process.env.ELECTRON_RENDERER_URL;
+const devServerUrl = devServerUrlOf(process.env, app.isPackaged);
 let services: AppServices | undefined;
 
 if (!app.requestSingleInstanceLock()) app.quit();
@@ -21,11 +24,12 @@ app.on('web-contents-created', (_event, contents) => hardenContents(contents, (u
 
 app.whenReady().then(() => {
   hardenSession(session.defaultSession);
+  serveAppScheme(protocol, fileURLToPath(new URL('../renderer', import.meta.url)));
   try {
     services = createServices({
       dataDir: app.getPath('userData'),
       // Sign-in pages of connected services open in the system browser (RFC 8252), never in the app.
-      connections: { openExternal: (url) => shell.openExternal(url).then(() => true) },
+      connections: { openExternal: (url) => openSignInPage(url, (u) => shell.openExternal(u)) },
     });
   } catch (error) {
     // A data folder Posthoc cannot use: say which and what to do, instead of a crash with no window.
@@ -37,8 +41,8 @@ app.whenReady().then(() => {
   registerContract(electronTransport(devServerUrl), services.handlers, services.events);
   createMainWindow({
     preload: fileURLToPath(new URL('../preload/index.cjs', import.meta.url)),
-    rendererFile: fileURLToPath(new URL('../renderer/index.html', import.meta.url)),
     devServerUrl,
+    devTools: !app.isPackaged,
   });
 });
 

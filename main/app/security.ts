@@ -1,5 +1,6 @@
 // Electron security defaults, in one place: isolated and sandboxed renderers, no Node in pages, a CSP,
-// navigation and new windows denied, external links only to allow-listed origins, permissions denied.
+// navigation and new windows denied, external links only to allow-listed origins, permissions denied,
+// the renderer's own origin app://posthoc, devtools and the dev server only outside packaged builds.
 import type { BrowserWindowConstructorOptions, Session, WebContents } from 'electron';
 
 export const CONTENT_SECURITY_POLICY =
@@ -13,9 +14,35 @@ export const EXTERNAL_ORIGINS: ReadonlySet<string> = new Set([
   'https://docs.docker.com',
 ]);
 
-export function secureWebPreferences(preload: string): NonNullable<BrowserWindowConstructorOptions['webPreferences']> {
+/** The packaged renderer's origin (main/app/app-scheme.ts serves it). */
+export const APP_SCHEME = 'app';
+export const APP_HOST = 'posthoc';
+export const APP_ORIGIN = `${APP_SCHEME}://${APP_HOST}`;
+export const APP_ENTRY_URL = `${APP_ORIGIN}/index.html`;
+
+/**
+ * The dev server electron-vite names in ELECTRON_RENDERER_URL, honoured only in a development run on the
+ * loopback interface: in a packaged app that variable would let anyone who can set the environment load
+ * their own page with the app's bridge.
+ */
+export function devServerUrlOf(env: NodeJS.ProcessEnv, isPackaged: boolean): string | undefined {
+  const raw = env.ELECTRON_RENDERER_URL;
+  if (isPackaged || !raw) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return undefined;
+  }
+  const loopback = url.hostname === 'localhost' || url.hostname === '127.0.0.1' || url.hostname === '[::1]';
+  return (url.protocol === 'http:' || url.protocol === 'https:') && loopback && url.username === '' && url.password === '' ? url.href : undefined;
+}
+
+export function secureWebPreferences(preload: string, options: { devTools: boolean }): NonNullable<BrowserWindowConstructorOptions['webPreferences']> {
   return {
     preload,
+    // Off in packaged builds: devtools would let anyone at the keyboard call the bridge by hand.
+    devTools: options.devTools,
     contextIsolation: true,
     sandbox: true,
     nodeIntegration: false,
@@ -40,7 +67,32 @@ export function isAllowedExternalUrl(raw: string): boolean {
   return url.protocol === 'https:' && url.username === '' && url.password === '' && EXTERNAL_ORIGINS.has(url.origin);
 }
 
-/** The app's own pages: the packaged renderer (file://) or the dev server electron-vite starts. */
+/**
+ * Sign-in pages of OAuth providers, opened in the person's browser: https without credentials in the URL,
+ * or plain http on the loopback interface (local test servers). main/oauth has already checked that the
+ * page is on the provider's own origin; this keeps any other scheme (file:, javascript:, smb:) from
+ * reaching shell.openExternal.
+ */
+export function isAllowedSignInUrl(raw: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return false;
+  }
+  if (url.username !== '' || url.password !== '') return false;
+  if (url.protocol === 'https:') return url.hostname !== '';
+  return url.protocol === 'http:' && (url.hostname === '127.0.0.1' || url.hostname === 'localhost' || url.hostname === '[::1]');
+}
+
+/** Opens an OAuth sign-in page in the browser if isAllowedSignInUrl allows it; false (the link is shown instead) if not. */
+export async function openSignInPage(url: string, openExternal: (url: string) => Promise<void>): Promise<boolean> {
+  if (!isAllowedSignInUrl(url)) return false;
+  await openExternal(url);
+  return true;
+}
+
+/** The app's own pages: the packaged renderer (app://posthoc) or the dev server electron-vite starts. */
 export function isAppUrl(raw: string, devServerUrl: string | undefined): boolean {
   let url: URL;
   try {
@@ -48,7 +100,8 @@ export function isAppUrl(raw: string, devServerUrl: string | undefined): boolean
   } catch {
     return false;
   }
-  if (url.protocol === 'file:') return true;
+  // Not any file: URL: a file page shares its origin with every file on the disk.
+  if (url.protocol === `${APP_SCHEME}:`) return url.host === APP_HOST && url.username === '' && url.password === '';
   if (devServerUrl) {
     try {
       return url.origin === new URL(devServerUrl).origin;

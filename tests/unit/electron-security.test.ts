@@ -1,6 +1,7 @@
 // Electron security defaults, tested against a stand-in for the 'electron' module (the Electron binary
 // is not installed where unit tests run): window preferences, navigation and new-window handlers,
-// external links, session permissions and CSP, and the IPC sender check.
+// external links and OAuth sign-in pages, the dev server only outside packaged builds, devtools,
+// session permissions and CSP, and the IPC sender check.
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 
 type Handler = (...args: any[]) => unknown;
@@ -54,12 +55,16 @@ vi.mock('electron', () => ({
 import { electronTransport } from '../../main/app/electron-transport';
 import { createMainWindow } from '../../main/app/main-window';
 import {
+  APP_ENTRY_URL,
   CONTENT_SECURITY_POLICY,
+  devServerUrlOf,
   EXTERNAL_ORIGINS,
   hardenContents,
   hardenSession,
   isAllowedExternalUrl,
+  isAllowedSignInUrl,
   isAppUrl,
+  openSignInPage,
 } from '../../main/app/security';
 
 const DEV = 'http://localhost:5173';
@@ -71,8 +76,10 @@ beforeEach(() => {
   fakes.getAllWebContents.mockReset().mockReturnValue([]);
 });
 
-function openWindow(devServerUrl?: string) {
-  createMainWindow({ preload: '/app/out/preload/index.cjs', rendererFile: '/app/out/renderer/index.html', devServerUrl });
+const APP_PAGE = 'app://posthoc/index.html';
+
+function openWindow(devServerUrl?: string, devTools = false) {
+  createMainWindow({ preload: '/app/out/preload/index.cjs', devServerUrl, devTools });
   expect(fakes.FakeBrowserWindow.instances).toHaveLength(1);
   return fakes.FakeBrowserWindow.instances[0]!;
 }
@@ -111,10 +118,17 @@ describe('createMainWindow', () => {
     });
   });
 
-  it('loads the packaged renderer file, or the dev server when one is given', () => {
+  it('turns devtools off unless asked (packaged builds do not ask)', () => {
+    expect(openWindow().options.webPreferences.devTools).toBe(false);
+    fakes.FakeBrowserWindow.instances.length = 0;
+    expect(openWindow(undefined, true).options.webPreferences.devTools).toBe(true);
+  });
+
+  it('loads the packaged renderer from app://posthoc (never a file), or the dev server when one is given', () => {
     const packaged = openWindow();
-    expect(packaged.loadFile).toHaveBeenCalledWith('/app/out/renderer/index.html');
-    expect(packaged.loadURL).not.toHaveBeenCalled();
+    expect(APP_ENTRY_URL).toBe(APP_PAGE);
+    expect(packaged.loadURL).toHaveBeenCalledWith(APP_PAGE);
+    expect(packaged.loadFile).not.toHaveBeenCalled();
     fakes.FakeBrowserWindow.instances.length = 0;
     const dev = openWindow(DEV);
     expect(dev.loadURL).toHaveBeenCalledWith(DEV);
@@ -145,6 +159,7 @@ describe('createMainWindow', () => {
     };
     expect(navigate('https://evil.example/phish')).toHaveBeenCalled();
     expect(navigate('file:///app/out/renderer/index.html')).toHaveBeenCalled();
+    expect(navigate(APP_PAGE)).toHaveBeenCalled();
     expect(fakes.openExternal).not.toHaveBeenCalled();
     expect(navigate('https://github.com/posthoc')).toHaveBeenCalled();
     expect(fakes.openExternal).toHaveBeenCalledWith('https://github.com/posthoc');
@@ -194,8 +209,18 @@ describe('isAllowedExternalUrl', () => {
 });
 
 describe('isAppUrl', () => {
-  it('accepts the packaged renderer (file://)', () => {
-    expect(isAppUrl('file:///app/out/renderer/index.html', undefined)).toBe(true);
+  it('accepts the packaged renderer on app://posthoc and nothing else of that scheme', () => {
+    expect(isAppUrl(APP_PAGE, undefined)).toBe(true);
+    expect(isAppUrl('app://posthoc/assets/x.js', DEV)).toBe(true);
+    expect(isAppUrl('app://other/index.html', undefined)).toBe(false);
+    expect(isAppUrl('app://posthoc:8080/index.html', undefined)).toBe(false);
+    expect(isAppUrl('app://user@posthoc/index.html', undefined)).toBe(false);
+    expect(isAppUrl('app://posthoc.evil.example/', undefined)).toBe(false);
+  });
+
+  it('trusts no file: URL, not even the renderer file itself', () => {
+    expect(isAppUrl('file:///app/out/renderer/index.html', undefined)).toBe(false);
+    expect(isAppUrl('file:///home/me/Downloads/evil.html', DEV)).toBe(false);
   });
 
   it('accepts the dev server origin only when one is running', () => {
@@ -268,7 +293,12 @@ describe('electronTransport.isTrustedSender', () => {
   }
 
   it('trusts the main frame of the packaged renderer', () => {
-    expect(electronTransport(undefined).isTrustedSender(event('file:///app/out/renderer/index.html'))).toBe(true);
+    expect(electronTransport(undefined).isTrustedSender(event(APP_PAGE))).toBe(true);
+  });
+
+  it('refuses a main frame showing a file: page', () => {
+    expect(electronTransport(undefined).isTrustedSender(event('file:///app/out/renderer/index.html'))).toBe(false);
+    expect(electronTransport(DEV).isTrustedSender(event('file:///tmp/evil.html'))).toBe(false);
   });
 
   it('trusts the main frame of the dev server when one is running', () => {
@@ -276,7 +306,7 @@ describe('electronTransport.isTrustedSender', () => {
   });
 
   it('refuses a subframe, even on an app URL', () => {
-    expect(electronTransport(undefined).isTrustedSender(event('file:///app/out/renderer/index.html', { subframe: true }))).toBe(false);
+    expect(electronTransport(undefined).isTrustedSender(event(APP_PAGE, { subframe: true }))).toBe(false);
   });
 
   it('refuses a main frame showing a page that is not the app', () => {
@@ -285,7 +315,7 @@ describe('electronTransport.isTrustedSender', () => {
   });
 
   it('refuses an event without a sender frame (the frame was disposed)', () => {
-    expect(electronTransport(undefined).isTrustedSender(event('file:///x', { noFrame: true }))).toBe(false);
+    expect(electronTransport(undefined).isTrustedSender(event(APP_PAGE, { noFrame: true }))).toBe(false);
   });
 
   it('registers calls through ipcMain.handle on the call channel', async () => {
@@ -293,20 +323,59 @@ describe('electronTransport.isTrustedSender', () => {
     electronTransport(undefined).handle('task:list', listener);
     expect(fakes.ipcHandle).toHaveBeenCalledWith('posthoc:call:task:list', expect.any(Function));
     const ipcListener = fakes.ipcHandle.mock.calls[0]![1] as Handler;
-    const e = event('file:///x');
+    const e = event(APP_PAGE);
     await expect(ipcListener(e, { a: 1 })).resolves.toEqual({ ok: true, value: 1 });
     expect(listener).toHaveBeenCalledWith(e, { a: 1 });
   });
 
   it('pushes events only to live contents showing the app', () => {
     const contents = (url: string, destroyed = false) => ({ getURL: () => url, isDestroyed: () => destroyed, send: vi.fn() });
-    const app = contents('file:///app/index.html');
-    const gone = contents('file:///app/index.html', true);
+    const app = contents(APP_PAGE);
+    const gone = contents(APP_PAGE, true);
     const remote = contents('https://evil.example/');
-    fakes.getAllWebContents.mockReturnValue([app, gone, remote]);
+    const file = contents('file:///app/index.html');
+    fakes.getAllWebContents.mockReturnValue([app, gone, remote, file]);
     electronTransport(undefined).push('task:updated', { id: 't' });
     expect(app.send).toHaveBeenCalledWith('posthoc:event:task:updated', { id: 't' });
     expect(gone.send).not.toHaveBeenCalled();
     expect(remote.send).not.toHaveBeenCalled();
+    expect(file.send).not.toHaveBeenCalled();
   });
+});
+
+describe('devServerUrlOf (ELECTRON_RENDERER_URL)', () => {
+  it('is ignored in a packaged app', () => {
+    expect(devServerUrlOf({ ELECTRON_RENDERER_URL: DEV }, true)).toBeUndefined();
+    expect(devServerUrlOf({ ELECTRON_RENDERER_URL: 'https://evil.example/' }, true)).toBeUndefined();
+  });
+
+  it('is honoured in a development run, on the loopback interface only', () => {
+    expect(devServerUrlOf({ ELECTRON_RENDERER_URL: DEV }, false)).toBe(`${DEV}/`);
+    expect(devServerUrlOf({ ELECTRON_RENDERER_URL: 'http://127.0.0.1:5173/' }, false)).toBe('http://127.0.0.1:5173/');
+    expect(devServerUrlOf({}, false)).toBeUndefined();
+    for (const bad of ['https://evil.example/', 'file:///tmp/page.html', 'http://user:pw@localhost:5173/', 'not a url', 'javascript:alert(1)']) {
+      expect(devServerUrlOf({ ELECTRON_RENDERER_URL: bad }, false)).toBeUndefined();
+    }
+  });
+});
+
+describe('OAuth sign-in pages', () => {
+  it('opens https pages and loopback http (test servers) in the browser', async () => {
+    for (const url of ['https://id.example.com/authorize?client_id=x', 'http://127.0.0.1:4010/authorize', 'http://localhost:4010/authorize']) {
+      expect(isAllowedSignInUrl(url)).toBe(true);
+      const open = vi.fn(async () => undefined);
+      expect(await openSignInPage(url, open)).toBe(true);
+      expect(open).toHaveBeenCalledWith(url);
+    }
+  });
+
+  it.each(['http://id.example.com/authorize', 'file:///etc/passwd', 'javascript:alert(1)', 'smb://host/share', 'https://user:pw@id.example.com/', 'data:text/html,x', 'not a url'])(
+    'refuses %j without opening anything (the front end shows the link instead)',
+    async (url) => {
+      expect(isAllowedSignInUrl(url)).toBe(false);
+      const open = vi.fn(async () => undefined);
+      expect(await openSignInPage(url, open)).toBe(false);
+      expect(open).not.toHaveBeenCalled();
+    },
+  );
 });
