@@ -150,12 +150,19 @@ export function registerConnectionCommands(program: Command, ctx: CliContext): v
     .command('set')
     .description('store a secret; the value is read from standard input')
     .argument('<name>')
+    .option(
+      '--origin <url>',
+      'where it may be sent: scheme://host[:port] (repeat; replaces the origins it had). Without: the first service that uses it binds it to its origin',
+      (v: string, acc: string[]) => [...acc, v],
+      [] as string[],
+    )
     .addOption(ctx.dataDirOption())
-    .action(async (name: string, opts: Opts) => {
+    .action(async (name: string, opts: Opts & { origin: string[] }) => {
       const value = await readSecretFromStdin(`the value of ${name}`);
       await ctx.withServices(opts.dataDir, async (s) => {
-        const entry = await s.connections.setSecret(name, value);
-        out(`Stored ${entry.name} in the keychain. Use it with: posthoc service add NAME --base-url URL --auth bearer --secret ${entry.name}`);
+        const entry = await s.handlers['secret:set']({ name, value, origins: opts.origin.length ? opts.origin : undefined });
+        const where = entry.origins?.length ? ` It may be sent only to ${entry.origins.join(', ')}.` : ' The first service that uses it binds it to that service\'s origin.';
+        out(`Stored ${entry.name} in the keychain.${where} Use it with: posthoc service add NAME --base-url URL --auth bearer --secret ${entry.name}`);
       });
     });
   secret
@@ -167,7 +174,7 @@ export function registerConnectionCommands(program: Command, ctx: CliContext): v
       await ctx.withServices(opts.dataDir, async (s) => {
         const list = await s.connections.secrets();
         if (opts.json) json(list);
-        else list.forEach((e) => out(`${e.name}  ${e.kind}`));
+        else list.forEach((e) => out(`${e.name}  ${e.kind}${e.origins?.length ? `  may go to ${e.origins.join(', ')}` : ''}`));
       });
     });
   secret
@@ -187,7 +194,7 @@ export function registerConnectionCommands(program: Command, ctx: CliContext): v
 
 type ServiceOpts = Opts & {
   baseUrl: string; auth?: string; secret?: string; api?: string; allow: CallPattern[]; bodyRule: BodyRule[]; hold: CallPattern[];
-  send: CallPattern[]; outside?: string; holdSeconds?: number;
+  send: CallPattern[]; outside?: string; holdSeconds?: number; allowSecretOrigin?: boolean;
 };
 
 function registerServiceCommands(program: Command, ctx: CliContext): void {
@@ -208,6 +215,7 @@ function registerServiceCommands(program: Command, ctx: CliContext): void {
     .option('--outside <what>', 'calls outside --allow or breaking a body rule: refuse (default) or hold', oneOf(['refuse', 'hold']))
     .option('--irreversible <what>', 'mutating calls with no known inverse: allow (default; the level says confined), hold, or refuse', oneOf(['allow', 'hold', 'refuse']))
     .option('--hold-seconds <n>', 'how long sends wait before they leave (default 30)', seconds)
+    .option('--allow-secret-origin', "send the secret (or the connection's token) to this base URL's origin although it is bound elsewhere: you trust that server with it")
     .addOption(ctx.dataDirOption())
     .option('--json', 'print JSON')
     .action(async (name: string, opts: ServiceOpts & { irreversible?: string }) => {
@@ -229,6 +237,7 @@ function registerServiceCommands(program: Command, ctx: CliContext): void {
           auth,
           rules,
           api: opts.api === undefined ? undefined : opts.api === 'none' ? null : opts.api,
+          allowSecretOrigin: opts.allowSecretOrigin,
         });
         if (opts.json) json(defined);
         else {

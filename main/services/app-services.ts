@@ -152,7 +152,7 @@ export function createServices(options: {
     },
     'connection:disconnect': ({ provider }) => connections.disconnect(provider),
     'secret:list': () => connections.secrets(),
-    'secret:set': ({ name, value }) => connections.setSecret(name, value),
+    'secret:set': ({ name, value, origins }) => connections.setSecret(name, value, origins),
     'secret:remove': ({ name }) => connections.removeSecret(name),
     'hold:cancel': async ({ holdId }) => connections.cancelHold(holdId),
     'hold:approve': async ({ holdId }) => connections.approveHold(holdId),

@@ -12,12 +12,13 @@ import { describePattern } from '../gateway/path-glob';
 import { HoldError } from '../gateway/holds';
 import { RestUndo } from '../gateway/rest-undo';
 import { CredentialMissing, ServiceCaller, type CredentialSource } from '../gateway/service-caller';
-import { ServiceDefinitionError, type ServiceInput, type ServiceRegistry } from '../gateway/service-registry';
+import { ownEntryProblem, SecretOriginRefused, ServiceDefinitionError, type BindingOptions, type ServiceInput, type ServiceRegistry } from '../gateway/service-registry';
 import { ConnectionStore } from '../oauth/connection-store';
 import { OAuthFlowError } from '../oauth/loopback-flow';
 import { OAuthConfigError, OAuthConnections, OAuthError, tokenSecret, type ConnectOptions } from '../oauth/oauth-connections';
 import { apiIds, apiSpec, builtInProvider } from '../oauth/providers';
 import type { AppDatabase } from '../store/database';
+import { originOf, OriginError, parseOrigin } from '../store/secret-origins';
 import { checkSecretName, kindOf, VaultUnavailable, type Vault } from '../vault/vault';
 import type { EventBus } from './event-bus';
 import { ServiceError } from './service-error';
@@ -95,30 +96,59 @@ export class ConnectionsService {
     return this.publish(provider);
   }
 
-  async secrets(): Promise<SecretEntry[]> {
+  /** Names and kinds, and where each of the person's secrets may be sent (never a value). */
+  async secrets(): Promise<Array<SecretEntry & { origins?: string[] }>> {
     const status = await this.vault.status();
     if (!status.available) throw new ServiceError('unavailable', status.message ?? 'The OS keychain is not available.');
-    return status.secrets.map((s) => ({ name: s.name, kind: kindOf(s.name) }));
+    return status.secrets.map((s) => {
+      const kind = kindOf(s.name);
+      return kind === 'secret' ? { name: s.name, kind, origins: this.registry.allowedOrigins(s.name, this.binding()) } : { name: s.name, kind };
+    });
   }
 
-  async setSecret(name: string, value: string): Promise<SecretEntry> {
+  /**
+   * Stores a secret. With origins, it may be sent only there (they replace those it had); without, it
+   * keeps the origins it had, or is bound to the first service that uses it.
+   */
+  async setSecret(name: string, value: string, origins?: string[]): Promise<SecretEntry & { origins: string[] }> {
+    let bound: string[] | undefined;
     try {
       checkSecretName(name);
+      if (origins?.length) {
+        const own = ownEntryProblem(name);
+        if (own) throw new Error(`${own} It takes no --origin.`);
+        bound = [...new Set(origins.map(parseOrigin))].sort();
+      }
     } catch (error) {
       throw new ServiceError('invalid-input', (error as Error).message);
     }
+    if (bound) {
+      // Services already sending it elsewhere would break the binding the person is setting.
+      const elsewhere = this.registry.usingCredential(name).filter((s) => !bound.includes(originOf(s.baseUrl)));
+      if (elsewhere.length > 0) {
+        throw new ServiceError(
+          'conflict',
+          `${elsewhere.map((s) => `The service "${s.name}" sends ${name} to ${originOf(s.baseUrl)}`).join('; ')}. Add that origin (--origin ${originOf(elsewhere[0]!.baseUrl)}), or change or remove the service first (posthoc service remove NAME).`,
+        );
+      }
+    }
     await this.vault.set(name, value);
-    return { name, kind: kindOf(name) };
+    if (bound) this.registry.origins.set(name, bound);
+    return { name, kind: kindOf(name), origins: this.registry.allowedOrigins(name, this.binding()) };
   }
 
   async removeSecret(name: string): Promise<{ removed: boolean }> {
     if (name.startsWith('oauth:')) {
       throw new ServiceError('invalid-input', `${name} belongs to an OAuth connection; disconnect it instead (posthoc disconnect ${name.split(':')[1]}).`);
     }
-    return { removed: await this.vault.remove(name) };
+    const removed = await this.vault.remove(name);
+    // A new value stored under this name later is a new secret: it starts with no origins.
+    this.registry.origins.forget(name);
+    return { removed };
   }
 
   addService(input: CallInput<'service:add'>): ServiceDefinition {
+    const { allowSecretOrigin, ...definition } = input;
     if (input.api && !apiSpec(input.api)) {
       throw new ServiceError('invalid-input', `No provider data for the API "${input.api}". Known: ${apiIds().join(', ')}.`);
     }
@@ -127,11 +157,21 @@ export class ConnectionsService {
     }
     const api = input.api !== undefined ? input.api : inferApi(input.name, input.auth);
     try {
-      return this.registry.add({ ...input, api } as ServiceInput);
+      return this.registry.add({ ...definition, api } as ServiceInput, this.binding(allowSecretOrigin));
     } catch (error) {
-      if (error instanceof ServiceDefinitionError) throw new ServiceError('invalid-input', error.message);
+      if (error instanceof SecretOriginRefused) throw new ServiceError('forbidden', error.message);
+      if (error instanceof ServiceDefinitionError || error instanceof OriginError) throw new ServiceError('invalid-input', error.message);
       throw error;
     }
+  }
+
+  /** A connection's tokens may always go to its built-in provider's own API hosts. */
+  private binding(allowSecretOrigin = false): BindingOptions {
+    return {
+      allowSecretOrigin,
+      knownOrigins: (credential) =>
+        credential.startsWith('oauth:') ? (builtInProvider(credential.slice('oauth:'.length))?.apis ?? []).map((a) => originOf(a.baseUrl)) : [],
+    };
   }
 
   /** What the agent's prompt says about a granted service: its route and the person's rules. */
@@ -177,7 +217,7 @@ export class ConnectionsService {
     if (!spec) return;
     for (const api of spec.apis) {
       if (this.registry.get(api.id)) continue;
-      this.registry.add({ name: api.id, baseUrl: api.baseUrl, auth: { kind: 'oauth', provider }, api: api.id, rules: spec.defaultRules });
+      this.registry.add({ name: api.id, baseUrl: api.baseUrl, auth: { kind: 'oauth', provider }, api: api.id, rules: spec.defaultRules }, this.binding());
     }
   }
 

@@ -146,4 +146,14 @@ export const migrations: readonly string[] = [
   ALTER TABLE actions ADD COLUMN owner_pid INTEGER;
   ALTER TABLE actions ADD COLUMN owner_start TEXT;
   `,
+  // Where each credential may be sent (main/store/secret-origins.ts): origins (scheme://host[:port]) per
+  // secret name, or per OAuth provider ("oauth:PROVIDER"); a service elsewhere needs the person's yes.
+  `
+  CREATE TABLE secret_origins (
+    credential TEXT NOT NULL,
+    origin TEXT NOT NULL,
+    added_at TEXT NOT NULL,
+    PRIMARY KEY (credential, origin)
+  );
+  `,
 ];

@@ -18,6 +18,8 @@ import { FileDiff, RedoResult, RewindResult, Timeline, UndoStorage } from '../do
 import { ConnectionView, ConnectStarted, RestHold, SecretEntry, ServiceAuth, ServiceRules } from '../domain/connections';
 
 const TaskRef = z.object({ taskId: z.string().min(1) });
+/** A secret by name, and the origins (scheme://host[:port]) it may be sent to; never its value. */
+const BoundSecret = SecretEntry.extend({ origins: z.array(z.string()).optional() });
 const ActionRef = z.object({ actionId: z.string().min(1) });
 
 /** A database to grant a task. A password (in the URL or apart) goes to the vault and is stored nowhere else. */
@@ -79,6 +81,11 @@ export const calls = {
       rules: ServiceRules.partial().optional(),
       /** Whose provider data says how its calls are taken back (slack, github, gmail, …). */
       api: z.string().min(1).nullable().optional(),
+      /**
+       * The person confirmed sending the service's credential to its base URL's origin, which the
+       * credential is not bound to yet. Without it such a definition is refused ('forbidden').
+       */
+      allowSecretOrigin: z.boolean().optional(),
     }),
     output: ServiceDefinition,
   },
@@ -125,9 +132,19 @@ export const calls = {
   },
   'connection:connect': { input: z.object({ provider: z.string().min(1) }), output: ConnectStarted },
   'connection:disconnect': { input: z.object({ provider: z.string().min(1) }), output: ConnectionView },
-  'secret:list': { input: z.object({}), output: z.array(SecretEntry) },
-  /** The value goes to the OS keychain and never comes back across the contract. */
-  'secret:set': { input: z.object({ name: z.string().min(1), value: z.string().min(1, 'A secret cannot be empty.') }), output: SecretEntry },
+  'secret:list': { input: z.object({}), output: z.array(BoundSecret) },
+  /**
+   * The value goes to the OS keychain and never comes back across the contract. With origins, the
+   * secret may be sent only there (they replace those it had); without, it is bound to the first service.
+   */
+  'secret:set': {
+    input: z.object({
+      name: z.string().min(1),
+      value: z.string().min(1, 'A secret cannot be empty.'),
+      origins: z.array(z.string().min(1)).max(32).optional(),
+    }),
+    output: BoundSecret,
+  },
   'secret:remove': { input: z.object({ name: z.string().min(1) }), output: z.object({ removed: z.boolean() }) },
   /** A service call the gateway keeps back: cancel it (it never leaves), or approve it (it leaves now). */
   'hold:cancel': { input: z.object({ holdId: z.string().min(1) }), output: RestHold },
