@@ -1,28 +1,24 @@
 // Secrets live in the OS keychain (keytar), owned by the main process. Only names and status leave this
 // module; values are read by main-side code that needs them (the LLM client, the gateway adding a
 // service's credentials, OAuth) and nowhere else.
-// Where no keychain answers, the vault says so and how to fix it — it never falls back to plaintext.
+// keytar itself runs in a helper process (keytar-process.ts says why): a keychain that crashes, hangs or
+// is locked becomes a VaultUnavailable with a message saying how to unlock or set one up — never a crash
+// of Posthoc, and never a fallback to plaintext.
 import type { VaultStatus } from '../../shared/domain';
+import { classifyKeychainError, keychainMessage } from './keychain-messages';
+import { KeychainError, KeytarProcess, type Keytar } from './keytar-process';
 
 const SERVICE = 'dev.posthoc.vault';
-
-type Keytar = {
-  getPassword(service: string, account: string): Promise<string | null>;
-  setPassword(service: string, account: string, password: string): Promise<void>;
-  deletePassword(service: string, account: string): Promise<boolean>;
-  findCredentials(service: string): Promise<Array<{ account: string; password: string }>>;
-};
 
 export class VaultUnavailable extends Error {}
 
 export const KNOWN_SECRETS = { llmApiKey: 'llm-api-key' } as const;
 
-export function unavailableMessage(detail: string): string {
-  const fix =
-    process.platform === 'linux'
-      ? 'On Linux, install a Secret Service and run Posthoc inside a D-Bus session: "sudo apt-get install gnome-keyring libsecret-1-0 dbus-x11", then (headless) "dbus-run-session -- sh -c \'echo PASSWORD | gnome-keyring-daemon --unlock --components=secrets; npx posthoc …\'". Desktop sessions (GNOME, KDE) already have one.'
-      : 'Make sure the system keychain (macOS Keychain / Windows Credential Manager) is unlocked.';
-  return `No OS keychain answered (${detail}). Posthoc keeps secrets only in the keychain and never in plain files. ${fix} Alternatively set OPENAI_API_KEY in the environment.`;
+/** The person's message for a keychain failure: locked, missing, hung or crashed, each with its fix. */
+export function unavailableMessage(error: unknown): string {
+  if (error instanceof KeychainError) return keychainMessage(error.problem, error.detail);
+  const detail = describe(error);
+  return keychainMessage(classifyKeychainError(detail), detail);
 }
 
 export class Vault {
@@ -35,7 +31,7 @@ export class Vault {
       const creds = await (await this.backend()).findCredentials(this.service);
       return { available: true, message: null, secrets: creds.map((c) => ({ name: c.account, kind: kindOf(c.account) })) };
     } catch (error) {
-      return { available: false, message: unavailableMessage(describe(error)), secrets: [] };
+      return { available: false, message: error instanceof VaultUnavailable ? error.message : unavailableMessage(error), secrets: [] };
     }
   }
 
@@ -62,20 +58,26 @@ export class Vault {
       return await fn(await this.backend());
     } catch (error) {
       if (error instanceof VaultUnavailable) throw error;
-      throw new VaultUnavailable(unavailableMessage(describe(error)));
+      throw new VaultUnavailable(unavailableMessage(error));
     }
   }
 
   private backend(): Promise<Keytar> {
     this.keytar ??= this.load().catch((error) => {
       this.keytar = undefined;
-      throw new VaultUnavailable(unavailableMessage(`keytar could not load: ${describe(error)}`));
+      throw new VaultUnavailable(error instanceof KeychainError ? unavailableMessage(error) : keychainMessage('no-service', `keytar could not load: ${describe(error)}`));
     });
     return this.keytar;
   }
 }
 
+/** keytar in its helper process (the default). */
 async function loadKeytar(): Promise<Keytar> {
+  return new KeytarProcess();
+}
+
+/** keytar loaded into this process: only for measuring what the helper costs (bench/vault.ts). */
+export async function loadKeytarDirect(): Promise<Keytar> {
   const mod = (await import('keytar')) as unknown as Keytar & { default?: Keytar };
   return mod.default ?? mod;
 }

@@ -1,0 +1,63 @@
+// The keychain helper: the only process that loads keytar. keytar's native code can crash the whole
+// process (a locked GNOME login keyring makes findCredentials segfault), so it runs here and the parent
+// (main/vault/keytar-process.ts) survives, says why and starts a new helper for the next call.
+// Plain JavaScript so it runs as it is from source (tests) and is built to out/main/keytar-child.js.
+//
+// Protocol: one JSON request per line on stdin, {id, op, args}; one JSON answer per line on stdout,
+// {id, ok: true, value} or {id, ok: false, error}. Under Electron's utilityProcess the same objects
+// travel through process.parentPort instead of stdio.
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const OPS = new Set(['getPassword', 'setPassword', 'deletePassword', 'findCredentials']);
+
+let keytar;
+let loadError = null;
+try {
+  keytar = require('keytar');
+} catch (error) {
+  loadError = `keytar could not load: ${error instanceof Error ? error.message : String(error)}`;
+}
+
+async function answer(request) {
+  const { id, op, args } = request ?? {};
+  if (loadError) return { id, ok: false, error: loadError };
+  if (!OPS.has(op) || !Array.isArray(args)) return { id, ok: false, error: `unknown keychain request ${JSON.stringify(op)}` };
+  try {
+    const value = await keytar[op](...args);
+    // On Linux a locked collection answers "no such secret" (null / false) instead of failing. Listing the
+    // service tells the two apart: it fails (or crashes this helper, which the parent reports as locked)
+    // when the service has entries the keyring cannot open, and answers [] when there are truly none.
+    if (process.platform === 'linux' && (op === 'getPassword' || op === 'deletePassword') && !value) {
+      await keytar.findCredentials(args[0]);
+    }
+    return { id, ok: true, value };
+  } catch (error) {
+    return { id, ok: false, error: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+if (process.parentPort) {
+  process.parentPort.on('message', async (event) => process.parentPort.postMessage(await answer(event.data)));
+} else {
+  let buffered = '';
+  process.stdin.setEncoding('utf8');
+  process.stdin.on('data', (chunk) => {
+    buffered += chunk;
+    let newline;
+    while ((newline = buffered.indexOf('\n')) >= 0) {
+      const line = buffered.slice(0, newline);
+      buffered = buffered.slice(newline + 1);
+      let request;
+      try {
+        request = JSON.parse(line);
+      } catch {
+        process.stdout.write(`${JSON.stringify({ id: null, ok: false, error: 'a request that is not JSON' })}\n`);
+        continue;
+      }
+      void answer(request).then((reply) => process.stdout.write(`${JSON.stringify(reply)}\n`));
+    }
+  });
+  // The parent went away: nothing more will be asked.
+  process.stdin.on('end', () => process.exit(0));
+}
