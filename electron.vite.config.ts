@@ -12,6 +12,8 @@ export default defineConfig({
         input: {
           index: resolve('main/app/index.ts'),
           cli: resolve('main/cli/index.ts'),
+          // keytar runs in this helper process so a keychain crash cannot take Posthoc down (main/vault/keytar-process.ts).
+          'keytar-child': resolve('main/vault/keytar-child.mjs'),
         },
       },
     },
