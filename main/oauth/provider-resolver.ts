@@ -104,6 +104,7 @@ export async function authorizationServer(spec: ProviderSpec, send: typeof fetch
     } catch (error) {
       throw new OAuthConfigError(`${spec.displayName}'s discovery document at ${issuer.href} is not usable: ${(error as Error).message}`);
     }
+    checkDiscoveredOrigins(spec, as);
   } else {
     as = { issuer: new URL(spec.authorizationUrl!).origin, authorization_endpoint: spec.authorizationUrl, token_endpoint: spec.tokenUrl };
   }
@@ -114,6 +115,55 @@ export async function authorizationServer(spec: ProviderSpec, send: typeof fetch
     userinfo_endpoint: spec.userinfoUrl ?? as.userinfo_endpoint,
     revocation_endpoint: spec.revocation.style === 'rfc7009' && spec.revocation.url ? spec.revocation.url : as.revocation_endpoint,
   };
+}
+
+const DISCOVERED: Array<{ key: 'authorization_endpoint' | 'token_endpoint' | 'userinfo_endpoint' | 'revocation_endpoint'; label: string; flag: string }> = [
+  { key: 'authorization_endpoint', label: 'authorization endpoint', flag: '--authorization-url' },
+  { key: 'token_endpoint', label: 'token endpoint', flag: '--token-url' },
+  { key: 'userinfo_endpoint', label: 'userinfo endpoint', flag: '--userinfo-url' },
+  { key: 'revocation_endpoint', label: 'revocation endpoint', flag: '--revocation-url' },
+];
+
+/** The origins a provider is known by: its issuer's and those of the endpoints the person or Posthoc set explicitly. */
+export function knownOrigins(spec: ProviderSpec): Set<string> {
+  const urls = [spec.issuer, spec.authorizationUrl, spec.tokenUrl, spec.userinfoUrl, spec.revocation.style !== 'none' ? spec.revocation.url : undefined];
+  const origins = new Set<string>();
+  for (const u of urls) {
+    if (!u) continue;
+    try {
+      origins.add(new URL(u).origin);
+    } catch {
+      // Not a URL: checkEndpoint refuses it where it is configured.
+    }
+  }
+  return origins;
+}
+
+/**
+ * A discovery document is fetched over the network and could name endpoints anywhere: the sign-in page
+ * Posthoc opens in the browser, and the token endpoint it sends the client secret and code to. Each
+ * endpoint it would use must be on the issuer's origin or one the provider is known by; otherwise the
+ * person sets it explicitly, having seen where it goes.
+ */
+export function checkDiscoveredOrigins(spec: ProviderSpec, as: oauth.AuthorizationServer): void {
+  const known = knownOrigins(spec);
+  const explicit = { authorization_endpoint: spec.authorizationUrl, token_endpoint: spec.tokenUrl, userinfo_endpoint: spec.userinfoUrl, revocation_endpoint: spec.revocation.style === 'rfc7009' ? spec.revocation.url : undefined };
+  for (const { key, label, flag } of DISCOVERED) {
+    const value = as[key];
+    if (typeof value !== 'string' || value === '' || explicit[key]) continue;
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      throw new OAuthConfigError(`${spec.displayName}'s discovery document names a ${label} that is not a URL: ${value}`);
+    }
+    const plainHttpAllowed = url.protocol === 'http:' && isLoopback(url);
+    if (!known.has(url.origin) || (url.protocol !== 'https:' && !plainHttpAllowed) || url.username !== '' || url.password !== '') {
+      throw new OAuthConfigError(
+        `${spec.displayName}'s discovery document at ${spec.issuer} names a ${label} on ${url.origin}, which is neither the issuer's origin nor one configured for ${spec.displayName} (${[...known].join(', ')}), so Posthoc will not open or send anything to it. If ${url.origin} really is ${spec.displayName}'s, configure it explicitly: posthoc connect ${spec.id} ${flag} ${value}`,
+      );
+    }
+  }
 }
 
 export function clientAuthOf(spec: ProviderSpec, clientSecret: string | null): oauth.ClientAuth {
