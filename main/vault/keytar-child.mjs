@@ -8,13 +8,14 @@
 // travel through process.parentPort instead of stdio.
 import { createRequire } from 'node:module';
 
-const require = createRequire(import.meta.url);
+// Not named `require`: the bundler adds a shim of that name to every ESM output.
+const loadModule = createRequire(import.meta.url);
 const OPS = new Set(['getPassword', 'setPassword', 'deletePassword', 'findCredentials']);
 
 let keytar;
 let loadError = null;
 try {
-  keytar = require('keytar');
+  keytar = loadModule('keytar');
 } catch (error) {
   loadError = `keytar could not load: ${error instanceof Error ? error.message : String(error)}`;
 }
