@@ -130,3 +130,10 @@ function base64Cores(bytes: Buffer): string[] {
   }
   return out;
 }
+
+/** The longest text one secret can take: how far a stream redacted in windows must look back across a border. */
+export function longestForm(redactor: Redactor): number {
+  let longest = 0;
+  for (const form of redactor['forms'].values()) longest = Math.max(longest, form.length);
+  return longest;
+}

@@ -3,7 +3,14 @@
 // answer gave, GitHub's new issue → closing that issue number. No rule, or a value missing → null.
 import type { ApiSpec, InverseRule, RestInverse } from '../../shared/domain/connections';
 import { valueAt } from './body-view';
+import { BODY_WINDOW } from './gateway-limits';
 import { callMatches } from './path-glob';
+
+/**
+ * The most of a response an inverse is derived from: services answer a call that changes something
+ * with a small JSON document. A larger answer is streamed to the sandbox, never held, and gets no inverse.
+ */
+export const INVERSE_BODY_LIMIT = BODY_WINDOW;
 
 export type RanCall = {
   service: string;

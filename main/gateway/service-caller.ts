@@ -1,9 +1,12 @@
 // The one door from Posthoc to a service: adds the service's credentials on the way out (from the vault
 // or an OAuth connection, by name), refreshes an OAuth token once on 401, and redacts every secret it
 // used from what comes back. The forward calls of the sandbox and the inverse calls of undo both use it.
+// Bodies may be streams both ways, so a large upload or download never sits in memory whole.
+import { Readable } from 'node:stream';
 import type { ServiceAuth } from '../../shared/domain/connections';
 import type { Redactor } from './redaction';
 import type { ResolvedService } from './service-registry';
+import { DEFAULT_LIMITS, responseCapMessage } from './gateway-limits';
 
 /** Where credentials come from; implemented over the vault and the OAuth connections by the services layer. */
 export type CredentialSource = {
@@ -15,8 +18,14 @@ export type CredentialSource = {
 
 export class CredentialMissing extends Error {}
 
-export type OutgoingCall = { method: string; path: string; search: string; headers: Headers; body: Uint8Array<ArrayBuffer> | undefined };
+/** A streamed body is sent once: with one, a 401 of an OAuth service is answered as it is, not retried. */
+export type OutgoingCall = { method: string; path: string; search: string; headers: Headers; body: Uint8Array<ArrayBuffer> | Readable | undefined };
 export type ServiceAnswer = { status: number; headers: Headers; body: Buffer };
+/** An answer whose body is still coming, NOT yet redacted: whoever reads it redacts it (whole or in windows). */
+export type OpenAnswer = { status: number; headers: Headers; body: Readable | null };
+
+/** The service's answer is larger than the caller may hold. */
+export class ResponseTooLarge extends Error {}
 
 const NO_BODY = new Set(['GET', 'HEAD']);
 
@@ -26,30 +35,52 @@ export class ServiceCaller {
     private readonly send: typeof fetch = fetch,
   ) {}
 
-  /** Sends the call with credentials; secrets used are added to `redactor` before anything is returned. */
-  async call(service: ResolvedService, call: OutgoingCall, redactor: Redactor, signal?: AbortSignal): Promise<ServiceAnswer> {
+  /**
+   * Sends the call with credentials and reads the whole answer, redacted (at most `maxBytes`, else
+   * ResponseTooLarge); secrets used are added to `redactor` before anything is returned.
+   */
+  async call(service: ResolvedService, call: OutgoingCall, redactor: Redactor, signal?: AbortSignal, maxBytes = DEFAULT_LIMITS.responseBytes): Promise<ServiceAnswer> {
+    const answer = await this.open(service, call, redactor, signal);
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of answer.body ?? []) {
+      size += (chunk as Buffer).length;
+      if (size > maxBytes) {
+        answer.body?.destroy();
+        throw new ResponseTooLarge(responseCapMessage(`${call.method} ${redactor.text(call.path)} on ${service.name}`, null, maxBytes));
+      }
+      chunks.push(chunk as Buffer);
+    }
+    return { status: answer.status, headers: answer.headers, body: redactor.buffer(Buffer.concat(chunks)) };
+  }
+
+  /** Sends the call with credentials; the answer's headers are redacted, its body is left to the caller to redact. */
+  async open(service: ResolvedService, call: OutgoingCall, redactor: Redactor, signal?: AbortSignal): Promise<OpenAnswer> {
+    const streamed = call.body instanceof Readable;
     const attempt = async (refresh: boolean): Promise<Response> => {
       const url = new URL(`${service.baseUrl}${call.path}${call.search}`);
       const headers = new Headers(call.headers);
       await this.authorize(service.auth, headers, url, redactor, refresh);
+      const body = NO_BODY.has(call.method) ? undefined : call.body instanceof Readable ? (Readable.toWeb(call.body) as ReadableStream<Uint8Array>) : call.body;
       return this.send(url, {
         method: call.method,
         headers,
-        body: NO_BODY.has(call.method) ? undefined : call.body,
+        body,
+        // A stream is sent as it is read (fetch requires saying so).
+        ...(body instanceof ReadableStream ? { duplex: 'half' } : {}),
         redirect: 'manual',
         signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(60_000)]) : AbortSignal.timeout(60_000),
-      });
+      } as RequestInit);
     };
     let res = await attempt(false);
-    if (res.status === 401 && service.auth.kind === 'oauth') {
+    if (res.status === 401 && service.auth.kind === 'oauth' && !streamed) {
       // The token may have been revoked or expired early: refresh once and try again (nothing was done).
       await res.arrayBuffer().catch(() => undefined);
       res = await attempt(true);
     }
-    const body = redactor.buffer(Buffer.from(await res.arrayBuffer()));
     const headers = new Headers();
     res.headers.forEach((value, key) => headers.set(key, redactor.text(value)));
-    return { status: res.status, headers, body };
+    return { status: res.status, headers, body: res.body ? Readable.fromWeb(res.body as import('node:stream/web').ReadableStream<Uint8Array>) : null };
   }
 
   private async authorize(auth: ServiceAuth, headers: Headers, url: URL, redactor: Redactor, refresh: boolean): Promise<void> {

@@ -1,14 +1,21 @@
 // $POSTHOC_GATEWAY/svc/NAME/PATH → service NAME, for services granted to the task. Each call is checked
 // against the person's rules (refused, held for approval, or kept back for a send's window), sent with
 // the service's credentials, redacted, and recorded as a RestEffect with the exact call that takes it back.
+// A body that fits the gateway's window is handled whole; a larger one streams through in both directions
+// (redacted in windows, summarized by its head and tail), and a mutating call with one gets no inverse.
+import { pipeline, Readable } from 'node:stream';
 import type { RestEffect } from '../../shared/domain';
 import type { ApiSpec } from '../../shared/domain/connections';
+import { BodyTap, summarize } from './body-summary';
 import { parseBody } from './body-view';
 import { judgeCall, type Verdict } from './call-rules';
-import type { GatewayReply, GatewayRequest, GatewayRoute, RouteContext } from './gateway';
+import { readWindow, type GatewayReply, type RouteContext, type StreamingRequest, type StreamingRoute } from './gateway';
+import { BODY_WINDOW, formatBytes, overBudgetMessage, responseCapMessage } from './gateway-limits';
 import { Holds } from './holds';
-import { deriveInverse } from './rest-inverse';
+import { callMatches } from './path-glob';
+import { deriveInverse, INVERSE_BODY_LIMIT } from './rest-inverse';
 import { CredentialMissing, ServiceCaller, type CredentialSource } from './service-caller';
+import { RedactingStream } from './stream-redaction';
 import { describeAuth, type ResolvedService, type ServiceRegistry } from './service-registry';
 
 /** Headers that belong to one hop, or that the gateway sets itself. */
@@ -17,7 +24,6 @@ const HOP_HEADERS = new Set([
   'transfer-encoding', 'upgrade', 'content-length', 'x-posthoc-gateway-token',
 ]);
 const DROPPED_RESPONSE_HEADERS = new Set([...HOP_HEADERS, 'content-encoding']);
-const SUMMARY_CHARS = 400;
 
 export type ServiceRouteOptions = {
   caller?: ServiceCaller;
@@ -34,13 +40,16 @@ const NO_CREDENTIALS: CredentialSource = {
   },
 };
 
-export function serviceRoute(registry: ServiceRegistry, options: ServiceRouteOptions = {}): GatewayRoute {
+export function serviceRoute(registry: ServiceRegistry, options: ServiceRouteOptions = {}): StreamingRoute {
   const caller = options.caller ?? new ServiceCaller(NO_CREDENTIALS, options.send);
   const holds = options.holds ?? new Holds();
   const apiOf = options.apiOf ?? (() => undefined);
 
-  return async (ctx: RouteContext, req: GatewayRequest): Promise<GatewayReply> => {
+  const route = async (ctx: RouteContext, req: StreamingRequest): Promise<GatewayReply> => {
     const started = performance.now();
+    const { head, whole } = req.body;
+    const requestTap = new BodyTap();
+    requestTap.see(head);
     const [, name = '', ...rest] = req.path.split('/');
     const subPath = `/${rest.join('/')}`;
     const method = req.method.toUpperCase();
@@ -51,17 +60,18 @@ export function serviceRoute(registry: ServiceRegistry, options: ServiceRouteOpt
       path: ctx.redactor.text(subPath + req.search),
       status: 0,
       durationMs: 0,
-      requestBytes: req.body.length,
+      requestBytes: head.length,
       responseBytes: 0,
       mutating: !['GET', 'HEAD', 'OPTIONS'].includes(method),
       refused: null,
       auth: null,
       api: null,
-      request: summarize(req.body, req.headers['content-type'], ctx),
+      request: requestTap.summary(req.headers['content-type'], ctx.redactor),
       response: null,
       inverse: null,
       hold: null,
     };
+    if (!whole) effect.request = `${effect.request ?? ''} (still arriving)`;
     let recorded = false;
     const finish = (status: number, patch: Partial<RestEffect> = {}): void => {
       Object.assign(effect, patch, { status, durationMs: Math.round(performance.now() - started) });
@@ -92,7 +102,14 @@ export function serviceRoute(registry: ServiceRegistry, options: ServiceRouteOpt
     effect.auth = describeAuth(service.auth);
     effect.api = api ? api.id : null;
 
-    const requestValue = parseBody(req.body, req.headers['content-type']);
+    // The person's body rules read the parsed body; a body too long to hold cannot be checked, so it is not sent.
+    if (!whole && service.rules.body.some((rule) => callMatches(rule, method, subPath))) {
+      return refuse(
+        413,
+        `${method} ${subPath} on ${name} has a body over ${formatBytes(BODY_WINDOW)}, and the person's rules check fields of this call's body, which the gateway reads only from smaller bodies. The call was not sent; send a smaller body.`,
+      );
+    }
+    const requestValue = whole ? parseBody(head, req.headers['content-type']) : null;
     const verdict = judgeCall(service.rules, api, { service: name, method, path: subPath, body: requestValue, search: req.search });
     if (verdict.kind === 'refuse') return refuse(403, verdict.message);
     effect.mutating = verdict.mutating;
@@ -110,14 +127,11 @@ export function serviceRoute(registry: ServiceRegistry, options: ServiceRouteOpt
       if (value === undefined || HOP_HEADERS.has(key.toLowerCase())) continue;
       headers.set(key, Array.isArray(value) ? value.join(', ') : value);
     }
+    // A body held whole is sent whole (so an OAuth 401 can be retried); a longer one streams as it arrives.
+    const outgoing = whole ? (head.length === 0 ? undefined : new Uint8Array(head)) : Readable.from(chunksOf(head, req.body.rest, requestTap), { objectMode: false });
     let answer;
     try {
-      answer = await caller.call(
-        service,
-        { method, path: subPath, search: req.search, headers, body: req.body.length === 0 ? undefined : new Uint8Array(req.body) },
-        ctx.redactor,
-        ctx.signal,
-      );
+      answer = await caller.open(service, { method, path: subPath, search: req.search, headers, body: outgoing }, ctx.redactor, ctx.signal);
     } catch (error) {
       if (error instanceof CredentialMissing) return refuse(403, ctx.redactor.text(error.message));
       const message = ctx.redactor.text(`The service "${name}" could not be reached: ${error instanceof Error ? error.message : String(error)}`);
@@ -125,26 +139,88 @@ export function serviceRoute(registry: ServiceRegistry, options: ServiceRouteOpt
       return { status: 502, body: { error: message } };
     }
 
-    const responseValue = parseBody(answer.body, answer.headers.get('content-type') ?? undefined);
-    const inverse = verdict.mutating
-      ? deriveInverse(
-          api,
-          { service: name, method, path: subPath, query: new URLSearchParams(req.search), status: answer.status, request: requestValue, response: responseValue },
-          (other) => registry.serviceOfApi(other, service.auth),
-        )
-      : null;
-    finish(answer.status, {
-      responseBytes: answer.body.length,
-      request: summarize(req.body, req.headers['content-type'], ctx),
-      response: summarize(answer.body, answer.headers.get('content-type') ?? undefined, ctx),
-      inverse: inverse && { ...inverse, path: ctx.redactor.text(inverse.path), body: inverse.body && ctx.redactor.text(inverse.body) },
-    });
     const out: Record<string, string> = {};
     answer.headers.forEach((value, key) => {
       if (!DROPPED_RESPONSE_HEADERS.has(key)) out[key] = value;
     });
-    return { status: answer.status, headers: out, body: answer.body };
+    const what = `${method} ${effect.path} on ${name}`;
+    const cap = ctx.limits.responseBytes;
+    const contentType = answer.headers.get('content-type') ?? undefined;
+    const declared = Number(answer.headers.get('content-length') ?? NaN);
+    const cut = (message: string, limit: 'response' | 'task'): GatewayReply => {
+      answer.body?.destroy();
+      finish(answer.status, { requestBytes: requestTap.total, request: requestTap.summary(req.headers['content-type'], ctx.redactor), response: `not passed on: ${message}` });
+      return { status: 502, body: { error: message, limit } };
+    };
+    if (declared > cap) return cut(responseCapMessage(what, declared, cap), 'response');
+    const first = answer.body ? await readWindow(answer.body, BODY_WINDOW, ctx.reserve) : { head: Buffer.alloc(0), whole: true };
+    if (first === 'over-budget') return cut(overBudgetMessage(ctx.budget), 'task');
+    if (first.head.length > cap) return cut(responseCapMessage(what, first.whole ? first.head.length : null, cap), 'response');
+
+    if (first.whole) {
+      const body = ctx.redactor.buffer(first.head);
+      const responseValue = parseBody(body, contentType);
+      const inverse = verdict.mutating
+        ? deriveInverse(
+            api,
+            { service: name, method, path: subPath, query: new URLSearchParams(req.search), status: answer.status, request: requestValue, response: responseValue },
+            (other) => registry.serviceOfApi(other, service.auth),
+          )
+        : null;
+      finish(answer.status, {
+        requestBytes: requestTap.total,
+        responseBytes: body.length,
+        request: requestTap.summary(req.headers['content-type'], ctx.redactor),
+        response: summarize(body, contentType, ctx.redactor),
+        inverse: inverse && { ...inverse, path: ctx.redactor.text(inverse.path), body: inverse.body && ctx.redactor.text(inverse.body) },
+      });
+      return { status: answer.status, headers: out, body };
+    }
+
+    // Too long to hold: redacted in windows on its way, summarized by its ends, no inverse.
+    const responseTap = new BodyTap();
+    const noInverse = verdict.mutating && verdict.inverseKnown ? ` (no inverse: the answer is over the ${formatBytes(INVERSE_BODY_LIMIT)} an inverse is read from)` : '';
+    let raw = 0;
+    const counted = async function* (): AsyncGenerator<Buffer> {
+      raw = first.head.length;
+      yield first.head;
+      for await (const chunk of answer.body!) {
+        raw += (chunk as Buffer).length;
+        if (raw > cap) throw new Error(responseCapMessage(what, null, cap));
+        yield chunk as Buffer;
+      }
+    };
+    let settled = false;
+    const settle = (error: Error | null): void => {
+      if (settled) return;
+      settled = true;
+      const summary = responseTap.summary(contentType, ctx.redactor) ?? '';
+      finish(answer.status, {
+        requestBytes: requestTap.total,
+        responseBytes: responseTap.total,
+        request: requestTap.summary(req.headers['content-type'], ctx.redactor),
+        response: error ? `${summary} (cut after ${raw} bytes: ${ctx.redactor.text(error.message)})` : `${summary}${noInverse}`,
+      });
+    };
+    // The effect is complete before the stream's end reaches the sandbox, so the action cannot end first.
+    const tail = responseTap.stream(() => settle(null));
+    const body = pipeline(Readable.from(counted(), { objectMode: false }), new RedactingStream(ctx.redactor), tail, (error) => {
+      if (error) settle(error);
+    });
+    finish(answer.status, { response: '(streaming)' });
+    return { status: answer.status, headers: out, body };
   };
+  return Object.assign(route, { streaming: true as const });
+}
+
+/** The request body as it goes out: the window already read, then the rest, each chunk shown to the tap. */
+async function* chunksOf(head: Buffer, rest: Readable | null, tap: BodyTap): AsyncGenerator<Buffer> {
+  if (head.length > 0) yield head;
+  if (!rest) return;
+  for await (const chunk of rest) {
+    tap.see(chunk as Buffer);
+    yield chunk as Buffer;
+  }
 }
 
 /** Waits out a hold; returns why the call must not leave, or null when it may. */
@@ -174,17 +250,6 @@ async function keepBack(
     case 'abandon':
       return `${effect.method} ${effect.path} was still held when the action ended, so it was not sent.`;
   }
-}
-
-/** A short, redacted view of a body for the card and the store. */
-function summarize(body: Buffer, contentType: string | string[] | undefined, ctx: RouteContext): string | null {
-  if (body.length === 0) return null;
-  const type = String(contentType ?? '');
-  const text = body.toString('utf8');
-  const printable = !text.includes('\uFFFD') && !/[\x00-\x08\x0E-\x1F]/.test(text);
-  if (!printable && !/json|text|form/.test(type)) return `${body.length} bytes`;
-  const clean = ctx.redactor.text(text);
-  return clean.length > SUMMARY_CHARS ? `${clean.slice(0, SUMMARY_CHARS)}… (${body.length} bytes)` : clean;
 }
 
 function list(names: string[]): string {

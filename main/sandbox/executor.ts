@@ -66,7 +66,11 @@ export class SandboxExecutor {
     const stdout = new OutputCap();
     const stderr = new OutputCap();
     const finish = (exitCode: number | null, timedOut: boolean, note?: string): ActionOutput => {
-      if (note) stderr.push(Buffer.from(`\n[posthoc] ${note}\n`));
+      if (note) {
+        // On a line of its own, without an empty line before it when the action printed nothing.
+        const before = stderr.text();
+        stderr.push(Buffer.from(`${before === '' || before.endsWith('\n') ? '' : '\n'}[posthoc] ${note}\n`));
+      }
       return { stdout: stdout.text(), stderr: stderr.text(), exitCode, timedOut, truncated: stdout.truncated || stderr.truncated };
     };
     let wedged = false;

@@ -137,8 +137,9 @@ describe('action summary', () => {
   it('says an interrupted action was stopped, and when its changes are not recorded yet', () => {
     const interrupted = (recorded: boolean) =>
       action('a', 1, 0, { status: 'interrupted', output: { stdout: '', stderr: '', exitCode: 137, timedOut: false, truncated: false, interrupted: { reason: 'Stopped by you.', recorded } } });
-    expect(describeExit(interrupted(true))).toBe('stopped');
-    expect(describeExit(interrupted(false))).toBe('stopped; changes not recorded yet');
+    // The header says "stopped": the exit line adds only that the changes are not recorded yet.
+    expect(describeExit(interrupted(true))).toBeNull();
+    expect(describeExit(interrupted(false))).toBe('changes not recorded yet');
     // Not recorded yet: nothing undo or keep could act on until the next start records it.
     expect(canUndo({ ...interrupted(false), effects: [fs(['a.txt'], [], [])] })).toBe(false);
     expect(canKeep(interrupted(false))).toBe(false);

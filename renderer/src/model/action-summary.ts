@@ -107,7 +107,8 @@ export function describeUndo(result: Result<UndoResult>): { tone: 'ok' | 'warn' 
 
 export function describeExit(action: Action): string | null {
   if (action.status === 'running' || action.status === 'awaiting-approval') return null;
-  if (action.output.interrupted) return action.output.interrupted.recorded ? 'stopped' : 'stopped; changes not recorded yet';
+  // The card's header already says "stopped", and the reason is shown beside it: only what it adds.
+  if (action.output.interrupted) return action.output.interrupted.recorded ? null : 'changes not recorded yet';
   if (action.output.timedOut) return 'timed out';
   if (action.output.exitCode === null) return 'did not finish';
   return `exit code ${action.output.exitCode}`;
