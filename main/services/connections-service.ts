@@ -102,7 +102,8 @@ export class ConnectionsService {
     if (!status.available) throw new ServiceError('unavailable', status.message ?? 'The OS keychain is not available.');
     return status.secrets.map((s) => {
       const kind = kindOf(s.name);
-      return kind === 'secret' ? { name: s.name, kind, origins: this.registry.allowedOrigins(s.name, this.binding()) } : { name: s.name, kind };
+      const origins = kind === 'secret' ? this.registry.allowedOrigins(s.name, this.binding()) : [];
+      return origins.length ? { name: s.name, kind, origins } : { name: s.name, kind };
     });
   }
 
