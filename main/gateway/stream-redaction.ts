@@ -62,7 +62,7 @@ export function completeUtf8(bytes: Buffer): number {
   for (let back = 1; back <= Math.min(4, n); back++) {
     const b = bytes[n - back]!;
     if ((b & 0xc0) === 0x80) continue; // a continuation byte: look further back for its lead
-    const need = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1;
+    const need = b >= 0xf8 ? 1 : b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1; // 0xf8 and up lead nothing
     return need > back ? n - back : n;
   }
   return n;
