@@ -108,6 +108,14 @@ describe('connected services, as a new user', () => {
         await page.getByTestId('service-api').selectOption(s.api);
         await page.getByTestId('service-body-rules').fill(s.rule);
         await page.getByTestId('service-submit').click();
+        if (s.name === 'github') {
+          // The connection's token went only to Slack's origin so far: the form asks before sending it to another.
+          const confirm = page.getByTestId('service-origin-confirm');
+          await confirm.waitFor();
+          expect(await confirm.textContent()).toContain(`Send the acme connection's token to ${new URL(github.baseUrl).origin}?`);
+          expect(await page.getByTestId('service-github').count()).toBe(0);
+          await page.getByTestId('service-origin-allow').click();
+        }
         await page.getByTestId(`service-${s.name}`).waitFor();
       }
       expect(await page.getByTestId('service-slack').textContent()).toContain('OAuth connection acme');

@@ -11,22 +11,43 @@ const empty: ServiceFormFields = {
   name: '', baseUrl: '', auth: 'bearer', secret: '', authName: '', provider: '', api: '', allow: '', bodyRules: '', hold: '', sends: '', outside: 'refuse', irreversible: 'allow',
 };
 
+/** A credential the service would send to an origin it is not bound to: the person must say yes first. */
+type OriginQuestion = { credential: string; origin: string; detail: string };
+
 export function ServiceForm({ connections, onSaved }: { connections: ConnectionView[]; onSaved(): void }) {
   const [f, setF] = useState<ServiceFormFields>(empty);
   const [error, setError] = useState<string | null>(null);
   const [saved, setSaved] = useState<string | null>(null);
-  const set = <K extends keyof ServiceFormFields>(key: K) => (value: ServiceFormFields[K]) => setF({ ...f, [key]: value });
+  const [question, setQuestion] = useState<OriginQuestion | null>(null);
+  const set = <K extends keyof ServiceFormFields>(key: K) => (value: ServiceFormFields[K]) => {
+    // What the person confirmed was this service at this origin; any change asks again.
+    setQuestion(null);
+    setF({ ...f, [key]: value });
+  };
 
-  async function submit(event: FormEvent): Promise<void> {
-    event.preventDefault();
+  async function save(allowSecretOrigin: boolean): Promise<void> {
     const input = serviceInput(f);
     if (!input.ok) return setError(input.error);
-    const result = await window.posthoc.serviceAdd(input.value);
-    if (!result.ok) return setError(result.error.message);
+    const result = await window.posthoc.serviceAdd({ ...input.value, ...(allowSecretOrigin ? { allowSecretOrigin } : {}) });
+    if (!result.ok) {
+      // 'forbidden' is the one refusal the person can lift: the credential is bound to other origins.
+      if (result.error.code === 'forbidden' && !allowSecretOrigin) {
+        setError(null);
+        return setQuestion({ credential: credentialName(f), origin: originOf(f.baseUrl), detail: result.error.message });
+      }
+      setQuestion(null);
+      return setError(result.error.message);
+    }
     setError(null);
+    setQuestion(null);
     setSaved(`Saved ${result.value.name}: the sandbox reaches it at $POSTHOC_GATEWAY/svc/${result.value.name}/…`);
     setF(empty);
     onSaved();
+  }
+
+  async function submit(event: FormEvent): Promise<void> {
+    event.preventDefault();
+    await save(false);
   }
 
   const text = (key: keyof ServiceFormFields, label: string, hint: string, testId: string) => (
@@ -119,6 +140,23 @@ export function ServiceForm({ connections, onSaved }: { connections: ConnectionV
           </select>
         </label>
       </div>
+      {question && (
+        <div className="form-confirm" role="alertdialog" aria-labelledby="origin-question" data-testid="service-origin-confirm">
+          <p id="origin-question">
+            <strong>Send {question.credential} to {question.origin}?</strong> It has only gone elsewhere until now. Whoever runs{' '}
+            {question.origin} will receive it with every call; say yes only if you trust that server with it.
+          </p>
+          <p className="field-hint">{question.detail}</p>
+          <div className="form-actions">
+            <button type="button" className="button" onClick={() => setQuestion(null)} data-testid="service-origin-cancel">
+              Cancel
+            </button>
+            <button type="button" className="button button-danger" onClick={() => void save(true)} data-testid="service-origin-allow">
+              Send it to {question.origin}
+            </button>
+          </div>
+        </div>
+      )}
       {error && <p className="form-error" role="alert" data-testid="service-error">{error}</p>}
       {saved && <p className="form-ok" role="status">{saved}</p>}
       <div className="form-actions">
@@ -128,4 +166,16 @@ export function ServiceForm({ connections, onSaved }: { connections: ConnectionV
       </div>
     </form>
   );
+}
+
+function credentialName(f: ServiceFormFields): string {
+  return f.auth === 'oauth' ? `the ${f.provider} connection's token` : `the secret "${f.secret.trim()}"`;
+}
+
+function originOf(url: string): string {
+  try {
+    return new URL(url.trim()).origin;
+  } catch {
+    return url.trim();
+  }
 }
