@@ -43,7 +43,7 @@ export type KeychainHelper = {
 
 export type StartHelper = (script: string, env?: Record<string, string>) => KeychainHelper;
 
-type Pending = { resolve(value: unknown): void; reject(error: Error): void; timer: NodeJS.Timeout };
+type Pending = { helper: KeychainHelper; resolve(value: unknown): void; reject(error: Error): void; timer: NodeJS.Timeout };
 
 export const DEFAULT_KEYCHAIN_TIMEOUT_MS = 30_000;
 
@@ -79,7 +79,12 @@ export class KeytarProcess implements Keytar {
 
   /** Stops the helper; a later call starts a new one. */
   close(): void {
-    this.helper?.kill();
+    if (this.helper) this.retire(this.helper);
+  }
+
+  private retire(helper: KeychainHelper): void {
+    if (this.helper === helper) this.helper = undefined;
+    helper.kill();
   }
 
   private request(op: string, args: unknown[]): Promise<unknown> {
@@ -89,10 +94,10 @@ export class KeytarProcess implements Keytar {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.settle(id, new KeychainError('timeout', `no answer within ${Math.round(timeoutMs / 1000)} s to ${op}`));
-        // Its state is unknown: a fresh helper answers the next call.
-        helper.kill();
+        // Its state is unknown: a fresh helper answers the next call, even one made before this one dies.
+        this.retire(helper);
       }, timeoutMs);
-      this.pending.set(id, { resolve, reject, timer });
+      this.pending.set(id, { helper, resolve, reject, timer });
       helper.hold(true);
       helper.send({ id, op, args });
     });
@@ -120,7 +125,7 @@ export class KeytarProcess implements Keytar {
           : `the keychain helper exited with code ${code}`;
       const problem = classifyHelperExit(signal);
       const detail = problem === 'locked' ? `${how}, which keytar does when the login keyring is locked` : how;
-      for (const id of [...this.pending.keys()]) this.settle(id, new KeychainError(problem, detail));
+      for (const [id, entry] of [...this.pending]) if (entry.helper === helper) this.settle(id, new KeychainError(problem, detail));
     });
     return helper;
   }
@@ -130,7 +135,7 @@ export class KeytarProcess implements Keytar {
     if (!entry) return;
     this.pending.delete(id);
     clearTimeout(entry.timer);
-    if (this.pending.size === 0) this.helper?.hold(false);
+    if (![...this.pending.values()].some((p) => p.helper === entry.helper)) entry.helper.hold(false);
     if (error) entry.reject(error);
     else entry.resolve(value);
   }

@@ -34,6 +34,18 @@ export async function startLockedKeyring(entries: Array<{ service: string; accou
   }
 }
 
+/** A session whose Secret Service is unlocked (an empty login keyring). */
+export async function startUnlockedKeyring(): Promise<PrivateKeyring> {
+  const session = await startSession({ serviceFiles: true });
+  try {
+    const daemon = await startKeyringDaemon(session.env, true);
+    return { env: session.env, stop: async () => { await stopProcess(daemon); await session.stop(); } };
+  } catch (error) {
+    await session.stop();
+    throw error;
+  }
+}
+
 /** A session with no Secret Service at all (no service files, no daemon). */
 export function startSessionWithoutKeyring(): Promise<PrivateKeyring> {
   return startSession({ serviceFiles: false });
