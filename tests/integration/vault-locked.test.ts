@@ -20,15 +20,16 @@ import { startLockedKeyring, startSessionWithoutKeyring, startUnlockedKeyring, t
 const { dirs, model } = cliTestbed();
 
 const SERVICE = 'dev.posthoc.vault';
-const LOCKED_MESSAGE = /The login keyring \(Secret Service\) is locked .*Unlock it: .*gnome-keyring-daemon --replace --unlock/;
+const TOKEN = `ghp-${randomUUID()}`;
+const LOCKED_MESSAGE = /The login keyring \(Secret Service\) is locked .*Unlock it: .*gnome-keyring-daemon --unlock --components=secrets/;
 
 describe('a locked keychain', () => {
-  let keyring: PrivateKeyring;
+  let keyring: Awaited<ReturnType<typeof startLockedKeyring>>;
   let vault: Vault;
   let helper: KeytarProcess;
 
   beforeAll(async () => {
-    keyring = await startLockedKeyring([{ service: SERVICE, account: 'github-token', value: `ghp-${randomUUID()}` }]);
+    keyring = await startLockedKeyring([{ service: SERVICE, account: 'github-token', value: TOKEN }]);
     helper = new KeytarProcess({ env: keyring.env });
     vault = new Vault(SERVICE, async () => helper);
   });
@@ -101,6 +102,13 @@ describe('a locked keychain', () => {
       expect(lines[0]!.action).toMatchObject({ status: 'done', output: { stdout: 'no secret needed\n', exitCode: 0 } });
       expect(lines.at(-1)!.task).toMatchObject({ status: 'done', answer: 'Done.' });
     }
+  });
+
+  // Last: it unlocks the keyring the tests above need locked.
+  it('the unlock command the message gives works: the next call reads the secret', async () => {
+    await keyring.unlock();
+    expect(await vault.status()).toMatchObject({ available: true, message: null, secrets: [{ name: 'github-token', kind: 'secret' }] });
+    expect(await vault.get('github-token')).toBe(TOKEN);
   });
 });
 

@@ -20,14 +20,28 @@ export type PrivateKeyring = {
 const PASSWORD = 'posthoc-locked-test';
 
 /** A session whose Secret Service has `entries` (service → account → value) in a login keyring that is locked. */
-export async function startLockedKeyring(entries: Array<{ service: string; account: string; value: string }>): Promise<PrivateKeyring> {
+export async function startLockedKeyring(
+  entries: Array<{ service: string; account: string; value: string }>,
+): Promise<PrivateKeyring & { unlock(): Promise<void> }> {
   const session = await startSession({ serviceFiles: true });
   try {
     const unlocked = await startKeyringDaemon(session.env, true);
     for (const e of entries) storeWithKeytar(session.env, e.service, e.account, e.value);
     await stopProcess(unlocked);
-    const locked = await startKeyringDaemon(session.env, false);
-    return { env: session.env, stop: async () => { await stopProcess(locked); await session.stop(); } };
+    const daemons = [await startKeyringDaemon(session.env, false)];
+    return {
+      env: session.env,
+      // What the locked message tells a person to do: stop the daemon, start it again with --unlock
+      // (--foreground here, so this test owns the process).
+      unlock: async () => {
+        for (const d of daemons.splice(0)) await stopProcess(d);
+        daemons.push(await startKeyringDaemon(session.env, true));
+      },
+      stop: async () => {
+        for (const d of daemons) await stopProcess(d);
+        await session.stop();
+      },
+    };
   } catch (error) {
     await session.stop();
     throw error;
