@@ -148,6 +148,9 @@ export const migrations: readonly string[] = [
   `,
   // Where each credential may be sent (main/store/secret-origins.ts): origins (scheme://host[:port]) per
   // secret name, or per OAuth provider ("oauth:PROVIDER"); a service elsewhere needs the person's yes.
+  // The services defined before bind their credentials where they already go (base_url is a normalised
+  // URL.href, so its origin is everything before the first "/" after "://"), so removing such a service
+  // does not leave its secret free for the next one to take anywhere.
   `
   CREATE TABLE secret_origins (
     credential TEXT NOT NULL,
@@ -155,5 +158,13 @@ export const migrations: readonly string[] = [
     added_at TEXT NOT NULL,
     PRIMARY KEY (credential, origin)
   );
+  INSERT OR IGNORE INTO secret_origins (credential, origin, added_at)
+  SELECT credential, CASE WHEN slash > 0 THEN substr(base_url, 1, scheme_end + slash - 1) ELSE base_url END, strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+  FROM (
+    SELECT base_url, instr(base_url, '://') + 2 AS scheme_end, instr(substr(base_url, instr(base_url, '://') + 3), '/') AS slash,
+      CASE json_extract(auth_json, '$.kind') WHEN 'oauth' THEN 'oauth:' || json_extract(auth_json, '$.provider') ELSE json_extract(auth_json, '$.secret') END AS credential
+    FROM services
+  )
+  WHERE credential IS NOT NULL;
   `,
 ];

@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { SecretOriginRefused, ServiceDefinitionError, ServiceRegistry, type BindingOptions } from '../../main/gateway/service-registry';
 import { migrate } from '../../main/store/database';
+import { migrations } from '../../main/store/migrations';
 import { originOf, OriginError, parseOrigin } from '../../main/store/secret-origins';
 
 function registry(): ServiceRegistry {
@@ -100,5 +101,33 @@ describe('binding a secret to where it may go', () => {
     const oauth = { kind: 'oauth' as const, provider: 'acme' };
     r.add({ name: 'crm', baseUrl: 'https://crm.acme.example/api', auth: oauth });
     expect(() => r.add({ name: 'steal', baseUrl: 'https://evil.example', auth: oauth })).toThrow(SecretOriginRefused);
+  });
+});
+
+describe('the migration', () => {
+  it('binds the credentials of services defined before it to where they already go', () => {
+    const db = new Database(':memory:');
+    const before = migrations.findIndex((m) => m.includes('CREATE TABLE secret_origins'));
+    expect(before).toBeGreaterThan(0);
+    // The schema as it was before origins were kept, with services of every kind.
+    for (const [i, sql] of migrations.slice(0, before).entries()) {
+      db.exec(sql);
+      db.pragma(`user_version = ${i + 1}`);
+    }
+    const add = db.prepare("INSERT INTO services (name, base_url, created_at, auth_json) VALUES (?, ?, '2026-01-01', ?)");
+    add.run('gh', 'https://api.github.com/v3', JSON.stringify({ kind: 'bearer', secret: 'gh-token' }));
+    add.run('local', 'http://127.0.0.1:8080', JSON.stringify({ kind: 'query', param: 'k', secret: 'local-key' }));
+    add.run('crm', 'https://crm.acme.example:8443/api/x', JSON.stringify({ kind: 'oauth', provider: 'acme' }));
+    add.run('open', 'https://open.example/api', JSON.stringify({ kind: 'none' }));
+    migrate(db);
+    const r = new ServiceRegistry(db);
+    expect([...r.origins.all()]).toEqual([
+      ['gh-token', ['https://api.github.com']],
+      ['local-key', ['http://127.0.0.1:8080']],
+      ['oauth:acme', ['https://crm.acme.example:8443']],
+    ]);
+    // Removing the service leaves its secret bound.
+    r.remove('gh');
+    expect(() => r.add({ name: 'steal', baseUrl: 'https://evil.example', auth: bearer('gh-token') })).toThrow(SecretOriginRefused);
   });
 });
