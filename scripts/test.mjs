@@ -39,14 +39,25 @@ try {
   missing.push([`a Docker daemon (${error.code ?? error.message})`, 'sudo bash scripts/setup-test-env.sh apt docker']);
 }
 
-try {
-  const keytar = require('keytar');
-  await keytar.findCredentials('dev.posthoc.test-probe');
-} catch (error) {
-  missing.push([
-    `an OS keychain (${String(error.message ?? error).split('\n')[0]})`,
-    "sudo bash scripts/setup-test-env.sh apt   (then npm test starts gnome-keyring in a private D-Bus session itself)",
-  ]);
+// Probed through Posthoc's keychain helper, as Posthoc uses it: keytar in this process would take the
+// test runner down with it on a locked keyring (a segfault, no message).
+{
+  const probe = spawnSync(process.execPath, ['main/vault/keytar-child.mjs'], {
+    input: `${JSON.stringify({ id: 1, op: 'findCredentials', args: ['dev.posthoc.test-probe'] })}\n`,
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  let answer = null;
+  try {
+    answer = JSON.parse(probe.stdout.split('\n')[0]);
+  } catch {}
+  if (!answer?.ok) {
+    const why = probe.signal === 'SIGSEGV' ? 'keytar crashed: the login keyring is locked' : String(answer?.error ?? probe.signal ?? probe.error?.message ?? 'no answer').split('\n')[0];
+    missing.push([
+      `an OS keychain (${why})`,
+      "sudo bash scripts/setup-test-env.sh apt   (then npm test starts gnome-keyring in a private D-Bus session itself; unset DBUS_SESSION_BUS_ADDRESS if yours is locked)",
+    ]);
+  }
 }
 
 // PostgreSQL: the databases tiers run against a real server, with the test role that can create databases.

@@ -42,6 +42,7 @@ if (process.parentPort) {
   process.parentPort.on('message', async (event) => process.parentPort.postMessage(await answer(event.data)));
 } else {
   let buffered = '';
+  const inFlight = new Set();
   process.stdin.setEncoding('utf8');
   process.stdin.on('data', (chunk) => {
     buffered += chunk;
@@ -56,9 +57,11 @@ if (process.parentPort) {
         process.stdout.write(`${JSON.stringify({ id: null, ok: false, error: 'a request that is not JSON' })}\n`);
         continue;
       }
-      void answer(request).then((reply) => process.stdout.write(`${JSON.stringify(reply)}\n`));
+      const reply = answer(request).then((r) => new Promise((done) => process.stdout.write(`${JSON.stringify(r)}\n`, done)));
+      inFlight.add(reply);
+      void reply.finally(() => inFlight.delete(reply));
     }
   });
-  // The parent went away: nothing more will be asked.
-  process.stdin.on('end', () => process.exit(0));
+  // The parent went away (or a one-shot caller closed stdin): answer what was asked, then stop.
+  process.stdin.on('end', () => void Promise.allSettled([...inFlight]).then(() => process.exit(0)));
 }
