@@ -6,6 +6,7 @@ import { createServices, type AppServices } from '../services/app-services';
 import { APP_NAME, DataDirUnusable, resolveDataDir } from '../store/data-dir';
 import { registerAppScheme, serveAppScheme } from './app-scheme';
 import { electronTransport } from './electron-transport';
+import { useUtilityProcessForKeychain } from './keychain-helper';
 import { createMainWindow } from './main-window';
 import { devServerUrlOf, hardenContents, hardenSession, openSignInPage } from './security';
 
@@ -14,6 +15,8 @@ if (process.env.POSTHOC_HOME) app.setPath('userData', resolveDataDir());
 app.enableSandbox();
 // Must happen before ready: the renderer's origin is app://posthoc, not file://.
 registerAppScheme(protocol);
+// keytar runs in a utility process, so a keychain crash cannot take the app down.
+useUtilityProcessForKeychain();
 
 const devServerUrl = devServerUrlOf(process.env, app.isPackaged);
 let services: AppServices | undefined;

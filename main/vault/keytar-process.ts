@@ -47,6 +47,15 @@ type Pending = { helper: KeychainHelper; resolve(value: unknown): void; reject(e
 
 export const DEFAULT_KEYCHAIN_TIMEOUT_MS = 30_000;
 
+// How helpers are started when the caller does not say: a Node child, unless the Electron app installs
+// its utility-process starter (packaged builds turn off ELECTRON_RUN_AS_NODE with a fuse).
+let defaultStart: StartHelper | undefined;
+
+/** Called once by the Electron app before any vault call; the CLI and tests keep the Node child. */
+export function setDefaultHelperStarter(start: StartHelper): void {
+  defaultStart = start;
+}
+
 export class KeytarProcess implements Keytar {
   private helper: KeychainHelper | undefined;
   private nextId = 1;
@@ -105,7 +114,7 @@ export class KeytarProcess implements Keytar {
 
   private running(): KeychainHelper {
     if (this.helper) return this.helper;
-    const helper = (this.options.start ?? startNodeHelper)(this.options.script ?? helperScript(), this.options.env);
+    const helper = (this.options.start ?? defaultStart ?? startNodeHelper)(this.options.script ?? helperScript(), this.options.env);
     this.helper = helper;
     helper.onMessage((message) => {
       const answer = message as { id?: unknown; ok?: unknown; value?: unknown; error?: unknown };
