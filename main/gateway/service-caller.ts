@@ -3,10 +3,12 @@
 // used from what comes back. The forward calls of the sandbox and the inverse calls of undo both use it.
 // Bodies may be streams both ways, so a large upload or download never sits in memory whole.
 import { Readable } from 'node:stream';
+import type { ReadableStream as WebReadable } from 'node:stream/web';
 import type { ServiceAuth } from '../../shared/domain/connections';
 import type { Redactor } from './redaction';
 import type { ResolvedService } from './service-registry';
 import { DEFAULT_LIMITS, responseCapMessage } from './gateway-limits';
+import { sendStreamed } from './stream-send';
 
 /** Where credentials come from; implemented over the vault and the OAuth connections by the services layer. */
 export type CredentialSource = {
@@ -56,31 +58,35 @@ export class ServiceCaller {
 
   /** Sends the call with credentials; the answer's headers are redacted, its body is left to the caller to redact. */
   async open(service: ResolvedService, call: OutgoingCall, redactor: Redactor, signal?: AbortSignal): Promise<OpenAnswer> {
-    const streamed = call.body instanceof Readable;
-    const attempt = async (refresh: boolean): Promise<Response> => {
+    const timeout = signal ? AbortSignal.any([signal, AbortSignal.timeout(60_000)]) : AbortSignal.timeout(60_000);
+    const prepare = async (refresh: boolean) => {
       const url = new URL(`${service.baseUrl}${call.path}${call.search}`);
       const headers = new Headers(call.headers);
       await this.authorize(service.auth, headers, url, redactor, refresh);
-      const body = NO_BODY.has(call.method) ? undefined : call.body instanceof Readable ? (Readable.toWeb(call.body) as ReadableStream<Uint8Array>) : call.body;
-      return this.send(url, {
-        method: call.method,
-        headers,
-        body,
-        // A stream is sent as it is read (fetch requires saying so).
-        ...(body instanceof ReadableStream ? { duplex: 'half' } : {}),
-        redirect: 'manual',
-        signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(60_000)]) : AbortSignal.timeout(60_000),
-      } as RequestInit);
+      return { url, headers };
     };
-    let res = await attempt(false);
-    if (res.status === 401 && service.auth.kind === 'oauth' && !streamed) {
-      // The token may have been revoked or expired early: refresh once and try again (nothing was done).
-      await res.arrayBuffer().catch(() => undefined);
-      res = await attempt(true);
+    let answer: OpenAnswer;
+    if (call.body instanceof Readable && !NO_BODY.has(call.method)) {
+      // Sent once, as it arrives: a 401 of an OAuth service is answered as it is (the body is gone).
+      const { url, headers } = await prepare(false);
+      answer = await sendStreamed(url, { method: call.method, headers, body: call.body, signal: timeout });
+    } else {
+      const body = call.body instanceof Readable ? undefined : call.body;
+      const attempt = async (refresh: boolean): Promise<Response> => {
+        const { url, headers } = await prepare(refresh);
+        return this.send(url, { method: call.method, headers, body: NO_BODY.has(call.method) ? undefined : body, redirect: 'manual', signal: timeout });
+      };
+      let res = await attempt(false);
+      if (res.status === 401 && service.auth.kind === 'oauth') {
+        // The token may have been revoked or expired early: refresh once and try again (nothing was done).
+        await res.arrayBuffer().catch(() => undefined);
+        res = await attempt(true);
+      }
+      answer = { status: res.status, headers: res.headers, body: res.body ? Readable.fromWeb(res.body as WebReadable<Uint8Array>) : null };
     }
     const headers = new Headers();
-    res.headers.forEach((value, key) => headers.set(key, redactor.text(value)));
-    return { status: res.status, headers, body: res.body ? Readable.fromWeb(res.body as import('node:stream/web').ReadableStream<Uint8Array>) : null };
+    answer.headers.forEach((value, key) => headers.set(key, redactor.text(value)));
+    return { ...answer, headers };
   }
 
   private async authorize(auth: ServiceAuth, headers: Headers, url: URL, redactor: Redactor, refresh: boolean): Promise<void> {
