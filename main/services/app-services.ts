@@ -81,7 +81,8 @@ export function createServices(options: {
   const vault = options.vault ?? new Vault();
   const docker = options.docker ?? createDocker();
   const services = new ServiceRegistry(db);
-  const gateway = new Gateway(join(options.dataDir, 'gateway'), (taskId) => store.getTask(taskId));
+  // The gateway reads its caps at each call (settings is made below; the closure runs later).
+  const gateway = new Gateway(join(options.dataDir, 'gateway'), (taskId) => store.getTask(taskId), () => settings.gatewayLimits());
   const connections = new ConnectionsService(db, vault, services, gateway, events, options.connections);
   gateway.route('svc', serviceRoute(services, { caller: connections.caller, holds: gateway.holds, apiOf: apiSpec }));
   // Passwords of granted databases are read from the vault in the main process only.

@@ -4,6 +4,7 @@
 import type { CallInput } from '../../shared/contract';
 import type { ProviderSettings } from '../../shared/domain';
 import type { LlmConfig } from '../agent/llm-client';
+import { resolveLimits, type GatewayLimits } from '../gateway/gateway-limits';
 import type { TaskStore } from '../store/task-store';
 import { KNOWN_SECRETS, VaultUnavailable, type Vault } from '../vault/vault';
 import { ServiceError } from './service-error';
@@ -75,6 +76,14 @@ export class SettingsService {
 
   actionTimeoutSeconds(): number {
     return this.store.getSetting<number>(KEYS.actionTimeoutSeconds) ?? DEFAULT_ACTION_TIMEOUT_SECONDS;
+  }
+
+  /**
+   * The gateway's caps (one response; what a task's calls hold at once), in MiB: the environment
+   * (POSTHOC_GATEWAY_MAX_RESPONSE_MIB, POSTHOC_GATEWAY_TASK_MIB) wins over saved settings, then the defaults.
+   */
+  gatewayLimits(): GatewayLimits {
+    return resolveLimits(this.env, (key) => this.store.getSetting<number>(key));
   }
 
   /** The provider configuration for a run; the key stays in the main process. */

@@ -1,0 +1,45 @@
+// The gateway's caps: where they come from (environment over saved settings over defaults) and the
+// per-task count that says no instead of growing.
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_LIMITS, resolveLimits, TaskBudget } from '../../main/gateway/gateway-limits';
+import { SettingsService } from '../../main/services/settings-service';
+import type { TaskStore } from '../../main/store/task-store';
+import type { Vault } from '../../main/vault/vault';
+
+const MIB = 1024 * 1024;
+
+describe('gateway limits', () => {
+  it('defaults to 64 MiB per response and 128 MiB per task', () => {
+    expect(resolveLimits({})).toEqual({ responseBytes: 64 * MIB, taskBytes: 128 * MIB });
+    expect(DEFAULT_LIMITS).toEqual(resolveLimits({}));
+  });
+
+  it('takes the environment over saved settings, and ignores values that are not positive numbers', () => {
+    const saved = (key: string) => ({ 'gateway.maxResponseMiB': 8, 'gateway.taskMiB': 16 })[key];
+    expect(resolveLimits({}, saved)).toEqual({ responseBytes: 8 * MIB, taskBytes: 16 * MIB });
+    expect(resolveLimits({ POSTHOC_GATEWAY_MAX_RESPONSE_MIB: '0.5', POSTHOC_GATEWAY_TASK_MIB: 'lots' }, saved)).toEqual({
+      responseBytes: MIB / 2,
+      taskBytes: 16 * MIB,
+    });
+    expect(resolveLimits({ POSTHOC_GATEWAY_MAX_RESPONSE_MIB: '-3' })).toEqual(DEFAULT_LIMITS);
+  });
+
+  it('reads saved settings through the settings service', () => {
+    const store = { getSetting: (key: string) => (key === 'gateway.taskMiB' ? 32 : undefined) } as unknown as TaskStore;
+    const settings = new SettingsService(store, {} as Vault, { POSTHOC_GATEWAY_MAX_RESPONSE_MIB: '2' });
+    expect(settings.gatewayLimits()).toEqual({ responseBytes: 2 * MIB, taskBytes: 32 * MIB });
+  });
+
+  it('counts what a task holds and refuses past its cap, taking nothing then', () => {
+    let cap = 10;
+    const budget = new TaskBudget(() => cap);
+    expect(budget.take(6)).toBe(true);
+    expect(budget.take(5)).toBe(false);
+    expect(budget.inUse).toBe(6);
+    budget.give(6);
+    expect(budget.take(10)).toBe(true);
+    cap = 20;
+    expect(budget.take(10)).toBe(true);
+    expect(budget.limit).toBe(20);
+  });
+});
