@@ -1,9 +1,11 @@
 // The gateway's bounds, against a local upstream on 127.0.0.1: floods of large uploads and a 1 GiB
 // answer pass through with the process's memory bounded, the caps answer the action with a clear error,
 // and a secret cut across two chunks of a streamed answer is redacted. Data is generated as it is sent.
+import { chownSync } from 'node:fs';
 import { request, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Effect, RestEffect, Task } from '../../shared/domain';
+import type { ApiSpec } from '../../shared/domain/connections';
 import { Gateway } from '../../main/gateway/gateway';
 import type { GatewayLimits } from '../../main/gateway/gateway-limits';
 import { REDACTED } from '../../main/gateway/redaction';
@@ -22,7 +24,7 @@ const task: Task = {
   title: 't',
   status: 'running',
   workspaces: [],
-  services: ['up'],
+  services: ['up', 'ruled', 'undoable'],
   model: 'm',
   answer: null,
   error: null,
@@ -31,6 +33,8 @@ const task: Task = {
 };
 
 let db: AppDatabase;
+let registry: ServiceRegistry;
+let caller: ServiceCaller;
 let upstream: Server;
 let baseUrl: string;
 let gateway: Gateway;
@@ -45,7 +49,9 @@ async function writeFill(out: NodeJS.WritableStream & { writableNeedDrain?: bool
   while (left > 0) {
     const part = left >= FILL.length ? FILL : FILL.subarray(0, left);
     left -= part.length;
-    if (!out.write(part)) await new Promise((r) => out.once('drain', r));
+    // A closed connection never drains: stop there.
+    if (!out.write(part)) await new Promise((r) => (out.once('drain', r), out.once('close', r)));
+    if ((out as { destroyed?: boolean }).destroyed) return;
   }
 }
 
@@ -136,15 +142,30 @@ beforeEach(async () => {
   upstream = createServer(upstreamHandler);
   await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', () => r()));
   baseUrl = `http://127.0.0.1:${(upstream.address() as { port: number }).port}`;
-  const registry = new ServiceRegistry(db);
+  registry = new ServiceRegistry(db);
   registry.add({ name: 'up', baseUrl, auth: { kind: 'bearer', secret: 'up-token' } });
-  const caller = new ServiceCaller({ secret: async () => SECRET, oauthToken: async () => 'unused' });
+  registry.add({ name: 'ruled', baseUrl, rules: { body: [{ method: 'POST', path: '/upload', field: 'channel', oneOf: ['#team'] }] } });
+  registry.add({ name: 'undoable', baseUrl, api: 'fake' });
+  caller = new ServiceCaller({ secret: async () => SECRET, oauthToken: async () => 'unused' });
   limits = { responseBytes: 64 * MIB, taskBytes: 128 * MIB };
-  gateway = new Gateway(dirs.make('posthoc-gw-'), (id) => (id === task.id ? task : undefined), () => limits);
-  gateway.route('svc', serviceRoute(registry, { caller }));
+  await openGateway(dirs.make('posthoc-gw-'));
+});
+
+const FAKE_API: ApiSpec = {
+  id: 'fake',
+  title: 'Fake',
+  baseUrl: 'http://127.0.0.1',
+  inverses: [{ match: { method: 'POST', path: '/chunked' }, inverse: { method: 'DELETE', path: '/chunked' }, summary: 'delete it' }],
+  sends: [],
+  reads: [],
+};
+
+async function openGateway(baseDir: string): Promise<void> {
+  gateway = new Gateway(baseDir, (id) => (id === task.id ? task : undefined), () => limits);
+  gateway.route('svc', serviceRoute(registry, { caller, apiOf: (id) => (id === 'fake' ? FAKE_API : undefined) }));
   socketPath = `${(await gateway.open(task.id)).dir}/gateway.sock`;
   gateway.beginAction(task.id, 'action-1');
-});
+}
 
 afterEach(async () => {
   release();
@@ -214,7 +235,13 @@ describe('a bounded gateway', () => {
     expect((await call('POST', '/svc/up/upload', 2 * MIB)).json()).toEqual({ received: 2 * MIB });
   });
 
-  it('redacts a secret the upstream sends cut across two chunks of a streamed answer', async () => {
+  it.each(['root', 'uid 1000'])('redacts a secret the upstream sends cut across two chunks of a streamed answer (gateway folder of %s)', async (owner) => {
+    if (owner !== 'root') {
+      await gateway.closeAll();
+      const dir = dirs.make('posthoc-gw-');
+      chownSync(dir, 1000, 1000);
+      await openGateway(dir);
+    }
     const answer = await call('GET', '/svc/up/split');
     expect(answer.status).toBe(200);
     expect(answer.complete).toBe(true);
@@ -223,5 +250,40 @@ describe('a bounded gateway', () => {
     expect(answer.bytes).toBe(3 * MIB / 2 + 300 * 1024 + `token=${REDACTED};`.length);
     const [effect] = restEffects(gateway.endAction(task.id));
     expect(effect!.response).not.toContain(SECRET);
+  });
+
+  it('does not send a body too long for the rules that read it', async () => {
+    const answer = await call('POST', '/svc/ruled/upload', 2 * MIB);
+    expect(answer.status).toBe(413);
+    expect(String(answer.json().error)).toMatch(/body over 1 MiB, and the person's rules check fields of this call's body.*not sent/);
+    const [effect] = restEffects(gateway.endAction(task.id));
+    expect(effect!.refused).toMatch(/not sent/);
+  });
+
+  it('derives no inverse from an answer over the bound, and the effect says so', async () => {
+    const answer = await call('POST', `/svc/undoable/chunked?size=${2 * MIB}`, 10, false);
+    expect(answer).toMatchObject({ status: 200, bytes: 2 * MIB, complete: true });
+    const [effect] = restEffects(gateway.endAction(task.id));
+    expect(effect!.inverse).toBeNull();
+    expect(effect!.response).toMatch(/no inverse: the answer is over the 1 MiB an inverse is read from/);
+  });
+
+  it('gives a call\'s bytes back when the code stops reading mid-answer', async () => {
+    limits = { ...limits, taskBytes: 1.5 * MIB };
+    await new Promise<void>((resolve, reject) => {
+      const req = request({ socketPath, path: `/svc/up/chunked?size=${512 * MIB}`, method: 'GET' }, (res) => {
+        res.once('data', () => res.destroy());
+        res.on('close', () => resolve());
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    // Its 1 MiB window is free again once the gateway saw the close: a 2 MiB upload (1 MiB window) passes.
+    let answer = await call('POST', '/svc/up/upload', 2 * MIB);
+    for (let i = 0; answer.status === 413 && i < 500; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      answer = await call('POST', '/svc/up/upload', 2 * MIB);
+    }
+    expect(answer.json()).toEqual({ received: 2 * MIB });
   });
 });
