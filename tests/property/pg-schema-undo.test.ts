@@ -1,7 +1,7 @@
 // Property: on PostgreSQL, actions mixing schema changes (add, drop and rename a column, change a column's
 // type, rename a table, create an index) with row changes, undone, redone and rewound as a stack. The model
-// is the database's own dump (schema with column order and types, constraints, indexes, triggers, and
-// every row as record text) before and after each action: undoing the newest applied action must give back
+// is the database's own dump (columns by name with types, constraints, indexes, triggers, and every row
+// by column name; column order aside, since a dropped column comes back last) before and after each action: undoing the newest applied action must give back
 // exactly the dump before it, redoing the newest undone one exactly the dump after it. A failed or refused
 // action changes nothing. At the end everything is rewound to the start and kept, and nothing of Posthoc
 // (row logs, trash schemas) is left in the database.
@@ -11,7 +11,7 @@ import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DbEffect } from '../../shared/domain';
 import { DbChannel } from '../../main/effects/db/db-channel';
-import { createPgDatabase, pgDump, pgSecrets, resetPgSchema, type PgTestDb } from '../support/shop-db';
+import { createPgDatabase, pgSecrets, resetPgSchema, type PgTestDb } from '../support/shop-db';
 import { tempDirs } from '../support/temp-dir';
 
 const RUNS = Number(process.env.POSTHOC_PROPERTY_RUNS ?? 0);
@@ -116,6 +116,28 @@ function sqlOf(op: Op, all: Table[]): string {
     case 'index':
       return `CREATE INDEX ${q(`i${++names}`)} ON ${q(t.name)} (${q(other.name)})`;
   }
+}
+
+/**
+ * The public schema's tables (columns by name: a dropped column comes back as the table's last one),
+ * constraints, triggers, indexes and rows (jsonb: keys by name), sorted.
+ */
+async function pgDump(client: pg.Client): Promise<string> {
+  const lines: string[] = [];
+  const res = await client.query(`SELECT c.oid::regclass::text AS t,
+      (SELECT string_agg(a.attname || ' ' || format_type(a.atttypid, a.atttypmod) || CASE WHEN a.attnotnull THEN ' not null' ELSE '' END
+        || coalesce(' default ' || pg_get_expr(d.adbin, d.adrelid), ''), ', ' ORDER BY a.attname)
+        FROM pg_attribute a LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped) AS cols,
+      (SELECT string_agg(co.conname || ' ' || pg_get_constraintdef(co.oid), '; ' ORDER BY co.conname) FROM pg_constraint co WHERE co.conrelid = c.oid) AS cons,
+      (SELECT string_agg(pg_get_indexdef(i.indexrelid), '; ' ORDER BY pg_get_indexdef(i.indexrelid)) FROM pg_index i WHERE i.indrelid = c.oid) AS idx,
+      (SELECT string_agg(pg_get_triggerdef(g.oid), '; ' ORDER BY g.tgname) FROM pg_trigger g WHERE g.tgrelid = c.oid AND NOT g.tgisinternal) AS trg
+    FROM pg_class c JOIN pg_namespace s ON s.oid = c.relnamespace WHERE s.nspname = 'public' AND c.relkind = 'r' ORDER BY 1`);
+  for (const r of res.rows as Array<Record<string, string | null>>) {
+    lines.push(`table ${r.t}: ${r.cols}`, `  constraints ${r.cons}`, `  indexes ${r.idx}`, `  triggers ${r.trg}`);
+    const rows = await client.query({ text: `SELECT to_jsonb(x)::text FROM ${r.t} x ORDER BY 1`, rowMode: 'array' });
+    lines.push(...(rows.rows as string[][]).map((x) => `  ${x[0]}`));
+  }
+  return lines.join('\n');
 }
 
 const dirs = tempDirs();

@@ -5,12 +5,14 @@
 // column, changing a type, TRUNCATE, cascades into other objects, functions and types — is refused and
 // rolled back, with held-transaction mode as the way to run it.
 import { DbRefusal } from './db-errors';
+import { columnSave, type ColumnSave } from './pg-column-values';
 import { isTable, relLabel, relSql, type Catalog, type PgRelation, type TrashName } from './pg-catalog';
 import type { PgClient } from './pg-client';
 import { qualified, quoteIdent } from './sql-literals';
 import type { DdlCheck, DdlOp } from './undo-log';
 
-export type DdlPlan = { ops: DdlOp[]; trash: PgRelation[] };
+/** `saves`: dropped columns and type changes, whose values the runner reads (their steps are the last of `ops`, so undo takes them back first). */
+export type DdlPlan = { ops: DdlOp[]; trash: PgRelation[]; saves: ColumnSave[] };
 
 const KIND_WORD: Record<string, string> = { r: 'TABLE', p: 'TABLE', v: 'VIEW', m: 'MATERIALIZED VIEW', S: 'SEQUENCE', f: 'FOREIGN TABLE', i: 'INDEX' };
 
@@ -38,6 +40,7 @@ export function planDdl(before: Catalog, after: Catalog, grantName: string, tras
   if (before.others !== after.others) refuse('it changed functions, types, schemas, extensions, policies or rules', grantName);
   const ops: DdlOp[] = [];
   const trash: PgRelation[] = [];
+  const saves: ColumnSave[] = [];
   const gone = [...before.relations.values()].filter((r) => !after.relations.has(r.oid));
   const created = [...after.relations.values()].filter((r) => !before.relations.has(r.oid));
   const droppedTables = new Set(gone.filter(isTable).map((r) => r.oid));
@@ -79,12 +82,15 @@ export function planDdl(before: Catalog, after: Catalog, grantName: string, tras
     if (!old) continue;
     if (old.schema !== r.schema || old.name !== r.name) ops.push(renameOp(old, r));
     if (!isTable(r) && r.kind !== 'm') continue;
-    if (old.filenode !== r.filenode) refuse(`it rewrote or emptied ${relLabel(r)} (TRUNCATE, a column type change, a volatile default, CLUSTER or REFRESH)`, grantName);
-    ops.push(...columnOps(old, r, grantName));
+    const typeChanged = old.columns.some((c) => r.columns.some((x) => x.num === c.num && x.type !== c.type));
+    if (old.filenode !== r.filenode && !typeChanged) refuse(`it rewrote or emptied ${relLabel(r)} (TRUNCATE, a volatile default, CLUSTER or REFRESH)`, grantName);
+    ops.push(...columnOps(old, r, grantName, saves));
     ops.push(...constraintOps(old, r, grantName));
     ops.push(...triggerOps(old, r));
   }
-  return { ops, trash };
+  // Columns come back before the indexes, constraints and views that used them are made again.
+  ops.push(...saves.map((x) => x.op));
+  return { ops, trash, saves };
 }
 
 function createdOp(r: PgRelation, trash: TrashName): DdlOp {
@@ -191,13 +197,17 @@ function renameOp(old: PgRelation, r: PgRelation): DdlOp {
   };
 }
 
-function columnOps(old: PgRelation, r: PgRelation, grantName: string): DdlOp[] {
+function columnOps(old: PgRelation, r: PgRelation, grantName: string, saves: ColumnSave[]): DdlOp[] {
   const ops: DdlOp[] = [];
   const t = relSql(r);
   for (const c of old.columns) {
     const now = r.columns.find((x) => x.num === c.num);
-    if (!now) refuse(`it dropped column ${c.name} of ${relLabel(r)}`, grantName);
-    if (now.type !== c.type || now.generated !== c.generated) refuse(`it changed the type of ${relLabel(r)}.${c.name}`, grantName);
+    if (!now) {
+      saves.push(columnSave(old, c, r, null, grantName));
+      continue;
+    }
+    if (now.generated !== c.generated) refuse(`it changed the type of ${relLabel(r)}.${c.name}`, grantName);
+    if (now.type !== c.type) saves.push(columnSave(old, c, r, now, grantName));
     if (now.name !== c.name) {
       ops.push(simpleOp(`renamed column ${relLabel(r)}.${c.name} to ${now.name}`, r, [`ALTER TABLE ${t} RENAME COLUMN ${quoteIdent(now.name)} TO ${quoteIdent(c.name)}`], [`ALTER TABLE ${t} RENAME COLUMN ${quoteIdent(c.name)} TO ${quoteIdent(now.name)}`]));
     }
@@ -271,7 +281,8 @@ function simpleOp(describe: string, r: PgRelation, undo: string[], redo: string[
 /** The state a check looks at: absent, or the relation's kind and columns, plus the content of the named columns (null: every column). */
 export async function relationState(client: PgClient, check: DdlCheck): Promise<string> {
   const res = await client.query(
-    `SELECT c.relkind::text AS kind, (SELECT string_agg(a.attname || ' ' || format_type(a.atttypid, a.atttypmod), ', ' ORDER BY a.attnum)
+    // Columns by name: a column dropped and brought back by an undo comes back last, and is the same column.
+    `SELECT c.relkind::text AS kind, (SELECT string_agg(a.attname || ' ' || format_type(a.atttypid, a.atttypmod), ', ' ORDER BY a.attname)
        FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped) AS cols
      FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relname = $2`,
     [check.schema, check.name],
@@ -279,7 +290,19 @@ export async function relationState(client: PgClient, check: DdlCheck): Promise<
   const row = res.rows[0] as { kind: string; cols: string | null } | undefined;
   if (!row) return 'absent';
   let content = '';
-  if (check.uniform) {
+  if (check.column) {
+    // A dropped column or a type change: only that column matters — whether it exists, its type, and each row's value by key.
+    const { name, keys } = check.column;
+    const type = await client.query(
+      `SELECT format_type(a.atttypid, a.atttypmod) AS t FROM pg_attribute a WHERE a.attrelid = $1::regclass AND a.attname = $2 AND NOT a.attisdropped`,
+      [qualified(check.schema, check.name), name],
+    );
+    const t = (type.rows[0] as { t: string } | undefined)?.t;
+    if (t === undefined) return `${row.kind}: no column ${name}`;
+    const value = `ROW(${[...keys, name].map((c) => `t.${quoteIdent(c)}`).join(', ')})::text`;
+    const r = await client.query(`SELECT md5(coalesce(string_agg(${value}, E'\n' ORDER BY ${value}), '')) AS h FROM ${qualified(check.schema, check.name)} t`);
+    return `${row.kind}: ${name} ${t} #${(r.rows[0] as { h: string }).h}`;
+  } else if (check.uniform) {
     // Only the added column matters: columns added or dropped elsewhere since do not stand in the way.
     const type = await client.query(
       `SELECT format_type(a.atttypid, a.atttypmod) AS t FROM pg_attribute a WHERE a.attrelid = $1::regclass AND a.attname = $2 AND NOT a.attisdropped`,

@@ -6,7 +6,8 @@ import { rmSync } from 'node:fs';
 import type { DatabaseGrant, DbStatement, StatementClass } from '../../../shared/domain';
 import { DbRefusal, OverRowLimit } from './db-errors';
 import { readCatalog, TRASH_PREFIX, type Catalog } from './pg-catalog';
-import { PgCapture, type Probe } from './pg-capture';
+import { identityColumns, PgCapture, type Probe } from './pg-capture';
+import { readValues } from './pg-column-values';
 import { connectPg, pgMessage, runBatch, type PgClient, type Secrets } from './pg-client';
 import { planDdl, relationState, sameCatalog, trashedOp, trashMove } from './pg-ddl';
 import { displayValue, ResultCollector } from './query-result';
@@ -114,11 +115,29 @@ export async function runPgAction(input: RunInput, secrets: Secrets, logs: UndoL
             if (!sameCatalog(await readCatalog(client), now)) {
               throw new DbRefusal(`This DROP also removed other objects (a CASCADE into views or foreign keys), which cannot be undone exactly in capture mode. Drop the dependent objects first, or ask the person to grant "${grant.name}" in held-transaction mode.`);
             }
+          } else if (plan.saves.length > 0) {
+            // A dropped column or a type change: its values are read before the statement (rolled back and
+            // run again) and, for a type change, after it too; they go into the undo log.
+            await client.query('ROLLBACK TO SAVEPOINT posthoc_statement');
+            const olds: Array<Array<[string[], string]>> = [];
+            for (const x of plan.saves) olds.push(await readValues(client, x.old, identityColumns(x.old), x.column.name));
+            await client.query({ text, values: input.params ?? undefined });
+            const again = planDdl(catalog, await readCatalog(client), grant.name, trashName);
+            if (again.saves.length !== plan.saves.length || again.trash.length > 0) throw new DbRefusal('This statement changed the schema differently when Posthoc ran it again to keep the values it changes; it was rolled back. Run its schema changes one statement at a time.');
+            for (const [i, x] of again.saves.entries()) {
+              x.op.values.undo!.rows = olds[i]!;
+              if (x.changed && x.op.values.redo) x.op.values.redo.rows = await readValues(client, x.now, x.op.values.keyColumns, x.changed.name);
+            }
+            ops = again.ops;
           }
           const rows = capture.takeSegment();
           if (rows.length > 0) segments.push({ kind: 'rows', tables: rows });
           // Each step expects, on undo, the state this statement left: later changes are undone before it.
           for (const op of ops) op.expectAfter = await relationState(client, op.checkAfter);
+          // A dropped column comes back first on undo, which changes the table the other steps of this
+          // statement see (its index or constraint comes back after it): those check nothing of their own.
+          const saved = new Set(ops.filter((o) => o.values).map((o) => o.object));
+          for (const op of ops) if (!op.values && saved.has(op.object)) op.expectAfter = null;
           segments.push({ kind: 'ddl', statement: text, ops });
           for (const op of ops) tables.add(op.object);
           catalog = await readCatalog(client);

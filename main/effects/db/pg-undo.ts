@@ -9,6 +9,7 @@ import { DbConflict, DbRefusal } from './db-errors';
 import { isTable, readCatalog, relLabel, relSql, tableInfo, type Catalog } from './pg-catalog';
 import { PgCapture, readLazyRows } from './pg-capture';
 import { connectPg, pgMessage, runBatch, type PgClient, type Secrets } from './pg-client';
+import { fillColumn } from './pg-column-values';
 import { relationState } from './pg-ddl';
 import { fitToColumns, keyText, lazyRowsRead, moveOf, namedRows, orderedStatements, ORDERS, rowName, type Dialect, type Direction, type TableLog } from './row-log';
 import { parseRecordText, pgLiteral, quoteIdent, sameImage } from './sql-literals';
@@ -82,6 +83,7 @@ async function applyOp(client: PgClient, op: DdlOp, direction: Direction): Promi
   }
   const steps = direction === 'undo' ? op.undo : op.redo;
   await runBatch(client, steps);
+  if (op.values) await fillColumn(client, op.values, direction);
   // What this step left is what the opposite direction will expect.
   if (direction === 'undo') op.expectBefore = await relationState(client, op.checkBefore);
   else op.expectAfter = await relationState(client, op.checkAfter);

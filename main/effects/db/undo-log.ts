@@ -11,6 +11,7 @@ import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import type { DatabaseEngine } from '../../../shared/domain';
 import { readRowFile } from './pg-capture';
+import type { ColumnValues } from './pg-column-values';
 import { lazyRowsRead, type TableLog } from './row-log';
 import { readLazyRows } from './sqlite-capture';
 import { applyPageDelta, isPageDelta, readPageRows } from './sqlite-pages';
@@ -20,7 +21,14 @@ import { applyPageDelta, isPageDelta, readPageRows } from './sqlite-pages';
  * instead, how many rows hold something else than the column's default (a column the action added must
  * still hold only that, or dropping it would lose what someone wrote there since).
  */
-export type DdlCheck = { schema: string; name: string; columns: string[] | null; uniform?: { column: string; value: string | null } };
+export type DdlCheck = {
+  schema: string;
+  name: string;
+  columns: string[] | null;
+  uniform?: { column: string; value: string | null };
+  /** Instead: only this column — absent, or its type and each row's value by these key columns. */
+  column?: { name: string; keys: string[] };
+};
 
 /**
  * A PostgreSQL schema change and how to take it back (and forward again). Undo runs only while the
@@ -40,6 +48,8 @@ export type DdlOp = {
   expectBefore: string | null;
   /** Run when the action is kept: empties the trash. */
   keep: string[];
+  /** A dropped column or a type change: the values written back after the statements (see pg-column-values). */
+  values?: ColumnValues;
 };
 
 export type Segment =
