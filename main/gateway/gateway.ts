@@ -180,13 +180,16 @@ export class Gateway {
     const limits = this.limits();
     const budget = this.budget(door.taskId);
     let held = 0;
+    let closed = false;
+    // After the close nothing could give bytes back, so nothing more is taken: the call is over anyway.
     const reserve = (bytes: number): boolean => {
-      if (!budget.take(bytes)) return false;
+      if (closed || !budget.take(bytes)) return false;
       held += bytes;
       return true;
     };
     const gone = new AbortController();
     res.on('close', () => {
+      closed = true;
       budget.give(held);
       held = 0;
       if (!res.writableFinished) gone.abort();
@@ -201,18 +204,18 @@ export class Gateway {
     }
     const changed = () => action.onEffects?.(structuredClone(action.effects));
     const ctx: RouteContext = {
-        task,
-        actionId: action.id,
-        recordEffect: (effect) => {
-          action.effects.push(effect);
-          changed();
-        },
-        changed,
-        signal: gone.signal,
-        redactor: this.redactor(door.taskId),
-        reserve,
-        budget,
-        limits,
+      task,
+      actionId: action.id,
+      recordEffect: (effect) => {
+        action.effects.push(effect);
+        changed();
+      },
+      changed,
+      signal: gone.signal,
+      redactor: this.redactor(door.taskId),
+      reserve,
+      budget,
+      limits,
     };
     const base = { method: req.method ?? 'GET', path: `/${rest.join('/')}`, search: url.search, headers: req.headers };
     const result = route.streaming

@@ -71,7 +71,8 @@ export function serviceRoute(registry: ServiceRegistry, options: ServiceRouteOpt
       inverse: null,
       hold: null,
     };
-    if (!whole) effect.request = `${effect.request ?? ''} (still arriving)`;
+    // Until the rest has streamed through, only its first window is known.
+    if (!whole) effect.request = `${effect.request ?? ''} (over ${formatBytes(BODY_WINDOW)})`;
     let recorded = false;
     const finish = (status: number, patch: Partial<RestEffect> = {}): void => {
       Object.assign(effect, patch, { status, durationMs: Math.round(performance.now() - started) });
