@@ -5,11 +5,12 @@
 // are logged in the same order, so each row's before- and after-image pair up even when its key changed.
 // The log lives in the database only for the action's transaction (ON COMMIT DROP): what undo needs of it
 // is copied into Posthoc's data folder before COMMIT, so nothing of Posthoc stays in the person's database.
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
 import { DbRefusal } from './db-errors';
 import { isTable, LOG_SCHEMA, relLabel, relSql, type Catalog, type PgRelation } from './pg-catalog';
 import { pgMessage, type PgClient } from './pg-client';
+import { rowFileRows, saveRowFile, type RowFile } from './pg-row-file';
 import type { LazySource, RowEntry, TableLog } from './row-log';
 import { parseRecordText, pgLiteral, quoteIdent } from './sql-literals';
 
@@ -18,8 +19,6 @@ type Tracker = { rel: PgRelation; keyIdx: number[]; writeIdx: number[]; entries:
 /** A log row as read: the statement's invocation, the relation, op, and the record texts before and after. */
 type LogRow = [inv: string, rel: string, op: string, o: string | null, n: string | null];
 
-/** Where a lazy capture puts the rows undo needs: a SQLite file in Posthoc's data folder (see UndoLogStore). */
-export type RowFile = { name: string; write(image: Uint8Array): void };
 
 /** Where a lazy table's rows are: its relation's rows in the action's log table. */
 export type PgLazy = Extract<LazySource, { engine: 'postgres' }>;
@@ -249,7 +248,7 @@ END $posthoc$`,
     const file = this.options.rowFile!;
     // Rows updated to the values they held are no change: a table with only those needs no row file.
     const saved = [...lazyRels].filter(([, c]) => c.d + c.u + c.i > 0).map(([rel]) => rel);
-    if (saved.length > 0) await this.saveRows(saved, file);
+    if (saved.length > 0) await saveRowFile(this.client, this.log, saved, file, `posthoc_rows_${this.tag}`);
     const out: TableLog[] = [];
     for (const oid of order) {
       const rel = catalog.relations.get(oid);
@@ -268,29 +267,6 @@ END $posthoc$`,
     }
     await this.client.query(`DROP TABLE ${this.log}`);
     return out;
-  }
-
-  /** Copies the log rows of these tables, in batches through a cursor, into the row file. */
-  private async saveRows(rels: string[], file: RowFile): Promise<void> {
-    const db = new Database(':memory:');
-    try {
-      db.exec(ROW_FILE_SCHEMA);
-      const insert = db.prepare('INSERT INTO pg_log (inv, ord, rel, op, o, n) VALUES (?, ?, ?, ?, ?, ?)');
-      const cursor = quoteIdent(`posthoc_rows_${this.tag}`);
-      await this.client.query({ text: `DECLARE ${cursor} NO SCROLL CURSOR FOR SELECT inv, ord, rel::text, op, o, n FROM ${this.log} WHERE rel = ANY($1::oid[]) AND op IN ('i', 'u', 'd') ORDER BY inv, ord`, values: [rels] });
-      for (;;) {
-        const res = await this.client.query({ text: `FETCH 5000 FROM ${cursor}`, rowMode: 'array' });
-        const rows = res.rows as Array<[string, string, string, string, string | null, string | null]>;
-        db.transaction(() => {
-          for (const r of rows) insert.run(Number(r[0]), Number(r[1]), r[2], r[3], r[4], r[5]);
-        })();
-        if (rows.length < 5000) break;
-      }
-      await this.client.query(`CLOSE ${cursor}`);
-      file.write(db.serialize());
-    } finally {
-      db.close();
-    }
   }
 
   private async previewRows(source: PgLazy, counts: Record<'d' | 'u' | 'i', number>, limit: number): Promise<RowEntry[]> {
@@ -435,13 +411,9 @@ function lazySource(file: string, rel: PgRelation): PgLazy {
   return { engine: 'postgres', file, rel: rel.oid, ...indexes(rel) };
 }
 
-/** The row file: the capture log's rows of the lazy tables, as PostgreSQL logged them. */
-const ROW_FILE_SCHEMA = 'CREATE TABLE pg_log (inv INTEGER NOT NULL, ord INTEGER NOT NULL, rel TEXT NOT NULL, op TEXT NOT NULL, o TEXT, n TEXT)';
-
 /** Every entry of a lazy table, read from the action's row file in Posthoc's data folder (undo and redo). */
 export function readRowFile(file: Database.Database, source: PgLazy): RowEntry[] {
-  const rows = file.prepare('SELECT op, o, n FROM pg_log WHERE rel = ? ORDER BY inv, ord').raw(true).all(source.rel) as Array<[string, string | null, string | null]>;
-  return rows.map(([op, o, n]) => lazyEntry(source, op, o, n));
+  return rowFileRows(file, source.rel).map(([op, o, n]) => lazyEntry(source, op, o, n));
 }
 
 /** A log row of a lazy table as its entry (each row was touched once and kept its key). */
