@@ -19,6 +19,7 @@ export const DEFAULT_LIMITS: GatewayLimits = { responseBytes: 64 * MIB, taskByte
 export const BODY_WINDOW = MIB;
 
 export const LIMIT_ENV = { responseBytes: 'POSTHOC_GATEWAY_MAX_RESPONSE_MIB', taskBytes: 'POSTHOC_GATEWAY_TASK_MIB' } as const;
+/** Where settings:update (gatewayMaxResponseMiB, gatewayTaskMiB) saves them. */
 export const LIMIT_SETTINGS = { responseBytes: 'gateway.maxResponseMiB', taskBytes: 'gateway.taskMiB' } as const;
 
 /** The limits from the environment (MiB), else from saved settings (MiB), else the defaults. */
@@ -74,7 +75,7 @@ export function overBudgetMessage(budget: TaskBudget): string {
   return (
     `This task's calls already hold ${formatBytes(budget.inUse)} of bodies in Posthoc, and the cap per task is ${formatBytes(budget.limit)}; ` +
     `the call was not sent. Send fewer large bodies at once (wait for earlier calls to finish), or ask the person to raise the cap ` +
-    `(${LIMIT_ENV.taskBytes}=MiB when starting Posthoc, or the setting ${LIMIT_SETTINGS.taskBytes}).`
+    `(${LIMIT_ENV.taskBytes}=MiB when starting Posthoc, or gatewayTaskMiB in the settings).`
   );
 }
 
@@ -82,6 +83,6 @@ export function responseCapMessage(what: string, size: number | null, cap: numbe
   const seen = size === null ? `grew over ${formatBytes(cap)}` : `is ${formatBytes(size)}`;
   return (
     `The response to ${what} ${seen}, over the gateway's cap of ${formatBytes(cap)} per response. Ask for less (a page, a range, a filter), ` +
-    `or ask the person to raise the cap (${LIMIT_ENV.responseBytes}=MiB when starting Posthoc, or the setting ${LIMIT_SETTINGS.responseBytes}).`
+    `or ask the person to raise the cap (${LIMIT_ENV.responseBytes}=MiB when starting Posthoc, or gatewayMaxResponseMiB in the settings).`
   );
 }

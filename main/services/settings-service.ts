@@ -4,7 +4,7 @@
 import type { CallInput } from '../../shared/contract';
 import type { ProviderSettings } from '../../shared/domain';
 import type { LlmConfig } from '../agent/llm-client';
-import { resolveLimits, type GatewayLimits } from '../gateway/gateway-limits';
+import { LIMIT_SETTINGS, resolveLimits, type GatewayLimits } from '../gateway/gateway-limits';
 import type { TaskStore } from '../store/task-store';
 import { KNOWN_SECRETS, VaultUnavailable, type Vault } from '../vault/vault';
 import { ServiceError } from './service-error';
@@ -38,6 +38,7 @@ export class SettingsService {
     const model = envModel ?? savedModel;
     const baseUrl = envBase ?? savedBase;
     const apiKeySet = Boolean(envKey) || vaultKey;
+    const limits = this.gatewayLimits();
     return {
       model,
       baseUrl,
@@ -50,6 +51,7 @@ export class SettingsService {
       configured: Boolean(model) && (apiKeySet || Boolean(baseUrl)),
       maxSteps: this.maxSteps(),
       actionTimeoutSeconds: this.actionTimeoutSeconds(),
+      gateway: { maxResponseMiB: toMiB(limits.responseBytes), taskMiB: toMiB(limits.taskBytes) },
     };
   }
 
@@ -67,6 +69,8 @@ export class SettingsService {
     if (input.baseUrl !== undefined) this.store.setSetting(KEYS.baseUrl, input.baseUrl);
     if (input.maxSteps !== undefined) this.store.setSetting(KEYS.maxSteps, input.maxSteps);
     if (input.actionTimeoutSeconds !== undefined) this.store.setSetting(KEYS.actionTimeoutSeconds, input.actionTimeoutSeconds);
+    if (input.gatewayMaxResponseMiB !== undefined) this.store.setSetting(LIMIT_SETTINGS.responseBytes, input.gatewayMaxResponseMiB);
+    if (input.gatewayTaskMiB !== undefined) this.store.setSetting(LIMIT_SETTINGS.taskBytes, input.gatewayTaskMiB);
     return this.get();
   }
 
@@ -114,6 +118,10 @@ export class SettingsService {
       return false;
     }
   }
+}
+
+function toMiB(bytes: number): number {
+  return Math.round((bytes / (1024 * 1024)) * 100) / 100;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

@@ -67,6 +67,9 @@ export const calls = {
       apiKey: z.string().optional(),
       maxSteps: z.number().int().min(1).max(200).optional(),
       actionTimeoutSeconds: z.number().int().min(1).max(3600).optional(),
+      /** The gateway's caps in MiB: one response, and the bodies a task's calls hold at once. */
+      gatewayMaxResponseMiB: z.number().positive().max(16384).optional(),
+      gatewayTaskMiB: z.number().positive().max(65536).optional(),
     }),
     output: ProviderSettings,
   },

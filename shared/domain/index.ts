@@ -353,6 +353,8 @@ export const ProviderSettings = z.object({
   configured: z.boolean(),
   maxSteps: z.number().int(),
   actionTimeoutSeconds: z.number().int(),
+  /** The gateway's caps in MiB (the environment's POSTHOC_GATEWAY_* win over saved values). */
+  gateway: z.object({ maxResponseMiB: z.number(), taskMiB: z.number() }).optional(),
 });
 export type ProviderSettings = z.infer<typeof ProviderSettings>;
 

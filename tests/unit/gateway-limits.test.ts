@@ -30,6 +30,18 @@ describe('gateway limits', () => {
     expect(settings.gatewayLimits()).toEqual({ responseBytes: 2 * MIB, taskBytes: 32 * MIB });
   });
 
+  it('saves the caps through settings:update, and shows them (the environment still wins)', async () => {
+    const saved = new Map<string, unknown>();
+    const store = { getSetting: (key: string) => saved.get(key), setSetting: (key: string, value: unknown) => saved.set(key, value) } as unknown as TaskStore;
+    const vault = { has: async () => false } as unknown as Vault;
+    const settings = new SettingsService(store, vault, {});
+    expect((await settings.get()).gateway).toEqual({ maxResponseMiB: 64, taskMiB: 128 });
+    expect((await settings.update({ gatewayMaxResponseMiB: 256, gatewayTaskMiB: 512 })).gateway).toEqual({ maxResponseMiB: 256, taskMiB: 512 });
+    expect(settings.gatewayLimits()).toEqual({ responseBytes: 256 * MIB, taskBytes: 512 * MIB });
+    const pinned = new SettingsService(store, vault, { POSTHOC_GATEWAY_TASK_MIB: '8' });
+    expect((await pinned.get()).gateway).toEqual({ maxResponseMiB: 256, taskMiB: 8 });
+  });
+
   it('counts what a task holds and refuses past its cap, taking nothing then', () => {
     let cap = 10;
     const budget = new TaskBudget(() => cap);

@@ -60,6 +60,7 @@ describe('SettingsService.get', () => {
       configured: false,
       maxSteps: DEFAULT_MAX_STEPS,
       actionTimeoutSeconds: DEFAULT_ACTION_TIMEOUT_SECONDS,
+      gateway: { maxResponseMiB: 64, taskMiB: 128 },
     });
   });
 
@@ -73,6 +74,7 @@ describe('SettingsService.get', () => {
       configured: true,
       maxSteps: 9,
       actionTimeoutSeconds: 30,
+      gateway: { maxResponseMiB: 64, taskMiB: 128 },
     });
   });
 
