@@ -18,6 +18,7 @@ export const GATEWAY_MOUNT = '/run/posthoc';
 /** Where the action runner finds the host's control socket (see action-channel.ts). */
 export const CONTROL_MOUNT = '/run/posthoc-control';
 export const SANDBOX_HOME = '/home/sandbox';
+export const CLAIMS_MOUNT = '/run/posthoc-claims';
 /** The uid actions run as when Posthoc runs as root and no granted folder says whose the work is. */
 export const FALLBACK_SANDBOX_UID = 10001;
 
@@ -89,6 +90,8 @@ export function containerSpec(input: {
       // HOME belongs to the action user (a 1777 tmpfs is writable, but tools refuse a home they do not own).
       Tmpfs: {
         '/tmp': 'rw,nosuid,nodev,size=256m,mode=1777',
+        // The claim log (claims.ts) on a file system of its own: filling /tmp cannot cost it lines.
+        [CLAIMS_MOUNT]: 'rw,nosuid,nodev,noexec,size=80m,mode=0755',
         [SANDBOX_HOME]: `rw,nosuid,nodev,size=64m,mode=0700,uid=${actionUid},gid=${actionGid}`,
       },
       CapDrop: ['ALL'],

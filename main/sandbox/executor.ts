@@ -54,6 +54,8 @@ const STOP_GRACE_MS = 5_000;
 export class SandboxExecutor {
   private readonly sandboxes = new Map<string, Promise<Sandbox>>();
   private readonly idleTimers = new Map<string, NodeJS.Timeout>();
+  /** Stops under way, so a new container never starts while the old one's doors are being closed. */
+  private readonly stopping = new Map<string, Promise<void>>();
 
   constructor(
     private readonly docker: Docker,
@@ -157,15 +159,27 @@ export class SandboxExecutor {
     this.idleTimers.delete(taskId);
     const pending = this.sandboxes.get(taskId);
     this.sandboxes.delete(taskId);
-    if (!pending) return;
-    try {
-      const sandbox = await pending;
-      await sandbox.container.remove({ force: true }).catch(() => undefined);
-      await sandbox.channel.close();
-    } catch {
-      // it never started
+    if (!pending) {
+      // Another caller (the wedge guard, the idle timer) may be stopping it: done when that is done.
+      await this.stopping.get(taskId);
+      return;
     }
-    await this.options.doors?.close(taskId);
+    const stopped = (async () => {
+      try {
+        const sandbox = await pending;
+        await sandbox.container.remove({ force: true }).catch(() => undefined);
+        await sandbox.channel.close();
+      } catch {
+        // it never started
+      }
+      await this.options.doors?.close(taskId);
+    })();
+    this.stopping.set(taskId, stopped);
+    try {
+      await stopped;
+    } finally {
+      if (this.stopping.get(taskId) === stopped) this.stopping.delete(taskId);
+    }
   }
 
   async stopAll(): Promise<void> {
@@ -193,6 +207,8 @@ export class SandboxExecutor {
   }
 
   private async sandboxFor(taskId: string, workspaces: WorkspaceGrant[]): Promise<Sandbox> {
+    // A stop still closing the task's doors would remove the new container's gateway folder.
+    await this.stopping.get(taskId);
     const existing = this.sandboxes.get(taskId);
     if (existing) {
       const sandbox = await existing.catch(() => undefined);

@@ -93,7 +93,7 @@ async function buildWithDebootstrap(docker: Docker, log: (line: string) => void,
     log(`debootstrap bookworm (${PACKAGES.join(', ')}) into ${rootfs} — about a minute…`);
     await run('debootstrap', ['--variant=minbase', `--include=${PACKAGES.join(',')}`, 'bookworm', rootfs], log);
     await rm(join(rootfs, 'var/cache/apt/archives'), { recursive: true, force: true });
-    for (const dir of ['workspace', 'run/posthoc', 'home/sandbox']) await mkdir(join(rootfs, dir), { recursive: true });
+    for (const dir of ['workspace', 'run/posthoc', 'run/posthoc-claims', 'home/sandbox']) await mkdir(join(rootfs, dir), { recursive: true });
     await writeFile(join(rootfs, INIT_PATH.slice(1)), initScript);
     await chmod(join(rootfs, INIT_PATH.slice(1)), 0o755);
     await writeFile(join(rootfs, 'etc/posthoc-sandbox'), `${image}\n`);
@@ -129,7 +129,7 @@ async function buildWithDockerfile(docker: Docker, log: (line: string) => void, 
         `RUN ${CLAIMS_CC.join(' ')} -o /posthoc-claims.so /src/claims-preload.c -ldl`,
         'FROM debian:bookworm-slim',
         `RUN apt-get update && apt-get install -y --no-install-recommends ${PACKAGES.join(' ')} && rm -rf /var/lib/apt/lists/*`,
-        'RUN mkdir -p /workspace /run/posthoc /home/sandbox',
+        'RUN mkdir -p /workspace /run/posthoc /run/posthoc-claims /home/sandbox',
         `COPY posthoc-init ${INIT_PATH}`,
         `COPY --from=claims /posthoc-claims.so ${CLAIMS_LIBRARY}`,
         `RUN echo ${CLAIMS_LIBRARY} > /etc/ld.so.preload`,

@@ -200,7 +200,6 @@ describe.each(OWNERS)('attribution ($who)', ({ uid }) => {
   it.each([
     ['no claim log', undefined],
     ['no claim log from the sandbox', null],
-    ['a claim log that was cut short', { complete: false, folders: [] } as ActionClaims],
   ] as const)("with %s, every change is the action's, as before attribution, and the effect says so", async (_what, claims) => {
     const h = await harness();
     const ws = h.workspace;
@@ -214,6 +213,20 @@ describe.each(OWNERS)('attribution ($who)', ({ uid }) => {
     expect(effect.whileRunning).toBeUndefined();
     expect(h.fs.history.changes(ws).map((c) => c.kind)).toEqual(['action']);
     expect(await h.undo.undo(action.id)).toMatchObject({ outcome: 'undone', removed: ['notes.txt', 'out.txt'] });
+  });
+
+  it('with a claim log cut short (over its size, or its file system full), no change is told to be the action\'s alone: undo refuses and writes nothing', async () => {
+    const h = await harness();
+    const ws = h.workspace;
+    const action = await actWith(h, uid, {
+      action: () => write(ws, 'out.txt', 'the action\n'),
+      claims: () => ({ complete: false, folders: [] }) as ActionClaims,
+      meanwhile: () => write(ws, 'notes.txt', 'the person\n'),
+    });
+    const effect = fsEffect(action);
+    expect(effect).toMatchObject({ added: ['notes.txt', 'out.txt'], unattributed: expect.stringMatching(/cut short/), whileRunning: { ambiguous: ['notes.txt', 'out.txt'] } });
+    expect(await h.undo.undo(action.id)).toMatchObject({ outcome: 'conflict' });
+    expect([read(ws, 'out.txt'), read(ws, 'notes.txt')]).toEqual(['the action\n', 'the person\n']);
   });
 
   it('maps claims to their own folder: an edit in another granted folder is not the action’s', async () => {

@@ -184,9 +184,13 @@ export class FsChannel {
         const result = await this.withFolders([folder], async ([store]) => {
           const cp = await store!.snapshot(`after action ${actionId}`, { parent: b.commit, budgetBytes: this.budgetFor(folder) });
           const changes = store!.diff(b.checkpoint.tree, cp.tree);
-          const split = claims?.complete
-            ? attribute(folder, changes, claimsFor(claims, b.grant.name, folder), (p) => store!.lookup(b.checkpoint.tree, p))
-            : null;
+          // A log cut short (over its size, or its file system full) may have lost any line: no change can
+          // be told to be the action's alone, so each is both, and undo refuses rather than guess.
+          const split = !claims
+            ? null
+            : claims.complete
+              ? attribute(folder, changes, claimsFor(claims, b.grant.name, folder), (p) => store!.lookup(b.checkpoint.tree, p))
+              : { mine: [...changes], theirs: [...changes], ambiguous: changes.map((c) => c.path) };
           const mine = split ? split.mine : changes;
           const summary = summarize(mine);
           const record = { folder, taskId: b.taskId, journalId: null, fromCommit: b.commit, toCommit: cp.commit };
@@ -332,9 +336,15 @@ export class FsChannel {
 function attributionOf(split: Attribution | null, claims: WriteClaims | null | undefined): Pick<FsEffect, 'whileRunning' | 'unattributed'> {
   if (!split) {
     return {
-      unattributed: claims
-        ? "The sandbox's log of what the action wrote was cut short, so edits made by others while it ran cannot be told apart from the action's: all of them are taken for the action's."
-        : "Posthoc has no log of what the action wrote, so edits made by others while it ran cannot be told apart from the action's: all of them are taken for the action's.",
+      unattributed:
+        "Posthoc has no log of what the action wrote, so edits made by others while it ran cannot be told apart from the action's: all of them are taken for the action's.",
+    };
+  }
+  if (claims && !claims.complete) {
+    return {
+      unattributed:
+        "The sandbox's log of what the action wrote was cut short, so no change can be told to be the action's alone: undo leaves them all as they are (keep the action, or put files back by hand).",
+      ...(split.theirs.length > 0 ? { whileRunning: { ...summarize(split.theirs), ambiguous: split.ambiguous } } : {}),
     };
   }
   if (split.theirs.length === 0) return {};

@@ -148,11 +148,12 @@ function writeEntry(dir: FolderDir, name: string, entry: Entry, content: Buffer,
 
 /**
  * Checkpoints keep only the executable bit (as git does). A file being replaced keeps its other
- * permission bits; a file brought back gets 0644 or 0755.
+ * permission bits — never set-user-ID, set-group-ID or sticky: a restore must not hand out a program
+ * that runs as the folder's owner; a file brought back gets 0644 or 0755.
  */
 function modeFor(replaced: EntryStat | null, executable: boolean): number {
   if (!isRegular(replaced)) return executable ? 0o755 : 0o644;
-  const perms = replaced!.mode & 0o7777;
+  const perms = replaced!.mode & 0o777;
   return executable ? perms | ((perms & 0o444) >> 2) | 0o100 : perms & ~0o111;
 }
 

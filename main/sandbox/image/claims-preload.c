@@ -6,7 +6,7 @@
 // real call runs exactly as asked, its result and errno are handed back untouched, and when the log
 // cannot be opened the library does nothing at all.
 //
-// Log: $POSTHOC_CLAIMS_LOG, else /tmp/.posthoc/claims; opened on first need, once per process image, with
+// Log: /run/posthoc-claims/log (outside the sandbox, where that folder does not exist: $POSTHOC_CLAIMS_LOG); opened on first need, once per process image, with
 // the raw system call (O_APPEND|O_CLOEXEC|O_NOFOLLOW, then moved to a high fd so that the fds shells pick
 // stay free), and only if it already exists. Each record is one write() of one line, so concurrent processes never interleave:
 //   OP \t INO \t SIZE \t MTIME_NS \t ISDIR \t PATH \n
@@ -48,6 +48,7 @@
 #include <utime.h>
 
 #define LOG_UNKNOWN (-2) // not opened yet in this image, or the program closed our fd
+#define SANDBOX_LOG_DIR "/run/posthoc-claims"
 #define LOG_OFF (-1)     // no log: the library is inert
 #define MAX_TRACKED_FD 65536
 #define PATH_LIMIT (2 * PATH_MAX)
@@ -99,9 +100,14 @@ static void fd_track(int fd, int on) {
 
 static void capture_log_path(void) {
   if (__atomic_load_n(&log_path_ready, __ATOMIC_ACQUIRE)) return;
-  // secure_getenv: a set-user-ID program must not be pointed at a file its invoker could not write.
-  const char *p = secure_getenv("POSTHOC_CLAIMS_LOG");
-  if (!p || !*p) p = "/tmp/.posthoc/claims";
+  // In the sandbox the log's folder exists (a tmpfs of its own, so filling /tmp cannot cost claims) and
+  // no process may point its children elsewhere: the environment is read only where it does not exist
+  // (tests on a host). secure_getenv: a set-user-ID program must not be pointed at a file its invoker
+  // could not write.
+  struct stat dir;
+  const char *p = NULL;
+  if (sys(SYS_newfstatat, AT_FDCWD, SANDBOX_LOG_DIR, &dir, AT_SYMLINK_NOFOLLOW) != 0) p = secure_getenv("POSTHOC_CLAIMS_LOG");
+  if (!p || !*p) p = SANDBOX_LOG_DIR "/log";
   size_t n = strlen(p);
   if (n >= sizeof log_path) n = 0; // an unusable name: opening "" fails and the library stays inert
   memcpy(log_path, p, n);
@@ -124,7 +130,7 @@ static int log_get(void) {
   int fd = __atomic_load_n(&log_fd, __ATOMIC_ACQUIRE);
   if (fd != LOG_UNKNOWN) return fd;
   capture_log_path();
-  int opened = (int)sys(SYS_openat, AT_FDCWD, log_path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
+  int opened = (int)sys(SYS_openat, AT_FDCWD, log_path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0);
   int expected = LOG_UNKNOWN;
   struct stat st;
   if (opened >= 0) {
@@ -656,7 +662,7 @@ long syscall(long number, ...) {
 // the log is first opened, which every call that consults the marks does first.
 static void track_inherited(void) {
   struct stat st;
-  int dir = (int)sys(SYS_openat, AT_FDCWD, "/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  int dir = (int)sys(SYS_openat, AT_FDCWD, "/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
   int self = __atomic_load_n(&log_fd, __ATOMIC_RELAXED);
   char buf[2048];
   long n;

@@ -43,13 +43,34 @@ LIBC = ctypes.CDLL(None, use_errno=True)
 PORT = int(os.environ.get('POSTHOC_RELAY_PORT', '8080'))
 ACTION_UID = int(os.environ.get('POSTHOC_ACTION_UID', str(os.getuid())))
 ACTION_GID = int(os.environ.get('POSTHOC_ACTION_GID', str(os.getgid())))
-WORK = '/tmp/.posthoc'
-CLAIMS = WORK + '/claims'
-CLAIMS_LIMIT = 32 * 1024 * 1024
+WORK_PREFIX = '.posthoc-run-'
+# The claim log has a tmpfs of its own (container-policy.ts), so an action filling /tmp cannot cost it
+# lines; the claim library writes there whatever the environment says.
+CLAIMS_DIR = '/run/posthoc-claims'
+CLAIMS = CLAIMS_DIR + '/log'
+CLAIMS_ROOM = 1024 * 1024
+CLAIMS_LIMIT = 64 * 1024 * 1024
 PR_SET_DUMPABLE = 4
 PR_CAPBSET_DROP = 24
 PR_CAP_AMBIENT = 47
 PR_CAP_AMBIENT_CLEAR_ALL = 4
+
+# Every signal a process may ignore, but SIGCHLD (ignoring it would reap children before waitpid sees them).
+CATCHABLE = [s for s in signal.valid_signals() if s not in (signal.SIGKILL, signal.SIGSTOP, signal.SIGCHLD)]
+
+
+def ignore_signals():
+    # PID 1 and the runner ignore every signal they can: a root-owned folder's action shares their uid
+    # and may signal them; only SIGKILL and SIGSTOP remain (PID 1 of a namespace is immune even to those
+    # from inside it; a runner stopped or killed is found by the host, which removes the container).
+    for sig in CATCHABLE:
+        try:
+            signal.signal(sig, signal.SIG_IGN)
+        except (OSError, ValueError):
+            pass
+
+
+ignore_signals()
 
 # Not dumpable from the first instruction on: no process of another uid, and none without
 # CAP_SYS_PTRACE, can open /proc/1/mem or attach; the runner inherits it.
@@ -251,28 +272,21 @@ def cleanup():
 
 
 def fresh_work_dir():
-    # /tmp/.posthoc belongs to the runner (root, 0755): the action can append to its claim log but
-    # neither replace the folder nor plant a link in it. Anything else found there is removed.
-    try:
-        st = os.lstat(WORK)
-        if stat.S_ISDIR(st.st_mode) and st.st_uid == 0:
-            for name in os.listdir(WORK):
-                path = WORK + '/' + name
-                if os.path.isdir(path) and not os.path.islink(path):
-                    shutil.rmtree(path, ignore_errors=True)
-                else:
-                    os.unlink(path)
-        elif stat.S_ISDIR(st.st_mode):
-            shutil.rmtree(WORK, ignore_errors=True)
-        else:
-            os.unlink(WORK)
-    except FileNotFoundError:
-        pass
-    try:
-        os.mkdir(WORK, 0o755)
-    except FileExistsError:
-        pass
-    os.chmod(WORK, 0o755)
+    # A new folder of the runner's (root, 0755) for each action, under a name nobody could have
+    # prepared: the action can read its code there but neither replace the folder nor plant anything in
+    # it. Earlier ones go (best effort: a root-owned folder's action may have left something in the way,
+    # which must never stop the next action).
+    for name in os.listdir('/tmp'):
+        if name.startswith(WORK_PREFIX):
+            shutil.rmtree('/tmp/' + name, ignore_errors=True)
+    while True:
+        path = '/tmp/%s%s' % (WORK_PREFIX, os.urandom(8).hex())
+        try:
+            os.mkdir(path, 0o755)
+        except FileExistsError:
+            continue
+        os.chmod(path, 0o755)
+        return path
 
 
 def write_private(path, data, mode):
@@ -300,11 +314,28 @@ def claim_canary():
         pass
 
 
+def fresh_claims_log():
+    # A new, empty, regular file: whatever a root-owned folder's action left at that name (a FIFO that
+    # would block the runner, a folder, a link) is removed first.
+    try:
+        os.unlink(CLAIMS)
+    except IsADirectoryError:
+        shutil.rmtree(CLAIMS, ignore_errors=True)
+    except FileNotFoundError:
+        pass
+    fd = os.open(CLAIMS, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
+    os.fchmod(fd, 0o666)
+    os.close(fd)
+
+
 def read_claims(pid):
     # The claim log as written by the action's processes (all ended now), cut at CLAIMS_LIMIT.
     try:
-        fd = os.open(CLAIMS, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        fd = os.open(CLAIMS, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
+        return b'\x02'
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
         return b'\x02'
     try:
         chunks = []
@@ -320,7 +351,13 @@ def read_claims(pid):
     data = b''.join(chunks)
     if b'\t' + canary_path(pid).encode() + b'\n' not in data[:8192]:
         return b'\x02'
-    if len(data) > CLAIMS_LIMIT:
+    try:
+        room = os.statvfs(CLAIMS_DIR)
+        full = room.f_bavail * room.f_frsize < CLAIMS_ROOM
+    except OSError:
+        full = True
+    # A log whose file system filled up may have lost lines: it counts as cut, not whole.
+    if len(data) > CLAIMS_LIMIT or full:
         return b'\x01' + data[:CLAIMS_LIMIT]
     return b'\x00' + data
 
@@ -391,10 +428,10 @@ def start_action(conn, request):
     # nothing of the runner's: not the control connection, not its non-dumpable flag.
     language = request['language']
     source = request['source'].encode()
-    fresh_work_dir()
-    path = WORK + '/action.' + ('py' if language == 'python' else 'sh')
+    work = fresh_work_dir()
+    path = work + '/action.' + ('py' if language == 'python' else 'sh')
     write_private(path, source, 0o644)
-    write_private(CLAIMS, b'', 0o666)
+    fresh_claims_log()
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
     pid = os.fork()
@@ -407,11 +444,15 @@ def start_action(conn, request):
             os.setsid()
             become_action_user()
             claim_canary()
-            if language != 'python':
-                # A shell gets default dispositions; Python code keeps Python's own (SIGPIPE ignored, so a
-                # closed pipe is a BrokenPipeError, as in any python3 process).
-                for sig in (signal.SIGPIPE, signal.SIGINT, signal.SIGTERM):
-                    signal.signal(sig, signal.SIG_DFL)
+            # The runner ignores every signal it can; the action gets the dispositions any program starts
+            # with: a shell the defaults, Python code Python's own (SIGINT raises KeyboardInterrupt; SIGPIPE
+            # and SIGXFSZ ignored, so a closed pipe is a BrokenPipeError, as in any python3 process).
+            for sig in CATCHABLE:
+                signal.signal(sig, signal.SIG_DFL)
+            if language == 'python':
+                signal.signal(signal.SIGINT, signal.default_int_handler)
+                signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+                signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
             devnull = os.open('/dev/null', os.O_RDONLY)
             os.dup2(devnull, 0)
             os.dup2(out_w, 1)
