@@ -156,7 +156,7 @@ describe('capture and exact undo', () => {
     await channel.undo(effect);
     await channel.redo(effect);
     const file = new Database(join(channel.logs.dir, `${effect.undo.logId}.capture`));
-    file.exec('DELETE FROM pg_log');
+    file.exec('DELETE FROM pg_log_copy');
     file.close();
     await expect(channel.undo(effect)).rejects.toThrow(/holds 0 rows of products where the action changed 4/);
     expect(await dump()).toBe(changed);

@@ -248,7 +248,7 @@ END $posthoc$`,
     const file = this.options.rowFile!;
     // Rows updated to the values they held are no change: a table with only those needs no row file.
     const saved = [...lazyRels].filter(([, c]) => c.d + c.u + c.i > 0).map(([rel]) => rel);
-    if (saved.length > 0) await saveRowFile(this.client, this.log, saved, file, `posthoc_rows_${this.tag}`);
+    if (saved.length > 0) await saveRowFile(this.client, this.log, saved, file);
     const out: TableLog[] = [];
     for (const oid of order) {
       const rel = catalog.relations.get(oid);
