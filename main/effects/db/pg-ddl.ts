@@ -41,8 +41,22 @@ export function planDdl(before: Catalog, after: Catalog, grantName: string, tras
   const ops: DdlOp[] = [];
   const trash: PgRelation[] = [];
   const saves: ColumnSave[] = [];
-  const gone = [...before.relations.values()].filter((r) => !after.relations.has(r.oid));
-  const created = [...after.relations.values()].filter((r) => !before.relations.has(r.oid));
+  // An index PostgreSQL rebuilt under a new oid with the same name and definition (ALTER COLUMN TYPE
+  // rebuilds the indexes on the column) is no change: it is neither dropped nor created.
+  const key = (r: PgRelation) => `${r.schema}\u0000${r.name}`;
+  const rebuiltFrom = new Map(
+    [...before.relations.values()].filter((r) => r.kind === 'i' && !after.relations.has(r.oid)).map((r) => [key(r), r] as const),
+  );
+  const rebuilt = new Set<number | string>();
+  for (const r of after.relations.values()) {
+    const old = r.kind === 'i' && !before.relations.has(r.oid) ? rebuiltFrom.get(key(r)) : undefined;
+    if (old && old.indexdef === r.indexdef && old.constraintIndex === r.constraintIndex) {
+      rebuilt.add(old.oid);
+      rebuilt.add(r.oid);
+    }
+  }
+  const gone = [...before.relations.values()].filter((r) => !after.relations.has(r.oid) && !rebuilt.has(r.oid));
+  const created = [...after.relations.values()].filter((r) => !before.relations.has(r.oid) && !rebuilt.has(r.oid));
   const droppedTables = new Set(gone.filter(isTable).map((r) => r.oid));
   const createdTop = new Set(created.filter((r) => r.kind !== 'i' && !(r.parent && created.some((c) => c.oid === r.parent))).map((r) => r.oid));
 
@@ -283,12 +297,16 @@ export async function relationState(client: PgClient, check: DdlCheck): Promise<
   const res = await client.query(
     // Columns by name: a column dropped and brought back by an undo comes back last, and is the same column.
     `SELECT c.relkind::text AS kind, (SELECT string_agg(a.attname || ' ' || format_type(a.atttypid, a.atttypmod), ', ' ORDER BY a.attname)
-       FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped) AS cols
+       FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped) AS cols,
+       CASE WHEN c.relkind = 'i' THEN pg_get_indexdef(c.oid) END AS indexdef
      FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relname = $2`,
     [check.schema, check.name],
   );
-  const row = res.rows[0] as { kind: string; cols: string | null } | undefined;
+  const row = res.rows[0] as { kind: string; cols: string | null; indexdef: string | null } | undefined;
   if (!row) return 'absent';
+  // An index is what it indexes, as PostgreSQL states it now: its own column names keep the names they had
+  // when it was made (a renamed column does not rename them), so an index made again by an undo would differ.
+  if (row.indexdef !== null) return `${row.kind}: ${row.indexdef}`;
   let content = '';
   if (check.column) {
     // A dropped column or a type change: only that column matters — whether it exists, its type, and each row's value by key.
