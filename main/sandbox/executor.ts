@@ -93,14 +93,17 @@ export class SandboxExecutor {
         wedged = true;
         void this.stop(req.taskId);
       }, (req.timeoutSeconds + 15) * 1000);
-      req.signal?.addEventListener('abort', onAbort, { once: true });
-      const result = await sandbox.channel.run(
+      const running = sandbox.channel.run(
         { language: req.language, timeoutSeconds: req.timeoutSeconds, source: req.source },
         (stream, chunk) => {
           (stream === 'stdout' ? stdout : stderr).push(chunk);
           req.onOutput?.(stream, chunk.toString('utf8'));
         },
       );
+      // Stop may have come while the container started or thawed: the action was just sent, stop it now.
+      if (req.signal?.aborted) onAbort();
+      else req.signal?.addEventListener('abort', onAbort, { once: true });
+      const result = await running;
       req.onClaims?.(this.claimsOf(result, req.workspaces));
       if (result.leftovers > 0) {
         // The runner could not end everything the action started: the container goes with it.

@@ -142,6 +142,24 @@ describe.each(owners)('PID 1 and the action runner are out of reach: $label', (o
     expect(out.stdout).toMatch(/^refused True\ngateway 4\d\d True\n$/);
   });
 
+  it('a Stop that comes while the container starts stops the action as soon as it is sent', async () => {
+    await services.executor.stop(task.id);
+    const controller = new AbortController();
+    setImmediate(() => controller.abort());
+    const out = await services.executor.run({
+      taskId: task.id,
+      workspaces: task.workspaces,
+      seq: ++seq,
+      language: 'python',
+      source: "import time\ntime.sleep(3)\nopen('/workspace/finished.txt', 'w').write('ran to the end')",
+      timeoutSeconds: 30,
+      signal: controller.signal,
+    });
+    expect(out.exitCode).toBe(137);
+    expect(out.stderr).toMatch(/stopped/);
+    expect(existsSync(join(task.workspaces[0]!.hostPath, 'finished.txt'))).toBe(false);
+  });
+
   it('nothing of an action outlives it: a daemon that double-forks, ignores signals and renames itself is gone', async () => {
     const daemon = [
       'import os, signal, time',
