@@ -3,20 +3,11 @@
 // open. The handler serves only files under out/renderer, with the CSP on every answer.
 import type { Protocol } from 'electron';
 import { readFile, realpath, stat } from 'node:fs/promises';
-import { extname, isAbsolute, join, relative, sep } from 'node:path';
+import { isAbsolute, join, relative, sep } from 'node:path';
 import { APP_HOST, APP_SCHEME, CONTENT_SECURITY_POLICY } from './security';
+import { rendererContentType } from '../ipc/renderer-files';
 
 export { APP_ENTRY_URL, APP_HOST, APP_ORIGIN, APP_SCHEME } from './security';
-
-const CONTENT_TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.json': 'application/json',
-  '.woff2': 'font/woff2',
-};
 
 /**
  * The file under `root` that an app:// URL names, or undefined: another scheme or host, a `..` segment,
@@ -68,7 +59,7 @@ export async function answerAppRequest(root: string, raw: string): Promise<Respo
   return new Response(await readFile(file), {
     status: 200,
     headers: {
-      'content-type': CONTENT_TYPES[extname(file)] ?? 'application/octet-stream',
+      'content-type': rendererContentType(file),
       'content-security-policy': CONTENT_SECURITY_POLICY,
       'x-content-type-options': 'nosniff',
     },

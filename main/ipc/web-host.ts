@@ -4,7 +4,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import { extname, join, normalize, sep } from 'node:path';
+import { join, normalize, sep } from 'node:path';
 import { WebSocket, WebSocketServer } from 'ws';
 import type { CallName, Result } from '../../shared/contract';
 import {
@@ -17,18 +17,9 @@ import {
 } from '../../shared/contract/wire';
 import type { AppServices } from '../services/app-services';
 import { registerContract, type Transport } from './register-contract';
+import { rendererContentType } from './renderer-files';
 
 export type WebHost = { url: string; port: number; token: string; close(): Promise<void> };
-
-const CONTENT_TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.json': 'application/json',
-  '.woff2': 'font/woff2',
-};
 
 const CSP =
   "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self' ws://127.0.0.1:* ws://localhost:*; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
@@ -55,7 +46,7 @@ export async function startWebHost(services: AppServices, options: { port?: numb
           return;
         }
         res.writeHead(200, {
-          'content-type': CONTENT_TYPES[extname(file)] ?? 'application/octet-stream',
+          'content-type': rendererContentType(file),
           'content-security-policy': CSP,
           'x-content-type-options': 'nosniff',
           'referrer-policy': 'no-referrer',
