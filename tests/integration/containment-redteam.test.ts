@@ -464,6 +464,27 @@ describe.each(owners)('red team, tasks with checkpoints and undo: $label', (owne
   };
   const fsEffect = (h: Harness, taskId: string, n = 0) => h.services.tasks.get(taskId).actions[n]!.effects.find((e): e is FsEffect => e.channel === 'fs');
 
+  /**
+   * The person edits notes.txt while the action runs `then` (after it has started, before it goes on), and
+   * then undoes the action: returns what undo answered and what notes.txt holds afterwards.
+   */
+  async function personEditsDuring(prompt: string, then: string[]): Promise<{ outcome: string; notes: string }> {
+    harness = await startHarness([
+      py(['import os, time', "open('started.txt', 'w').write('s\\n')", "while not os.path.exists('person.txt'):", '    time.sleep(0.05)', ...then]),
+      'Done.',
+    ]);
+    const ws = folder();
+    const started = await harness.services.tasks.start({ prompt, workspaces: [ws] });
+    while (!existsSync(join(ws, 'started.txt'))) await sleep(20);
+    writeFileSync(join(ws, 'notes.txt'), 'the person edited this\n');
+    writeFileSync(join(ws, 'person.txt'), 'p\n');
+    chownTree(ws, owner.uid, owner.gid);
+    const task = await harness.services.tasks.wait(started.id);
+    const [action] = harness.services.tasks.get(task.id).actions;
+    const result = await harness.services.undo.undo(action!.id);
+    return { outcome: result.outcome, notes: readFileSync(join(ws, 'notes.txt'), 'utf8') };
+  }
+
   it('special files (FIFO, socket, links to /proc and host paths) neither hang the checkpoint nor bring outside content into it; undo removes them', async () => {
     const secrets = dirs.make('posthoc-rt-secret-');
     writeFileSync(join(secrets, 'secret'), 'HOST-SECRET-c0ffee-REDTEAM\n');
@@ -527,28 +548,9 @@ describe.each(owners)('red team, tasks with checkpoints and undo: $label', (owne
 
   // Documented limit ("action code can also write false claims into its own log"): how bad it is.
   it('a claim log pushed over its limit does not make undo revert the person\'s edit made during the action (undo refuses)', async () => {
-    harness = await startHarness([
-      py([
-        'import os, time',
-        "open('started.txt', 'w').write('s\\n')",
-        "while not os.path.exists('person.txt'):",
-        '    time.sleep(0.05)',
-        "line = 'G\\t0\\t0\\t0\\t0\\t/tmp/junk\\n' * 1000",
-        "with open('/run/posthoc-claims/log', 'a') as f:",
-        '    for _ in range(3000): f.write(line)',
-      ]),
-      'Done.',
-    ]);
-    const ws = folder();
-    const started = await harness.services.tasks.start({ prompt: 'flood', workspaces: [ws] });
-    while (!existsSync(join(ws, 'started.txt'))) await sleep(20);
-    writeFileSync(join(ws, 'notes.txt'), 'the person edited this\n');
-    writeFileSync(join(ws, 'person.txt'), 'p\n');
-    chownTree(ws, owner.uid, owner.gid);
-    const task = await harness.services.tasks.wait(started.id);
-    const [action] = harness.services.tasks.get(task.id).actions;
-    const result = await harness.services.undo.undo(action!.id);
-    expect(readFileSync(join(ws, 'notes.txt'), 'utf8'), JSON.stringify(result)).toBe('the person edited this\n');
+    // 72 MB of junk lines: over the runner's 64 MiB, within the log's 80 MiB file system.
+    const flood = ["line = 'G\\t0\\t0\\t0\\t0\\t/tmp/junk\\n' * 1000", "with open('/run/posthoc-claims/log', 'a') as f:", '    for _ in range(3600): f.write(line)'];
+    expect(await personEditsDuring('flood', flood)).toEqual({ outcome: 'conflict', notes: 'the person edited this\n' });
   });
 
   it('an action that kills (or tries to kill) its runner mid-action and writes on: all its writes are on the record and undone, none land later', async () => {
@@ -652,32 +654,12 @@ describe.each(owners)('red team, tasks with checkpoints and undo: $label', (owne
     expect(readFileSync(join(ws, 'notes.txt'), 'utf8')).toBe('v0\n');
   });
 
-  it('an action of a root-owned folder that kills its runner: the person\'s edit made during it is not silently reverted by undo', async () => {
-    harness = await startHarness([
-      py([
-        'import os, signal, time',
-        "open('started.txt', 'w').write('s\\n')",
-        "while not os.path.exists('person.txt'):",
-        '    time.sleep(0.05)',
-        'try:',
-        '    os.kill(os.getppid(), signal.SIGTERM)',
-        'except OSError:',
-        '    pass',
-        'time.sleep(1)',
-      ]),
-      'Done.',
-    ]);
-    const ws = folder();
-    const started = await harness.services.tasks.start({ prompt: 'kill runner', workspaces: [ws] });
-    while (!existsSync(join(ws, 'started.txt'))) await sleep(20);
-    writeFileSync(join(ws, 'notes.txt'), 'the person edited this\n');
-    writeFileSync(join(ws, 'person.txt'), 'p\n');
-    chownTree(ws, owner.uid, owner.gid);
-    const task = await harness.services.tasks.wait(started.id);
-    const [action] = harness.services.tasks.get(task.id).actions;
-    const result = await harness.services.undo.undo(action!.id);
-    expect(readFileSync(join(ws, 'notes.txt'), 'utf8'), JSON.stringify(result.outcome)).toBe('the person edited this\n');
+  it('an action of a root-owned folder that tries to kill its runner: the person\'s edit made during it is not silently reverted by undo', async () => {
+    const kill = ['import signal', 'try:', '    os.kill(os.getppid(), signal.SIGTERM)', 'except OSError:', '    pass', 'time.sleep(1)'];
+    const { notes } = await personEditsDuring('kill runner', kill);
+    expect(notes).toBe('the person edited this\n');
   });
+
   it('a set-user-ID bit the action puts on an existing executable is on the record and taken back by undo', async () => {
     harness = await startHarness([py(["import os, shutil", "shutil.copy('/bin/bash', 'tool')", "os.chmod('tool', 0o4755)", "print('ok')"]), 'Done.']);
     const ws = folder();
