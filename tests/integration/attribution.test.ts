@@ -2,7 +2,6 @@
 // claimed to write. The action's changes are undone; the person's edits made meanwhile are recorded as
 // edits made outside Posthoc and kept; a path both wrote is refused by undo, saying why. Real folders,
 // real checkpoints and the real undo engine; the claim logs are synthetic (stamped from the folder).
-import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -26,44 +25,19 @@ const write = (ws: string, p: string, text: string) => {
  * One action as ActionRunner runs it: lease, checkpoint before, the action's writes, its claim log, then
  * the person's edits `meanwhile` (after the action's last write, before the checkpoint after).
  */
-async function actWith(
+function actWith(
   h: UndoHarness,
   uid: number | null,
   step: { action: () => void; claims: () => ActionClaims | null | undefined; meanwhile?: () => void },
 ): Promise<Action> {
-  const id = randomUUID();
-  const base: Action = {
-    id,
-    taskId: h.task.id,
-    seq: h.store.nextActionSeq(h.task.id),
-    kind: 'code',
-    language: 'python',
-    source: '# attribution test',
-    status: 'running',
-    output: { stdout: '', stderr: '', exitCode: null, timedOut: false, truncated: false },
-    effects: [],
-    reverse: { summary: '', steps: [], verified: false },
-    confinement: { level: 'reversible', reason: 'running' },
-    startedAt: new Date().toISOString(),
-    finishedAt: null,
-    undoneAt: null,
-  };
-  h.store.saveAction(base);
-  await h.fs.lease(id, h.task.id, h.task.workspaces, { taskTitle: h.task.title, actionSeq: base.seq });
-  const befores = await h.fs.before(id, h.task.workspaces, h.task.id);
-  step.action();
-  const claims = step.claims();
-  step.meanwhile?.();
-  // The sandbox writes as the folder's owner, and so does the person: chown keeps inode, size and mtime.
-  own(h.workspace, uid);
-  const effects = (await h.fs.after(id, befores, claims)).map((r) => r.effect);
-  return h.store.saveAction({
-    ...base,
-    status: 'done',
-    output: { ...base.output, exitCode: 0 },
-    effects,
-    reverse: h.fs.reversePlan(effects, h.task.workspaces),
-    finishedAt: new Date().toISOString(),
+  return h.act(step.action, {
+    lease: true,
+    claims: step.claims,
+    meanwhile: () => {
+      step.meanwhile?.();
+      // The sandbox writes as the folder's owner, and so does the person: chown keeps inode, size and mtime.
+      own(h.workspace, uid);
+    },
   });
 }
 

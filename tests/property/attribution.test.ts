@@ -6,7 +6,6 @@
 //
 // Runs: POSTHOC_PROPERTY_RUNS (CI: 100; `npm run test:nightly` sets more).
 import fc from 'fast-check';
-import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { ActionClaims, PathClaim } from '../../main/sandbox/claims';
 import type { Action } from '../../shared/domain';
@@ -61,46 +60,38 @@ async function act(
   personal: ReadonlyMap<string, Node | null>,
 ): Promise<Action> {
   const ws = h.workspace;
-  const id = randomUUID();
-  const base: Action = {
-    id,
-    taskId: h.task.id,
-    seq: h.store.nextActionSeq(h.task.id),
-    kind: 'code',
-    language: 'python',
-    source: '# property',
-    status: 'running',
-    output: { stdout: '', stderr: '', exitCode: null, timedOut: false, truncated: false },
-    effects: [],
-    reverse: { summary: '', steps: [], verified: false },
-    confinement: { level: 'reversible', reason: 'running' },
-    startedAt: new Date().toISOString(),
-    finishedAt: null,
-    undoneAt: null,
-  };
-  h.store.saveAction(base);
-  await h.fs.lease(id, h.task.id, h.task.workspaces);
-  const befores = await h.fs.before(id, h.task.workspaces, h.task.id);
-  const start = readDisk(ws);
-  const prior = new Map(personal);
+  let start: State = new Map();
+  let left: State = new Map();
+  let prior = new Map<string, Node | null>();
   const claimed = new Map<string, boolean>();
-  for (const o of s.ops) {
-    const was = readDisk(ws);
-    applyOp(ws, readDisk(ws), o, 'agent', 0);
-    const now = readDisk(ws);
-    for (const c of claimedBy(o, was, now)) claimed.set(c.path, c.dir);
-    agentWrote(changed(was, now));
-  }
-  const paths = new Map<string, PathClaim>([...claimed].map(([p, dir]) => [p, { final: stampOf(ws, p), dir }]));
-  const claims: ActionClaims = { complete: true, folders: [{ workspace: 'workspace', paths }] };
-  const left = readDisk(ws);
-  const edited = person(s.meanwhile, start, prior);
-  // Edits that leave a path as the action left it (created, then moved away again) differ in nothing from
-  // what undo and redo may write there: the path is the action's.
-  const end = readDisk(ws);
-  agentWrote(edited.filter((p) => sameNode(left.get(p), end.get(p)) && !sameNode(start.get(p), end.get(p))));
-  const effects = (await h.fs.after(id, befores, claims)).map((r) => r.effect);
-  return h.store.saveAction({ ...base, status: 'done', output: { ...base.output, exitCode: 0 }, effects, finishedAt: new Date().toISOString() });
+  return h.act(
+    () => {
+      start = readDisk(ws);
+      prior = new Map(personal);
+      for (const o of s.ops) {
+        const was = readDisk(ws);
+        applyOp(ws, readDisk(ws), o, 'agent', 0);
+        const now = readDisk(ws);
+        for (const c of claimedBy(o, was, now)) claimed.set(c.path, c.dir);
+        agentWrote(changed(was, now));
+      }
+    },
+    {
+      lease: true,
+      claims: (): ActionClaims => {
+        const paths = new Map<string, PathClaim>([...claimed].map(([p, dir]) => [p, { final: stampOf(ws, p), dir }]));
+        left = readDisk(ws);
+        return { complete: true, folders: [{ workspace: 'workspace', paths }] };
+      },
+      meanwhile: () => {
+        const edited = person(s.meanwhile, start, prior);
+        // Edits that leave a path as the action left it (created, then moved away again) differ in nothing
+        // from what undo and redo may write there: the path is the action's.
+        const end = readDisk(ws);
+        agentWrote(edited.filter((p) => sameNode(left.get(p), end.get(p)) && !sameNode(start.get(p), end.get(p))));
+      },
+    },
+  );
 }
 
 async function check(input: { initial: Op[]; steps: Step[] }): Promise<void> {

@@ -12,8 +12,17 @@ import { UndoViews } from '../../main/services/undo-views';
 import { openDatabase, type AppDatabase } from '../../main/store/database';
 import { TaskStore } from '../../main/store/task-store';
 import { UndoStore } from '../../main/store/undo-store';
+import type { ActionClaims } from '../../main/sandbox/claims';
 import type { Action, Task, WorkspaceGrant } from '../../shared/domain';
 import { tempDirs } from './temp-dir';
+
+export type ActOptions = {
+  fails?: boolean;
+  task?: Task;
+  lease?: boolean;
+  claims?: () => ActionClaims | null | undefined;
+  meanwhile?: () => void;
+};
 
 export type UndoHarness = {
   dataDir: string;
@@ -27,8 +36,12 @@ export type UndoHarness = {
   views: UndoViews;
   events: EventBus;
   task: Task;
-  /** Runs `fn` as one action of the task; `fails` records it as failed (exit 1). */
-  act(fn: () => unknown, options?: { fails?: boolean; task?: Task }): Promise<Action>;
+  /**
+   * Runs `fn` as one action of the task; `fails` records it as failed (exit 1). With `lease`, the action
+   * holds its folders' lease as ActionRunner's do; `claims` is its claim log, read after `fn`; `meanwhile`
+   * runs after that, before the checkpoint after (the person's edits while the action ran).
+   */
+  act(fn: () => unknown, options?: ActOptions): Promise<Action>;
   newTask(title?: string): Task;
   /** Opens a second set of services on the same data folder, as a fresh process would. */
   reopen(options?: { checkpoints?: FsChannelOptions }): Promise<UndoHarness>;
@@ -63,7 +76,7 @@ export async function startUndoHarness(
   const existing = store.listTasks();
   const task = existing.at(-1) ?? newTask();
 
-  const act = async (fn: () => unknown, opts: { fails?: boolean; task?: Task } = {}): Promise<Action> => {
+  const act = async (fn: () => unknown, opts: ActOptions = {}): Promise<Action> => {
     const t = opts.task ?? task;
     const id = randomUUID();
     const base: Action = {
@@ -83,14 +96,18 @@ export async function startUndoHarness(
       undoneAt: null,
     };
     store.saveAction(base);
+    if (opts.lease) await fs.lease(id, t.id, t.workspaces, { taskTitle: t.title, actionSeq: base.seq });
     const befores = await fs.before(id, t.workspaces, t.id);
     running.add(t.id);
+    let claims: ActionClaims | null | undefined;
     try {
       await fn();
+      claims = opts.claims?.();
+      opts.meanwhile?.();
     } finally {
       running.delete(t.id);
     }
-    const recorded = await fs.after(id, befores);
+    const recorded = await fs.after(id, befores, claims);
     const effects = recorded.map((r) => r.effect);
     return store.saveAction({
       ...base,
