@@ -1,10 +1,10 @@
 // The built CLI on a data folder it cannot use: it exits 2 naming the folder, the cause and what to do
 // (--data-dir, POSTHOC_HOME, permissions), with no stack trace, and writes nothing there.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cliTestbed, POSTHOC_BIN, runPosthoc, type CliRun } from '../support/posthoc-cli';
+import { cliTestbed, runPosthoc, type CliRun } from '../support/posthoc-cli';
 
 const { dirs } = cliTestbed();
 const isRoot = process.getuid?.() === 0;
@@ -18,19 +18,7 @@ afterEach(() => {
 
 /** The CLI as the person (uid 1000) when the tests run as root; as the current user otherwise. */
 function runAsPerson(args: string[]): Promise<CliRun> {
-  if (!isRoot) return runPosthoc(args);
-  return new Promise((resolveRun, reject) => {
-    const child = spawn('setpriv', [`--reuid=${PERSON}`, `--regid=${PERSON}`, '--clear-groups', process.execPath, POSTHOC_BIN, ...args], {
-      env: { PATH: process.env.PATH ?? '', HOME: '/tmp' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolveRun({ code, stdout, stderr }));
-  });
+  return isRoot ? runPosthoc(args, { HOME: '/tmp' }, { asUid: PERSON }) : runPosthoc(args);
 }
 
 function expectNamed(run: CliRun, dir: string, cause: RegExp): void {

@@ -1,12 +1,11 @@
 // The built CLI as a person (or an intruder with a shell) types it: Posthoc's own LLM key can never be
 // a service's credential, and a secret bound to one origin goes to another only with the person's
 // explicit --allow-secret-origin. Run with a data folder owned by root and by uid 1000.
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chownSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findSecretInFiles, secretFinder } from '../support/canary';
-import { assertCliBuilt, POSTHOC_BIN, type CliRun } from '../support/posthoc-cli';
+import { assertCliBuilt, runPosthoc, type CliRun } from '../support/posthoc-cli';
 import { tempDirs } from '../support/temp-dir';
 
 const dirs = tempDirs();
@@ -17,19 +16,7 @@ const A = 'http://127.0.0.1:18081';
 const B = 'http://127.0.0.1:18082';
 
 function posthoc(dataDir: string, args: string[], stdin = ''): Promise<CliRun> {
-  return new Promise((resolveRun, reject) => {
-    const child = spawn(process.execPath, [POSTHOC_BIN, ...args, '--data-dir', dataDir], {
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', DBUS_SESSION_BUS_ADDRESS: process.env.DBUS_SESSION_BUS_ADDRESS ?? '' },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolveRun({ code, stdout, stderr }));
-    child.stdin.end(stdin);
-  });
+  return runPosthoc([...args, '--data-dir', dataDir], {}, { stdin });
 }
 
 beforeAll(assertCliBuilt);

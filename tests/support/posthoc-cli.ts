@@ -15,18 +15,26 @@ export function assertCliBuilt(): void {
   if (!existsSync(resolve('out/main/cli.js'))) throw new Error('The CLI is not built: run "npm run build" (npm test does it first).');
 }
 
-export function runPosthoc(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+/**
+ * Runs the built CLI. `stdin` is written to it (for `secret set`); `asUid` runs it as that user and group
+ * (setpriv, the tests being root), as a person of that uid would.
+ */
+export function runPosthoc(args: string[], env: Record<string, string> = {}, options: { stdin?: string; asUid?: number } = {}): Promise<CliRun> {
   return new Promise((resolveRun, reject) => {
-    const child = spawn(process.execPath, [POSTHOC_BIN, ...args], {
+    const command = [process.execPath, POSTHOC_BIN, ...args];
+    const [file, ...argv] =
+      options.asUid === undefined ? command : ['setpriv', `--reuid=${options.asUid}`, `--regid=${options.asUid}`, '--clear-groups', ...command];
+    const child = spawn(file!, argv, {
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', DBUS_SESSION_BUS_ADDRESS: process.env.DBUS_SESSION_BUS_ADDRESS ?? '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
+    child.stdout!.on('data', (d) => (stdout += d));
+    child.stderr!.on('data', (d) => (stderr += d));
     child.on('error', reject);
     child.on('close', (code) => resolveRun({ code, stdout, stderr }));
+    if (options.stdin !== undefined) child.stdin!.end(options.stdin);
   });
 }
 
