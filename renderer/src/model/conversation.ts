@@ -1,4 +1,5 @@
 // How a task's messages and action cards read as one conversation. Pure; no React.
+import { readFences } from '../../../shared/codeact/fences';
 import type { Action, Message } from '../../../shared/domain';
 
 export type ConversationItem =
@@ -59,46 +60,20 @@ export type TextSegment =
   | { kind: 'prose'; text: string }
   | { kind: 'code'; tag: string; text: string; isAction: boolean };
 
-/** The fence tags the agent runs as actions (as main's CodeAct parser reads them). */
-const ACTION_TAGS = new Set(['python', 'python3', 'py', 'bash', 'shell', 'sh']);
-const OPEN = /^ {0,3}(`{3,}|~{3,})[ \t]*([^\s`]*)[^`]*$/;
-
-function closesFence(line: string, fence: string): boolean {
-  const candidate = line.trim();
-  return candidate.length >= fence.length && candidate === (fence[0] ?? '`').repeat(candidate.length);
-}
-
 /**
  * Splits an assistant reply into prose and fenced code, both to be shown as text (never as HTML). An
  * unclosed fence (a reply still streaming) runs to the end.
  */
 export function splitFences(text: string): TextSegment[] {
   const segments: TextSegment[] = [];
-  const lines = text.replace(/\r\n?/g, '\n').split('\n');
-  let prose: string[] = [];
-  const flushProse = (): void => {
-    const joined = prose.join('\n').replace(/^\n+|\s+$/g, '');
-    if (joined !== '') segments.push({ kind: 'prose', text: joined });
-    prose = [];
-  };
-  let i = 0;
-  while (i < lines.length) {
-    const line = lines[i] ?? '';
-    const open = OPEN.exec(line);
-    if (open === null) {
-      prose.push(line);
-      i++;
-      continue;
+  for (const part of readFences(text)) {
+    if (part.kind === 'text') {
+      const joined = part.lines.join('\n').replace(/^\n+|\s+$/g, '');
+      if (joined !== '') segments.push({ kind: 'prose', text: joined });
+    } else {
+      // Whatever main ran as an action (```sql included) is folded into its card, never shown twice.
+      segments.push({ kind: 'code', tag: part.tag, text: part.body.join('\n'), isAction: part.actionTag });
     }
-    const fence = open[1] ?? '```';
-    const tag = (open[2] ?? '').toLowerCase();
-    const body: string[] = [];
-    let j = i + 1;
-    while (j < lines.length && !closesFence(lines[j] ?? '', fence)) body.push(lines[j++] ?? '');
-    flushProse();
-    segments.push({ kind: 'code', tag, text: body.join('\n'), isAction: ACTION_TAGS.has(tag) });
-    i = j + 1;
   }
-  flushProse();
   return segments;
 }
