@@ -6,7 +6,7 @@ import { unifiedDiff } from '../../shared/diff/line-diff';
 import type { UndoBlocker } from '../../shared/domain';
 import type { DiffSide, TimelineEntry } from '../../shared/domain/undo';
 import type { AppServices } from '../services/app-services';
-import { describeBlocker } from '../services/undo-service';
+import { describeBlocker } from '../../shared/undo/blocker-words';
 
 export type CliContext = {
   withServices<T>(dataDir: string | undefined, fn: (s: AppServices) => Promise<T>): Promise<T>;

@@ -2,7 +2,7 @@
 // is refused for a path both wrote.
 import { describe, expect, it } from 'vitest';
 import type { FsEffect } from '../../shared/domain';
-import { describeBlocker } from '../../renderer/src/model/blockers';
+import { describeBlocker } from '../../shared/undo/blocker-words';
 import { listWhileRunning } from '../../renderer/src/model/while-running';
 
 const effect = (workspace: string, extra: Partial<FsEffect>): FsEffect => ({
@@ -41,9 +41,18 @@ describe('attribution on the card', () => {
   it('words a refusal for a path both wrote, and an edit made while another action ran', () => {
     const base = { path: 'notes.txt', by: 'external' as const, actionId: null, actionSeq: null, taskTitle: null };
     expect(describeBlocker({ ...base, whileActionSeq: 3, ambiguous: true })).toBe(
-      'also edited outside Posthoc while action 3 ran: undo cannot tell your edit from the action’s and leaves it',
+      "also edited outside Posthoc while action 3 ran, so undo cannot tell your edit from the action's and leaves it",
     );
     expect(describeBlocker({ ...base, whileActionSeq: 3, ambiguous: false })).toBe('edited outside Posthoc while action 3 ran');
     expect(describeBlocker(base)).toBe('edited outside Posthoc since');
+  });
+});
+
+describe('describeBlocker: a later action', () => {
+  it('names the later action, and its task when it belongs to another', () => {
+    const base = { path: 'a.txt', by: 'action' as const, actionId: 'x', actionSeq: 2, taskTitle: null };
+    expect(describeBlocker(base)).toBe('changed by action 2');
+    expect(describeBlocker({ ...base, taskTitle: 'Tidy' })).toBe('changed by action 2 of "Tidy"');
+    expect(describeBlocker({ ...base, by: 'content' })).toBe('no longer holds what the action left there');
   });
 });

@@ -1,7 +1,7 @@
 // What an action card says about an action: its changes, whether it can be undone or kept, and how an
 // undo went. Pure; no React.
 import type { Result } from '../../../shared/contract';
-import { describeBlocker } from './blockers';
+import { describeBlocker } from '../../../shared/undo/blocker-words';
 import { assertNever, isApplied, type Action, type DbEffect, type Effect, type RestEffect, type UndoResult } from '../../../shared/domain';
 
 export type ChangeMark = 'added' | 'modified' | 'deleted' | 'renamed';

@@ -5,7 +5,7 @@ import type { Action, UndoResult } from '../../../shared/domain';
 import type { ChangeLists, RedoResult, RewindResult } from '../../../shared/domain/undo';
 import type { Operation, OperationOutcome } from '../state/timeline-state';
 import { listChanges } from './action-summary';
-import { describeBlocker } from './blockers';
+import { describeBlocker } from '../../../shared/undo/blocker-words';
 
 export { describeBlocker };
 
