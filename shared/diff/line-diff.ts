@@ -1,10 +1,12 @@
-// Line diff (Myers' O(ND) algorithm) and unified hunks, for the diff view and `posthoc diff`. Pure: no
-// imports, so the renderer and the CLI share it.
+// Line diff and unified hunks, for the diff view and `posthoc diff`. The edit script is jsdiff's (Myers'
+// O(ND) algorithm); the hunks stay here because the view needs each line's old and new numbers, which
+// jsdiff's hunks do not carry. No node: or DOM imports, so the renderer and the CLI share it.
+import { diffArrays } from 'diff';
 
 export type DiffLine = { kind: 'same' | 'removed' | 'added'; text: string; oldLine: number | null; newLine: number | null };
 export type Hunk = { oldStart: number; oldCount: number; newStart: number; newCount: number; lines: DiffLine[] };
 
-/** Past this many edits the middle is shown as removed then added (keeps memory at O(limit²)). */
+/** Past this many edits the texts are shown as all removed then all added (jsdiff gives up: bounded work). */
 const MAX_EDITS = 2000;
 
 export function splitLines(text: string): string[] {
@@ -17,83 +19,22 @@ export function splitLines(text: string): string[] {
 export function diffLines(before: string, after: string): DiffLine[] {
   const a = splitLines(before);
   const b = splitLines(after);
-  let start = 0;
-  while (start < a.length && start < b.length && a[start] === b[start]) start++;
-  let endA = a.length;
-  let endB = b.length;
-  while (endA > start && endB > start && a[endA - 1] === b[endB - 1]) {
-    endA--;
-    endB--;
-  }
+  // jsdiff gives removals before additions within a change, as the view and `posthoc diff` show them.
+  const changes = diffArrays(a, b, { maxEditLength: MAX_EDITS }) ?? [
+    { value: a, count: a.length, removed: true, added: false },
+    { value: b, count: b.length, removed: false, added: true },
+  ];
   const out: DiffLine[] = [];
-  for (let i = 0; i < start; i++) out.push({ kind: 'same', text: a[i]!, oldLine: i + 1, newLine: i + 1 });
-  const middle = myers(a.slice(start, endA), b.slice(start, endB));
-  let oi = start;
-  let ni = start;
-  for (const kind of middle) {
-    if (kind === 'same') out.push({ kind, text: a[oi]!, oldLine: ++oi, newLine: ++ni });
-    else if (kind === 'removed') out.push({ kind, text: a[oi]!, oldLine: ++oi, newLine: null });
-    else out.push({ kind, text: b[ni]!, oldLine: null, newLine: ++ni });
+  let oi = 0;
+  let ni = 0;
+  for (const change of changes) {
+    for (const text of change.value) {
+      if (change.removed) out.push({ kind: 'removed', text, oldLine: ++oi, newLine: null });
+      else if (change.added) out.push({ kind: 'added', text, oldLine: null, newLine: ++ni });
+      else out.push({ kind: 'same', text, oldLine: ++oi, newLine: ++ni });
+    }
   }
-  for (let i = endA, j = endB; i < a.length; i++, j++) out.push({ kind: 'same', text: a[i]!, oldLine: i + 1, newLine: j + 1 });
   return out;
-}
-
-/** The edit script between two line arrays, as a sequence of kinds. */
-function myers(a: string[], b: string[]): Array<DiffLine['kind']> {
-  const n = a.length;
-  const m = b.length;
-  if (n === 0) return Array<DiffLine['kind']>(m).fill('added');
-  if (m === 0) return Array<DiffLine['kind']>(n).fill('removed');
-  const max = Math.min(n + m, MAX_EDITS);
-  const offset = max + 1;
-  let v = new Int32Array(2 * max + 3);
-  const trace: Int32Array[] = [];
-  let found = -1;
-  for (let d = 0; d <= max && found < 0; d++) {
-    trace.push(v.slice());
-    const next = v.slice();
-    for (let k = -d; k <= d; k += 2) {
-      let x = k === -d || (k !== d && v[offset + k - 1]! < v[offset + k + 1]!) ? v[offset + k + 1]! : v[offset + k - 1]! + 1;
-      let y = x - k;
-      while (x < n && y < m && a[x] === b[y]) {
-        x++;
-        y++;
-      }
-      next[offset + k] = x;
-      if (x >= n && y >= m) {
-        found = d;
-        break;
-      }
-    }
-    v = next;
-  }
-  if (found < 0) return [...Array<DiffLine['kind']>(n).fill('removed'), ...Array<DiffLine['kind']>(m).fill('added')];
-  trace.push(v);
-  const script: Array<DiffLine['kind']> = [];
-  let x = n;
-  let y = m;
-  for (let d = found; d > 0; d--) {
-    const prev = trace[d]!;
-    const k = x - y;
-    const prevK = k === -d || (k !== d && prev[offset + k - 1]! < prev[offset + k + 1]!) ? k + 1 : k - 1;
-    const prevX = prev[offset + prevK]!;
-    const prevY = prevX - prevK;
-    while (x > prevX && y > prevY) {
-      script.push('same');
-      x--;
-      y--;
-    }
-    script.push(x === prevX ? 'added' : 'removed');
-    x = prevX;
-    y = prevY;
-  }
-  while (x > 0 && y > 0) {
-    script.push('same');
-    x--;
-    y--;
-  }
-  return script.reverse();
 }
 
 /** Groups a diff into hunks with `context` unchanged lines around each change. */

@@ -20,6 +20,20 @@ describe('diffLines', () => {
     expect(diffLines('', '')).toEqual([]);
   });
 
+  it('past the edit limit (2000) shows every old line removed then every new line added, still rebuilding both texts', () => {
+    // Every other line changed: 1500 common lines, but 3000 edits — more than the diff is allowed to search.
+    const a = Array.from({ length: 3000 }, (_, i) => `line ${i}`).join('\n');
+    const b = Array.from({ length: 3000 }, (_, i) => (i % 2 ? `changed ${i}` : `line ${i}`)).join('\n');
+    const d = diffLines(a, b);
+    expect(d.map((l) => l.kind)).toEqual([...Array<string>(3000).fill('removed'), ...Array<string>(3000).fill('added')]);
+    expect(d.at(-1)).toEqual({ kind: 'added', text: 'changed 2999', oldLine: null, newLine: 3000 });
+    expect(d.filter((l) => l.kind !== 'added').map((l) => l.text)).toEqual(splitLines(a));
+    expect(d.filter((l) => l.kind !== 'removed').map((l) => l.text)).toEqual(splitLines(b));
+    // Under the limit the common lines are found.
+    const few = b.split('\n').slice(0, 100).join('\n');
+    expect(diffLines(a.split('\n').slice(0, 100).join('\n'), few).filter((l) => l.kind === 'same')).toHaveLength(50);
+  });
+
   it('rebuilds both texts from the diff, for any pair of texts (property)', () => {
     const text = fc.array(fc.constantFrom('a', 'b', 'c', '', 'long line'), { maxLength: 30 }).map((l) => l.join('\n'));
     fc.assert(
