@@ -1,7 +1,8 @@
 // The person's rules for one service's calls, checked before anything leaves the machine: allowed
 // methods and paths, rules on the parsed body, holds for approval, send windows, and what happens to a
 // mutating call nobody knows how to take back. Pure, so every rule can be read and tested here.
-import type { ApiSpec, BodyRule, CallPattern, ServiceRules } from '../../shared/domain/connections';
+import type { ApiSpec, BodyRule, ServiceRules } from '../../shared/domain/connections';
+import { describeBodyRule, readBodyRule } from '../../shared/connections/rule-lines';
 import { addressesOf, domainOf, parseForm, valuesAt } from './body-view';
 import { callMatches, describePattern } from './path-glob';
 
@@ -110,20 +111,11 @@ export function bodyBreach(rule: BodyRule, body: unknown, search = ''): string |
   return null;
 }
 
-/** Parses a body rule as the CLI writes it: 'METHOD PATH FIELD=V1,V2' or 'METHOD PATH FIELD@=DOMAIN1,DOMAIN2'. */
+/** Parses a body rule as the CLI writes it (shared/connections/rule-lines.ts reads it for every side). */
 export function parseBodyRule(text: string): BodyRule {
-  const [method, path, condition, ...rest] = text.trim().split(/\s+/);
-  const m = condition ? /^([^=\s]+?)(@?)=(.+)$/.exec(condition) : null;
-  if (!method || !path?.startsWith('/') || !m || rest.length > 0) {
-    throw new Error(
-      `"${text}" is not a body rule: write "METHOD /path FIELD=V1,V2" (the value must be one of these) or "METHOD /path FIELD@=example.com" (e-mail addresses in these domains only).`,
-    );
-  }
-  const list = m[3]!.split(',').map((v) => v.trim()).filter(Boolean);
-  const base: CallPattern = { method: method.toUpperCase(), path };
-  return m[2] === '@' ? { ...base, field: m[1]!, domains: list } : { ...base, field: m[1]!, oneOf: list };
+  const rule = readBodyRule(text);
+  if (!rule.ok) throw new Error(rule.error);
+  return rule.value;
 }
 
-export function describeBodyRule(rule: BodyRule): string {
-  return `${describePattern(rule)} ${rule.field}${rule.domains ? `@=${rule.domains.join(',')}` : `=${(rule.oneOf ?? []).join(',')}`}`;
-}
+export { describeBodyRule };

@@ -1,5 +1,6 @@
 // Call patterns: a method list and a path glob. In a glob, '**' is any number of segments, '*' any
 // characters within one segment, and ':name' one whole segment, captured under that name.
+import { describePattern, readCallPattern } from '../../shared/connections/rule-lines';
 import type { CallPattern } from '../../shared/domain/connections';
 
 export type GlobMatch = { params: Record<string, string> };
@@ -39,18 +40,13 @@ export function callMatches(pattern: CallPattern, method: string, path: string):
   return methodMatches(pattern.method, method) ? matchPath(pattern.path, path) : null;
 }
 
-export function describePattern(p: CallPattern): string {
-  return `${p.method.toUpperCase()} ${p.path}`;
-}
+export { describePattern };
 
-/** Parses 'METHOD PATH-GLOB' as the CLI and the app write it. */
+/** Parses 'METHOD PATH-GLOB' as the CLI and the app write it (shared/connections/rule-lines.ts). */
 export function parsePattern(text: string): CallPattern {
-  const [method, path, ...rest] = text.trim().split(/\s+/);
-  if (!method || !path || rest.length > 0 || !path.startsWith('/')) {
-    throw new Error(`"${text}" is not a call pattern: write "METHOD /path/glob", for example "POST /chat.postMessage" or "GET /**".`);
-  }
-  if (!/^(\*|[A-Za-z]+(,[A-Za-z]+)*)$/.test(method)) throw new Error(`"${method}" is not a method: use GET, POST, … or * (several joined by ",").`);
-  return { method: method.toUpperCase(), path };
+  const pattern = readCallPattern(text);
+  if (!pattern.ok) throw new Error(pattern.error);
+  return pattern.value;
 }
 
 function split(path: string): string[] {

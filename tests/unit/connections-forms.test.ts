@@ -15,7 +15,7 @@ describe('connection forms', () => {
       ok: true,
       value: [{ method: 'POST', path: '/chat.postMessage' }, { method: 'GET', path: '/**' }],
     });
-    expect(parsePatternLines('POST chat.postMessage', 'Allowed calls')).toEqual({ ok: false, error: expect.stringMatching(/^Allowed calls: "POST chat.postMessage" should read METHOD/) });
+    expect(parsePatternLines('POST chat.postMessage', 'Allowed calls')).toEqual({ ok: false, error: expect.stringMatching(/^Allowed calls: "POST chat.postMessage" is not a call pattern: write "METHOD \/path\/glob"/) });
     expect(parseBodyRuleLines('POST /chat.postMessage channel=C1,#team\nPOST /send to@=example.com')).toEqual({
       ok: true,
       value: [

@@ -1,33 +1,18 @@
 // What the Connections page's forms turn into contract inputs: call patterns and body rules written one
 // per line ("POST /chat.postMessage", "POST /chat.postMessage channel=C1,C2", "POST /send to@=example.com"),
 // and the auth choice. Pure; main checks everything again.
+import { readBodyRule, readCallPattern, readRuleLines } from '../../../shared/connections/rule-lines';
 import type { CallInput } from '../../../shared/contract';
 import type { BodyRule, CallPattern, ConnectionStatus, ServiceAuth } from '../../../shared/domain/connections';
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; error: string };
 
 export function parsePatternLines(text: string, label: string): Parsed<CallPattern[]> {
-  const out: CallPattern[] = [];
-  for (const line of lines(text)) {
-    const [method, path, ...rest] = line.split(/\s+/);
-    if (!method || !path?.startsWith('/') || rest.length > 0) return { ok: false, error: `${label}: "${line}" should read METHOD /path/glob, for example POST /chat.postMessage.` };
-    out.push({ method: method.toUpperCase(), path });
-  }
-  return { ok: true, value: out };
+  return readRuleLines(text, readCallPattern, label);
 }
 
 export function parseBodyRuleLines(text: string): Parsed<BodyRule[]> {
-  const out: BodyRule[] = [];
-  for (const line of lines(text)) {
-    const [method, path, condition, ...rest] = line.split(/\s+/);
-    const m = condition ? /^([^=\s]+?)(@?)=(.+)$/.exec(condition) : null;
-    if (!method || !path?.startsWith('/') || !m || rest.length > 0) {
-      return { ok: false, error: `Body rules: "${line}" should read METHOD /path FIELD=V1,V2 or METHOD /path FIELD@=example.com.` };
-    }
-    const list = m[3]!.split(',').map((v) => v.trim()).filter(Boolean);
-    out.push(m[2] === '@' ? { method: method.toUpperCase(), path, field: m[1]!, domains: list } : { method: method.toUpperCase(), path, field: m[1]!, oneOf: list });
-  }
-  return { ok: true, value: out };
+  return readRuleLines(text, readBodyRule, 'Body rules');
 }
 
 export type AuthKind = ServiceAuth['kind'];
@@ -87,7 +72,3 @@ export const statusWords: Record<ConnectionStatus, string> = {
   expired: 'expired: connect again',
   error: 'not connected',
 };
-
-function lines(text: string): string[] {
-  return text.split('\n').map((l) => l.trim()).filter((l) => l.length > 0 && !l.startsWith('#'));
-}
