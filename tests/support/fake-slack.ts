@@ -13,13 +13,18 @@ export type FakeSlack = {
   reactions: Array<{ channel: string; timestamp: string; name: string }>;
   /** The bearer token it accepts (set by the test). */
   token: string;
+  /**
+   * Methods it refuses, as Slack does (HTTP 200, {"ok": false, "error": …}): path → error, e.g.
+   * `refuse['/chat.delete'] = 'cant_delete_message'`. The call is still recorded in `calls`.
+   */
+  refuse: Record<string, string>;
   close(): Promise<void>;
 };
 
 const CHANNELS: Record<string, string> = { '#team': 'C0TEAM', '#random': 'C0RANDOM' };
 
 export async function startFakeSlack(token: string): Promise<FakeSlack> {
-  const state: FakeSlack = { baseUrl: '', calls: [], messages: [], reactions: [], token, close: async () => undefined };
+  const state: FakeSlack = { baseUrl: '', calls: [], messages: [], reactions: [], token, refuse: {}, close: async () => undefined };
   let clock = 1_700_000_000;
   const server = createServer((req, res) => {
     let raw = '';
@@ -35,6 +40,7 @@ export async function startFakeSlack(token: string): Promise<FakeSlack> {
       };
       if (path === '/_echo') return send({ ok: true, headers: req.headers, url: req.url, body: raw });
       if (req.headers.authorization !== `Bearer ${state.token}`) return send({ ok: false, error: 'invalid_auth' });
+      if (state.refuse[path]) return send({ ok: false, error: state.refuse[path] });
       const channel = CHANNELS[String(body.channel)] ?? String(body.channel ?? '');
       switch (path) {
         case '/auth.test':
