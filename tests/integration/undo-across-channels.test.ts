@@ -86,7 +86,7 @@ async function runScenario(): Promise<Scenario> {
     OPENAI_BASE_URL: llm.baseUrl,
     POSTHOC_MODEL: 'scripted',
   });
-  expect(run.code, run.stderr).toBe(0);
+  expect(run.code, run.stderr + run.stdout).toBe(0);
   const lines = jsonLines(run.stdout);
   const actions = lines.filter((l) => l.type === 'action').map((l) => l.action as Record<string, any>);
   expect(actions).toHaveLength(1);
