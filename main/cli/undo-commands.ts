@@ -1,6 +1,7 @@
 // `posthoc undo | redo | rewind | keep | timeline | diff | budget`: the undo engine from the command line.
 // Exit codes as everywhere: 0 success; 1 failed; 2 usage or configuration; 3 refused (a later change
-// would be overwritten) — the paths and why go to stderr, and --json prints the answer as it is.
+// would be overwritten) — the paths and why go to stderr, and --json prints the answer as it is; 4 partly
+// done (some service calls taken back, then the provider refused one; files and databases put back).
 import { InvalidArgumentError, type Command, type Option } from 'commander';
 import { unifiedDiff } from '../../shared/diff/line-diff';
 import type { UndoBlocker } from '../../shared/domain';
@@ -18,6 +19,9 @@ export type CliContext = {
 
 type Opts = { dataDir?: string; json?: boolean };
 
+/** Undo or rewind partly done: service calls taken back, then one refused (the rest put back). */
+export const EXIT_PARTIAL = 4;
+
 export function registerUndoCommands(program: Command, ctx: CliContext): void {
   const { out, json } = ctx;
   const withRun = (fn: (s: AppServices, id: string, opts: Opts) => Promise<void>) => (id: string, opts: Opts) =>
@@ -31,6 +35,11 @@ export function registerUndoCommands(program: Command, ctx: CliContext): void {
       for (const b of blockers ?? []) process.stderr.write(`  ${b.path}: ${describeBlocker(b)}\n`);
     }
     process.exitCode = ctx.exitConflict;
+  };
+  // Some service calls were taken back for good, then the provider refused one: exit 4, never 0 or 3.
+  const partly = (message: string, opts: Opts) => {
+    if (!opts.json) process.stderr.write(`${message}\n`);
+    process.exitCode = EXIT_PARTIAL;
   };
   const listed = (result: { removed: string[]; restored: string[]; notRestored?: string[] }) => {
     result.removed.forEach((p) => out(`  removed ${p}`));
@@ -49,6 +58,7 @@ export function registerUndoCommands(program: Command, ctx: CliContext): void {
         if (!opts.json && result.canRewind) process.stderr.write(`Rewind instead: posthoc rewind ${id}\n`);
         return;
       }
+      if (result.outcome === 'partial') return partly(result.message, opts);
       if (!opts.json) {
         out(`Undid action ${result.action.seq}.`);
         listed(result);
@@ -73,6 +83,7 @@ export function registerUndoCommands(program: Command, ctx: CliContext): void {
       const result = await s.undo.rewind(id);
       if (opts.json) json(result);
       if (result.outcome === 'conflict') return refused(result.message, result.blockers, opts);
+      if (result.outcome === 'partial') return partly(result.message, opts);
       if (!opts.json) {
         out(`Rewound to before action ${result.action.seq}: undid ${result.undone.map((a) => a.seq).join(', ')}.`);
         listed(result);

@@ -1,8 +1,13 @@
 // Undo for the REST channel: each recorded inverse call is sent, newest first, through the same door as
 // the forward calls (ServiceCaller: the service's credentials, refreshed on 401, redacted). A provider
-// may refuse an inverse (the message is already gone, the token lost its scope): that is why such calls
+// may refuse an inverse (the token lost its scope, the object cannot be deleted): that is why such calls
 // are "compensable", and the refusal is reported with the provider's own words.
-import type { Action, RestEffect } from '../../shared/domain';
+//
+// `ServicesUndoChannel` puts this behind the undo saga's interface (shared/undo/channel.ts). Its calls
+// leave the machine, so the saga sends them last, after every channel was checked and the local ones
+// applied; what was sent is marked on its effect (`undone`) and never sent twice.
+import { assertNever, type Action, type RestEffect, type UndoBlocker } from '../../shared/domain';
+import type { ApplyResult, ChannelStep, UndoChannel, UndoJob } from '../../shared/undo/channel';
 import type { RestInverse } from '../../shared/domain/connections';
 import { parseBody, valueAt } from './body-view';
 import { Redactor } from './redaction';
@@ -25,7 +30,14 @@ export function pendingInverses(action: Action): RestEffect[] {
     .reverse();
 }
 
-export class RestUndo {
+/** What the services channel needs from the door to services. */
+export type RestUndoPort = {
+  undo(action: Action): Promise<RestUndoOutcome>;
+  /** Why `inverse` could not be sent now (the service is no longer defined …), without sending it; null if it could. */
+  check?(inverse: RestInverse): Promise<string | null>;
+};
+
+export class RestUndo implements RestUndoPort {
   constructor(
     private readonly registry: ServiceRegistry,
     private readonly caller: ServiceCaller,
@@ -41,6 +53,11 @@ export class RestUndo {
       sent.push({ effect, result });
     }
     return { ok: true, sent };
+  }
+
+  async check(inverse: RestInverse): Promise<string | null> {
+    if (!this.registry.get(inverse.service)) return `the service "${inverse.service}" is no longer defined; add it again, then undo`;
+    return null;
   }
 
   async send(inverse: RestInverse): Promise<InverseResult> {
@@ -73,4 +90,108 @@ export class RestUndo {
       return { status: 0, error: redactor.text(message) };
     }
   }
+}
+
+/** The service calls of an action, switched exhaustively over channels so a new channel is not forgotten. */
+export function serviceCallsOf(action: Action): RestEffect[] {
+  const out: RestEffect[] = [];
+  for (const e of action.effects) {
+    switch (e.channel) {
+      case 'rest':
+        out.push(e);
+        break;
+      case 'fs':
+      case 'db':
+        break;
+      default:
+        assertNever(e, 'effect');
+    }
+  }
+  return out;
+}
+
+/** Calls whose inverse undo already sent: redo cannot send the originals again. */
+export function takenBack(action: Action): RestEffect[] {
+  return serviceCallsOf(action).filter((e) => e.undone && e.undone.error === null);
+}
+
+export const callName = (e: { method: string; service: string; path: string }) => `${e.method} svc/${e.service}${e.path}`;
+
+export class ServicesUndoChannel implements UndoChannel {
+  readonly name = 'services' as const;
+  readonly leavesMachine = true;
+
+  constructor(
+    private readonly port: RestUndoPort | undefined,
+    /** Saves the action's effects after sending (what was sent, what the provider answered). */
+    private readonly save: (action: Action) => void,
+  ) {}
+
+  async session<T>(job: UndoJob, body: (step: ChannelStep | null) => Promise<T>): Promise<T> {
+    if (job.direction === 'redo') {
+      const gone = job.actions.flatMap(takenBack);
+      return body(gone.length === 0 ? null : new RedoRefused(gone));
+    }
+    const actions = job.actions.filter((a) => pendingInverses(a).length > 0);
+    return body(actions.length === 0 ? null : new SendInverses(this.port, this.save, actions));
+  }
+}
+
+class SendInverses implements ChannelStep {
+  constructor(
+    private readonly port: RestUndoPort | undefined,
+    private readonly save: (action: Action) => void,
+    private readonly actions: Action[],
+  ) {}
+
+  async check(): Promise<UndoBlocker[]> {
+    const calls = this.actions.flatMap(pendingInverses);
+    if (!this.port) return calls.map((c) => blocker(callName(c.inverse!), 'this Posthoc was started without the services channel, so its service calls cannot be taken back here'));
+    const out: UndoBlocker[] = [];
+    for (const c of calls) {
+      const why = (await this.port.check?.(c.inverse!)) ?? null;
+      if (why) out.push(blocker(callName(c.inverse!), why));
+    }
+    return out;
+  }
+
+  async apply(): Promise<ApplyResult> {
+    const items: string[] = [];
+    for (const action of this.actions) {
+      const outcome = await this.port!.undo(action);
+      this.save(action);
+      items.push(...outcome.sent.map((s) => `${callName(s.effect.inverse!)} sent (${s.effect.inverse!.summary})`));
+      if (!outcome.ok) {
+        const failed = outcome.failed.effect.inverse!;
+        return {
+          ok: false,
+          report: { items, restored: [], removed: [], notRestored: [], refs: [] },
+          refused: { what: `${callName(failed)} (${failed.summary})`, why: outcome.failed.result.error ?? 'the provider refused the inverse call' },
+        };
+      }
+    }
+    return { ok: true, report: { items, restored: [], removed: [], notRestored: [], refs: [] } };
+  }
+
+  async compensate(): Promise<void> {
+    // What left the machine stays sent; the saga never asks (leavesMachine), and there is nothing to do.
+  }
+}
+
+class RedoRefused implements ChannelStep {
+  constructor(private readonly gone: RestEffect[]) {}
+
+  async check(): Promise<UndoBlocker[]> {
+    return this.gone.map((e) => blocker(callName(e), 'undo took this call back; redo cannot send service calls again (ask the agent to do it again instead)'));
+  }
+
+  async apply(): Promise<ApplyResult> {
+    throw new Error('A redo of taken-back service calls was applied although its check refused it.');
+  }
+
+  async compensate(): Promise<void> {}
+}
+
+function blocker(path: string, reason: string): UndoBlocker {
+  return { path, by: 'content', actionId: null, actionSeq: null, taskTitle: null, channel: 'services', reason };
 }

@@ -1,18 +1,13 @@
-// The databases' part of undo, redo, rewind and keep, for the undo service. Database effects go first,
-// each in a transaction of its own that completes or changes nothing; if a later one (or the files) is
-// refused, the ones already done are put back, so an undo is never half-applied.
+// The databases' part of undo, redo, rewind and keep: the databases channel behind the undo saga's
+// interface, and keep. Each effect is reverted in a transaction of its own that completes or changes
+// nothing; if a later one (or another channel) is refused, the ones already done are put back.
 import { assertNever, type Action, type DbEffect, type UndoBlocker } from '../../shared/domain';
+import { StepRefused, type ApplyResult, type ChannelStep, type UndoChannel, type UndoJob } from '../../shared/undo/channel';
 import type { DbChannel } from '../effects/db/db-channel';
 import { DbConflict, DbRefusal } from '../effects/db/db-errors';
 import { ServiceError } from './service-error';
 
-export type DatabaseUndo = Pick<DbChannel, 'undo' | 'redo' | 'keep'>;
-
-export type DatabaseStep =
-  | { ok: true; restored: string[]; compensate(): Promise<void> }
-  | { ok: false; blockers: UndoBlocker[]; message: string; canRewind: boolean };
-
-const NOTHING: DatabaseStep = { ok: true, restored: [], compensate: async () => undefined };
+export type DatabaseUndo = Pick<DbChannel, 'undo' | 'redo' | 'keep' | 'conflicts'>;
 
 export function dbEffectsOf(action: Action): DbEffect[] {
   const out: DbEffect[] = [];
@@ -39,42 +34,95 @@ export function dbEffectsOf(action: Action): DbEffect[] {
 }
 
 /**
- * Undoes (or redoes) the database effects of `actions`, in the order given (undo: newest action first, and
- * each action's effects newest first). `later` are the task's applied actions after them: if one of them
- * changed the same database, a rewind may get past a conflict.
+ * The databases channel behind the undo saga's interface. Effects are reverted in the job's order (undo:
+ * newest action first, and each action's effects newest first), each in a transaction of its own that
+ * completes or changes nothing; compensate reverts the done ones the other way, newest first.
  */
-export async function revertDatabases(db: DatabaseUndo | undefined, actions: Action[], direction: 'undo' | 'redo', later: Action[] = []): Promise<DatabaseStep> {
-  const effects = actions.flatMap((a) => (direction === 'undo' ? [...dbEffectsOf(a)].reverse() : dbEffectsOf(a)));
-  if (effects.length === 0) return NOTHING;
-  if (!db) throw new ServiceError('unavailable', 'This Posthoc was built without database support, so database changes cannot be undone here.');
-  const done: DbEffect[] = [];
-  const restored: string[] = [];
-  const compensate = async () => {
-    for (const e of [...done].reverse()) await (direction === 'undo' ? db.redo(e) : db.undo(e));
-  };
-  for (const effect of effects) {
-    try {
-      const r = direction === 'undo' ? await db.undo(effect) : await db.redo(effect);
-      restored.push(...r.restored);
-      done.push(effect);
-    } catch (error) {
-      await compensate().catch((again: unknown) => {
-        throw new ServiceError('internal', `The ${direction} of ${effect.database} failed and putting back what was already ${direction === 'undo' ? 'undone' : 'redone'} failed too (${String(again)}); check the database.`);
-      });
-      if (error instanceof DbConflict) {
-        const canRewind = later.some((a) => a.effects.some((e) => e.channel === 'db' && e.database === effect.database));
-        return {
-          ok: false,
-          message: error.message,
-          canRewind: direction === 'undo' && canRewind,
-          blockers: error.items.map((item) => ({ path: `${effect.database}: ${item}`, by: 'content', actionId: null, actionSeq: null, taskTitle: null })),
-        };
+export class DatabasesUndoChannel implements UndoChannel {
+  readonly name = 'databases' as const;
+  readonly leavesMachine = false;
+
+  constructor(private readonly db: DatabaseUndo | undefined) {}
+
+  async session<T>(job: UndoJob, body: (step: ChannelStep | null) => Promise<T>): Promise<T> {
+    const effects = job.actions.flatMap((a) => (job.direction === 'undo' ? [...dbEffectsOf(a)].reverse() : dbEffectsOf(a)));
+    return body(effects.length === 0 ? null : new DatabasesStep(this.db, job, effects));
+  }
+}
+
+class DatabasesStep implements ChannelStep {
+  private readonly done: DbEffect[] = [];
+
+  constructor(
+    private readonly db: DatabaseUndo | undefined,
+    private readonly job: UndoJob,
+    private readonly effects: DbEffect[],
+  ) {}
+
+  /**
+   * The first effect on each database is checked against the database as it is now; the ones after it
+   * depend on it being reverted first, so they are checked by their own transaction when applied (still
+   * before anything leaves the machine).
+   */
+  async check(): Promise<UndoBlocker[]> {
+    const db = this.db;
+    if (!db) {
+      return [blocker('databases', 'this Posthoc was built without database support, so database changes cannot be undone here')];
+    }
+    const out: UndoBlocker[] = [];
+    const seen = new Set<string>();
+    for (const effect of this.effects) {
+      if (this.job.direction === 'redo' && effect.undo.kind === 'held') {
+        out.push(blocker(effect.database, 'a rolled-back held transaction cannot be redone; run the action again'));
+        continue;
       }
-      if (error instanceof DbRefusal) throw new ServiceError('conflict', error.message);
-      throw error;
+      if (seen.has(effect.database)) continue;
+      seen.add(effect.database);
+      try {
+        for (const item of await db.conflicts(effect, this.job.direction)) out.push(blocker(`${effect.database}: ${item}`, item));
+      } catch (error) {
+        if (error instanceof DbRefusal) out.push(blocker(effect.database, error.message));
+        else throw error;
+      }
+    }
+    return out;
+  }
+
+  async apply(): Promise<ApplyResult> {
+    const db = this.db!;
+    const restored: string[] = [];
+    for (const effect of this.effects) {
+      try {
+        const r = this.job.direction === 'undo' ? await db.undo(effect) : await db.redo(effect);
+        restored.push(...r.restored);
+        this.done.push(effect);
+      } catch (error) {
+        await this.compensate().catch((again: unknown) => {
+          throw new ServiceError(
+            'internal',
+            `The ${this.job.direction} of ${effect.database} failed and putting back what was already ${this.job.direction === 'undo' ? 'undone' : 'redone'} failed too (${String(again)}); check the database.`,
+          );
+        });
+        if (error instanceof DbConflict) throw new StepRefused(error.items.map((item) => blocker(`${effect.database}: ${item}`, item)));
+        if (error instanceof DbRefusal) throw new StepRefused([blocker(effect.database, error.message)]);
+        throw error;
+      }
+    }
+    return { ok: true, report: { items: restored.map((r) => `${r} put back`), restored, removed: [], notRestored: [], refs: [] } };
+  }
+
+  async compensate(): Promise<void> {
+    const db = this.db!;
+    while (this.done.length > 0) {
+      const e = this.done.at(-1)!;
+      await (this.job.direction === 'undo' ? db.redo(e) : db.undo(e));
+      this.done.pop();
     }
   }
-  return { ok: true, restored, compensate };
+}
+
+function blocker(path: string, reason: string): UndoBlocker {
+  return { path, by: 'content', actionId: null, actionSeq: null, taskTitle: null, channel: 'databases', reason };
 }
 
 /** Keep: releases what the database effects hold. Returns ids of other actions a held transaction committed with it. */

@@ -1,28 +1,58 @@
 // Undo, redo, rewind and keep: the rules a person sees (what can be undone, in what order, and why not),
-// over the files channel's journaled restores. Timelines, diffs and storage budgets are in undo-views.ts.
-import { isApplied, type Action, type FsEffect, type Task, type UndoBlocker, type UndoResult } from '../../shared/domain';
+// as one saga over every channel (shared/undo/channel.ts): files, databases, service calls.
+//
+//   open a session on every channel (the files' folder locks are held to the end)
+//   ─ check every step of every action: a dry run that changes nothing; any conflict → refuse, naming all
+//   ─ apply the local channels (databases, then files), each all-or-nothing
+//   ─ then the channels that leave the machine (service calls), newest first
+//   ─ a provider refuses → put the local steps back; "refused" if nothing was sent, else "partial"
+//   ─ record the operation with each step's result (the timeline shows it)
+// Timelines, diffs and storage budgets are in undo-views.ts.
+import { isApplied, type Action, type FsEffect, type PartialUndo, type Task, type UndoBlocker, type UndoResult, type UndoStep } from '../../shared/domain';
 import type { RedoResult, RewindResult } from '../../shared/domain/undo';
+import { describeBlocker } from '../../shared/undo/blocker-words';
+import { StepRefused, type ApplyResult, type ChannelStep, type StepReport, type UndoChannel, type UndoDirection, type UndoJob, type UndoOperation } from '../../shared/undo/channel';
+import { FilesUndoChannel } from '../effects/fs/files-undo-channel';
 import type { FsChannel } from '../effects/fs/fs-channel';
 import { FolderBusy } from '../effects/fs/folder-lease';
-import { FsReverter, RevertFailed, type Recovery, type RevertBlocker, type RevertOutcome } from '../effects/fs/fs-revert';
+import { FsReverter, RevertFailed, type Recovery, type RevertBlocker } from '../effects/fs/fs-revert';
 import type { ActionStateOf } from '../effects/fs/undo-rules';
+import { ServicesUndoChannel, type RestUndoPort } from '../gateway/rest-undo';
 import type { TaskStore } from '../store/task-store';
-import { keepDatabases, revertDatabases, type DatabaseStep, type DatabaseUndo } from './database-undo';
+import type { UndoOperations } from '../store/undo-operations';
+import { DatabasesUndoChannel, keepDatabases, type DatabaseUndo } from './database-undo';
 import type { EventBus } from './event-bus';
-import { revertServiceCalls, takenBack, type RestUndoPort } from './rest-undo-step';
 import { ServiceError } from './service-error';
+
+export { describeBlocker };
 
 export type UndoServiceOptions = {
   /** Whether the agent is working on a task right now (nothing is undone under its feet). */
   isRunning: (taskId: string) => boolean;
-  /** The databases channel: database effects are undone first, each all-or-nothing, and put back if the files refuse. */
+  /** The databases channel. */
   db?: DatabaseUndo;
-  /** The services channel: each call's recorded inverse is sent first (it cannot be put back), newest first. */
+  /** The services channel: each call's recorded inverse, sent last (it cannot be put back). */
   rest?: RestUndoPort;
+  /** Where operations are recorded for the timeline (none: not recorded). */
+  operations?: UndoOperations;
+};
+
+type SagaOutcome =
+  | { kind: 'done'; report: Merged; steps: UndoStep[] }
+  | { kind: 'refused'; blockers: UndoBlocker[]; message: string; canRewind: boolean; steps: UndoStep[] }
+  | { kind: 'partial'; message: string; calls: string[]; refused: PartialUndo['refused']; steps: UndoStep[] };
+
+type Merged = { restored: string[]; removed: string[]; notRestored: string[]; calls: string[] };
+
+const WORDS: Record<UndoOperation, { verb: string; title: string }> = {
+  undo: { verb: 'undo', title: 'Undo' },
+  redo: { verb: 'redo', title: 'Redo' },
+  rewind: { verb: 'rewind', title: 'Rewind' },
 };
 
 export class UndoService {
   private readonly reverter: FsReverter;
+  private readonly channels: UndoChannel[];
   private readonly pendingGc = new Set<Promise<unknown>>();
   private ready: Promise<Recovery[]> = Promise.resolve([]);
 
@@ -36,6 +66,20 @@ export class UndoService {
       for (const id of journal.actionIds) this.setStatusAfter(id, journal.plan.direction);
     });
     fs.setGate((folders) => this.recoverPending(folders));
+    // Local channels first, in this order; the ones that leave the machine are applied after all of them.
+    this.channels = [
+      new DatabasesUndoChannel(options.db),
+      new FilesUndoChannel(fs, this.reverter, {
+        foldersOf: (taskId) => foldersOf(this.store.getTask(taskId), null),
+        stateOf: () => this.stateOf(),
+        commitStatuses: (ids, direction) => {
+          for (const id of ids) this.setStatusAfter(id, direction);
+        },
+        describe: (taskId, blockers) => this.describeBlockers(this.store.getTask(taskId)!, blockers),
+        label: (taskId, folder, path) => labelOf(this.store.getTask(taskId)!, folder, path),
+      }),
+      new ServicesUndoChannel(options.rest, (action) => this.store.saveAction(action)),
+    ];
   }
 
   /**
@@ -66,27 +110,17 @@ export class UndoService {
     const action = this.requireAction(actionId);
     this.requireApplied(action, 'undo');
     const task = this.requireIdle(action);
-    await this.awaitFolders(task, 'undo');
-    const calls = await revertServiceCalls(this.options.rest, this.store, [action], 'Undo');
-    if (!calls.ok) return { outcome: 'conflict', action: this.requireAction(actionId), ...calls };
-    const db = await revertDatabases(this.options.db, [action], 'undo', this.rewindSet(action).filter((a) => a.id !== action.id));
-    if (!db.ok) return { outcome: 'conflict', ...databaseRefusal('Undo', db), action };
-    const outcome = await this.revert(task, 'undo', [action]).catch(putBack(db));
-    if (!outcome.ok) {
-      await db.compensate();
-      const blockers = this.describeBlockers(task, outcome.blockers);
-      const canRewind = blockers.every((b) => b.by === 'action' && b.taskTitle === null && (b.actionSeq ?? 0) > action.seq);
-      return {
-        outcome: 'conflict',
-        action,
-        paths: blockers.map((b) => b.path),
-        blockers,
-        canRewind,
-        message: refusal('Undo', blockers, canRewind ? ' Rewind to before this action to undo the later actions too, newest first.' : ''),
-      };
+    const later = this.rewindSet(action).filter((a) => a.id !== action.id);
+    const out = await this.saga(task, 'undo', [action], later);
+    const now = this.requireAction(actionId);
+    switch (out.kind) {
+      case 'refused':
+        return { outcome: 'conflict', action: now, paths: out.blockers.map((b) => b.path), blockers: out.blockers, canRewind: out.canRewind, message: out.message, steps: out.steps };
+      case 'partial':
+        return { outcome: 'partial', action: now, message: out.message, calls: out.calls, refused: out.refused, steps: out.steps };
+      case 'done':
+        return { outcome: 'undone', action: now, restored: out.report.restored, removed: out.report.removed, notRestored: out.report.notRestored, calls: out.report.calls, steps: out.steps };
     }
-    const undone = this.publish(actionId);
-    return { outcome: 'undone', action: undone, ...withDatabases(flatten(task, outcome), db), calls: calls.taken };
   }
 
   async redo(actionId: string): Promise<RedoResult> {
@@ -94,27 +128,19 @@ export class UndoService {
     const action = this.requireAction(actionId);
     if (action.status !== 'undone') throw new ServiceError('conflict', `Action ${action.seq} is ${action.status}; only an undone action can be redone.`);
     const task = this.requireIdle(action);
-    const gone = takenBack(action);
-    if (gone.length > 0) {
-      throw new ServiceError(
-        'conflict',
-        `Undo took back ${gone.map((e) => `${e.method} svc/${e.service}${e.path}`).join(', ')}; redo cannot send service calls again. Ask the agent to do it again instead.`,
-      );
+    const out = await this.saga(task, 'redo', [action], []);
+    const now = this.requireAction(actionId);
+    switch (out.kind) {
+      case 'refused':
+      // Redo sends nothing off the machine, so it is never partial.
+      case 'partial':
+        return { outcome: 'conflict', action: now, paths: 'blockers' in out ? out.blockers.map((b) => b.path) : [], blockers: 'blockers' in out ? out.blockers : [], message: out.message, steps: out.steps };
+      case 'done':
+        return { outcome: 'redone', action: now, restored: out.report.restored, removed: out.report.removed, notRestored: out.report.notRestored, steps: out.steps };
     }
-    await this.awaitFolders(task, 'redo');
-    const db = await revertDatabases(this.options.db, [action], 'redo');
-    if (!db.ok) return { outcome: 'conflict', ...databaseRefusal('Redo', db), action };
-    const outcome = await this.revert(task, 'redo', [action]).catch(putBack(db));
-    if (!outcome.ok) {
-      await db.compensate();
-      const blockers = this.describeBlockers(task, outcome.blockers);
-      return { outcome: 'conflict', action, paths: blockers.map((b) => b.path), blockers, message: refusal('Redo', blockers, '') };
-    }
-    const redone = this.publish(actionId);
-    return { outcome: 'redone', action: redone, ...withDatabases(flatten(task, outcome), db) };
   }
 
-  /** Undoes the action and every later applied action of its task, newest first; all or nothing. */
+  /** Undoes the action and every later applied action of its task, newest applied first; all or nothing. */
   async rewind(actionId: string): Promise<RewindResult> {
     await this.ready;
     const action = this.requireAction(actionId);
@@ -126,19 +152,203 @@ export class UndoService {
       throw new ServiceError('conflict', `Action ${kept.seq} was kept, so a rewind cannot go back past it. Undo the actions after it instead.`);
     }
     for (const a of later) requireRecorded(a, 'rewind past');
-    await this.awaitFolders(task, 'rewind');
-    const calls = await revertServiceCalls(this.options.rest, this.store, later, 'Rewind');
-    if (!calls.ok) return { outcome: 'conflict', action: this.requireAction(action.id), ...calls };
-    const db = await revertDatabases(this.options.db, later, 'undo');
-    if (!db.ok) return { outcome: 'conflict', ...databaseRefusal('Rewind', db), action };
-    const outcome = await this.revert(task, 'rewind', later).catch(putBack(db));
-    if (!outcome.ok) {
-      await db.compensate();
-      const blockers = this.describeBlockers(task, outcome.blockers);
-      return { outcome: 'conflict', action, paths: blockers.map((b) => b.path), blockers, message: refusal('Rewind', blockers, '') };
+    const out = await this.saga(task, 'rewind', later, []);
+    const now = this.requireAction(actionId);
+    switch (out.kind) {
+      case 'refused':
+        return { outcome: 'conflict', action: now, paths: out.blockers.map((b) => b.path), blockers: out.blockers, message: out.message, steps: out.steps };
+      case 'partial':
+        return { outcome: 'partial', action: now, message: out.message, calls: out.calls, refused: out.refused, steps: out.steps };
+      case 'done':
+        return {
+          outcome: 'rewound',
+          action: now,
+          undone: later.map((a) => this.requireAction(a.id)),
+          restored: out.report.restored,
+          removed: out.report.removed,
+          notRestored: out.report.notRestored,
+          steps: out.steps,
+        };
     }
-    const undone = later.map((a) => this.publish(a.id));
-    return { outcome: 'rewound', action: this.requireAction(action.id), undone, ...withDatabases(flatten(task, outcome), db) };
+  }
+
+  /**
+   * The saga: every channel's step is checked before any is applied; local channels are applied before
+   * the ones that leave the machine; a refusal from those puts the local steps back.
+   */
+  private async saga(task: Task, operation: UndoOperation, actions: Action[], later: Action[]): Promise<SagaOutcome> {
+    const direction: UndoDirection = operation === 'redo' ? 'redo' : 'undo';
+    const job: UndoJob = { taskId: task.id, operation, direction, actions, later };
+    const words = WORDS[operation];
+    await this.recoverPending(foldersOf(task, null));
+    let out: SagaOutcome;
+    let refs: string[] = [];
+    try {
+      out = await this.openSessions(job, this.channels, [], async (opened) => {
+        const result = await this.run(job, opened, words.title);
+        refs = result.refs;
+        return result.out;
+      });
+    } catch (error) {
+      if (error instanceof RevertFailed) throw new ServiceError('internal', error.message);
+      // Another action (of any task, in any process) is running on one of the folders.
+      if (error instanceof FolderBusy) throw new ServiceError('conflict', error.message);
+      throw error;
+    } finally {
+      // Refused or not, the attempt may have recorded outside edits and a journal entry.
+      this.events.emit('timeline:updated', { taskId: task.id });
+    }
+    this.options.operations?.add({
+      taskId: task.id,
+      operation,
+      actionIds: actions.map((a) => a.id),
+      outcome: out.kind,
+      steps: out.steps,
+      refs,
+      message: out.kind === 'done' ? null : out.message,
+    });
+    for (const a of actions) this.publish(a.id);
+    this.events.emit('timeline:updated', { taskId: task.id });
+    return out;
+  }
+
+  private async openSessions<T>(
+    job: UndoJob,
+    rest: readonly UndoChannel[],
+    opened: Array<{ channel: UndoChannel; step: ChannelStep }>,
+    body: (opened: Array<{ channel: UndoChannel; step: ChannelStep }>) => Promise<T>,
+  ): Promise<T> {
+    const [first, ...others] = rest;
+    if (!first) return body(opened);
+    return first.session(job, (step) => this.openSessions(job, others, step ? [...opened, { channel: first, step }] : opened, body));
+  }
+
+  private async run(job: UndoJob, opened: Array<{ channel: UndoChannel; step: ChannelStep }>, title: string): Promise<{ out: SagaOutcome; refs: string[] }> {
+    // 1. Check everything; change nothing.
+    const found: Array<{ channel: UndoChannel; blockers: UndoBlocker[] }> = [];
+    for (const o of opened) found.push({ channel: o.channel, blockers: await o.step.check() });
+    const blockers = found.flatMap((f) => f.blockers);
+    if (blockers.length > 0) {
+      const steps = found.map((f): UndoStep => ({
+        channel: f.channel.name,
+        result: f.blockers.length > 0 ? 'refused' : 'not-run',
+        items: f.blockers.map((b) => `${b.path}: ${describeBlocker(b)}`),
+        detail: f.blockers.length > 0 ? `${f.blockers.length} conflict(s)` : null,
+      }));
+      return { out: this.refusal(job, title, blockers, steps), refs: [] };
+    }
+
+    // 2. Local channels, each all or nothing; a conflict met half-way puts back the ones before it.
+    const local = opened.filter((o) => !o.channel.leavesMachine);
+    const remote = opened.filter((o) => o.channel.leavesMachine);
+    const applied: Array<{ channel: UndoChannel; step: ChannelStep; report: StepReport }> = [];
+    const putBack = async (): Promise<string | null> => {
+      for (const a of [...applied].reverse()) {
+        try {
+          await a.step.compensate();
+        } catch (error) {
+          return `${a.channel.name} could not be put back: ${error instanceof Error ? error.message : String(error)}`;
+        }
+      }
+      return null;
+    };
+    for (const o of local) {
+      try {
+        const r = await o.step.apply();
+        applied.push({ ...o, report: r.report });
+      } catch (error) {
+        const stuck = await putBack();
+        if (stuck) throw new ServiceError('internal', `The ${job.operation} stopped half-way and ${stuck}. Check the folders and databases named.`);
+        if (error instanceof StepRefused) {
+          const steps = opened.map((x): UndoStep => {
+            if (x === o) return { channel: x.channel.name, result: 'refused', items: error.blockers.map((b) => `${b.path}: ${describeBlocker(b)}`), detail: 'changed since' };
+            const done = applied.find((a) => a.channel === x.channel);
+            return done ? { channel: x.channel.name, result: 'compensated', items: done.report.items, detail: 'put back: another step was refused' } : { channel: x.channel.name, result: 'not-run', items: [], detail: null };
+          });
+          return { out: this.refusal(job, title, error.blockers, steps), refs: applied.flatMap((a) => a.report.refs) };
+        }
+        throw error;
+      }
+    }
+
+    // 3. What leaves the machine, last.
+    for (const o of remote) {
+      const r: ApplyResult = await o.step.apply();
+      if (r.ok) {
+        applied.push({ ...o, report: r.report });
+        continue;
+      }
+      const stuck = await putBack();
+      const sent = r.report.items;
+      const steps = opened.map((x): UndoStep => {
+        if (x === o) return { channel: x.channel.name, result: 'refused', items: [...sent, `${r.refused.what} refused: ${r.refused.why}`], detail: r.refused.why };
+        const done = applied.find((a) => a.channel === x.channel);
+        if (done && !done.channel.leavesMachine) return { channel: x.channel.name, result: stuck ? 'done' : 'compensated', items: done.report.items, detail: stuck ?? 'put back: a service refused' };
+        return done ? { channel: x.channel.name, result: 'done', items: done.report.items, detail: null } : { channel: x.channel.name, result: 'not-run', items: [], detail: null };
+      });
+      const refs = applied.flatMap((a) => a.report.refs);
+      const back = stuck ? ` ${stuck[0]!.toUpperCase()}${stuck.slice(1)}.` : applied.some((a) => !a.channel.leavesMachine) ? ' The files and database changes were put back.' : '';
+      if (sent.length === 0 && applied.every((a) => !a.channel.leavesMachine)) {
+        const blocker: UndoBlocker = { path: r.refused.what, by: 'content', actionId: null, actionSeq: null, taskTitle: null, channel: 'services', reason: `refused: ${r.refused.why}` };
+        return {
+          out: {
+            kind: 'refused',
+            blockers: [blocker],
+            canRewind: false,
+            message: `${title} refused: ${r.refused.what} was refused: ${r.refused.why}${back} Nothing changed. Fix the cause (reconnect the service, check the object still exists) and try again.`,
+            steps,
+          },
+          refs,
+        };
+      }
+      const calls = [...applied.filter((a) => a.channel.leavesMachine).flatMap((a) => a.report.items), ...sent];
+      return {
+        out: {
+          kind: 'partial',
+          calls,
+          refused: r.refused,
+          message: `${title} partly done: ${calls.join('; ')} — these cannot be taken back; then ${r.refused.what} was refused: ${r.refused.why}${back} The action stays applied; ${job.operation} again to send only what is left.`,
+          steps,
+        },
+        refs,
+      };
+    }
+
+    const merged: Merged = { restored: [], removed: [], notRestored: [], calls: [] };
+    for (const a of applied) {
+      merged.restored.push(...a.report.restored);
+      merged.removed.push(...a.report.removed);
+      merged.notRestored.push(...a.report.notRestored);
+      if (a.channel.leavesMachine) merged.calls.push(...a.report.items);
+    }
+    // Statuses of actions with no files (the files' step already set them in its own transaction).
+    for (const a of job.actions) this.setStatusAfter(a.id, job.direction);
+    const steps = applied.map((a): UndoStep => ({ channel: a.channel.name, result: 'done', items: a.report.items, detail: null }));
+    return { out: { kind: 'done', report: merged, steps }, refs: applied.flatMap((a) => a.report.refs) };
+  }
+
+  private refusal(job: UndoJob, title: string, blockers: UndoBlocker[], steps: UndoStep[]): SagaOutcome {
+    const target = job.actions[0];
+    const laterIds = new Set(job.later.map((a) => a.id));
+    const laterDbs = new Set(job.later.flatMap((a) => a.effects.flatMap((e) => (e.channel === 'db' ? [e.database] : []))));
+    const canRewind =
+      job.operation === 'undo' &&
+      blockers.length > 0 &&
+      blockers.every(
+        (b) =>
+          (b.by === 'action' && b.taskTitle === null && b.actionId !== null && (laterIds.has(b.actionId) || (b.actionSeq ?? 0) > (target?.seq ?? 0))) ||
+          (b.channel === 'databases' && [...laterDbs].some((d) => b.path === d || b.path.startsWith(`${d}: `))),
+      );
+    const parts = blockers.map((b) => `${b.path} (${describeBlocker(b)})`);
+    const shown = parts.length > 8 ? `${parts.slice(0, 8).join(', ')} and ${parts.length - 8} more` : parts.join(', ');
+    const hint = canRewind ? ' Rewind to before this action to undo the later actions too, newest first.' : '';
+    return {
+      kind: 'refused',
+      blockers,
+      canRewind,
+      message: `${title} refused: ${blockers.length} conflict(s), nothing was changed: ${shown}.${hint}`,
+      steps,
+    };
   }
 
   /** Marks the action final and releases the checkpoints only it needed. */
@@ -164,17 +374,25 @@ export class UndoService {
     await Promise.allSettled([...this.pendingGc]);
   }
 
-  /** The actions a rewind to before `action` undoes, in the order it undoes them (latest applied first). */
+  /**
+   * The actions a rewind to before `action` undoes, in the order it undoes them: newest applied first
+   * across every channel. An action was applied when it finished, or when it was last redone (the
+   * operations record; for files also the folder's history, which older data folders have alone).
+   */
   rewindSet(action: Action): Action[] {
     const later = this.store.listActions(action.taskId).filter((a) => a.seq >= action.seq && a.status !== 'undone');
-    const order = new Map<string, number>();
+    const appliedAt = new Map<string, string>();
+    const bump = (id: string, at: string) => {
+      if ((appliedAt.get(id) ?? '') < at) appliedAt.set(id, at);
+    };
+    for (const a of later) bump(a.id, a.finishedAt ?? a.startedAt);
+    for (const [id, at] of this.options.operations?.lastRedone(action.taskId) ?? []) bump(id, at);
     const task = this.store.getTask(action.taskId);
     for (const folder of foldersOf(task, null)) {
-      for (const c of this.fs.history.changes(folder)) {
-        if (c.actionId && (c.kind === 'action' || c.kind === 'redo')) order.set(c.actionId, Math.max(order.get(c.actionId) ?? 0, c.id));
-      }
+      for (const c of this.fs.history.changes(folder)) if (c.actionId && c.kind === 'redo') bump(c.actionId, c.createdAt);
     }
-    return later.sort((a, b) => (order.get(b.id) ?? 0) - (order.get(a.id) ?? 0) || b.seq - a.seq);
+    const key = (a: Action) => appliedAt.get(a.id) ?? '';
+    return later.sort((a, b) => (key(a) < key(b) ? 1 : key(a) > key(b) ? -1 : b.seq - a.seq));
   }
 
   stateOf(): ActionStateOf {
@@ -204,42 +422,6 @@ export class UndoService {
         ...(during ? { whileActionSeq: during.seq, ambiguous: b.ambiguous ?? false } : {}),
       };
     });
-  }
-
-  private async revert(task: Task, operation: 'undo' | 'redo' | 'rewind', actions: Action[]): Promise<RevertOutcome> {
-    const direction = operation === 'redo' ? 'redo' : 'undo';
-    await this.recoverPending(foldersOf(task, null));
-    try {
-      return await this.reverter.revert({
-        taskId: task.id,
-        operation,
-        direction,
-        actionIds: actions.map((a) => a.id),
-        folders: foldersOf(task, null),
-        stateOf: this.stateOf(),
-        commitStatuses: () => {
-          for (const a of actions) this.setStatusAfter(a.id, direction);
-        },
-      });
-    } catch (error) {
-      if (error instanceof RevertFailed) throw new ServiceError('internal', error.message);
-      // Another action (of any task, in any process) is running on one of the folders.
-      if (error instanceof FolderBusy) throw new ServiceError('conflict', error.message);
-      throw error;
-    } finally {
-      // Refused or not, the attempt may have recorded outside edits and a journal entry.
-      this.events.emit('timeline:updated', { taskId: task.id });
-    }
-  }
-
-  /** Waits for an action running on the task's folders (another task's, or another process's), or refuses. */
-  private async awaitFolders(task: Task, what: string): Promise<void> {
-    try {
-      await this.fs.awaitIdle(foldersOf(task, null), what);
-    } catch (error) {
-      if (error instanceof FolderBusy) throw new ServiceError('conflict', error.message);
-      throw error;
-    }
   }
 
   private setStatusAfter(actionId: string, direction: 'undo' | 'redo'): void {
@@ -309,49 +491,11 @@ export function foldersOf(task: Task | undefined, action: Action | null): string
   return writable.filter((w) => names.has(w.name)).map((w) => w.hostPath);
 }
 
-function flatten(task: Task, outcome: Extract<RevertOutcome, { ok: true }>): { restored: string[]; removed: string[]; notRestored: string[] } {
+/** A path of `folder` as the person sees it: with the folder's name when the task has several. */
+function labelOf(task: Task, folder: string, path: string): string {
   const multi = task.workspaces.filter((w) => !w.readOnly).length > 1;
-  const name = (folder: string) => task.workspaces.find((w) => w.hostPath === folder)?.name ?? folder;
-  const pick = (record: Record<string, string[]>) =>
-    Object.entries(record).flatMap(([folder, paths]) => paths.map((p) => (multi ? `${name(folder)}/${p}` : p)));
-  return { restored: pick(outcome.restored), removed: pick(outcome.removed), notRestored: pick(outcome.notRestored) };
-}
-
-/** An action started on the folders between the check and the files' step: the databases' step is put back. */
-function putBack(db: Extract<DatabaseStep, { ok: true }>): (error: unknown) => Promise<never> {
-  return async (error) => {
-    if (error instanceof ServiceError && error.code === 'conflict') await db.compensate();
-    throw error;
-  };
-}
-
-function refusal(what: string, blockers: UndoBlocker[], hint: string): string {
-  const parts = blockers.map((b) => `${b.path} (${describeBlocker(b)})`);
-  const shown = parts.length > 8 ? `${parts.slice(0, 8).join(', ')} and ${parts.length - 8} more` : parts.join(', ');
-  return `${what} refused: ${blockers.length} path(s) changed since and would be overwritten: ${shown}.${hint}`;
-}
-
-export function describeBlocker(b: UndoBlocker): string {
-  switch (b.by) {
-    case 'external':
-      if (b.ambiguous) {
-        return `also edited outside Posthoc while action ${b.whileActionSeq ?? '?'} ran, so undo cannot tell your edit from the action's and leaves it`;
-      }
-      return b.whileActionSeq != null ? `edited outside Posthoc while action ${b.whileActionSeq} ran` : 'edited outside Posthoc';
-    case 'content':
-      return 'no longer holds what the action left there';
-    case 'action':
-      return b.taskTitle !== null ? `changed by action ${b.actionSeq ?? '?'} of "${b.taskTitle}"` : `changed by action ${b.actionSeq ?? '?'}`;
-  }
-}
-
-function databaseRefusal(what: string, db: Extract<DatabaseStep, { ok: false }>): { paths: string[]; blockers: UndoBlocker[]; canRewind: boolean; message: string } {
-  const hint = db.canRewind ? ' Rewind to before this action to undo the later actions too, newest first.' : '';
-  return { paths: db.blockers.map((b) => b.path), blockers: db.blockers, canRewind: db.canRewind, message: `${what} refused: ${db.message}${hint}` };
-}
-
-function withDatabases<T extends { restored: string[] }>(files: T, db: Extract<DatabaseStep, { ok: true }>): T {
-  return { ...files, restored: [...files.restored, ...db.restored] };
+  const name = task.workspaces.find((w) => w.hostPath === folder)?.name ?? folder;
+  return multi ? `${name}/${path}` : path;
 }
 
 /** An interrupted action whose changes are not recorded yet (its after-checkpoint failed) has nothing undo could take back yet. */

@@ -9,6 +9,7 @@ import { blockerOf, toEvent } from '../effects/fs/fs-revert';
 import type { Entry } from '../effects/fs/tree-model';
 import { FolderHistory } from '../effects/fs/undo-rules';
 import type { TaskStore } from '../store/task-store';
+import type { UndoOperations } from '../store/undo-operations';
 import { ServiceError } from './service-error';
 import { foldersOf, type UndoService } from './undo-service';
 
@@ -23,6 +24,7 @@ export class UndoViews {
     private readonly fs: FsChannel,
     private readonly undo: UndoService,
     private readonly isRunning: (taskId: string) => boolean,
+    private readonly operations?: UndoOperations,
   ) {}
 
   /** Every action of the task with what it changed and what can be done with it, outside edits, and undo operations. */
@@ -80,7 +82,27 @@ export class UndoViews {
       const at = (change.foundBy && !change.during ? startOf.get(change.foundBy) : undefined) ?? change.createdAt;
       entries.push({ kind: 'external', at, workspace: grant?.name ?? change.folder, changes: change.summary });
     }
-    for (const journal of this.fs.history.journalsForTask(taskId)) {
+    // Undo operations with each channel's step; a restore journal no operation names (one a crash
+    // interrupted, or from before operations were recorded) is shown by itself.
+    const operations = this.operations?.forTask(taskId) ?? [];
+    const linked = new Set(operations.flatMap((op) => op.refs));
+    const journals = new Map(this.fs.history.journalsForTask(taskId).map((j) => [`journal:${j.id}`, j]));
+    for (const op of operations) {
+      const own = op.refs.flatMap((r) => journals.get(r) ?? []);
+      entries.push({
+        kind: 'operation',
+        at: op.at,
+        operation: op.operation,
+        actionSeqs: op.actionIds.map((id) => seqOf.get(id) ?? 0),
+        state: op.outcome === 'done' ? 'completed' : 'rolled-back',
+        recovered: own.some((j) => j.recovered),
+        note: op.message,
+        outcome: op.outcome,
+        steps: op.steps,
+      });
+    }
+    for (const [ref, journal] of journals) {
+      if (linked.has(ref)) continue;
       entries.push({
         kind: 'operation',
         at: journal.startedAt,
@@ -89,6 +111,8 @@ export class UndoViews {
         state: journal.state,
         recovered: journal.recovered,
         note: journal.note,
+        outcome: journal.state === 'completed' ? 'done' : 'refused',
+        steps: [],
       });
     }
     entries.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : order(a) - order(b)));

@@ -1,13 +1,13 @@
 // Schemas of the undo engine: redo and rewind answers, the undo timeline of a task, one file's diff, and
 // the storage budgets of checkpoints. A leaf like the rest of shared/: zod only.
 import { z } from 'zod';
-import { Action, UndoBlocker } from './index';
+import { Action, PartialUndo, UndoBlocker, UndoStep } from './index';
 
 const Paths = z.array(z.string());
 
 export const RedoResult = z.discriminatedUnion('outcome', [
-  z.object({ outcome: z.literal('redone'), action: Action, restored: Paths, removed: Paths, notRestored: Paths }),
-  z.object({ outcome: z.literal('conflict'), action: Action, paths: Paths, message: z.string(), blockers: z.array(UndoBlocker) }),
+  z.object({ outcome: z.literal('redone'), action: Action, restored: Paths, removed: Paths, notRestored: Paths, steps: z.array(UndoStep).optional() }),
+  z.object({ outcome: z.literal('conflict'), action: Action, paths: Paths, message: z.string(), blockers: z.array(UndoBlocker), steps: z.array(UndoStep).optional() }),
 ]);
 export type RedoResult = z.infer<typeof RedoResult>;
 
@@ -20,8 +20,10 @@ export const RewindResult = z.discriminatedUnion('outcome', [
     restored: Paths,
     removed: Paths,
     notRestored: Paths,
+    steps: z.array(UndoStep).optional(),
   }),
-  z.object({ outcome: z.literal('conflict'), action: Action, paths: Paths, message: z.string(), blockers: z.array(UndoBlocker) }),
+  z.object({ outcome: z.literal('conflict'), action: Action, paths: Paths, message: z.string(), blockers: z.array(UndoBlocker), steps: z.array(UndoStep).optional() }),
+  PartialUndo,
 ]);
 export type RewindResult = z.infer<typeof RewindResult>;
 
@@ -63,6 +65,10 @@ export const TimelineEntry = z.discriminatedUnion('kind', [
     /** Finished by crash recovery when Posthoc next started. */
     recovered: z.boolean(),
     note: z.string().nullable(),
+    /** done, refused (nothing changed), or partial (some service calls taken back, the rest refused). */
+    outcome: z.enum(['done', 'refused', 'partial']),
+    /** Each channel's part, with its result (empty for an operation recorded before channels were). */
+    steps: z.array(UndoStep),
   }),
 ]);
 export type TimelineEntry = z.infer<typeof TimelineEntry>;

@@ -3,6 +3,8 @@
 import type { UndoBlocker } from '../domain';
 
 export function describeBlocker(b: UndoBlocker): string {
+  // A database or a service says why in its own words.
+  if (b.reason) return b.reason;
   switch (b.by) {
     case 'external':
       if (b.ambiguous) return `also edited outside Posthoc while action ${b.whileActionSeq ?? '?'} ran, so undo cannot tell your edit from the action's and leaves it`;

@@ -46,7 +46,7 @@ describe('edits made outside Posthoc', () => {
     writeFileSync(join(ws, 'a.txt'), 'the person edited this\n');
     const refused = await h.undo.undo(a1.id);
     expect(refused).toMatchObject({ outcome: 'conflict', paths: ['a.txt'], canRewind: false, blockers: [{ by: 'external' }] });
-    expect(refused.outcome === 'conflict' && refused.message).toMatch(/a\.txt \(edited outside Posthoc\)/);
+    expect(refused.outcome === 'conflict' && refused.message).toMatch(/a\.txt \(edited outside Posthoc/);
     expect([read(ws, 'a.txt'), read(ws, 'b.txt')]).toEqual(['the person edited this\n', 'agent\n']);
     const entry = h.views.timeline(h.task.id).entries.find((e) => e.kind === 'action') as Extract<TimelineEntry, { kind: 'action' }>;
     expect(entry.undo).toMatchObject({ possible: false, blockers: [{ path: 'a.txt', by: 'external' }] });

@@ -56,6 +56,9 @@ export type Recovery = { journal: JournalEntry; outcome: 'completed' | 'rolled-b
 
 type FolderWork = { folder: string; store: CheckpointStore; from: string; fromTree: string; plan: RevertPlan; items: RevertItem[] };
 
+/** What prepare() found possible, for commit() under the same locks. */
+export type PreparedRevert = { ok: true; req: RevertRequest; work: FolderWork[] };
+
 export class FsReverter {
   private recovering: Promise<unknown> = Promise.resolve();
 
@@ -66,84 +69,100 @@ export class FsReverter {
   ) {}
 
   async revert(req: RevertRequest): Promise<RevertOutcome> {
-    const history = this.channel.history;
     // Never under a running action's feet (its lease): wait for it, or refuse saying which action it is.
     return this.channel.withIdleFolders(req.folders, req.operation, async (stores) => {
-      const blockers: RevertBlocker[] = [];
-      const work: FolderWork[] = [];
-      for (const store of stores) {
-        const folder = store.workspace;
-        const now = await this.channel.observe(store, req.taskId, `before ${req.operation}`);
-        const changes = history.changes(folder);
-        const byId = new Map(changes.map((c) => [c.id, c]));
-        const folderHistory = new FolderHistory(changes.map(toEvent), req.stateOf);
-        const items: RevertItem[] = [];
-        for (const [k, actionId] of req.actionIds.entries()) {
-          // The action's own change (its run, or its latest redo) says what it wrote and what it replaced,
-          // also after a rewind undid it together with others.
-          const event = folderHistory.lastApplied(actionId);
-          if (!event || event.paths.length === 0) continue;
-          if (req.direction === 'redo' && !folderHistory.lastUndone(actionId)) continue;
-          const found = req.direction === 'undo' ? folderHistory.undoBlockers(actionId, new Set(req.actionIds.slice(0, k))) : folderHistory.redoBlockers(actionId);
-          for (const b of found) blockers.push(blockerOf(folder, b, actionId));
-          const change = byId.get(event.id)!;
-          const before = (await store.checkpoint(change.fromCommit)).tree;
-          const after = (await store.checkpoint(change.toCommit)).tree;
-          // Reverting puts back `fromTree` where the folder holds `toTree`: undo goes after → before, redo before → after.
-          items.push(
-            req.direction === 'undo'
-              ? { actionId, fromTree: before, toTree: after, paths: change.paths }
-              : { actionId, fromTree: after, toTree: before, paths: change.paths },
-          );
-        }
-        const plan = planRevert(store, now.tree, items);
-        for (const c of plan.conflicts) blockers.push({ folder, path: c.path, by: 'content', actionId: c.actionId });
-        work.push({ folder, store, from: now.commit, fromTree: now.tree, plan, items });
-      }
-      if (blockers.length > 0) return { ok: false, blockers: dedupe(blockers) };
-
-      const targets: string[] = [];
-      for (const w of work) {
-        const tree = w.store.applyChanges(w.fromTree, w.plan.changes);
-        const fromCp = await w.store.checkpoint(w.from);
-        const to = await w.store.commit(tree, `after ${req.operation} of ${req.actionIds.join(', ')}`, [w.from], fromCp.notCovered);
-        targets.push(to.commit);
-      }
-      const plan: JournalPlan = {
-        direction: req.direction,
-        folders: work.map((w, i) => ({
-          folder: w.folder,
-          from: w.from,
-          to: targets[i]!,
-          paths: w.plan.paths,
-          items: w.items.map((it) => ({ actionId: it.actionId, paths: [...it.paths] })),
-        })),
-      };
-      const journal = history.beginJournal({ taskId: req.taskId, operation: req.operation, actionIds: req.actionIds, plan });
-      for (const [i, w] of work.entries()) {
-        await w.store.pin(`journal/${journal.id}/from`, w.from);
-        await w.store.pin(`journal/${journal.id}/to`, targets[i]!);
-      }
-
-      const restored: Record<string, string[]> = {};
-      const removed: Record<string, string[]> = {};
-      const notRestored: Record<string, string[]> = {};
-      const applied: FolderWork[] = [];
-      try {
-        for (const w of work) {
-          applied.push(w);
-          await w.store.restore(w.plan.ops, String(journal.id), w.plan.current.values());
-          await w.store.restore(w.plan.finalOps, String(journal.id));
-          restored[w.folder] = w.plan.changes.filter((c) => c.to !== null && c.to.kind !== 'dir').map((c) => c.path);
-          removed[w.folder] = w.plan.changes.filter((c) => c.to === null && isFileLikeNow(w.plan, c.path)).map((c) => c.path);
-          notRestored[w.folder] = w.plan.notRestored;
-        }
-      } catch (error) {
-        await this.rollBack(journal, applied, error);
-      }
-      await this.complete(journal, work.map((w, i) => ({ folder: w.folder, store: w.store, to: targets[i]! })), req.commitStatuses, null);
-      return { ok: true, journalId: journal.id, restored, removed, notRestored };
+      const prepared = await this.prepare(req, stores);
+      return prepared.ok ? this.commit(prepared) : prepared;
     });
+  }
+
+  /**
+   * Steps 1 and 2, under locks the caller holds (`stores`, from withIdleFolders): checkpoints each folder
+   * now (recording outside edits, the only write) and checks history and content. Either every blocker,
+   * or the work commit() does.
+   */
+  async prepare(req: RevertRequest, stores: CheckpointStore[]): Promise<PreparedRevert | { ok: false; blockers: RevertBlocker[] }> {
+    const history = this.channel.history;
+    const blockers: RevertBlocker[] = [];
+    const work: FolderWork[] = [];
+    for (const store of stores) {
+      const folder = store.workspace;
+      const now = await this.channel.observe(store, req.taskId, `before ${req.operation}`);
+      const changes = history.changes(folder);
+      const byId = new Map(changes.map((c) => [c.id, c]));
+      const folderHistory = new FolderHistory(changes.map(toEvent), req.stateOf);
+      const items: RevertItem[] = [];
+      for (const [k, actionId] of req.actionIds.entries()) {
+        // The action's own change (its run, or its latest redo) says what it wrote and what it replaced,
+        // also after a rewind undid it together with others.
+        const event = folderHistory.lastApplied(actionId);
+        if (!event || event.paths.length === 0) continue;
+        if (req.direction === 'redo' && !folderHistory.lastUndone(actionId)) continue;
+        const found = req.direction === 'undo' ? folderHistory.undoBlockers(actionId, new Set(req.actionIds.slice(0, k))) : folderHistory.redoBlockers(actionId);
+        for (const b of found) blockers.push(blockerOf(folder, b, actionId));
+        const change = byId.get(event.id)!;
+        const before = (await store.checkpoint(change.fromCommit)).tree;
+        const after = (await store.checkpoint(change.toCommit)).tree;
+        // Reverting puts back `fromTree` where the folder holds `toTree`: undo goes after → before, redo before → after.
+        items.push(
+          req.direction === 'undo'
+            ? { actionId, fromTree: before, toTree: after, paths: change.paths }
+            : { actionId, fromTree: after, toTree: before, paths: change.paths },
+        );
+      }
+      const plan = planRevert(store, now.tree, items);
+      for (const c of plan.conflicts) blockers.push({ folder, path: c.path, by: 'content', actionId: c.actionId });
+      work.push({ folder, store, from: now.commit, fromTree: now.tree, plan, items });
+    }
+    if (blockers.length > 0) return { ok: false, blockers: dedupe(blockers) };
+    return { ok: true, req, work };
+  }
+
+  /** Steps 3 to 5: writes what prepare() planned, under the same locks, journaled. */
+  async commit(prepared: PreparedRevert): Promise<Extract<RevertOutcome, { ok: true }>> {
+    const { req, work } = prepared;
+    const history = this.channel.history;
+    const targets: string[] = [];
+    for (const w of work) {
+      const tree = w.store.applyChanges(w.fromTree, w.plan.changes);
+      const fromCp = await w.store.checkpoint(w.from);
+      const to = await w.store.commit(tree, `after ${req.operation} of ${req.actionIds.join(', ')}`, [w.from], fromCp.notCovered);
+      targets.push(to.commit);
+    }
+    const plan: JournalPlan = {
+      direction: req.direction,
+      folders: work.map((w, i) => ({
+        folder: w.folder,
+        from: w.from,
+        to: targets[i]!,
+        paths: w.plan.paths,
+        items: w.items.map((it) => ({ actionId: it.actionId, paths: [...it.paths] })),
+      })),
+    };
+    const journal = history.beginJournal({ taskId: req.taskId, operation: req.operation, actionIds: req.actionIds, plan });
+    for (const [i, w] of work.entries()) {
+      await w.store.pin(`journal/${journal.id}/from`, w.from);
+      await w.store.pin(`journal/${journal.id}/to`, targets[i]!);
+    }
+
+    const restored: Record<string, string[]> = {};
+    const removed: Record<string, string[]> = {};
+    const notRestored: Record<string, string[]> = {};
+    const applied: FolderWork[] = [];
+    try {
+      for (const w of work) {
+        applied.push(w);
+        await w.store.restore(w.plan.ops, String(journal.id), w.plan.current.values());
+        await w.store.restore(w.plan.finalOps, String(journal.id));
+        restored[w.folder] = w.plan.changes.filter((c) => c.to !== null && c.to.kind !== 'dir').map((c) => c.path);
+        removed[w.folder] = w.plan.changes.filter((c) => c.to === null && isFileLikeNow(w.plan, c.path)).map((c) => c.path);
+        notRestored[w.folder] = w.plan.notRestored;
+      }
+    } catch (error) {
+      await this.rollBack(journal, applied, error);
+    }
+    await this.complete(journal, work.map((w, i) => ({ folder: w.folder, store: w.store, to: targets[i]! })), req.commitStatuses, null);
+    return { ok: true, journalId: journal.id, restored, removed, notRestored };
   }
 
   /**

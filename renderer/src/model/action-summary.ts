@@ -100,6 +100,9 @@ export function describeUndo(result: Result<UndoResult>): { tone: 'ok' | 'warn' 
     case 'conflict':
       // Each path with why it blocks (a later action, an edit made outside Posthoc), when main says.
       return { tone: 'warn', text: undo.message, paths: undo.blockers ? undo.blockers.map((b) => `${b.path} — ${describeBlocker(b)}`) : [...undo.paths] };
+    case 'partial':
+      // Some calls were taken back for good; the provider refused the next; files and rows were put back.
+      return { tone: 'warn', text: undo.message, paths: [...undo.calls.map((c) => `taken back: ${c}`), `refused: ${undo.refused.what} — ${undo.refused.why}`] };
     default:
       return assertNever(undo, 'undo outcome');
   }

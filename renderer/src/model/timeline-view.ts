@@ -14,8 +14,17 @@ const verbs: Record<Operation, string> = { undo: 'Undone', redo: 'Redone', rewin
 export function describeOutcome(operation: Operation, result: Result<UndoResult | RedoResult | RewindResult>): OperationOutcome {
   if (!result.ok) return { operation, tone: 'error', text: result.error.message, paths: [], canRewind: false };
   const r = result.value;
+  if (r.outcome === 'partial') {
+    return { operation, tone: 'warn', text: r.message, paths: [...r.calls.map((c) => `taken back: ${c}`), `refused: ${r.refused.what} — ${r.refused.why}`], canRewind: false };
+  }
   if (r.outcome === 'conflict') {
     const canRewind = 'canRewind' in r && r.canRewind === true;
+    const onlyFiles = (r.blockers ?? []).every((b) => b.channel === undefined || b.channel === 'files');
+    if (!onlyFiles) {
+      // A database or a service stands in the way (or refused): main's message names every conflict.
+      const paths = (r.blockers ?? []).map((b) => `${b.path} — ${describeBlocker(b)}`);
+      return { operation, tone: 'warn', text: r.message, paths, canRewind };
+    }
     const lead = `${operation === 'undo' ? 'Undo' : operation === 'redo' ? 'Redo' : 'Rewind'} refused: ${r.paths.length === 1 ? 'this path changed' : `${r.paths.length} paths changed`} since, and it would overwrite ${r.paths.length === 1 ? 'it' : 'them'}.`;
     const blockers = r.blockers ?? [];
     const paths = blockers.length > 0 ? blockers.map((b) => `${b.path} — ${describeBlocker(b)}`) : r.paths;

@@ -1,0 +1,73 @@
+// The one interface every channel of effects implements for undo, redo and rewind: files, databases and
+// service calls today; MCP tool calls and package downloads are further channels behind the same door.
+// Types only (no runtime code), so every layer of main/ that holds a channel can implement it.
+//
+// The undo saga (main/services/undo-service.ts) opens a session on every channel, checks every step
+// first (a dry run that changes nothing and names every conflict), applies the local channels, then
+// the ones whose effects leave the machine, and compensates the local steps when one of those is
+// refused. A channel that leaves the machine cannot be compensated: what it sent is sent.
+
+import type { Action, UndoBlocker, UndoStep } from '../domain';
+
+export type UndoDirection = 'undo' | 'redo';
+export type UndoOperation = 'undo' | 'redo' | 'rewind';
+export type ChannelName = UndoStep['channel'];
+
+/** One undo, redo or rewind, as every channel sees it. */
+export type UndoJob = {
+  taskId: string;
+  operation: UndoOperation;
+  direction: UndoDirection;
+  /** In the order they are reverted: undo and rewind newest applied first, redo oldest first. */
+  actions: readonly Action[];
+  /** The task's applied actions after those (a conflict they explain could be passed by a rewind). */
+  later: readonly Action[];
+};
+
+/** What a step did, for the result, the card and the timeline. */
+export type StepReport = {
+  /** One line per thing done ("report.txt restored", "POST svc/slack/chat.delete sent"). */
+  items: string[];
+  /** File paths and database items put back, removed, or left as they are (not covered). */
+  restored: string[];
+  removed: string[];
+  notRestored: string[];
+  /** Records this step wrote elsewhere, for the timeline to link (the files' restore journal entries, as "journal:ID"). */
+  refs: string[];
+};
+
+/** Thrown by a local step's apply when it met a conflict half-way; it has put back what it did. */
+export class StepRefused extends Error {
+  constructor(readonly blockers: UndoBlocker[]) {
+    super(`refused: ${blockers.map((b) => b.path).join(', ')}`);
+    this.name = 'StepRefused';
+  }
+}
+
+export type ApplyResult =
+  | { ok: true; report: StepReport }
+  /** Only a channel that leaves the machine answers this way: the provider refused one of its calls. */
+  | { ok: false; report: StepReport; refused: { what: string; why: string } };
+
+export interface ChannelStep {
+  /** A dry run: changes nothing anywhere and names every conflict (an empty list: it would go through). */
+  check(): Promise<UndoBlocker[]>;
+  /**
+   * Does it. A local channel either completes or throws having changed nothing (it rolls itself back);
+   * a channel that leaves the machine reports a refusal with what it already sent (in `report.items`).
+   */
+  apply(): Promise<ApplyResult>;
+  /** Puts back what apply did (local channels only). */
+  compensate(): Promise<void>;
+}
+
+export interface UndoChannel {
+  readonly name: ChannelName;
+  /** True when apply sends something off the machine, which nothing can take back: applied last. */
+  readonly leavesMachine: boolean;
+  /**
+   * Runs `body` with this channel's step for the job (null: the job has nothing for this channel),
+   * holding whatever must not change between the check and the apply (the files' folder locks).
+   */
+  session<T>(job: UndoJob, body: (step: ChannelStep | null) => Promise<T>): Promise<T>;
+}
