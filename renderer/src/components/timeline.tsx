@@ -3,6 +3,7 @@
 // Undo, Redo and Rewind-to-here on each action. It reloads whenever one of the task's actions changes.
 import { useEffect, useState } from 'react';
 import type { TimelineEntry } from '../../../shared/domain/undo';
+import type { UndoStep } from '../../../shared/domain';
 import { externalPaths } from '../model/timeline-view';
 import { useAppStore } from '../state/app-store';
 import { selectActions } from '../state/tasks-state';
@@ -102,9 +103,15 @@ function Entry({ taskId, entry }: { taskId: string; entry: TimelineEntry }) {
     case 'operation': {
       const seqs = entry.actionSeqs.map((s) => `#${s}`).join(', ');
       const word = entry.operation === 'rewind' ? `Rewind (${seqs})` : `${entry.operation === 'undo' ? 'Undo' : 'Redo'} of ${seqs}`;
-      const state = entry.state === 'completed' ? (entry.recovered ? 'completed after a restart' : 'done') : entry.state === 'rolled-back' ? 'rolled back' : 'unfinished';
+      const state = operationState(entry);
       return (
-        <li className={`tl-entry tl-operation tl-operation-${entry.state}`} data-testid="timeline-operation" data-state={entry.state} data-recovered={entry.recovered}>
+        <li
+          className={`tl-entry tl-operation tl-operation-${entry.state} tl-outcome-${entry.outcome}`}
+          data-testid="timeline-operation"
+          data-state={entry.state}
+          data-outcome={entry.outcome}
+          data-recovered={entry.recovered}
+        >
           <div className="tl-line">
             <span className="tl-dot tl-dot-operation" aria-hidden="true" />
             <span>
@@ -112,8 +119,41 @@ function Entry({ taskId, entry }: { taskId: string; entry: TimelineEntry }) {
             </span>
           </div>
           {entry.note && <p className="tl-note">{entry.note}</p>}
+          {entry.steps.length > 0 && (
+            <ul className="tl-steps" aria-label="Steps">
+              {entry.steps.map((step, i) => (
+                <li key={i} className={`tl-step tl-step-${step.result}`} data-testid="timeline-step" data-channel={step.channel} data-result={step.result}>
+                  <span className="tl-step-head">
+                    {CHANNEL_WORDS[step.channel]}: {STEP_WORDS[step.result]}
+                  </span>
+                  {step.items.length > 0 && (
+                    <span className="tl-step-items muted">
+                      {' '}
+                      — {step.items.slice(0, 4).join('; ')}
+                      {step.items.length > 4 ? `; and ${step.items.length - 4} more` : ''}
+                    </span>
+                  )}
+                </li>
+              ))}
+            </ul>
+          )}
         </li>
       );
     }
   }
+}
+
+const CHANNEL_WORDS: Record<UndoStep['channel'], string> = { files: 'Files', databases: 'Databases', services: 'Service calls' };
+const STEP_WORDS: Record<UndoStep['result'], string> = {
+  done: 'done',
+  refused: 'refused',
+  compensated: 'put back',
+  'not-run': 'not started',
+};
+
+function operationState(entry: Extract<TimelineEntry, { kind: 'operation' }>): string {
+  if (entry.state === 'pending') return 'unfinished';
+  if (entry.outcome === 'partial') return 'partly done';
+  if (entry.outcome === 'refused') return entry.steps.length > 0 ? 'refused, nothing changed' : 'rolled back';
+  return entry.recovered ? 'completed after a restart' : 'done';
 }
