@@ -288,14 +288,15 @@ export class UndoService {
       });
       const refs = applied.flatMap((a) => a.report.refs);
       const back = stuck ? ` ${stuck[0]!.toUpperCase()}${stuck.slice(1)}.` : applied.some((a) => !a.channel.leavesMachine) ? ' The files and database changes were put back.' : '';
-      if (sent.length === 0 && applied.every((a) => !a.channel.leavesMachine)) {
+      // Refused with nothing changed anywhere — unless a local step could not be put back (then it is partial too).
+      if (sent.length === 0 && !stuck && applied.every((a) => !a.channel.leavesMachine)) {
         const blocker: UndoBlocker = { path: r.refused.what, by: 'content', actionId: null, actionSeq: null, taskTitle: null, channel: 'services', reason: `refused: ${r.refused.why}` };
         return {
           out: {
             kind: 'refused',
             blockers: [blocker],
             canRewind: false,
-            message: `${title} refused: ${r.refused.what} was refused: ${r.refused.why}${back} Nothing changed. Fix the cause (reconnect the service, check the object still exists) and try again.`,
+            message: `${title} refused: ${r.refused.what} was refused: ${r.refused.why}.${back} Nothing changed. Fix the cause (reconnect the service, check the object still exists) and try again.`,
             steps,
           },
           refs,
@@ -307,7 +308,7 @@ export class UndoService {
           kind: 'partial',
           calls,
           refused: r.refused,
-          message: `${title} partly done: ${calls.join('; ')} — these cannot be taken back; then ${r.refused.what} was refused: ${r.refused.why}${back} The action stays applied; ${job.operation} again to send only what is left.`,
+          message: `${title} partly done: ${calls.length > 0 ? `${calls.join('; ')} — these cannot be taken back; then ` : ''}${r.refused.what} was refused: ${r.refused.why}.${back} ${stuck ? 'Check what is named above.' : `The action stays applied; ${job.operation} again to send only what is left.`}`,
           steps,
         },
         refs,
