@@ -16,7 +16,8 @@ import { join } from 'node:path';
 import pg from 'pg';
 import type { DatabaseGrant, DbEffect } from '../shared/domain';
 import { DbChannel } from '../main/effects/db/db-channel';
-import { sqliteCaptureDescription } from '../main/effects/db/sqlite-pages';
+import { dbEngines } from '../tests/support/db-engines';
+import { sqliteCaptureDescription } from '../main/effects/db/sqlite/sqlite-pages';
 import { stepTimer } from '../main/effects/db/step-timer';
 import { createPgDatabase, pgSecrets, sqliteGrant, type PgTestDb } from '../tests/support/shop-db';
 
@@ -41,7 +42,7 @@ async function timed(fn: () => Promise<unknown> | unknown): Promise<number> {
 
 async function measure(engine: string, grant: DatabaseGrant, plain: () => Promise<void> | void, sql = UPDATE, rows = ROWS): Promise<Result> {
   const dataDir = mkdtempSync(join(tmpdir(), 'posthoc-bench-db-'));
-  const channel = new DbChannel(dataDir, pgSecrets);
+  const channel = new DbChannel(dataDir, dbEngines(pgSecrets));
   const plainTimes: number[] = [];
   const captureTimes: number[] = [];
   const undoTimes: number[] = [];

@@ -7,7 +7,10 @@ import type { calls } from '../../shared/contract';
 import type { z } from 'zod';
 import type { CheckpointOptions } from '../effects/fs/checkpoint-store';
 import { DbChannel } from '../effects/db/db-channel';
-import { dbGatewayRoute } from '../effects/db/db-gateway-route';
+import { DbGatewayRoute } from '../effects/db/db-gateway-route';
+import { DbEngines } from '../effects/db/engine';
+import { PostgresEngine } from '../effects/db/postgres';
+import { SqliteEngine } from '../effects/db/sqlite';
 import { FsChannel } from '../effects/fs/fs-channel';
 import { Gateway } from '../gateway/gateway';
 import { ServiceRegistry } from '../gateway/service-registry';
@@ -85,9 +88,12 @@ export function createServices(options: {
   const gateway = new Gateway(join(options.dataDir, 'gateway'), (taskId) => store.getTask(taskId), () => settings.gatewayLimits());
   const connections = new ConnectionsService(db, vault, services, gateway, events, options.connections);
   gateway.route('svc', serviceRoute(services, { caller: connections.caller, holds: gateway.holds, apiOf: apiSpec }));
+  // One folder per database engine (effects/db/sqlite, effects/db/postgres); a third engine is registered here.
   // Passwords of granted databases are read from the vault in the main process only.
-  const databases = new DbChannel(options.dataDir, (name) => vault.get(name));
-  gateway.route('db', dbGatewayRoute);
+  const engines = new DbEngines([new SqliteEngine(), new PostgresEngine((name) => vault.get(name))]);
+  const databases = new DbChannel(options.dataDir, engines);
+  const dbRoute = new DbGatewayRoute();
+  gateway.route('db', dbRoute.route);
   const executor = new SandboxExecutor(docker, options.image ?? SANDBOX_IMAGE, {
     controlDir: join(options.dataDir, 'sandbox'),
     doors: { open: async (taskId) => (await gateway.open(taskId)).dir, close: (taskId) => gateway.close(taskId) },
@@ -111,7 +117,7 @@ export function createServices(options: {
   const undoViews = new UndoViews(store, fsChannel, undo, (taskId) => tasks.isRunning(taskId));
   tasks.undoService = undo;
   tasks.serviceInfo = (name) => connections.promptInfo(name);
-  tasks.databases = new DatabaseGrants(databases, vault);
+  tasks.databases = new DatabaseGrants(databases, vault, engines, dbRoute);
   // Before anything answers: containers left by a Posthoc process that crashed are removed (found by their
   // labels), restores a crash interrupted are finished or rolled back, then the actions it left running are
   // closed and recorded. A new action first closes what is still open (a failed checkpoint in this process).

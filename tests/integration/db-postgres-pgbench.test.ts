@@ -7,6 +7,7 @@ import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DbEffect } from '../../shared/domain';
 import { DbChannel } from '../../main/effects/db/db-channel';
+import { dbEngines } from '../support/db-engines';
 import { createPgDatabase, PG_PASSWORD, pgSecrets, type PgTestDb } from '../support/shop-db';
 import { tempDirs } from '../support/temp-dir';
 
@@ -61,7 +62,7 @@ describe("pgbench's schema across schema changes", () => {
   it('TPC-B transactions, a 50k-row UPDATE, ADD COLUMN, CREATE INDEX, more rows: undo all leaves schema and rows as they were, and nothing of Posthoc', async () => {
     const schema = schemaDump();
     const data = await dataDump();
-    const channel = new DbChannel(dirs.make('posthoc-bench-'), pgSecrets);
+    const channel = new DbChannel(dirs.make('posthoc-bench-'), dbEngines(pgSecrets));
     const grant = db.grant({ maxRowsAffected: 1_000_000 });
     const effects: DbEffect[] = [];
     const act = async (sql: string) => {

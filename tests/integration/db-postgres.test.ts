@@ -7,8 +7,9 @@ import { join } from 'node:path';
 import type pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { DatabaseGrant, DbEffect } from '../../shared/domain';
-import { compensatingSql, DbChannel, PREVIEW_STATEMENTS } from '../../main/effects/db/db-channel';
-import { applyPg } from '../../main/effects/db/pg-undo';
+import { DbChannel, PREVIEW_STATEMENTS } from '../../main/effects/db/db-channel';
+import { dbEngines } from '../support/db-engines';
+import { applyPg } from '../../main/effects/db/postgres/pg-undo';
 import { DbConflict } from '../../main/effects/db/db-errors';
 import { createPgDatabase, fillPgShop, PG_SHOP, pgDump, pgSecrets, resetPgSchema, type PgTestDb } from '../support/shop-db';
 import { tempDirs } from '../support/temp-dir';
@@ -30,7 +31,7 @@ beforeEach(async () => {
   await resetPgSchema(other);
   await other.query(PG_SHOP);
   await fillPgShop(other);
-  channel = new DbChannel(dirs.make('posthoc-data-'), pgSecrets);
+  channel = new DbChannel(dirs.make('posthoc-data-'), dbEngines(pgSecrets));
 });
 afterEach(async () => {
   await channel.shutdown();
@@ -87,7 +88,7 @@ describe('capture and exact undo', () => {
     // Newest first: a dry run reads every row from the log, and the card's statements are its first ones.
     for (const e of [some, effect]) {
       const read = await applyPg(db.grant(), channel.logs.read(e.undo.logId!), 'undo', pgSecrets, true);
-      const full = compensatingSql(read.log);
+      const full = channel.compensatingSql(read.log);
       expect(e.undo.statements).toEqual(full.first.slice(0, PREVIEW_STATEMENTS));
       expect(e.undo.statementCount).toBe(full.count);
       await channel.undo(e);

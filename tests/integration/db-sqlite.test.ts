@@ -6,9 +6,10 @@ import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync 
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DatabaseGrant, DbEffect } from '../../shared/domain';
-import { compensatingSql, DbChannel, PREVIEW_STATEMENTS } from '../../main/effects/db/db-channel';
+import { DbChannel, PREVIEW_STATEMENTS } from '../../main/effects/db/db-channel';
+import { dbEngines } from '../support/db-engines';
 import { DbConflict } from '../../main/effects/db/db-errors';
-import { PAGE_CAPTURE_LIMIT_BYTES } from '../../main/effects/db/sqlite-pages';
+import { PAGE_CAPTURE_LIMIT_BYTES } from '../../main/effects/db/sqlite/sqlite-pages';
 import { createSqliteShop, sqliteFileDump, LARGE_TEXT, sqliteGrant } from '../support/shop-db';
 import { CAPTURE_MODES, useSqliteCapture, type SqliteCapture } from '../support/sqlite-capture';
 import { tempDirs } from '../support/temp-dir';
@@ -28,7 +29,7 @@ beforeEach(() => {
   const dir = dirs.make('posthoc-sqlite-');
   file = join(dir, 'shop.db');
   createSqliteShop(file);
-  channel = new DbChannel(dirs.make('posthoc-data-'), async () => null);
+  channel = new DbChannel(dirs.make('posthoc-data-'), dbEngines());
 });
 afterEach(async () => {
   await channel.shutdown();
@@ -163,7 +164,7 @@ describe.each(CAPTURE_MODES)('capture and exact undo, %s', (mode) => {
     // The rows stayed in SQLite (its own log, or the file's images), beside the undo log, until read here.
     expect(readdirSync(channel.logs.dir)).toEqual(expect.arrayContaining([...rowLogFiles(effect, mode), ...rowLogFiles(some, mode)]));
     for (const e of [effect, some]) {
-      const full = compensatingSql(channel.logs.read(e.undo.logId!));
+      const full = channel.compensatingSql(channel.logs.read(e.undo.logId!));
       expect(e.undo.statements).toEqual(full.first.slice(0, PREVIEW_STATEMENTS));
       expect(e.undo.statementCount).toBe(full.count);
     }

@@ -8,7 +8,6 @@ import { join } from 'node:path';
 import type pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Action } from '../../shared/domain';
-import { handleDbGatewayRequest } from '../../main/effects/db/db-gateway-route';
 import { Vault } from '../../main/vault/vault';
 import { startHarness, type Harness } from '../support/services-harness';
 import { createPgDatabase, createSqliteShop, sqliteFileDump, fillPgShop, PG_PASSWORD, PG_SHOP, pgDump, type PgTestDb } from '../support/shop-db';
@@ -194,6 +193,7 @@ describe('approval and the gateway path', () => {
     const started = await services.tasks.start({ prompt: 'x', workspaces: [], databases: [{ name: 'shop', url: `sqlite:${file}` }] });
     const task = services.tasks.get(started.id).task;
     const detach = services.tasks.databases!.attach(task, 10_000);
+    const handleDbGatewayRequest = services.tasks.databases!.gatewayRoute.handle.bind(services.tasks.databases!.gatewayRoute);
     try {
       const effects: unknown[] = [];
       const ctx = { taskId: task.id, actionId: 'a-1', recordEffect: (e: unknown) => effects.push(e) };
@@ -216,7 +216,7 @@ describe('approval and the gateway path', () => {
     } finally {
       detach();
     }
-    const gone = await handleDbGatewayRequest({ taskId: task.id, actionId: 'a-2', recordEffect: () => undefined }, 'shop', { sql: 'SELECT 1' });
+    const gone = await services.tasks.databases!.gatewayRoute.handle({ taskId: task.id, actionId: 'a-2', recordEffect: () => undefined }, 'shop', { sql: 'SELECT 1' });
     expect(gone.status).toBe(403);
   });
 });

@@ -12,6 +12,7 @@ import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseGrant, DbEffect } from '../../shared/domain';
 import { DbChannel } from '../../main/effects/db/db-channel';
+import { dbEngines } from '../support/db-engines';
 import { DbConflict } from '../../main/effects/db/db-errors';
 import { dumpText, pgModelDump, predictRevert, sqliteDump, type Dump } from '../support/db-model';
 import { createPgDatabase, pgSecrets, resetPgSchema, sqliteGrant, type PgTestDb } from '../support/shop-db';
@@ -144,7 +145,7 @@ const newStats = (): Stats => ({ undone: 0, redone: 0, refused: 0, schemaUndone:
 
 async function runScenario(engine: Engine, steps: Step[], stats: Stats): Promise<void> {
   await engine.reset();
-  const channel = new DbChannel(dirs.make('posthoc-prop-'), pgSecrets);
+  const channel = new DbChannel(dirs.make('posthoc-prop-'), dbEngines(pgSecrets));
   const actions: Recorded[] = [];
   try {
     for (const [i, s] of steps.entries()) {

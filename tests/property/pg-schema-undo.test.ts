@@ -11,6 +11,7 @@ import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DbEffect } from '../../shared/domain';
 import { DbChannel } from '../../main/effects/db/db-channel';
+import { dbEngines } from '../support/db-engines';
 import { createPgDatabase, pgSecrets, resetPgSchema, type PgTestDb } from '../support/shop-db';
 import { tempDirs } from '../support/temp-dir';
 
@@ -163,7 +164,7 @@ describe('PostgreSQL: schema changes mixed with row changes, undone, redone and 
       await resetPgSchema(client);
       await client.query(SCHEMA);
       const start = await pgDump(client);
-      const channel = new DbChannel(dirs.make('posthoc-ddlprop-'), pgSecrets);
+      const channel = new DbChannel(dirs.make('posthoc-ddlprop-'), dbEngines(pgSecrets));
       type Done = { effect: DbEffect; before: string; after: string };
       const applied: Done[] = [];
       const undone: Done[] = [];

@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { DatabaseGrant } from '../../shared/domain';
-import { logicalDump } from '../../main/effects/db/sqlite-dump';
+import { logicalDump } from '../../main/effects/db/sqlite/sqlite-dump';
 
 export const PG_ADMIN_URL = process.env.POSTHOC_TEST_PG_URL ?? 'postgres://posthoc_test@127.0.0.1:5432/posthoc_test';
 export const PG_PASSWORD = process.env.POSTHOC_TEST_PG_PASSWORD ?? 'posthoc-test-pw';

@@ -2,7 +2,7 @@
 // it must give back exactly the image after, and a damaged one must say so instead of giving a wrong image.
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { applyPageDelta, isPageDelta, pageDelta } from '../../main/effects/db/sqlite-pages';
+import { applyPageDelta, isPageDelta, pageDelta } from '../../main/effects/db/sqlite/sqlite-pages';
 
 function images(change: string): { before: Buffer; after: Buffer } {
   const db = new Database(':memory:');

@@ -1,6 +1,6 @@
 // COPY's text format, as the PostgreSQL row file keeps it: each field decoded exactly as COPY escaped it.
 import { describe, expect, it } from 'vitest';
-import { copyField } from '../../main/effects/db/pg-row-file';
+import { copyField } from '../../main/effects/db/postgres/pg-row-file';
 
 describe('copyField', () => {
   it('reads \\N as NULL and plain text as itself', () => {

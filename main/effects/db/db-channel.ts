@@ -5,15 +5,9 @@ import type { DatabaseGrant, DbEffect, ReversePlan } from '../../../shared/domai
 import { describeSchema } from './db-schema';
 import { DbConflict, DbRefusal } from './db-errors';
 import { HeldTransactions } from './db-held';
-import { readPgSchema } from './pg-catalog';
-import { connectPg, runBatch, type Secrets } from './pg-client';
-import { runPgAction } from './pg-runner';
-import { applyPg, pgDialect } from './pg-undo';
+import type { DbEngines, EngineOutcome } from './engine';
 import { formatStatements } from './query-result';
-import { PREVIEW_STATEMENTS, previewStatements, type Direction } from './row-log';
-import { openSqlite, runSqliteAction, type EngineOutcome } from './sqlite-runner';
-import { readSqliteSchema } from './sqlite-schema';
-import { applySqlite, sqliteDialect } from './sqlite-undo';
+import { PREVIEW_STATEMENTS, previewStatements, type Dialect, type Direction } from './row-log';
 import { stepTimer } from './step-timer';
 import { UndoLogStore, type UndoLog } from './undo-log';
 
@@ -42,12 +36,13 @@ export class DbChannel {
   readonly logs: UndoLogStore;
   readonly held: HeldTransactions;
 
+  /** `engines`: the registered database engines (sqlite/, postgres/), built by the composition root. */
   constructor(
     dataDir: string,
-    private readonly secrets: Secrets,
+    private readonly engines: DbEngines,
   ) {
-    this.logs = new UndoLogStore(dataDir);
-    this.held = new HeldTransactions(secrets);
+    this.logs = new UndoLogStore(dataDir, engines);
+    this.held = new HeldTransactions(engines);
   }
 
   async run(req: DbRunRequest): Promise<DbRunResult> {
@@ -80,7 +75,7 @@ export class DbChannel {
     };
     let outcome: EngineOutcome;
     try {
-      outcome = grant.engine === 'sqlite' ? runSqliteAction(persisted, this.logs, logId) : await runPgAction(persisted, this.secrets, this.logs, logId, req.timeoutMs);
+      outcome = await this.engines.get(grant.engine).run(persisted, this.logs, logId, req.timeoutMs);
     } catch (error) {
       if (written) this.logs.remove(logId, written);
       return failed(base, [], error instanceof Error ? error.message : String(error), false);
@@ -93,7 +88,7 @@ export class DbChannel {
     const log = written as StoredLog | null;
     stepTimer.reset();
     if (log !== null) {
-      const sql = compensatingSql(log, PREVIEW_STATEMENTS);
+      const sql = this.compensatingSql(log, PREVIEW_STATEMENTS);
       stepTimer.mark('card statements');
       undo = { kind: log.segments.some((s) => s.kind === 'snapshot') ? 'snapshot' : 'rows', logId, statements: sql.first, statementCount: sql.count };
     }
@@ -135,18 +130,7 @@ export class DbChannel {
     }
     if (effect.undo.logId === null) return [];
     const log = this.logs.read(effect.undo.logId, { rows: false }) as StoredLog;
-    const cleanup = log.segments.flatMap((s) => (s.kind === 'ddl' ? s.ops.flatMap((o) => o.keep) : []));
-    // Earlier versions of PostgreSQL capture kept the rows of lazy tables in a log table in the database.
-    const rowLogs = log.segments.flatMap((s) => (s.kind === 'rows' ? s.tables.flatMap((t) => (t.lazy?.source.engine === 'postgres' && t.lazy.source.log !== undefined ? [t.lazy.source.log] : [])) : []));
-    cleanup.push(...[...new Set(rowLogs)].map((table) => `DROP TABLE IF EXISTS ${table}`));
-    if (cleanup.length > 0 && log.engine === 'postgres') {
-      const client = await connectPg({ ...log.grant, readOnly: false }, this.secrets);
-      try {
-        await runBatch(client, cleanup);
-      } finally {
-        await client.end().catch(() => undefined);
-      }
-    }
+    await this.engines.get(log.engine).keep(log.grant, log);
     this.logs.remove(effect.undo.logId, log);
     return [];
   }
@@ -156,26 +140,17 @@ export class DbChannel {
     const parts: string[] = [];
     for (const grant of grants) {
       try {
-        if (grant.engine === 'sqlite') {
-          const db = openSqlite(grant, { write: false });
-          try {
-            parts.push(describeSchema(grant, readSqliteSchema(db, { samples: grant.sampleRows })));
-          } finally {
-            db.close();
-          }
-        } else {
-          const client = await connectPg({ ...grant, readOnly: true }, this.secrets);
-          try {
-            parts.push(describeSchema(grant, await readPgSchema(client, { samples: grant.sampleRows })));
-          } finally {
-            await client.end().catch(() => undefined);
-          }
-        }
+        parts.push(describeSchema(grant, await this.engines.get(grant.engine).readSchema(grant)));
       } catch (error) {
         parts.push(`Database "${grant.name}": its schema could not be read (${error instanceof Error ? error.message : String(error)}).`);
       }
     }
     return parts.join('\n\n');
+  }
+
+  /** The first compensating statements of a stored log in its engine's dialect (see compensatingSql). */
+  compensatingSql(log: UndoLog, limit = Number.POSITIVE_INFINITY): { first: string[]; count: number } {
+    return compensatingSql(log, this.engines.get(log.engine).dialect, limit);
   }
 
   async shutdown(): Promise<void> {
@@ -196,21 +171,16 @@ export class DbChannel {
       case 'rows':
       case 'snapshot': {
         const log = this.logs.read(effect.undo.logId!) as StoredLog;
-        if (log.engine === 'sqlite') {
-          const r = applySqlite(log.grant, log, direction, this.logs, dryRun);
-          return { restored: named(log.database, r.rows, r.rowCount) };
-        }
-        const r = await applyPg(log.grant, log, direction, this.secrets, dryRun);
-        if (!dryRun) this.logs.write(effect.undo.logId!, { ...r.log, grant: log.grant } as StoredLog);
+        const r = await this.engines.get(log.engine).apply(log.grant, log, direction, this.logs, dryRun);
+        if (!dryRun && r.log !== undefined) this.logs.write(effect.undo.logId!, { ...r.log, grant: log.grant } as StoredLog);
         return { restored: named(log.database, r.rows, r.rowCount) };
       }
     }
   }
 }
 
-/** The first compensating statements of a log, in the order undo runs them, and how many there are. */
-export function compensatingSql(log: UndoLog, limit = Number.POSITIVE_INFINITY): { first: string[]; count: number } {
-  const dialect = log.engine === 'sqlite' ? sqliteDialect : pgDialect;
+/** The first compensating statements of a log, in the order undo runs them (written in its engine's dialect), and how many there are. */
+export function compensatingSql(log: UndoLog, dialect: Dialect, limit = Number.POSITIVE_INFINITY): { first: string[]; count: number } {
   const snapshot = log.segments.find((s) => s.kind === 'snapshot');
   if (snapshot && snapshot.kind === 'snapshot') {
     return {

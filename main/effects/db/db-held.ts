@@ -2,17 +2,11 @@
 // in one open transaction, each inside a savepoint of its own, until the person keeps them (COMMIT) or
 // undoes them (ROLLBACK TO the action's savepoint, newest first). Locks stay held meanwhile, so other
 // writers wait: the card says so, and after the grant's timeout the transaction is rolled back.
-import type Database from 'better-sqlite3';
-import type { DatabaseGrant, DbStatement, StatementClass } from '../../../shared/domain';
+import type { DatabaseGrant, DbStatement } from '../../../shared/domain';
 import { DbConflict, DbRefusal, OverRowLimit } from './db-errors';
-import { readCatalog, type Catalog } from './pg-catalog';
-import { connectPg, type PgClient, type Secrets } from './pg-client';
-import { sameCatalog } from './pg-ddl';
-import { checkAllowed, classOfTag, describePgError, executePg } from './pg-runner';
-import { describeError, execute, openSqlite, type RunInput } from './sqlite-runner';
+import type { DbEngines, HeldConnection, RunInput } from './engine';
 
-type Conn = { kind: 'sqlite'; db: Database.Database } | { kind: 'postgres'; client: PgClient };
-type Held = { grant: DatabaseGrant; conn: Conn; actions: string[]; until: Date; timer: NodeJS.Timeout };
+type Held = { grant: DatabaseGrant; conn: HeldConnection; actions: string[]; until: Date; timer: NodeJS.Timeout };
 
 export type HeldOutcome =
   | { ok: true; statements: DbStatement[]; rowsAffected: number; heldUntil: string; savepoint: string }
@@ -23,7 +17,7 @@ export class HeldTransactions {
   /** Called with the action ids whose transaction was rolled back because nobody kept it in time. */
   onExpired: (actionIds: string[], database: string) => void = () => undefined;
 
-  constructor(private readonly secrets: Secrets) {}
+  constructor(private readonly engines: DbEngines) {}
 
   static key(taskId: string, database: string): string {
     return `${taskId}/${database}`;
@@ -39,38 +33,14 @@ export class HeldTransactions {
     const inner = again ? `${savepoint}_${held.actions.length}_${Date.now() % 100000}` : savepoint;
     const statements: DbStatement[] = [];
     try {
-      if (held.conn.kind === 'sqlite') {
-        const db = held.conn.db;
-        db.exec(`SAVEPOINT ${inner}`);
-        let changes = 0;
-        execute(db, input, statements, {
-          onDdl: () => undefined,
-          rows: () => (changes = statements.reduce((n, s) => n + (s.rowsAffected ?? 0), 0)),
-        });
-        if (!again) held.actions.push(actionId);
-        return { ok: true, statements, rowsAffected: changes, heldUntil: held.until.toISOString(), savepoint };
-      }
-      const client = held.conn.client;
-      await client.query(`SAVEPOINT ${inner}`);
-      let catalog: Catalog = await readCatalog(client);
-      await executePg(client, input, statements, {
-        after: async (_record, _text, tag) => {
-          const now = await readCatalog(client);
-          let kind: StatementClass = classOfTag(tag);
-          if (!sameCatalog(catalog, now)) kind = 'ddl';
-          catalog = now;
-          checkAllowed(input.grant, kind);
-          return kind;
-        },
-      });
-      const rows = statements.reduce((n, s) => n + (s.rowsAffected ?? 0), 0);
-      if (!input.approved && rows > input.grant.maxRowsAffected) throw new OverRowLimit(rows, input.grant.maxRowsAffected, input.grant.name);
+      await held.conn.exec(`SAVEPOINT ${inner}`);
+      const rows = await held.conn.execute(input, statements);
       if (!again) held.actions.push(actionId);
       return { ok: true, statements, rowsAffected: rows, heldUntil: held.until.toISOString(), savepoint };
     } catch (error) {
       await this.rollbackTo(held, inner).catch(() => undefined);
       if (held.actions.length === 0) await this.close(key, 'rollback');
-      const message = held.conn.kind === 'sqlite' ? describeError(error, input.grant) : describePgError(error, input.grant);
+      const message = held.conn.describeError(error);
       return { ok: false, statements, error: message, overLimit: error instanceof OverRowLimit ? error : null };
     }
   }
@@ -117,16 +87,7 @@ export class HeldTransactions {
   }
 
   private async begin(key: string, grant: DatabaseGrant, timeoutMs: number): Promise<Held> {
-    let conn: Conn;
-    if (grant.engine === 'sqlite') {
-      const db = openSqlite(grant, { write: true });
-      db.exec(grant.readOnly ? 'BEGIN' : 'BEGIN IMMEDIATE');
-      conn = { kind: 'sqlite', db };
-    } else {
-      const client = await connectPg(grant, this.secrets, { statementTimeoutMs: timeoutMs });
-      await client.query(grant.readOnly ? 'BEGIN READ ONLY' : 'BEGIN');
-      conn = { kind: 'postgres', client };
-    }
+    const conn = await this.engines.get(grant.engine).openHeld(grant, timeoutMs);
     const until = new Date(Date.now() + grant.heldTimeoutSeconds * 1000);
     const timer = setTimeout(() => void this.expire(key), grant.heldTimeoutSeconds * 1000);
     timer.unref();
@@ -144,10 +105,7 @@ export class HeldTransactions {
   }
 
   private async rollbackTo(held: Held, savepoint: string): Promise<void> {
-    if (held.conn.kind === 'sqlite') {
-      if (!held.conn.db.inTransaction) return;
-      held.conn.db.exec(`ROLLBACK TO ${savepoint}; RELEASE ${savepoint}`);
-    } else await held.conn.client.query(`ROLLBACK TO SAVEPOINT ${savepoint}; RELEASE SAVEPOINT ${savepoint}`);
+    await held.conn.rollbackTo(savepoint);
   }
 
   private async close(key: string, how: 'commit' | 'rollback'): Promise<void> {
@@ -155,21 +113,7 @@ export class HeldTransactions {
     if (!held) return;
     this.open.delete(key);
     clearTimeout(held.timer);
-    if (held.conn.kind === 'sqlite') {
-      try {
-        if (held.conn.db.inTransaction) held.conn.db.exec(how === 'commit' ? 'COMMIT' : 'ROLLBACK');
-      } finally {
-        held.conn.db.close();
-      }
-    } else {
-      try {
-        await held.conn.client.query(how === 'commit' ? 'COMMIT' : 'ROLLBACK');
-      } catch (error) {
-        if (how === 'commit') throw new DbRefusal(`PostgreSQL refused to commit the held transaction on "${held.grant.name}": ${String(error)}`);
-      } finally {
-        await held.conn.client.end().catch(() => undefined);
-      }
-    }
+    await held.conn.close(how);
   }
 }
 

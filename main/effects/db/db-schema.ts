@@ -2,6 +2,7 @@
 // columns, keys, foreign keys, indexes, triggers and row counts, and views. Never rows, unless the grant
 // allows sample rows — then a few per table, with long values cut.
 import type { DatabaseGrant } from '../../../shared/domain';
+import { engineLabel } from '../../../shared/domain/engine-labels';
 
 export type ColumnInfo = {
   name: string;
@@ -50,7 +51,7 @@ export function tableLabel(t: { schema: string | null; name: string }): string {
 
 /** The prompt section for one granted database. */
 export function describeSchema(grant: DatabaseGrant, schema: SchemaInfo): string {
-  const engine = grant.engine === 'sqlite' ? 'SQLite' : 'PostgreSQL';
+  const engine = engineLabel(grant.engine);
   const allowed = grant.readOnly ? 'read-only (queries only)' : `allows ${grant.statements.map(statementWord).join(', ')}`;
   const limit = grant.readOnly ? '' : `; an action may change up to ${grant.maxRowsAffected} rows before it waits for the person's approval`;
   const held = grant.mode === 'held' ? '; your statements stay in an open transaction until the person keeps or undoes them' : '';

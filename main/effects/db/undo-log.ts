@@ -10,11 +10,21 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DatabaseEngine } from '../../../shared/domain';
-import { readRowFile } from './pg-capture';
-import type { ColumnValues } from './pg-column-values';
-import { lazyRowsRead, type TableLog } from './row-log';
-import { readLazyRows } from './sqlite-capture';
-import { applyPageDelta, isPageDelta, readPageRows } from './sqlite-pages';
+import type { DbEngines, ImageOpener, OpenedImage } from './engine';
+import type { TableLog } from './row-log';
+
+/** The values one direction writes back: each row's key and the column's value, as literals of their types. */
+export type ColumnFill = { type: string; rows: Array<[key: string[], value: string]>; after: string[] };
+
+/** What a column step writes after its statements (undo puts old values back; redo of a type change, the new ones). */
+export type ColumnValues = {
+  table: string;
+  column: string;
+  keyColumns: string[];
+  keyTypes: string[];
+  undo: ColumnFill | null;
+  redo: ColumnFill | null;
+};
 
 /**
  * Which relation a schema step's check looks at, and whose content: null every column, [] none. `uniform`:
@@ -70,7 +80,10 @@ export class UndoLogStore {
   readonly dir: string;
   readonly snapshotDir: string;
 
-  constructor(dataDir: string) {
+  constructor(
+    dataDir: string,
+    private readonly engines: DbEngines,
+  ) {
     this.dir = join(dataDir, 'databases', 'undo');
     this.snapshotDir = join(dataDir, 'databases', 'snapshots');
   }
@@ -125,12 +138,12 @@ export class UndoLogStore {
   read(id: string, options: { rows?: boolean } = {}): UndoLog {
     const log = this.readStored(id);
     if (options.rows === false) return log;
-    const opened = new Map<string, { bytes: Buffer; db: Database.Database }>();
-    const open = (name: string, base?: string): { bytes: Buffer; db: Database.Database } => {
+    const opened = new Map<string, OpenedImage>();
+    const open: ImageOpener = (name, patch) => {
       let image = opened.get(name);
       if (!image) {
         const bytes = this.readRowLogFile(id, name);
-        const whole = base !== undefined && isPageDelta(bytes) ? applyPageDelta(open(base).bytes, bytes) : bytes;
+        const whole = patch === undefined ? bytes : patch.apply(open(patch.base).bytes, bytes);
         image = { bytes: whole, db: new Database(whole, { readonly: true }) };
         opened.set(name, image);
       }
@@ -141,9 +154,9 @@ export class UndoLogStore {
         if (seg.kind !== 'rows') continue;
         for (const t of seg.tables) {
           const source = t.lazy?.source;
-          if (source?.engine === 'sqlite') t.rows = lazyRowsRead(t, readLazyRows(open(source.file).db, source), source.file);
-          if (source?.engine === 'sqlite-pages') t.rows = lazyRowsRead(t, readPageRows(t, source, open), source.after);
-          if (source?.engine === 'postgres' && source.file !== undefined) t.rows = lazyRowsRead(t, readRowFile(open(source.file).db, source), source.file);
+          if (source === undefined) continue;
+          const rows = this.engines.readLazyRows(t, source, open);
+          if (rows !== null) t.rows = rows;
         }
       }
     } finally {

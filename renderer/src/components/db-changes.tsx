@@ -1,6 +1,7 @@
 // What an action did on a granted database: each statement with its rows, query results as tables, the
 // rows and tables it changed, the held transaction's lock warning, and the exact compensating SQL undo runs.
 import type { DbEffect } from '../../../shared/domain';
+import { engineLabel } from '../../../shared/domain/engine-labels';
 import { QueryResultTable } from './query-result-table';
 
 function heldUntil(iso: string): string {
@@ -19,7 +20,7 @@ function DbEffectView({ effect, rolledBack }: { effect: DbEffect; rolledBack: bo
     <section className="db-effect" data-testid="db-effect" data-database={effect.database} data-undo-kind={effect.undo.kind}>
       <div className="section-label">
         {effect.via === 'gateway' ? 'Database request' : 'Database'} <code>{effect.database}</code>{' '}
-        <span className="muted">({effect.engine === 'sqlite' ? 'SQLite' : 'PostgreSQL'})</span>
+        <span className="muted">({engineLabel(effect.engine)})</span>
       </div>
       {effect.refused !== null && <p className="call-refused">Refused: {effect.refused}</p>}
       {effect.statements.map((s, i) => (

@@ -3,19 +3,19 @@
 // schema changed (and how), the capture log says which rows changed, and the grant decides whether that
 // was allowed. Read-only grants run in a READ ONLY transaction, so PostgreSQL itself refuses writes.
 import { rmSync } from 'node:fs';
-import type { DatabaseGrant, DbStatement, StatementClass } from '../../../shared/domain';
-import { DbRefusal, OverRowLimit } from './db-errors';
+import type { DatabaseGrant, DbStatement, StatementClass } from '../../../../shared/domain';
+import { DbRefusal, OverRowLimit } from '../db-errors';
 import { readCatalog, TRASH_PREFIX, type Catalog } from './pg-catalog';
 import { identityColumns, PgCapture, type Probe } from './pg-capture';
 import { readValues } from './pg-column-values';
 import { connectPg, pgMessage, runBatch, type PgClient, type Secrets } from './pg-client';
 import { planDdl, relationState, sameCatalog, trashedOp, trashMove } from './pg-ddl';
-import { displayValue, ResultCollector } from './query-result';
-import { PREVIEW_STATEMENTS, tableRowCount } from './row-log';
-import { splitStatements } from './sql-splitter';
-import { stepTimer } from './step-timer';
-import type { EngineOutcome, RunInput } from './sqlite-runner';
-import type { DdlOp, Segment, UndoLogStore } from './undo-log';
+import { displayValue, ResultCollector } from '../query-result';
+import { PREVIEW_STATEMENTS, tableRowCount } from '../row-log';
+import { splitStatements } from '../sql-splitter';
+import { stepTimer } from '../step-timer';
+import type { EngineOutcome, RunInput } from '../engine';
+import type { DdlOp, Segment, UndoLogStore } from '../undo-log';
 
 const TRANSACTION_CONTROL = new Set(['BEGIN', 'START', 'COMMIT', 'END', 'ROLLBACK', 'ABORT', 'SAVEPOINT', 'RELEASE']);
 const DML_TAGS = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE', 'COPY']);

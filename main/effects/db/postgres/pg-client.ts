@@ -2,8 +2,8 @@
 // stores), every value kept as PostgreSQL's own text (so images and results are exact), and session
 // settings fixed so text forms are the same when captured and when compared later.
 import pg from 'pg';
-import type { DatabaseGrant } from '../../../shared/domain';
-import { DbRefusal } from './db-errors';
+import type { DatabaseGrant } from '../../../../shared/domain';
+import { DbRefusal } from '../db-errors';
 
 export type PgClient = pg.Client;
 export type Secrets = (name: string) => Promise<string | null>;

@@ -2,8 +2,8 @@
 // foreign_key_list and index_list pragmas), so column positions, hidden generated columns and keys come
 // from SQLite itself rather than from parsing CREATE statements.
 import type Database from 'better-sqlite3';
-import { SAMPLE_ROWS, type IndexInfo, type SchemaInfo, type SampleRows, type TableInfo, type ViewInfo } from './db-schema';
-import { quoteIdent } from './sql-literals';
+import { SAMPLE_ROWS, type IndexInfo, type SchemaInfo, type SampleRows, type TableInfo, type ViewInfo } from '../db-schema';
+import { quoteIdent } from '../sql-literals';
 
 type XInfo = { cid: number; name: string; type: string; notnull: number; dflt_value: string | null; pk: number; hidden: number };
 type FkRow = { id: number; seq: number; table: string; from: string; to: string | null; on_update: string; on_delete: string };
@@ -36,22 +36,26 @@ export function readSqliteSchema(db: Database.Database, options: { counts?: bool
   return { tables, views, samples };
 }
 
-const described = new Map<string, TableInfo[]>();
-
 /**
  * The tables as readSqliteSchema reads them (no counts, no samples), remembered by the schema's exact text
  * (every catalog entry with its SQL): the same schema always reads the same, and each action needs them
- * before its first statement. Callers must not change them.
+ * before its first statement. Owned by the SQLite engine; callers must not change what it returns.
  */
-export function schemaTables(db: Database.Database): readonly TableInfo[] {
-  const text = (db.prepare("SELECT group_concat(type || char(0) || name || char(0) || tbl_name || char(0) || coalesce(sql, ''), char(1)) FROM main.sqlite_schema").pluck().get() as string | null) ?? '';
-  let tables = described.get(text);
-  if (!tables) {
-    tables = readSqliteSchema(db, { counts: false }).tables;
-    if (described.size >= 16) described.delete(described.keys().next().value!);
-    described.set(text, tables);
+export class SchemaCache {
+  private readonly described = new Map<string, TableInfo[]>();
+
+  constructor(private readonly size = 16) {}
+
+  tables(db: Database.Database): readonly TableInfo[] {
+    const text = (db.prepare("SELECT group_concat(type || char(0) || name || char(0) || tbl_name || char(0) || coalesce(sql, ''), char(1)) FROM main.sqlite_schema").pluck().get() as string | null) ?? '';
+    let tables = this.described.get(text);
+    if (!tables) {
+      tables = readSqliteSchema(db, { counts: false }).tables;
+      if (this.described.size >= this.size) this.described.delete(this.described.keys().next().value!);
+      this.described.set(text, tables);
+    }
+    return tables;
   }
-  return tables;
 }
 
 export function readTable(

@@ -12,10 +12,11 @@
 // changes go through the snapshot path.
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { loadAddon } from '../native-addon';
-import type { LazySource, RowEntry, TableLog } from './row-log';
+import { loadAddon } from '../../native-addon';
+import type { ImageOpener } from '../engine';
+import type { LazySource, RowEntry, TableLog } from '../row-log';
 import type { CaptureTable } from './sqlite-capture';
-import { quoteIdent } from './sql-literals';
+import { quoteIdent } from '../sql-literals';
 
 /**
  * Files up to this size (with their WAL) are captured by pages. Page capture costs the same whatever the
@@ -258,9 +259,9 @@ function imagesOf(db: Database.Database, table: string, columns: string[], rowid
  * committed) are compared again and the rows read from them. `open` gives a database on an image file
  * (a page delta is applied to the image `base`).
  */
-export function readPageRows(t: TableLog, source: PageSource, open: (name: string, base?: string) => { bytes: Buffer; db: Database.Database }): RowEntry[] {
+export function readPageRows(t: TableLog, source: PageSource, open: ImageOpener): RowEntry[] {
   const before = open(source.before);
-  const after = open(source.after, source.before);
+  const after = open(source.after, { base: source.before, apply: (base, stored) => (isPageDelta(stored) ? applyPageDelta(base, stored) : stored) });
   const d = differ();
   if (d === null) throw new Error(`Undoing this SQLite action needs the SQLite page differ, which is not available here (${loaded!.reason}).`);
   let diff: ReturnType<Addon['diff']>[number] | undefined;

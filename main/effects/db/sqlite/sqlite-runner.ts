@@ -7,37 +7,21 @@
 // itself refuses any write.
 import Database from 'better-sqlite3';
 import { rmSync, statSync, writeFileSync } from 'node:fs';
-import type { DatabaseGrant, DbStatement } from '../../../shared/domain';
-import { DbRefusal, OverRowLimit } from './db-errors';
-import { displayValue, ResultCollector } from './query-result';
-import { PREVIEW_STATEMENTS, tableRowCount, type TableLog } from './row-log';
+import type { DatabaseGrant, DbStatement } from '../../../../shared/domain';
+import { DbRefusal, OverRowLimit } from '../db-errors';
+import { displayValue, ResultCollector } from '../query-result';
+import { PREVIEW_STATEMENTS, tableRowCount, type TableLog } from '../row-log';
 import { captureTables, dropCapture, installCapture, loggedRows, readCapture, saveCapture, type CaptureTable } from './sqlite-capture';
 import { classifySqlite } from './sqlite-classify';
 import { changedRows, fileImage, guardKeyMoves, keyMoved, PageCaptureUnfit, pageCaptureFits, pageDelta, pageLogs, rootPages } from './sqlite-pages';
-import { schemaTables } from './sqlite-schema';
-import { splitStatements, type SqlStatement } from './sql-splitter';
-import { stepTimer } from './step-timer';
-import type { Segment, UndoLogStore } from './undo-log';
+import type { SchemaCache } from './sqlite-schema';
+import { splitStatements, type SqlStatement } from '../sql-splitter';
+import { stepTimer } from '../step-timer';
+import type { EngineOutcome, RunInput } from '../engine';
+import type { Segment, UndoLogStore } from '../undo-log';
 
 /** SQLite files up to this size are snapshotted for schema changes; larger ones need held-transaction mode for DDL. */
 export const SNAPSHOT_LIMIT_BYTES = 64 * 1024 * 1024;
-
-export type EngineOutcome =
-  | { ok: true; statements: DbStatement[]; segments: Segment[]; rowsAffected: number; tables: string[] }
-  | { ok: false; statements: DbStatement[]; error: string; overLimit: OverRowLimit | null };
-
-export type RunInput = {
-  grant: DatabaseGrant;
-  sql: string;
-  params: unknown[] | null;
-  approved: boolean;
-  /** Called with the undo log right before COMMIT, so it is on disk before the changes it undoes are. */
-  beforeCommit?: (segments: Segment[]) => void;
-  /** Every row a statement returns (the card keeps only the first ones): the gateway answers code with them. */
-  onRow?: (statement: number, row: Array<string | null>) => void;
-  /** Called when the action is rolled back to run again another way (rows handed to onRow so far are void). */
-  onRestart?: () => void;
-};
 
 class NeedSnapshot extends Error {}
 
@@ -57,7 +41,7 @@ export function openSqlite(grant: DatabaseGrant, options: { write: boolean }): D
 }
 
 /** Capture mode (and read-only grants): the action runs and commits; undo uses the captured log. */
-export function runSqliteAction(input: RunInput, logs: UndoLogStore, logId: string): EngineOutcome {
+export function runSqliteAction(input: RunInput, logs: UndoLogStore, logId: string, schemas: SchemaCache): EngineOutcome {
   stepTimer.reset();
   const db = openSqlite(input.grant, { write: true });
   stepTimer.mark('open');
@@ -65,7 +49,7 @@ export function runSqliteAction(input: RunInput, logs: UndoLogStore, logId: stri
     let mode: Mode = 'auto';
     for (;;) {
       try {
-        return attempt(db, input, logs, logId, mode);
+        return attempt(db, input, logs, logId, mode, schemas);
       } catch (error) {
         if (error instanceof NeedSnapshot && mode !== 'snapshot') mode = 'snapshot';
         else if (error instanceof PageCaptureUnfit && mode === 'auto') mode = 'triggers';
@@ -79,7 +63,7 @@ export function runSqliteAction(input: RunInput, logs: UndoLogStore, logId: stri
   }
 }
 
-function attempt(db: Database.Database, input: RunInput, logs: UndoLogStore, logId: string, mode: Mode): EngineOutcome {
+function attempt(db: Database.Database, input: RunInput, logs: UndoLogStore, logId: string, mode: Mode, schemas: SchemaCache): EngineOutcome {
   const { grant } = input;
   const snapshot = mode === 'snapshot';
   const statements: DbStatement[] = [];
@@ -99,7 +83,7 @@ function attempt(db: Database.Database, input: RunInput, logs: UndoLogStore, log
     }
     // Capture tables live in memory: they are written out once, as one file, if undo needs them.
     db.pragma('temp_store = MEMORY');
-    const capture = grant.readOnly ? [] : captureTables(schemaTables(db));
+    const capture = grant.readOnly ? [] : captureTables(schemas.tables(db));
     stepTimer.mark('read schema');
     if (mode === 'auto' && !grant.readOnly && pageCaptureFits(fileSize(grant.location))) return capturePages(db, input, statements, capture, logs, logId);
     installCapture(db, capture);

@@ -3,18 +3,18 @@
 // left; the person's triggers are disabled for the compensating statements (so they do not fire twice)
 // and capture checks that nothing beyond the logged rows changed. Schema steps: the relation must be in
 // the state recorded after the action.
-import type { DatabaseGrant } from '../../../shared/domain';
-import { parentFirst } from './db-schema';
-import { DbConflict, DbRefusal } from './db-errors';
+import type { DatabaseGrant } from '../../../../shared/domain';
+import { parentFirst } from '../db-schema';
+import { DbConflict, DbRefusal } from '../db-errors';
 import { isTable, readCatalog, relLabel, relSql, tableInfo, type Catalog } from './pg-catalog';
 import { PgCapture, readLazyRows } from './pg-capture';
 import { connectPg, pgMessage, runBatch, type PgClient, type Secrets } from './pg-client';
 import { fillColumn } from './pg-column-values';
 import { relationState } from './pg-ddl';
-import { fitToColumns, keyText, lazyRowsRead, moveOf, namedRows, orderedStatements, ORDERS, rowName, type Dialect, type Direction, type TableLog } from './row-log';
-import { parseRecordText, pgLiteral, quoteIdent, sameImage } from './sql-literals';
-import type { DdlOp, UndoLog } from './undo-log';
-import type { ApplyResult } from './sqlite-undo';
+import { fitToColumns, keyText, lazyRowsRead, moveOf, namedRows, orderedStatements, ORDERS, rowName, type Dialect, type Direction, type TableLog } from '../row-log';
+import { parseRecordText, pgLiteral, quoteIdent, sameImage } from '../sql-literals';
+import type { DdlOp, UndoLog } from '../undo-log';
+import type { ApplyResult } from '../engine';
 
 export const pgDialect: Dialect = {
   quote: quoteIdent,

@@ -3,7 +3,7 @@
 // one into another inside a transaction. Page layout is not content: two files with the same dump are the
 // same database for every query.
 import type Database from 'better-sqlite3';
-import { quoteIdent } from './sql-literals';
+import { quoteIdent } from '../sql-literals';
 
 type Obj = { type: string; name: string; sql: string | null; rowid: number };
 type TableShape = { name: string; rowid: boolean; columns: string[]; shadow: boolean; virtual: boolean };

@@ -5,25 +5,14 @@
 // reads the new values too. They are kept in the undo log in Posthoc's data folder, never in the database.
 // Undo adds the column back (as the table's last column: PostgreSQL cannot insert one elsewhere) or turns
 // it back to its old type, then writes each row's value by key, with the person's triggers set aside.
-import { DbRefusal } from './db-errors';
+import { DbRefusal } from '../db-errors';
 import { relLabel, relSql, type PgColumn, type PgRelation } from './pg-catalog';
 import { identityColumns } from './pg-capture';
 import type { PgClient } from './pg-client';
-import { parseRecordText, pgLiteral, quoteIdent } from './sql-literals';
-import type { DdlOp } from './undo-log';
+import { parseRecordText, pgLiteral, quoteIdent } from '../sql-literals';
+import type { ColumnValues, DdlOp } from '../undo-log';
 
-/** The values one direction writes back: each row's key and the column's value, as literals of their types. */
-export type ColumnFill = { type: string; rows: Array<[key: string[], value: string]>; after: string[] };
-
-/** What a column step writes after its statements (undo puts old values back; redo of a type change, the new ones). */
-export type ColumnValues = {
-  table: string;
-  column: string;
-  keyColumns: string[];
-  keyTypes: string[];
-  undo: ColumnFill | null;
-  redo: ColumnFill | null;
-};
+export type { ColumnFill, ColumnValues } from '../undo-log';
 
 /** A dropped column or a type change found in the catalog difference: its step, and where its values are read. */
 export type ColumnSave = { op: DdlOp & { values: ColumnValues }; old: PgRelation; column: PgColumn; now: PgRelation; changed: PgColumn | null };

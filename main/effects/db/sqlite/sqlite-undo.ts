@@ -5,25 +5,23 @@
 // key, everything is rolled back and the rows are named. Snapshots: the file must still hold exactly
 // the state the action left; then the state before it is restored.
 import type Database from 'better-sqlite3';
-import type { DatabaseGrant } from '../../../shared/domain';
-import { parentFirst, tableLabel, type TableInfo } from './db-schema';
-import { DbConflict } from './db-errors';
-import { fitToColumns, keyText, moveOf, namedRows, orderedStatements, ORDERS, rowName, type Dialect, type Direction, type TableLog } from './row-log';
+import type { DatabaseGrant } from '../../../../shared/domain';
+import { parentFirst, tableLabel, type TableInfo } from '../db-schema';
+import { DbConflict } from '../db-errors';
+import { fitToColumns, keyText, moveOf, namedRows, orderedStatements, ORDERS, rowName, type Dialect, type Direction, type TableLog } from '../row-log';
 import { captureTables, dropCapture, installCapture, touchedKeys } from './sqlite-capture';
 import { diffDatabases, restoreFrom } from './sqlite-dump';
 import { openSqlite } from './sqlite-runner';
 import { readSqliteSchema } from './sqlite-schema';
-import { quoteIdent, sameImage } from './sql-literals';
-import type { Segment, UndoLog, UndoLogStore } from './undo-log';
+import { quoteIdent, sameImage } from '../sql-literals';
+import type { ApplyResult } from '../engine';
+import type { Segment, UndoLog, UndoLogStore } from '../undo-log';
 
 export const sqliteDialect: Dialect = {
   quote: quoteIdent,
   matchAll: (t, image) => t.columns.map((c, i) => `${quoteIdent(c)} IS ${image[i]}`).join(' AND '),
   oneRow: (t, condition) => `rowid = (SELECT rowid FROM ${t.table} WHERE ${condition} LIMIT 1)`,
 };
-
-/** What an undo or redo did: statements run, the rows it moved (the first ones named) and how many. */
-export type ApplyResult = { statements: number; rows: string[]; rowCount: number };
 
 /** Applies the log in one direction, or throws DbConflict and changes nothing. With dryRun, always rolls back. */
 export function applySqlite(grant: DatabaseGrant, log: UndoLog, direction: Direction, logs: UndoLogStore, dryRun = false): ApplyResult {

@@ -2,8 +2,8 @@
 // statement's main program, which names every database it opens for writing and every schema change.
 // Nothing here parses SQL; the statement's leading keyword is only used to name PRAGMAs.
 import type Database from 'better-sqlite3';
-import type { StatementClass } from '../../../shared/domain';
-import { DbRefusal } from './db-errors';
+import type { StatementClass } from '../../../../shared/domain';
+import { DbRefusal } from '../db-errors';
 
 type ExplainRow = { addr: number; opcode: string; p1: number; p2: number; p3: number; p4: unknown };
 

@@ -4,12 +4,12 @@
 // indexes, triggers and sequences come back untouched). What cannot be reversed exactly — dropping a
 // column, changing a type, TRUNCATE, cascades into other objects, functions and types — is refused and
 // rolled back, with held-transaction mode as the way to run it.
-import { DbRefusal } from './db-errors';
+import { DbRefusal } from '../db-errors';
 import { columnSave, type ColumnSave } from './pg-column-values';
 import { isTable, relLabel, relSql, type Catalog, type PgRelation, type TrashName } from './pg-catalog';
 import type { PgClient } from './pg-client';
-import { qualified, quoteIdent } from './sql-literals';
-import type { DdlCheck, DdlOp } from './undo-log';
+import { qualified, quoteIdent } from '../sql-literals';
+import type { DdlCheck, DdlOp } from '../undo-log';
 
 /** `saves`: dropped columns and type changes, whose values the runner reads (their steps are the last of `ops`, so undo takes them back first). */
 export type DdlPlan = { ops: DdlOp[]; trash: PgRelation[]; saves: ColumnSave[] };

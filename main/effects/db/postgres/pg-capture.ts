@@ -7,12 +7,12 @@
 // is copied into Posthoc's data folder before COMMIT, so nothing of Posthoc stays in the person's database.
 import type Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
-import { DbRefusal } from './db-errors';
+import { DbRefusal } from '../db-errors';
 import { isTable, LOG_SCHEMA, relLabel, relSql, type Catalog, type PgRelation } from './pg-catalog';
 import { pgMessage, type PgClient } from './pg-client';
 import { rowFileRows, saveRowFile, type RowFile } from './pg-row-file';
-import type { LazySource, RowEntry, TableLog } from './row-log';
-import { parseRecordText, pgLiteral, quoteIdent } from './sql-literals';
+import type { LazySource, RowEntry, TableLog } from '../row-log';
+import { parseRecordText, pgLiteral, quoteIdent } from '../sql-literals';
 
 type Entry = { beforeKey: string[] | null; before: string[] | null; cur: string | null; curKey: string[] | null; after: string[] | null };
 type Tracker = { rel: PgRelation; keyIdx: number[]; writeIdx: number[]; entries: Entry[]; byCur: Map<string, Slot>; byOrig: Map<string, Slot> };

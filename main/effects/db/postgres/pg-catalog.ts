@@ -3,8 +3,8 @@
 // types, schemas, extensions, policies, rules). Read before and after each statement, it says whether
 // the statement changed the schema and exactly how — the database reports it, nothing parses SQL.
 import type { PgClient } from './pg-client';
-import { SAMPLE_ROWS, type ColumnInfo, type SchemaInfo, type TableInfo } from './db-schema';
-import { qualified } from './sql-literals';
+import { SAMPLE_ROWS, type ColumnInfo, type SchemaInfo, type TableInfo } from '../db-schema';
+import { qualified } from '../sql-literals';
 
 /** Tables an action dropped (or created, once undone) wait in a trash schema of the action's own until it is kept. */
 export const TRASH_PREFIX = 'posthoc_trash';

@@ -10,9 +10,9 @@
 // gets the first compensating statements and the count from SQL. Otherwise (rows touched twice, keys that
 // moved, REPLACE victims, schema changes) the log is merged into one entry per row right away.
 import type Database from 'better-sqlite3';
-import type { TableInfo } from './db-schema';
-import type { LazySource, RowEntry, TableLog } from './row-log';
-import { quoteIdent, sameImage } from './sql-literals';
+import type { TableInfo } from '../db-schema';
+import type { LazySource, RowEntry, TableLog } from '../row-log';
+import { quoteIdent, sameImage } from '../sql-literals';
 
 export type CaptureTable = {
   index: number;

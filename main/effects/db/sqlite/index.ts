@@ -1,0 +1,108 @@
+// SQLite behind the DbEngine interface: a granted file, opened in the main process with better-sqlite3;
+// capture by pages or per-row triggers (sqlite-runner), undo from the log or a snapshot (sqlite-undo).
+import type Database from 'better-sqlite3';
+import { realpath, stat } from 'node:fs/promises';
+import type { DatabaseGrant, DbStatement } from '../../../../shared/domain';
+import { ENGINE_LABELS } from '../../../../shared/domain/engine-labels';
+import { isPathInside } from '../../fs/path-guard';
+import { GrantError } from '../db-grant';
+import type { DbEngine, HeldConnection, ImageOpener, RunInput } from '../engine';
+import { lazyRowsRead, type LazySource, type RowEntry, type TableLog } from '../row-log';
+import type { UndoLogStore } from '../undo-log';
+import { readLazyRows } from './sqlite-capture';
+import { readPageRows } from './sqlite-pages';
+import { describeError, execute, openSqlite, runSqliteAction } from './sqlite-runner';
+import { readSqliteSchema, SchemaCache } from './sqlite-schema';
+import { applySqlite, sqliteDialect } from './sqlite-undo';
+
+export class SqliteEngine implements DbEngine {
+  readonly id = 'sqlite' as const;
+  readonly label = ENGINE_LABELS.sqlite;
+  readonly dialect = sqliteDialect;
+  readonly passwords = false;
+
+  /** `schemas`: the tables each action captures, remembered by the schema's text. */
+  constructor(private readonly schemas: SchemaCache = new SchemaCache()) {}
+
+  async checkGrant(grant: DatabaseGrant, protectedPaths: string[]): Promise<void> {
+    const st = await stat(grant.location).catch(() => undefined);
+    if (!st) throw new GrantError(`The SQLite file ${grant.location} does not exist. Grant an existing database file.`);
+    if (!st.isFile()) throw new GrantError(`${grant.location} is not a file; grant a SQLite database file.`);
+    const real = await realpath(grant.location);
+    for (const guarded of await Promise.all(protectedPaths.map((g) => realpath(g).catch(() => g)))) {
+      if (isPathInside(guarded, real)) {
+        throw new GrantError(`${grant.location} is part of Posthoc's own data (${guarded}); the agent must never reach it. Grant a copy instead.`);
+      }
+    }
+    grant.location = real;
+  }
+
+  async run(input: RunInput, logs: UndoLogStore, logId: string): ReturnType<DbEngine['run']> {
+    return runSqliteAction(input, logs, logId, this.schemas);
+  }
+
+  async apply(...[grant, log, direction, logs, dryRun]: Parameters<DbEngine['apply']>): ReturnType<DbEngine['apply']> {
+    return applySqlite(grant, log, direction, logs, dryRun);
+  }
+
+  /** Snapshots and capture files are in Posthoc's data folder; the file itself keeps nothing. */
+  async keep(): Promise<void> {}
+
+  async readSchema(grant: DatabaseGrant): ReturnType<DbEngine['readSchema']> {
+    const db = openSqlite(grant, { write: false });
+    try {
+      return readSqliteSchema(db, { samples: grant.sampleRows });
+    } finally {
+      db.close();
+    }
+  }
+
+  async openHeld(grant: DatabaseGrant): Promise<HeldConnection> {
+    const db = openSqlite(grant, { write: true });
+    db.exec(grant.readOnly ? 'BEGIN' : 'BEGIN IMMEDIATE');
+    return new SqliteHeld(db, grant);
+  }
+
+  readLazyRows(t: TableLog, source: LazySource, open: ImageOpener): RowEntry[] | null {
+    if (source.engine === 'sqlite') return lazyRowsRead(t, readLazyRows(open(source.file).db, source), source.file);
+    if (source.engine === 'sqlite-pages') return lazyRowsRead(t, readPageRows(t, source, open), source.after);
+    return null;
+  }
+}
+
+class SqliteHeld implements HeldConnection {
+  constructor(
+    private readonly db: Database.Database,
+    private readonly grant: DatabaseGrant,
+  ) {}
+
+  async execute(input: RunInput, out: DbStatement[]): Promise<number> {
+    let changes = 0;
+    execute(this.db, input, out, {
+      onDdl: () => undefined,
+      rows: () => (changes = out.reduce((n, s) => n + (s.rowsAffected ?? 0), 0)),
+    });
+    return changes;
+  }
+
+  async exec(sql: string): Promise<void> {
+    this.db.exec(sql);
+  }
+
+  async rollbackTo(savepoint: string): Promise<void> {
+    if (!this.db.inTransaction) return;
+    this.db.exec(`ROLLBACK TO ${savepoint}; RELEASE ${savepoint}`);
+  }
+
+  async close(how: 'commit' | 'rollback'): Promise<void> {
+    try {
+      if (this.db.inTransaction) this.db.exec(how === 'commit' ? 'COMMIT' : 'ROLLBACK');
+    } finally {
+      this.db.close();
+    }
+  }
+
+  describeError(error: unknown): string {
+    return describeError(error, this.grant);
+  }
+}
