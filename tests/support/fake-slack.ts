@@ -5,7 +5,15 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 
 export type SlackMessage = { channel: string; ts: string; text: string; deleted: boolean };
-export type SlackCall = { method: string; path: string; url: string; headers: IncomingHttpHeaders; body: Record<string, unknown> };
+export type SlackCall = {
+  method: string;
+  path: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+  body: Record<string, unknown>;
+  /** What it answered: the HTTP status and Slack's `ok`. */
+  answer?: { status: number; ok: boolean };
+};
 export type FakeSlack = {
   baseUrl: string;
   calls: SlackCall[];
@@ -18,13 +26,17 @@ export type FakeSlack = {
    * `refuse['/chat.delete'] = 'cant_delete_message'`. The call is still recorded in `calls`.
    */
   refuse: Record<string, string>;
+  /** While true, every call is answered HTTP 503 (the provider is down). */
+  down: boolean;
+  /** Messages chat.delete refuses ({"ok": false, "error": "cant_delete_message"}), as Slack does for some. */
+  cannotDelete: (m: SlackMessage) => boolean;
   close(): Promise<void>;
 };
 
 const CHANNELS: Record<string, string> = { '#team': 'C0TEAM', '#random': 'C0RANDOM' };
 
 export async function startFakeSlack(token: string): Promise<FakeSlack> {
-  const state: FakeSlack = { baseUrl: '', calls: [], messages: [], reactions: [], token, refuse: {}, close: async () => undefined };
+  const state: FakeSlack = { baseUrl: '', calls: [], messages: [], reactions: [], token, refuse: {}, down: false, cannotDelete: () => false, close: async () => undefined };
   let clock = 1_700_000_000;
   const server = createServer((req, res) => {
     let raw = '';
@@ -34,10 +46,13 @@ export async function startFakeSlack(token: string): Promise<FakeSlack> {
       const type = String(req.headers['content-type'] ?? '');
       const body: Record<string, unknown> = type.includes('json') && raw ? JSON.parse(raw) : Object.fromEntries(new URLSearchParams(raw));
       const path = url.pathname.replace(/^\/api/, '');
-      state.calls.push({ method: req.method ?? '', path, url: req.url ?? '', headers: req.headers, body });
-      const send = (value: object) => {
-        res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(value));
+      const call: SlackCall = { method: req.method ?? '', path, url: req.url ?? '', headers: req.headers, body };
+      state.calls.push(call);
+      const send = (value: Record<string, unknown>, status = 200) => {
+        call.answer = { status, ok: status === 200 && value.ok === true };
+        res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(value));
       };
+      if (state.down) return send({ ok: false, error: 'service_unavailable' }, 503);
       if (path === '/_echo') return send({ ok: true, headers: req.headers, url: req.url, body: raw });
       if (req.headers.authorization !== `Bearer ${state.token}`) return send({ ok: false, error: 'invalid_auth' });
       if (state.refuse[path]) return send({ ok: false, error: state.refuse[path] });
@@ -55,6 +70,7 @@ export async function startFakeSlack(token: string): Promise<FakeSlack> {
         case '/chat.delete': {
           const m = state.messages.find((x) => x.channel === channel && x.ts === body.ts && !x.deleted);
           if (!m) return send({ ok: false, error: 'message_not_found' });
+          if (state.cannotDelete(m)) return send({ ok: false, error: 'cant_delete_message' });
           m.deleted = true;
           return send({ ok: true, channel, ts: m.ts });
         }

@@ -7,13 +7,13 @@ import { join } from 'node:path';
 import { FsChannel, type FsChannelOptions } from '../../main/effects/fs/fs-channel';
 import { confinementOf } from '../../main/policy/confinement';
 import { EventBus } from '../../main/services/event-bus';
-import { UndoService } from '../../main/services/undo-service';
+import { UndoService, type UndoServiceOptions } from '../../main/services/undo-service';
 import { UndoViews } from '../../main/services/undo-views';
 import { openDatabase, type AppDatabase } from '../../main/store/database';
 import { TaskStore } from '../../main/store/task-store';
 import { UndoStore } from '../../main/store/undo-store';
 import type { ActionClaims } from '../../main/sandbox/claims';
-import type { Action, Task, WorkspaceGrant } from '../../shared/domain';
+import type { Action, Effect, Task, WorkspaceGrant } from '../../shared/domain';
 import { tempDirs } from './temp-dir';
 
 export type ActOptions = {
@@ -22,6 +22,8 @@ export type ActOptions = {
   lease?: boolean;
   claims?: () => ActionClaims | null | undefined;
   meanwhile?: () => void;
+  /** The action's effects on other channels (databases, services), read after `fn`; recorded after its files'. */
+  effects?: () => Effect[];
 };
 
 export type UndoHarness = {
@@ -49,7 +51,15 @@ export type UndoHarness = {
 };
 
 export async function startUndoHarness(
-  options: { checkpoints?: FsChannelOptions; folders?: number; dataDir?: string; workspaces?: string[]; budgetBytes?: number } = {},
+  options: {
+    checkpoints?: FsChannelOptions;
+    folders?: number;
+    dataDir?: string;
+    workspaces?: string[];
+    budgetBytes?: number;
+    /** The UndoService's other channels (`db`, `rest`), as the composition root passes them. */
+    channels?: Pick<UndoServiceOptions, 'db' | 'rest'>;
+  } = {},
 ): Promise<UndoHarness> {
   const dirs = tempDirs();
   const dataDir = options.dataDir ?? dirs.make('posthoc-undo-data-');
@@ -63,7 +73,7 @@ export async function startUndoHarness(
     budgetFor: () => options.budgetBytes ?? 1024 * 1024 * 1024,
   });
   const running = new Set<string>();
-  const undo = new UndoService(store, fs, events, { isRunning: (id) => running.has(id) });
+  const undo = new UndoService(store, fs, events, { isRunning: (id) => running.has(id), ...options.channels });
   const views = new UndoViews(store, fs, undo, (id) => running.has(id));
   await undo.recover();
   const grants: WorkspaceGrant[] = folders.map((hostPath, i) => ({
@@ -100,21 +110,24 @@ export async function startUndoHarness(
     const befores = await fs.before(id, t.workspaces, t.id);
     running.add(t.id);
     let claims: ActionClaims | null | undefined;
+    let others: Effect[] = [];
     try {
       await fn();
+      others = opts.effects?.() ?? [];
       claims = opts.claims?.();
       opts.meanwhile?.();
     } finally {
       running.delete(t.id);
     }
     const recorded = await fs.after(id, befores, claims);
-    const effects = recorded.map((r) => r.effect);
+    const files = recorded.map((r) => r.effect);
+    const effects: Effect[] = [...files, ...others];
     return store.saveAction({
       ...base,
       status: opts.fails ? 'failed' : 'done',
       output: { ...base.output, exitCode: opts.fails ? 1 : 0 },
       effects,
-      reverse: fs.reversePlan(effects, t.workspaces),
+      reverse: fs.reversePlan(files, t.workspaces),
       confinement: confinementOf({ network: 'none', writableMountsCheckpointed: true, checkpointsTaken: true }, effects),
       finishedAt: new Date().toISOString(),
     });
