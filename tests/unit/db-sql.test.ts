@@ -7,10 +7,13 @@ import { buildGrant, GrantError, parseDatabaseUrl, parseDbSpec, passwordSecretNa
 import { formatTable } from '../../main/effects/db/query-result';
 import { fitToColumns, orderedStatements, previewStatements, rowName, type Dialect, type TableLog } from '../../main/effects/db/row-log';
 import { parseRecordText, pgLiteral, quoteIdent } from '../../main/effects/db/sql-literals';
+import { PG_LEXICON } from '../../main/effects/db/postgres/pg-runner';
 import { splitStatements } from '../../main/effects/db/sql-splitter';
+import { SQLITE_LEXICON } from '../../main/effects/db/sqlite/sqlite-runner';
 import { sqliteGrant } from '../support/shop-db';
 
-const texts = (sql: string, dialect: 'sqlite' | 'postgres') => splitStatements(sql, dialect).map((s) => s.text);
+const LEXICONS = { sqlite: SQLITE_LEXICON, postgres: PG_LEXICON };
+const texts = (sql: string, dialect: 'sqlite' | 'postgres') => splitStatements(sql, LEXICONS[dialect]).map((s) => s.text);
 
 describe('splitStatements', () => {
   it('splits on semicolons outside strings, identifiers and comments', () => {
@@ -32,7 +35,7 @@ describe('splitStatements', () => {
   });
 
   it('names each statement by its first keyword, and skips empty ones', () => {
-    expect(splitStatements(' ; -- only a comment\n; with x as (select 1) select * from x; begin', 'postgres').map((s) => s.keyword)).toEqual(['WITH', 'BEGIN']);
+    expect(splitStatements(' ; -- only a comment\n; with x as (select 1) select * from x; begin', PG_LEXICON).map((s) => s.keyword)).toEqual(['WITH', 'BEGIN']);
   });
 
   it('never loses or adds text: the pieces joined back are the input without separators (and comment-only pieces)', () => {
@@ -40,7 +43,7 @@ describe('splitStatements', () => {
     fc.assert(
       fc.property(fc.array(fc.constantFrom('SELECT 1', "'a;b'", '"x;y"', '-- c;\n', '/* d; */', '(e;f)', ' ', 'g'), { maxLength: 12 }), (parts) => {
         const sql = parts.join(';');
-        expect(bare(splitStatements(sql, 'postgres').map((s) => s.text).join(''))).toBe(bare(sql));
+        expect(bare(splitStatements(sql, PG_LEXICON).map((s) => s.text).join(''))).toBe(bare(sql));
       }),
     );
   });

@@ -2,8 +2,22 @@
 // splitting on semicolons. A semicolon ends a statement only outside strings, quoted identifiers,
 // comments, dollar quotes (PostgreSQL), parentheses and compound bodies (SQLite trigger bodies,
 // PostgreSQL BEGIN ATOMIC … END), the same rules psql and sqlite3_complete() follow. The SQLite runner
-// also asks SQLite itself: a piece it calls "incomplete input" is joined with the next one.
-export type Dialect = 'sqlite' | 'postgres';
+// also asks SQLite itself: a piece it calls "incomplete input" is joined with the next one. What an
+// engine's SQL has of these is its Lexicon, made in its folder (SQLITE_LEXICON, PG_LEXICON).
+export type Lexicon = {
+  /** Block comments nest (PostgreSQL). */
+  nestedComments: boolean;
+  /** E'…' strings take backslash escapes (PostgreSQL). */
+  escapeStrings: boolean;
+  /** `…` and […] quote identifiers (SQLite). */
+  backtickAndBracketIdents: boolean;
+  /** $tag$…$tag$ strings (PostgreSQL). */
+  dollarQuotes: boolean;
+  /** CREATE TRIGGER … BEGIN … END is one statement (SQLite). */
+  triggerBodies: boolean;
+  /** BEGIN ATOMIC … END is one statement (PostgreSQL). */
+  atomicBodies: boolean;
+};
 
 export type SqlStatement = {
   /** The statement's text, without the closing semicolon, trimmed. */
@@ -14,7 +28,7 @@ export type SqlStatement = {
 
 type Word = { upper: string; depth: number };
 
-export function splitStatements(sql: string, dialect: Dialect): SqlStatement[] {
+export function splitStatements(sql: string, lexicon: Lexicon): SqlStatement[] {
   const out: SqlStatement[] = [];
   let start = 0;
   let parens = 0;
@@ -39,19 +53,19 @@ export function splitStatements(sql: string, dialect: Dialect): SqlStatement[] {
       const eol = sql.indexOf('\n', i + 2);
       i = eol === -1 ? n : eol + 1;
     } else if (c === '/' && next === '*') {
-      i = skipBlockComment(sql, i, dialect === 'postgres');
+      i = skipBlockComment(sql, i, lexicon.nestedComments);
     } else if (c === "'") {
-      const escapes = dialect === 'postgres' && isEscapeStringPrefix(sql, i);
+      const escapes = lexicon.escapeStrings && isEscapeStringPrefix(sql, i);
       i = skipQuoted(sql, i, "'", escapes);
       markWord(words, 'LITERAL', parens);
-    } else if (c === '"' || (dialect === 'sqlite' && c === '`')) {
+    } else if (c === '"' || (lexicon.backtickAndBracketIdents && c === '`')) {
       i = skipQuoted(sql, i, c, false);
       markWord(words, 'IDENT', parens);
-    } else if (dialect === 'sqlite' && c === '[') {
+    } else if (lexicon.backtickAndBracketIdents && c === '[') {
       const close = sql.indexOf(']', i + 1);
       i = close === -1 ? n : close + 1;
       markWord(words, 'IDENT', parens);
-    } else if (dialect === 'postgres' && c === '$' && !isIdentChar(sql[i - 1])) {
+    } else if (lexicon.dollarQuotes && c === '$' && !isIdentChar(sql[i - 1])) {
       const tag = /^\$([A-Za-z_\u0080-\uffff][A-Za-z0-9_\u0080-\uffff]*)?\$/.exec(sql.slice(i, i + 200));
       if (tag) {
         const close = sql.indexOf(tag[0], i + tag[0].length);
@@ -71,7 +85,7 @@ export function splitStatements(sql: string, dialect: Dialect): SqlStatement[] {
       let j = i + 1;
       while (j < n && isIdentChar(sql[j])) j++;
       const upper = sql.slice(i, j).toUpperCase();
-      block = nextBlockDepth(dialect, words, upper, block, parens);
+      block = nextBlockDepth(lexicon, words, upper, block, parens);
       words.push({ upper, depth: parens });
       i = j;
     } else {
@@ -84,15 +98,15 @@ export function splitStatements(sql: string, dialect: Dialect): SqlStatement[] {
 }
 
 /** Compound bodies: SQLite's CREATE TRIGGER … BEGIN … END and PostgreSQL's BEGIN ATOMIC … END, with CASE … END inside. */
-function nextBlockDepth(dialect: Dialect, words: Word[], upper: string, block: number, parens: number): number {
+function nextBlockDepth(lexicon: Lexicon, words: Word[], upper: string, block: number, parens: number): number {
   if (block > 0) {
     if (upper === 'CASE') return block + 1;
     if (upper === 'END') return block - 1;
     return block;
   }
   if (parens > 0) return 0;
-  if (dialect === 'sqlite' && upper === 'BEGIN' && isCreateTrigger(words)) return 1;
-  if (dialect === 'postgres' && upper === 'ATOMIC' && words.at(-1)?.upper === 'BEGIN') return 1;
+  if (lexicon.triggerBodies && upper === 'BEGIN' && isCreateTrigger(words)) return 1;
+  if (lexicon.atomicBodies && upper === 'ATOMIC' && words.at(-1)?.upper === 'BEGIN') return 1;
   return 0;
 }
 

@@ -12,10 +12,13 @@ import { connectPg, pgMessage, runBatch, type PgClient, type Secrets } from './p
 import { planDdl, relationState, sameCatalog, trashedOp, trashMove } from './pg-ddl';
 import { displayValue, ResultCollector } from '../query-result';
 import { PREVIEW_STATEMENTS, tableRowCount } from '../row-log';
-import { splitStatements } from '../sql-splitter';
+import { splitStatements, type Lexicon } from '../sql-splitter';
 import { stepTimer } from '../step-timer';
 import type { EngineOutcome, RunInput } from '../engine';
 import type { DdlOp, Segment, UndoLogStore } from '../undo-log';
+
+/** PostgreSQL's quoting and compound statements, for the statement splitter. */
+export const PG_LEXICON: Lexicon = { nestedComments: true, escapeStrings: true, backtickAndBracketIdents: false, dollarQuotes: true, triggerBodies: false, atomicBodies: true };
 
 const TRANSACTION_CONTROL = new Set(['BEGIN', 'START', 'COMMIT', 'END', 'ROLLBACK', 'ABORT', 'SAVEPOINT', 'RELEASE']);
 const DML_TAGS = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE', 'COPY']);
@@ -27,7 +30,7 @@ export type StatementHooks = {
 
 /** Runs the statements in order on an open transaction, each in a savepoint; throws on the first refusal or error. */
 export async function executePg(client: PgClient, input: RunInput, out: DbStatement[], hooks: StatementHooks): Promise<void> {
-  const pieces = splitStatements(input.sql, 'postgres');
+  const pieces = splitStatements(input.sql, PG_LEXICON);
   if (input.params !== null && input.params.length > 0 && pieces.length > 1) {
     throw new DbRefusal('Parameters ("params") go with exactly one statement; send the statements one request at a time.');
   }

@@ -15,13 +15,16 @@ import { captureTables, dropCapture, installCapture, loggedRows, readCapture, sa
 import { classifySqlite } from './sqlite-classify';
 import { changedRows, fileImage, guardKeyMoves, keyMoved, PageCaptureUnfit, pageCaptureFits, pageDelta, pageLogs, rootPages } from './sqlite-pages';
 import type { SchemaCache } from './sqlite-schema';
-import { splitStatements, type SqlStatement } from '../sql-splitter';
+import { splitStatements, type Lexicon, type SqlStatement } from '../sql-splitter';
 import { stepTimer } from '../step-timer';
 import type { EngineOutcome, RunInput } from '../engine';
 import type { Segment, UndoLogStore } from '../undo-log';
 
 /** SQLite files up to this size are snapshotted for schema changes; larger ones need held-transaction mode for DDL. */
 export const SNAPSHOT_LIMIT_BYTES = 64 * 1024 * 1024;
+
+/** SQLite's quoting and compound statements, for the statement splitter. */
+export const SQLITE_LEXICON: Lexicon = { nestedComments: false, escapeStrings: false, backtickAndBracketIdents: true, dollarQuotes: false, triggerBodies: true, atomicBodies: false };
 
 class NeedSnapshot extends Error {}
 
@@ -141,7 +144,6 @@ function attempt(db: Database.Database, input: RunInput, logs: UndoLogStore, log
  * throws NeedSnapshot (the action starts over on the snapshot path).
  */
 function capturePages(db: Database.Database, input: RunInput, statements: DbStatement[], capture: CaptureTable[], logs: UndoLogStore, logId: string): EngineOutcome {
-  const { grant } = input;
   const roots = rootPages(db, capture);
   guardKeyMoves(db, capture);
   const sequencesBefore = readSequences(db);
@@ -214,7 +216,7 @@ export type ExecHooks = {
 /** Runs the statements in order on an open transaction; throws on the first refusal or error. */
 export function execute(db: Database.Database, input: RunInput, out: DbStatement[], hooks: ExecHooks): void {
   const { grant } = input;
-  const pieces = splitStatements(input.sql, 'sqlite');
+  const pieces = splitStatements(input.sql, SQLITE_LEXICON);
   if (input.params !== null && input.params.length > 0 && pieces.length > 1) {
     throw new DbRefusal('Parameters ("params") go with exactly one statement; send the statements one request at a time.');
   }
