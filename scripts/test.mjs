@@ -86,6 +86,9 @@ if (missing.length > 0) {
   process.exit(1);
 }
 
+// The machine-checked rules first: the types of every runtime's project, and the lint (layers, imports, hooks).
+run('npm', ['run', 'typecheck', '--silent']);
+run('npm', ['run', 'lint', '--silent']);
 run('npm', ['run', 'build', '--silent']);
 const report = 'test-output/vitest-report.json';
 rmSync(report, { force: true });

@@ -3,7 +3,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage } from 'node:http';
 import { join, normalize, sep } from 'node:path';
 import { WebSocket, WebSocketServer } from 'ws';
 import type { CallName, Result } from '../../shared/contract';

@@ -46,7 +46,7 @@ function lockedWhat(platform: NodeJS.Platform): string {
 
 function unlockHow(platform: NodeJS.Platform): string {
   if (platform === 'linux') {
-    return 'Unlock it: on a desktop, open "Passwords and Keys" (seahorse) and unlock "Login" (or log out and in again); headless, restart the keyring daemon unlocked, in the same D-Bus session: "pkill -u \"$USER\" gnome-keyring-d; echo YOUR-KEYRING-PASSWORD | gnome-keyring-daemon --unlock --components=secrets" (a running daemon cannot be unlocked from the command line).';
+    return 'Unlock it: on a desktop, open "Passwords and Keys" (seahorse) and unlock "Login" (or log out and in again); headless, restart the keyring daemon unlocked, in the same D-Bus session: "pkill -u "$USER" gnome-keyring-d; echo YOUR-KEYRING-PASSWORD | gnome-keyring-daemon --unlock --components=secrets" (a running daemon cannot be unlocked from the command line).';
   }
   if (platform === 'darwin') return 'Unlock it in Keychain Access (File → Unlock Keychain "login") or with "security unlock-keychain login.keychain-db".';
   return 'Sign in to your Windows account again so Credential Manager is available.';

@@ -3,8 +3,7 @@
 // outcome. Each runs with a folder of the
 // person's (uid 1000) and with a root-owned folder (Posthoc as root: actions are uid 0 of the container,
 // the same uid as PID 1 and the runner, without capabilities).
-import { execFileSync } from 'node:child_process';
-import { chownSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chownSync, existsSync, lstatSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { inflateSync } from 'node:zlib';

@@ -150,7 +150,7 @@ describe('capture and exact undo', () => {
     const changed = await dump();
     // The action's log is a temporary table of its session: a statement that finds it and rewrites it is refused.
     const r = await run(`UPDATE products SET name = name || '?';
-      DO $$ BEGIN EXECUTE (SELECT format('UPDATE %s SET o = NULL', c.oid::regclass) FROM pg_class c WHERE c.relname LIKE 'posthoc\_log\_%' AND pg_table_is_visible(c.oid)); END $$`);
+      DO $$ BEGIN EXECUTE (SELECT format('UPDATE %s SET o = NULL', c.oid::regclass) FROM pg_class c WHERE c.relname LIKE 'posthoc\\_log\\_%' AND pg_table_is_visible(c.oid)); END $$`);
     expect(r.status).toBe('failed');
     expect(r.stderr).toMatch(/changed Posthoc's change capture/);
     expect(await dump()).toBe(changed);
