@@ -5,11 +5,11 @@ import { spawn } from 'node:child_process';
 import { InvalidArgumentError, type Command } from 'commander';
 import type { CallInput } from '../../shared/contract';
 import type { ServiceDefinition } from '../../shared/domain';
-import type { BodyRule, CallPattern, ServiceRules } from '../../shared/domain/connections';
+import type { BodyRule, CallPattern, ConnectionView, ServiceRules } from '../../shared/domain/connections';
 import { describeBodyRule, parseBodyRule } from '../gateway/call-rules';
 import { describePattern, parsePattern } from '../gateway/path-glob';
 import { describeAuth, parseAuth, ServiceDefinitionError } from '../gateway/service-registry';
-import { ServiceError } from '../services/service-error';
+import { CliFailure, value } from './session';
 import type { CliContext } from './undo-commands';
 
 type Opts = { dataDir?: string; json?: boolean };
@@ -41,9 +41,9 @@ export async function readSecretFromStdin(what: string): Promise<string> {
   if (process.stdin.isTTY) process.stderr.write(`Type or paste ${what}, then press Enter and Ctrl-D:\n`);
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  const value = Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
-  if (!value) throw new ServiceError('invalid-input', `No ${what} on standard input. Example: printf %s "$TOKEN" | posthoc secret set NAME`);
-  return value;
+  const secret = Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+  if (!secret) throw new CliFailure('invalid-input', `No ${what} on standard input. Example: printf %s "$TOKEN" | posthoc secret set NAME`);
+  return secret;
 }
 
 /** Opens a URL in the person's browser where the system can; false when it cannot (the URL is printed anyway). */
@@ -89,7 +89,7 @@ export function registerConnectionCommands(program: Command, ctx: CliContext): v
         },
       ) => {
         const clientSecret = opts.clientSecretStdin ? await readSecretFromStdin(`the client secret of ${provider}`) : undefined;
-        await ctx.withServices(opts.dataDir, async (s) => {
+        await ctx.withApi(opts.dataDir, async (api) => {
           const configure: CallInput<'connection:configure'> = {
             provider,
             clientId: opts.clientId,
@@ -102,12 +102,25 @@ export function registerConnectionCommands(program: Command, ctx: CliContext): v
             userinfoUrl: opts.userinfoUrl,
             displayName: opts.name,
           };
-          if (Object.entries(configure).some(([k, v]) => k !== 'provider' && v !== undefined)) await s.connections.configure(configure);
-          const started = await s.connections.connect(provider, { port: opts.port, timeoutMs: opts.timeout === undefined ? undefined : opts.timeout * 1000 });
+          if (Object.entries(configure).some(([k, v]) => k !== 'provider' && v !== undefined)) await value(api.connectionConfigure(configure));
+          // The sign-in ends with the provider's connection:updated after 'connecting': connected, or not (and why).
+          const finished = new Promise<ConnectionView>((resolve) => {
+            let connecting = false;
+            const off = api.on('connection:updated', (view) => {
+              if (view.provider !== provider) return;
+              if (view.status === 'connecting') connecting = true;
+              else if (connecting) {
+                off();
+                resolve(view);
+              }
+            });
+          });
+          const started = await value(api.connectionConnect({ provider, port: opts.port, timeoutSeconds: opts.timeout }));
           process.stderr.write(`Sign in to ${provider} in your browser:\n`);
           out(started.authorizationUrl);
           if (opts.open && !openBrowser(started.authorizationUrl)) process.stderr.write('(Could not open a browser; open the URL above yourself.)\n');
-          const view = await started.done;
+          const view = await finished;
+          if (view.status !== 'connected') throw new CliFailure('conflict', view.error ?? `Connecting to ${view.displayName} did not finish.`);
           if (opts.json) json(view);
           else out(`Connected ${view.displayName}${view.account ? ` as ${view.account}` : ''}${view.scopes.length ? ` (${view.scopes.join(' ')})` : ''}.${view.services.length ? ` Services: ${view.services.join(', ')}.` : ` Use it with: posthoc service add NAME --base-url URL --auth oauth:${provider}`}`);
         });
@@ -121,8 +134,8 @@ export function registerConnectionCommands(program: Command, ctx: CliContext): v
     .addOption(ctx.dataDirOption())
     .option('--json', 'print JSON')
     .action(async (provider: string, opts: Opts) => {
-      await ctx.withServices(opts.dataDir, async (s) => {
-        const view = await s.connections.disconnect(provider);
+      await ctx.withApi(opts.dataDir, async (api) => {
+        const view = await value(api.connectionDisconnect({ provider }));
         if (opts.json) json(view);
         else out(`Disconnected ${view.displayName}.${view.error ? ` ${view.error}` : ' Its tokens were revoked and removed from the keychain.'}`);
       });
@@ -134,8 +147,8 @@ export function registerConnectionCommands(program: Command, ctx: CliContext): v
     .addOption(ctx.dataDirOption())
     .option('--json', 'print JSON')
     .action(async (opts: Opts) => {
-      await ctx.withServices(opts.dataDir, async (s) => {
-        const list = await s.connections.list();
+      await ctx.withApi(opts.dataDir, async (api) => {
+        const list = await value(api.connectionList({}));
         if (opts.json) return json(list);
         for (const c of list) {
           const who = c.account ? ` as ${c.account}` : '';
@@ -158,9 +171,10 @@ export function registerConnectionCommands(program: Command, ctx: CliContext): v
     )
     .addOption(ctx.dataDirOption())
     .action(async (name: string, opts: Opts & { origin: string[] }) => {
-      const value = await readSecretFromStdin(`the value of ${name}`);
-      await ctx.withServices(opts.dataDir, async (s) => {
-        const entry = await s.handlers['secret:set']({ name, value, origins: opts.origin.length ? opts.origin : undefined });
+      const secret = await readSecretFromStdin(`the value of ${name}`);
+      // The value crosses only the in-process contract (main/ipc/local-client.ts) on its way to the keychain.
+      await ctx.withApi(opts.dataDir, async (api) => {
+        const entry = await value(api.secretSet({ name, value: secret, origins: opts.origin.length ? opts.origin : undefined }));
         const where = entry.origins?.length ? ` It may be sent only to ${entry.origins.join(', ')}.` : ' The first service that uses it binds it to that service\'s origin.';
         out(`Stored ${entry.name} in the keychain.${where} Use it with: posthoc service add NAME --base-url URL --auth bearer --secret ${entry.name}`);
       });
@@ -171,8 +185,8 @@ export function registerConnectionCommands(program: Command, ctx: CliContext): v
     .addOption(ctx.dataDirOption())
     .option('--json', 'print JSON')
     .action(async (opts: Opts) => {
-      await ctx.withServices(opts.dataDir, async (s) => {
-        const list = await s.connections.secrets();
+      await ctx.withApi(opts.dataDir, async (api) => {
+        const list = await value(api.secretList({}));
         if (opts.json) json(list);
         else list.forEach((e) => out(`${e.name}  ${e.kind}${e.origins?.length ? `  may go to ${e.origins.join(', ')}` : ''}`));
       });
@@ -183,8 +197,8 @@ export function registerConnectionCommands(program: Command, ctx: CliContext): v
     .argument('<name>')
     .addOption(ctx.dataDirOption())
     .action(async (name: string, opts: Opts) => {
-      await ctx.withServices(opts.dataDir, async (s) => {
-        if (!(await s.connections.removeSecret(name)).removed) throw new ServiceError('not-found', `No secret named ${name}. List them with: posthoc secret list`);
+      await ctx.withApi(opts.dataDir, async (api) => {
+        if (!(await value(api.secretRemove({ name }))).removed) throw new CliFailure('not-found', `No secret named ${name}. List them with: posthoc secret list`);
         out(`Removed ${name}.`);
       });
     });
@@ -219,26 +233,26 @@ function registerServiceCommands(program: Command, ctx: CliContext): void {
     .addOption(ctx.dataDirOption())
     .option('--json', 'print JSON')
     .action(async (name: string, opts: ServiceOpts & { irreversible?: string }) => {
-      await ctx.withServices(opts.dataDir, async (s) => {
+      await ctx.withApi(opts.dataDir, async (api) => {
         let auth;
         try {
           auth = opts.auth ? parseAuth(opts.auth, opts.secret) : undefined;
         } catch (error) {
-          if (error instanceof ServiceDefinitionError) throw new ServiceError('invalid-input', error.message);
+          if (error instanceof ServiceDefinitionError) throw new CliFailure('invalid-input', error.message);
           throw error;
         }
         const rules: Partial<ServiceRules> = { allow: opts.allow, body: opts.bodyRule, hold: opts.hold, sends: opts.send };
         if (opts.outside) rules.outside = opts.outside as ServiceRules['outside'];
         if (opts.irreversible) rules.noInverse = opts.irreversible as ServiceRules['noInverse'];
         if (opts.holdSeconds !== undefined) rules.holdSeconds = opts.holdSeconds;
-        const defined = await s.handlers['service:add']({
+        const defined = await value(api.serviceAdd({
           name,
           baseUrl: opts.baseUrl,
           auth,
           rules,
           api: opts.api === undefined ? undefined : opts.api === 'none' ? null : opts.api,
           allowSecretOrigin: opts.allowSecretOrigin,
-        });
+        }));
         if (opts.json) json(defined);
         else {
           out(describeService(defined));
@@ -252,8 +266,8 @@ function registerServiceCommands(program: Command, ctx: CliContext): void {
     .addOption(ctx.dataDirOption())
     .option('--json', 'print JSON')
     .action(async (opts: Opts) => {
-      await ctx.withServices(opts.dataDir, async (s) => {
-        const list = s.services.list();
+      await ctx.withApi(opts.dataDir, async (api) => {
+        const list = await value(api.serviceList({}));
         if (opts.json) json(list);
         else list.forEach((d) => out(describeService(d)));
       });
@@ -264,8 +278,8 @@ function registerServiceCommands(program: Command, ctx: CliContext): void {
     .argument('<name>')
     .addOption(ctx.dataDirOption())
     .action(async (name: string, opts: Opts) => {
-      await ctx.withServices(opts.dataDir, async (s) => {
-        if (!s.services.remove(name)) throw new ServiceError('not-found', `No service named ${name}. List them with: posthoc service list`);
+      await ctx.withApi(opts.dataDir, async (api) => {
+        if (!(await value(api.serviceRemove({ name }))).removed) throw new CliFailure('not-found', `No service named ${name}. List them with: posthoc service list`);
         out(`Removed ${name}.`);
       });
     });

@@ -2,11 +2,10 @@
 // the vault and is never stored or printed) with per-grant settings keyed by name, and the terminal prompt
 // for an action held over its grant's rows-affected limit.
 import { createInterface } from 'node:readline/promises';
-import type { DatabaseGrantInput } from '../../shared/contract';
+import type { DatabaseGrantInput, PosthocApi } from '../../shared/contract';
 import type { Action, StatementClass } from '../../shared/domain';
 import { GrantError, parseDbSpec, parseNamedValue, redact } from '../effects/db/db-grant';
-import type { AppServices } from '../services/app-services';
-import { ServiceError } from '../services/service-error';
+import { CliFailure, value } from './session';
 
 export type DbFlags = {
   db: string[];
@@ -67,7 +66,7 @@ export function databaseRequests(flags: DbFlags): DatabaseGrantInput[] {
     }
     return requests;
   } catch (error) {
-    if (error instanceof GrantError) throw new ServiceError('invalid-input', redact(error.message));
+    if (error instanceof GrantError) throw new CliFailure('invalid-input', redact(error.message));
     throw error;
   }
 }
@@ -76,18 +75,18 @@ export function databaseRequests(flags: DbFlags): DatabaseGrantInput[] {
  * An action over its grant's rows-affected limit: on a terminal, ask; otherwise decline (nobody can answer)
  * and say how to allow it.
  */
-export async function answerApproval(s: AppServices, action: Action, write: (line: string) => void): Promise<void> {
+export async function answerApproval(api: PosthocApi, action: Action, write: (line: string) => void): Promise<void> {
   const reason = action.output.stderr.trim();
   if (!process.stdin.isTTY) {
     write(`Action ${action.seq} waits for approval and no one can answer here, so it is declined: ${reason} To allow it, raise the limit with --db-max-rows NAME=N, or run posthoc in a terminal.`);
-    s.sqlActions.reject(action.id);
+    await value(api.actionReject({ actionId: action.id }));
     return;
   }
   const rl = createInterface({ input: process.stdin, output: process.stderr });
   try {
     const answer = await rl.question(`\n${reason}\nRun action ${action.seq} anyway? [y/N] `);
-    if (/^y(es)?$/i.test(answer.trim())) s.sqlActions.approve(action.id);
-    else s.sqlActions.reject(action.id);
+    if (/^y(es)?$/i.test(answer.trim())) await value(api.actionApprove({ actionId: action.id }));
+    else await value(api.actionReject({ actionId: action.id }));
   } finally {
     rl.close();
   }

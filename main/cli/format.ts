@@ -1,5 +1,6 @@
 // Human-readable output for the CLI; --json output is the domain objects themselves.
 import { assertNever, type Action, type Effect, type Task } from '../../shared/domain';
+import { describeReversePlan } from '../../shared/undo/reverse-plan';
 
 export function formatAction(action: Action): string {
   const lines = [
@@ -10,7 +11,7 @@ export function formatAction(action: Action): string {
   if (action.output.stderr.trim()) lines.push('  stderr:', ...indent(action.output.stderr.trimEnd(), 4));
   for (const effect of action.effects) lines.push(...formatEffect(effect));
   if (action.output.interrupted) lines.push(`  stopped: ${action.output.interrupted.reason}`);
-  lines.push(`  undo: ${action.reverse.summary}`);
+  lines.push(`  undo: ${describeReversePlan(action.reverse, action.kind)}`);
   lines.push(`  level: ${action.confinement.level} — ${action.confinement.reason}`);
   return lines.join('\n');
 }

@@ -1,23 +1,35 @@
-// The command-line front end. It calls the same services as the app and the web host.
-// Exit codes: 0 success; 1 the task or undo failed; 2 usage or configuration error; 3 undo refused (conflict);
-// 130 `run` stopped with Ctrl-C (the running action recorded as interrupted).
+// The command-line front end: a client of the contract (shared/contract), making the same calls and
+// hearing the same events as the app and the web host, through main/ipc/local-client.ts. Exit codes
+// (session.ts maps contract errors to them): 0 success; 1 the task or undo failed; 2 usage or
+// configuration error; 3 undo refused (conflict); 4 undo partly done; 130 `run` stopped with Ctrl-C (the
+// running action recorded as interrupted).
+//
+// What stays direct, because it is not part of the app's API:
+// - createServices (the composition root) and resolveDataDir: building the services over a data folder is
+//   what the app's main process does before any contract call; the CLI does it once per command.
+// - `sandbox build` and `sandbox status`: Docker and the image, needed before any data folder exists
+//   (building the image streams Docker's log, which no contract call carries).
+// - `web`: starts the web host, a transport of the contract over the same services.
+// - the error classes of that infrastructure (DataDirUnusable, SandboxError, VaultUnavailable) in reportError.
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { fileURLToPath } from 'node:url';
-import type { Action } from '../../shared/domain';
+import type { Action, Task } from '../../shared/domain';
+import { createLocalClient } from '../ipc/local-client';
 import { startWebHost } from '../ipc/web-host';
 import { createDocker, SandboxError } from '../sandbox/docker-client';
 import { buildSandboxImage, SANDBOX_IMAGE, sandboxStatus } from '../sandbox/sandbox-image';
-import { createServices, type AppServices } from '../services/app-services';
-import { ServiceError } from '../services/service-error';
+import { createServices } from '../services/app-services';
 import { DataDirUnusable, resolveDataDir } from '../store/data-dir';
 import { VaultUnavailable } from '../vault/vault';
+import type { PosthocApi } from '../../shared/contract';
 import { answerApproval, collect, databaseRequests, DB_OPTION_HELP, type DbFlags } from './db-options';
 import { formatAction, formatActionLine, formatTaskLine } from './format';
 import { registerConnectionCommands } from './connection-commands';
+import { CliFailure, EXIT, exitCodeOf, value, type OpenSession } from './session';
 import { registerUndoCommands } from './undo-commands';
 import { EXIT_INTERRUPTED, stopOnSignals, stoppedSummary } from './stop-signals';
 
-export const EXIT = { ok: 0, failed: 1, usage: 2, conflict: 3 } as const;
+export { EXIT } from './session';
 
 const positiveInt = (what: string) => (value: string) => {
   const n = Number(value);
@@ -27,16 +39,11 @@ const positiveInt = (what: string) => (value: string) => {
 
 const dataDirOption = () => new Option('--data-dir <dir>', 'where Posthoc keeps its data (default: POSTHOC_HOME or the app\'s folder)');
 
-async function withServices<T>(dataDir: string | undefined, fn: (s: AppServices) => Promise<T>): Promise<T> {
+/** The services over the data folder, and the contract's API over them: what the app's main process builds. */
+export const openServices: OpenSession = (dataDir) => {
   const services = createServices({ dataDir: resolveDataDir(dataDir) });
-  try {
-    // Before the command answers: what an earlier, crashed or killed run left open is closed and said.
-    reportClosed(await services.ready);
-    return await fn(services);
-  } finally {
-    await services.close();
-  }
-}
+  return { api: createLocalClient(services.handlers, services.events), ready: services.ready, close: () => services.close() };
+};
 
 function reportClosed(lines: string[]): void {
   for (const line of lines) process.stderr.write(`posthoc: ${line}\n`);
@@ -45,7 +52,20 @@ function reportClosed(lines: string[]): void {
 const out = (line: string) => process.stdout.write(`${line}\n`);
 const json = (value: unknown) => out(JSON.stringify(value));
 
-export function buildProgram(): Command {
+const FINISHED: ReadonlySet<Task['status']> = new Set(['done', 'failed', 'cancelled']);
+
+export function buildProgram(options: { open?: OpenSession } = {}): Command {
+  const open = options.open ?? openServices;
+  async function withApi<T>(dataDir: string | undefined, fn: (api: PosthocApi) => Promise<T>): Promise<T> {
+    const session = open(dataDir);
+    try {
+      // Before the command answers: what an earlier, crashed or killed run left open is closed and said.
+      reportClosed(await session.ready);
+      return await fn(session.api);
+    } finally {
+      await session.close();
+    }
+  }
   const program = new Command()
     .name('posthoc')
     .description('Delegate tasks to an agent whose every action is undoable or confined.')
@@ -73,37 +93,54 @@ export function buildProgram(): Command {
       const databases = databaseRequests(opts);
       let stop = () => {};
       const signals = stopOnSignals(() => stop(), (line) => process.stderr.write(`${line}\n`));
-      await withServices(opts.dataDir, async (s) => {
+      await withApi(opts.dataDir, async (api) => {
         const printed = new Set<string>();
-        const unsubscribe = s.events.subscribe((event, payload) => {
-          if (event === 'action:updated') {
-            const action = payload as Action;
+        const unsubscribe = [
+          api.on('action:updated', (action: Action) => {
             if (action.status === 'awaiting-approval') {
               if (opts.json) json({ type: 'action', action });
               else out(formatAction(action));
-              void answerApproval(s, action, (line) => process.stderr.write(`${line}\n`));
+              void answerApproval(api, action, (line) => process.stderr.write(`${line}\n`)).catch((error: Error) => process.stderr.write(`posthoc: ${error.message}\n`));
               return;
             }
             if (action.status === 'running' || printed.has(action.id)) return;
             printed.add(action.id);
             if (opts.json) json({ type: 'action', action });
             else out(formatAction(action));
-          } else if (event === 'message:delta' && !opts.json) {
-            // The model's text streams to stderr so stdout stays the actions and the answer.
-            process.stderr.write((payload as { delta: string }).delta);
-          } else if (event === 'message:added' && !opts.json && (payload as { role: string }).role === 'assistant') {
-            process.stderr.write('\n\n');
-          }
-        });
-        const started = await s.tasks.start(
-          { prompt, workspaces: opts.workspace, services: opts.service, databases },
-          { model: opts.model, maxSteps: opts.maxSteps, actionTimeoutSeconds: opts.actionTimeout },
+          }),
+          // The model's text streams to stderr so stdout stays the actions and the answer.
+          api.on('message:delta', ({ delta }) => {
+            if (!opts.json) process.stderr.write(delta);
+          }),
+          api.on('message:added', ({ role }) => {
+            if (!opts.json && role === 'assistant') process.stderr.write('\n\n');
+          }),
+        ];
+        // The run ends with the task's last task:updated (done, failed or cancelled).
+        const ended = new Map<string, Task>();
+        let waiting: { id: string; resolve: (task: Task) => void } | null = null;
+        unsubscribe.push(
+          api.on('task:updated', (task) => {
+            if (!FINISHED.has(task.status)) return;
+            ended.set(task.id, task);
+            if (waiting?.id === task.id) waiting.resolve(task);
+          }),
         );
-        stop = () => s.tasks.cancel(started.id);
+        const started = await value(
+          api.taskStart({
+            prompt,
+            workspaces: opts.workspace,
+            services: opts.service,
+            databases,
+            model: opts.model,
+            maxSteps: opts.maxSteps,
+            actionTimeoutSeconds: opts.actionTimeout,
+          }),
+        );
+        stop = () => void api.taskCancel({ taskId: started.id });
         if (signals.stopped()) stop();
-        const task = await s.tasks.wait(started.id);
-        unsubscribe();
-        await s.executor.stop(task.id);
+        const task = ended.get(started.id) ?? (await new Promise<Task>((resolve) => (waiting = { id: started.id, resolve })));
+        for (const off of unsubscribe) off();
         if (opts.json) json({ type: 'task', task: { id: task.id, status: task.status, answer: task.answer, error: task.error } });
         else {
           process.stderr.write('\n');
@@ -112,7 +149,8 @@ export function buildProgram(): Command {
         }
         if (task.status !== 'done') process.exitCode = EXIT.failed;
         if (signals.stopped()) {
-          for (const line of stoppedSummary(s.tasks.get(task.id).actions)) process.stderr.write(`${line}\n`);
+          const detail = await value(api.taskGet({ taskId: task.id }));
+          for (const line of stoppedSummary(detail.actions)) process.stderr.write(`${line}\n`);
           process.exitCode = EXIT_INTERRUPTED;
         }
       }).finally(() => signals.release());
@@ -124,8 +162,8 @@ export function buildProgram(): Command {
     .addOption(dataDirOption())
     .option('--json', 'print JSON')
     .action(async (opts: { dataDir?: string; json?: boolean }) => {
-      await withServices(opts.dataDir, async (s) => {
-        const tasks = s.tasks.list();
+      await withApi(opts.dataDir, async (api) => {
+        const tasks = await value(api.taskList({}));
         if (opts.json) json(tasks);
         else tasks.forEach((t) => out(formatTaskLine(t)));
       });
@@ -138,16 +176,16 @@ export function buildProgram(): Command {
     .addOption(dataDirOption())
     .option('--json', 'print JSON')
     .action(async (opts: { task?: string; dataDir?: string; json?: boolean }) => {
-      await withServices(opts.dataDir, async (s) => {
-        const actions = opts.task ? s.tasks.get(opts.task).actions : s.store.listActions();
+      await withApi(opts.dataDir, async (api) => {
+        const actions = await value(api.actionList({ taskId: opts.task }));
         if (opts.json) json(actions);
         else actions.forEach((a) => out(formatActionLine(a)));
       });
     });
 
-  registerUndoCommands(program, { withServices, dataDirOption, out, json, exitConflict: EXIT.conflict });
+  registerUndoCommands(program, { withApi, dataDirOption, out, json, exitConflict: EXIT.conflict });
 
-  registerConnectionCommands(program, { withServices, dataDirOption, out, json, exitConflict: EXIT.conflict });
+  registerConnectionCommands(program, { withApi, dataDirOption, out, json, exitConflict: EXIT.conflict });
 
   const sandbox = program.command('sandbox').description('the Docker sandbox');
   sandbox
@@ -193,8 +231,8 @@ export function buildProgram(): Command {
   return program;
 }
 
-export async function main(argv: string[]): Promise<number> {
-  const program = buildProgram();
+export async function main(argv: string[], options: { open?: OpenSession } = {}): Promise<number> {
+  const program = buildProgram(options);
   let code: number;
   try {
     await program.parseAsync(argv, { from: 'user' });
@@ -228,10 +266,8 @@ function reportError(error: unknown): number {
   }
   const message = error instanceof Error ? error.message : String(error);
   process.stderr.write(`posthoc: ${message}\n`);
+  if (error instanceof CliFailure) return exitCodeOf(error.code);
+  // Infrastructure the CLI uses directly (the data folder, Docker for `sandbox`, the keychain).
   if (error instanceof SandboxError || error instanceof VaultUnavailable || error instanceof DataDirUnusable) return EXIT.usage;
-  if (error instanceof ServiceError) {
-    // A missing model, Docker, image or folder is configuration; anything else (already undone, kept) is a failure.
-    return error.code === 'unavailable' || error.code === 'invalid-input' || error.code === 'not-found' ? EXIT.usage : EXIT.failed;
-  }
   return EXIT.failed;
 }

@@ -3,14 +3,16 @@
 // would be overwritten) — the paths and why go to stderr, and --json prints the answer as it is; 4 partly
 // done (some service calls taken back, then the provider refused one; files and databases put back).
 import { InvalidArgumentError, type Command, type Option } from 'commander';
+import type { PosthocApi } from '../../shared/contract';
 import { unifiedDiff } from '../../shared/diff/line-diff';
-import type { UndoBlocker } from '../../shared/domain';
-import type { DiffSide, TimelineEntry } from '../../shared/domain/undo';
-import type { AppServices } from '../services/app-services';
+import type { UndoResult } from '../../shared/domain';
+import type { DiffSide, RedoResult, RewindResult, TimelineEntry } from '../../shared/domain/undo';
 import { describeBlocker } from '../../shared/undo/blocker-words';
+import { EXIT, value } from './session';
 
 export type CliContext = {
-  withServices<T>(dataDir: string | undefined, fn: (s: AppServices) => Promise<T>): Promise<T>;
+  /** Runs fn with the contract's API over the data folder (main/cli/index.ts opens and closes it). */
+  withApi<T>(dataDir: string | undefined, fn: (api: PosthocApi) => Promise<T>): Promise<T>;
   dataDirOption(): Option;
   out(line: string): void;
   json(value: unknown): void;
@@ -20,80 +22,76 @@ export type CliContext = {
 type Opts = { dataDir?: string; json?: boolean };
 
 /** Undo or rewind partly done: service calls taken back, then one refused (the rest put back). */
-export const EXIT_PARTIAL = 4;
+export const EXIT_PARTIAL = EXIT.partial;
+
+type Paths = { removed: string[]; restored: string[]; notRestored?: string[] };
+
+/**
+ * The one place an undo, redo or rewind answer is told: --json prints it as it is; a refusal (exit 3)
+ * names each path and why on stderr; partly done (exit 4) says what stayed; done lists the paths.
+ */
+export function reportUndoResult(
+  ctx: Pick<CliContext, 'out' | 'json' | 'exitConflict'>,
+  id: string,
+  result: UndoResult | RedoResult | RewindResult,
+  opts: Opts,
+): void {
+  const { out, json } = ctx;
+  const say = (line: string) => {
+    if (!opts.json) process.stderr.write(`${line}\n`);
+  };
+  if (opts.json) json(result);
+  switch (result.outcome) {
+    case 'conflict':
+      say(result.message);
+      for (const b of result.blockers ?? []) say(`  ${b.path}: ${describeBlocker(b)}`);
+      if ('canRewind' in result && result.canRewind) say(`Rewind instead: posthoc rewind ${id}`);
+      process.exitCode = ctx.exitConflict;
+      return;
+    // Some service calls were taken back for good, then the provider refused one: exit 4, never 0 or 3.
+    case 'partial':
+      say(result.message);
+      process.exitCode = EXIT_PARTIAL;
+      return;
+    case 'undone':
+      if (!opts.json) out(`Undid action ${result.action.seq}.`);
+      break;
+    case 'redone':
+      if (!opts.json) out(`Redid action ${result.action.seq}.`);
+      break;
+    case 'rewound':
+      if (!opts.json) out(`Rewound to before action ${result.action.seq}: undid ${result.undone.map((a) => a.seq).join(', ')}.`);
+      break;
+  }
+  if (opts.json) return;
+  const paths: Paths = result;
+  paths.removed.forEach((p) => out(`  removed ${p}`));
+  paths.restored.forEach((p) => out(`  restored ${p}`));
+  (paths.notRestored ?? []).forEach((p) => out(`  left as it is (not covered by undo): ${p}`));
+}
 
 export function registerUndoCommands(program: Command, ctx: CliContext): void {
   const { out, json } = ctx;
-  const withRun = (fn: (s: AppServices, id: string, opts: Opts) => Promise<void>) => (id: string, opts: Opts) =>
-    ctx.withServices(opts.dataDir, async (s) => {
-      await fn(s, id, opts);
-      await s.undo.settle();
-    });
-  const refused = (message: string, blockers: UndoBlocker[] | undefined, opts: Opts) => {
-    if (!opts.json) {
-      process.stderr.write(`${message}\n`);
-      for (const b of blockers ?? []) process.stderr.write(`  ${b.path}: ${describeBlocker(b)}\n`);
-    }
-    process.exitCode = ctx.exitConflict;
-  };
-  // Some service calls were taken back for good, then the provider refused one: exit 4, never 0 or 3.
-  const partly = (message: string, opts: Opts) => {
-    if (!opts.json) process.stderr.write(`${message}\n`);
-    process.exitCode = EXIT_PARTIAL;
-  };
-  const listed = (result: { removed: string[]; restored: string[]; notRestored?: string[] }) => {
-    result.removed.forEach((p) => out(`  removed ${p}`));
-    result.restored.forEach((p) => out(`  restored ${p}`));
-    (result.notRestored ?? []).forEach((p) => out(`  left as it is (not covered by undo): ${p}`));
-  };
+  const withRun = (fn: (api: PosthocApi, id: string, opts: Opts) => Promise<void>) => (id: string, opts: Opts) =>
+    ctx.withApi(opts.dataDir, (api) => fn(api, id, opts));
   const command = (name: string, description: string) =>
     program.command(name).description(description).argument('<action-id>').addOption(ctx.dataDirOption()).option('--json', 'print JSON');
 
   command('undo', 'undo an action (refused, exit 3, if a later change touched the same paths)').action(
-    withRun(async (s, id, opts) => {
-      const result = await s.undo.undo(id);
-      if (opts.json) json(result);
-      if (result.outcome === 'conflict') {
-        refused(result.message, result.blockers, opts);
-        if (!opts.json && result.canRewind) process.stderr.write(`Rewind instead: posthoc rewind ${id}\n`);
-        return;
-      }
-      if (result.outcome === 'partial') return partly(result.message, opts);
-      if (!opts.json) {
-        out(`Undid action ${result.action.seq}.`);
-        listed(result);
-      }
-    }),
+    withRun(async (api, id, opts) => reportUndoResult(ctx, id, await value(api.actionUndo({ actionId: id })), opts)),
   );
 
   command('redo', 'redo an undone action (refused, exit 3, if something touched its paths since)').action(
-    withRun(async (s, id, opts) => {
-      const result = await s.undo.redo(id);
-      if (opts.json) json(result);
-      if (result.outcome === 'conflict') return refused(result.message, result.blockers, opts);
-      if (!opts.json) {
-        out(`Redid action ${result.action.seq}.`);
-        listed(result);
-      }
-    }),
+    withRun(async (api, id, opts) => reportUndoResult(ctx, id, await value(api.actionRedo({ actionId: id })), opts)),
   );
 
   command('rewind', 'undo an action and every later action of its task, newest first (all or nothing)').action(
-    withRun(async (s, id, opts) => {
-      const result = await s.undo.rewind(id);
-      if (opts.json) json(result);
-      if (result.outcome === 'conflict') return refused(result.message, result.blockers, opts);
-      if (result.outcome === 'partial') return partly(result.message, opts);
-      if (!opts.json) {
-        out(`Rewound to before action ${result.action.seq}: undid ${result.undone.map((a) => a.seq).join(', ')}.`);
-        listed(result);
-      }
-    }),
+    withRun(async (api, id, opts) => reportUndoResult(ctx, id, await value(api.actionRewind({ actionId: id })), opts)),
   );
 
   command('keep', 'mark an action final (it can no longer be undone) and release its checkpoints').action(
-    withRun(async (s, id, opts) => {
-      const action = await s.undo.keep(id);
+    withRun(async (api, id, opts) => {
+      const action = await value(api.actionKeep({ actionId: id }));
       if (opts.json) json(action);
       else out(`Kept action ${action.seq}.`);
     }),
@@ -106,9 +104,8 @@ export function registerUndoCommands(program: Command, ctx: CliContext): void {
     .addOption(ctx.dataDirOption())
     .option('--json', 'print JSON')
     .action((taskId: string, opts: Opts) =>
-      ctx.withServices(opts.dataDir, async (s) => {
-        await s.undo.settle();
-        const timeline = s.undoViews.timeline(taskId);
+      ctx.withApi(opts.dataDir, async (api) => {
+        const timeline = await value(api.taskTimeline({ taskId }));
         if (opts.json) json(timeline);
         else timeline.entries.forEach((e) => out(timelineLine(e)));
       }),
@@ -122,14 +119,13 @@ export function registerUndoCommands(program: Command, ctx: CliContext): void {
     .addOption(ctx.dataDirOption())
     .option('--json', 'print JSON')
     .action((actionId: string, path: string | undefined, opts: Opts) =>
-      ctx.withServices(opts.dataDir, async (s) => {
-        const action = s.store.getAction(actionId);
+      ctx.withApi(opts.dataDir, async (api) => {
         const paths =
           path !== undefined
             ? [path]
-            : (action?.effects ?? []).flatMap((e) => (e.channel === 'fs' ? [...e.added, ...e.modified, ...e.deleted, ...(e.renamed ?? []).map((r) => r.to)] : []));
+            : (await value(api.actionGet({ actionId }))).effects.flatMap((e) => (e.channel === 'fs' ? [...e.added, ...e.modified, ...e.deleted, ...(e.renamed ?? []).map((r) => r.to)] : []));
         for (const p of paths) {
-          const diff = await s.undoViews.diff({ actionId, path: p });
+          const diff = await value(api.actionDiff({ actionId, path: p }));
           if (opts.json) json(diff);
           else out(unifiedDiff(sideText(diff.before), sideText(diff.after), diff.before ? `a/${diff.oldPath ?? diff.path}` : '/dev/null', diff.after ? `b/${diff.path}` : '/dev/null'));
         }
@@ -151,11 +147,12 @@ export function registerUndoCommands(program: Command, ctx: CliContext): void {
     .addOption(ctx.dataDirOption())
     .option('--json', 'print JSON')
     .action((folder: string | undefined, opts: Opts & { set?: number; reset?: boolean }) =>
-      ctx.withServices(opts.dataDir, async (s) => {
-        const storage =
+      ctx.withApi(opts.dataDir, async (api) => {
+        const storage = await value(
           opts.set !== undefined || opts.reset
-            ? await s.undoViews.setBudget({ folder: folder ?? null, bytes: opts.reset ? null : opts.set! })
-            : await s.undoViews.storage();
+            ? api.budgetSet({ folder: folder ?? null, bytes: opts.reset ? null : opts.set! })
+            : api.budgetGet({}),
+        );
         if (opts.json) return json(storage);
         out(`default budget: ${formatSize(storage.defaultBudgetBytes)} (files of ${formatSize(storage.largeFileBytes)} or more count against it)`);
         for (const f of storage.folders) {

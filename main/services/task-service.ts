@@ -6,7 +6,6 @@ import type { Action, Task, TaskDetail, UndoResult, WorkspaceGrant } from '../..
 import { runAgent, type AgentOutcome } from '../agent/agent-loop';
 import { LlmClient, type ChatMessage } from '../agent/llm-client';
 import { systemPrompt, type PromptService } from '../agent/system-prompt';
-import type { FsChannel } from '../effects/fs/fs-channel';
 import { currentGrantHost, grantRefusal } from '../policy/grant-rules';
 import { mountPaths } from '../sandbox/container-policy';
 import type { SandboxExecutor } from '../sandbox/executor';
@@ -32,7 +31,6 @@ export class TaskService {
     private readonly store: TaskStore,
     private readonly settings: SettingsService,
     private readonly runner: ActionRunner,
-    private readonly fs: FsChannel,
     private readonly executor: SandboxExecutor,
     private readonly docker: Docker,
     private readonly events: EventBus,
@@ -144,8 +142,12 @@ export class TaskService {
           hooks: {
             complete: (messages, onDelta, signal) => llm.complete(messages, onDelta, signal),
             onDelta: (delta) => this.events.emit('message:delta', { taskId: task.id, streamId, delta }),
-            onAssistantMessage: (text) => this.events.emit('message:added', this.store.addMessage(task.id, 'assistant', text)),
-            runAction: (block) => this.runner.run(task, block, timeout, controller.signal),
+            onAssistantMessage: (text) => {
+              const message = this.store.addMessage(task.id, 'assistant', text);
+              this.events.emit('message:added', message);
+              return message.id;
+            },
+            runAction: (block, messageId) => this.runner.run(task, block, timeout, controller.signal, messageId),
             onObservation: (text) => this.events.emit('message:added', this.store.addMessage(task.id, 'observation', text)),
           },
         });
@@ -215,12 +217,6 @@ export class TaskService {
     const task = this.store.getTask(taskId);
     if (!task) throw new ServiceError('not-found', `No task ${taskId}. List tasks with "posthoc tasks".`);
     return task;
-  }
-
-  private requireAction(actionId: string): Action {
-    const action = this.store.getAction(actionId);
-    if (!action) throw new ServiceError('not-found', `No action ${actionId}. List actions with "posthoc actions".`);
-    return action;
   }
 }
 

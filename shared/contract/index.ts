@@ -48,6 +48,10 @@ export const calls = {
       services: z.array(z.string().min(1)).max(32).optional(),
       /** Databases the agent may query and change (```sql blocks, $POSTHOC_GATEWAY/db/NAME/query). */
       databases: z.array(DatabaseGrantInput).max(8).optional(),
+      /** This run only, instead of Settings: the model, the most replies, and an action's time limit. */
+      model: z.string().trim().min(1).optional(),
+      maxSteps: z.number().int().min(1).max(200).optional(),
+      actionTimeoutSeconds: z.number().int().min(1).max(3600).optional(),
     }),
     output: Task,
   },
@@ -56,6 +60,9 @@ export const calls = {
     output: Task,
   },
   'task:cancel': { input: TaskRef, output: Task },
+  /** Every action, or one task's, oldest first. */
+  'action:list': { input: z.object({ taskId: z.string().min(1).optional() }), output: z.array(Action) },
+  'action:get': { input: ActionRef, output: Action },
   'action:undo': { input: ActionRef, output: UndoResult },
   'action:keep': { input: ActionRef, output: Action },
   'settings:get': { input: z.object({}), output: ProviderSettings },
@@ -133,7 +140,18 @@ export const calls = {
     }),
     output: ConnectionView,
   },
-  'connection:connect': { input: z.object({ provider: z.string().min(1) }), output: ConnectStarted },
+  /**
+   * Starts the browser sign-in; its end arrives as connection:updated. A port for the loopback answer (when
+   * the provider needs an exact redirect URI) and how long to wait for the browser, else the defaults.
+   */
+  'connection:connect': {
+    input: z.object({
+      provider: z.string().min(1),
+      port: z.number().int().min(1024).max(65535).optional(),
+      timeoutSeconds: z.number().int().min(0).max(3600).optional(),
+    }),
+    output: ConnectStarted,
+  },
   'connection:disconnect': { input: z.object({ provider: z.string().min(1) }), output: ConnectionView },
   'secret:list': { input: z.object({}), output: z.array(BoundSecret) },
   /**

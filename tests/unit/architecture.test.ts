@@ -223,6 +223,28 @@ describe('import boundaries', () => {
   });
 });
 
+describe('the CLI is a client of the contract', () => {
+  // Every command with an app equivalent calls the contract through main/ipc/local-client.ts; only the
+  // composition (createServices, in main/cli/index.ts) reaches main/services. See main/cli/index.ts's header.
+  it('main/cli imports of main/services only app-services, and only in main/cli/index.ts', () => {
+    expect(
+      offenders(
+        (i) => isUnder(i.file, 'main/cli'),
+        (i) => isUnder(i.target, 'main/services') && !(i.file === 'main/cli/index.ts' && i.target === 'main/services/app-services'),
+      ),
+    ).toEqual([]);
+  });
+
+  it('main/cli reads no store of the services (the task store, the undo store, the database)', () => {
+    expect(
+      offenders(
+        (i) => isUnder(i.file, 'main/cli'),
+        (i) => isUnder(i.target, 'main/store') && i.target !== 'main/store/data-dir',
+      ),
+    ).toEqual([]);
+  });
+});
+
 describe('renderer never renders HTML strings', () => {
   it('no file under renderer/ uses innerHTML or dangerouslySetInnerHTML', () => {
     const rendererFiles = walk(join(ROOT, 'renderer'), /\.(tsx?|jsx?|html)$/).map((f) => toPosix(relative(ROOT, f)));
