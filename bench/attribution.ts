@@ -51,7 +51,7 @@ async function action(h: UndoHarness, round: number, claimed: number, withClaims
     status: 'running',
     output: { stdout: '', stderr: '', exitCode: null, timedOut: false, truncated: false },
     effects: [],
-    reverse: { summary: '', steps: [], verified: false },
+    messageId: null,
     confinement: { level: 'reversible', reason: 'bench' },
     startedAt: new Date().toISOString(),
     finishedAt: null,

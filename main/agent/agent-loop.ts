@@ -7,8 +7,9 @@ import type { ChatMessage } from './llm-client';
 export type AgentHooks = {
   complete(messages: ChatMessage[], onDelta: (text: string) => void, signal: AbortSignal): Promise<string>;
   onDelta(text: string): void;
-  onAssistantMessage(text: string): void;
-  runAction(block: CodeBlock): Promise<Action>;
+  /** Records the reply; returns its message id, which each action of the reply carries. */
+  onAssistantMessage(text: string): string | null;
+  runAction(block: CodeBlock, messageId: string | null): Promise<Action>;
   onObservation(text: string): void;
 };
 
@@ -37,14 +38,14 @@ export async function runAgent(input: {
       return { status: 'failed', error: error instanceof Error ? error.message : String(error) };
     }
     history.push({ role: 'assistant', content: reply });
-    hooks.onAssistantMessage(reply);
+    const messageId = hooks.onAssistantMessage(reply) ?? null;
     const { actions, prose } = parseReply(reply);
     if (actions.length === 0) return { status: 'done', answer: prose || reply.trim() };
 
     const observations: string[] = [];
     for (let i = 0; i < actions.length; i++) {
       if (signal.aborted) return { status: 'cancelled' };
-      const action = await hooks.runAction(actions[i]!);
+      const action = await hooks.runAction(actions[i]!, messageId);
       observations.push(describeObservation(action));
       if (action.status === 'failed' || action.status === 'interrupted') {
         const skipped = actions.length - i - 1;

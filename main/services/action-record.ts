@@ -1,11 +1,9 @@
-// What goes on an action's record once its effects are known: the effects themselves, the reverse plan
-// (files, then service calls, then databases) and the confinement level. One place, so an action that
-// finished, failed, was stopped or was closed after a crash is recorded the same way.
-import type { Action, Effect, FsEffect, Task } from '../../shared/domain';
-import type { FsChannel } from '../effects/fs/fs-channel';
+// What goes on an action's record once its effects are known: the effects themselves and the confinement
+// level (the reverse plan is derived from the effects whenever the action is read: shared/undo/reverse-plan.ts).
+// One place, so an action that finished, failed, was stopped or was closed after a crash is recorded the same way.
+import type { Effect, FsEffect, Task } from '../../shared/domain';
 import { confinementOf } from '../policy/confinement';
-import { reversePlanOf } from './rest-reverse-plan';
-import { withDatabasePlan } from './sql-action-runner';
+import type { ActionRecord } from '../store/task-store';
 
 /** The reasons a person reads on an interrupted action: what happened and what to do. */
 export const INTERRUPTED = {
@@ -18,13 +16,12 @@ export const INTERRUPTED = {
     'Free space on the disk of Posthoc\'s data folder (or fix the cause above), then run any posthoc command or start the app: it records the changes and makes them undoable.',
 } as const;
 
-/** The action with these effects, its reverse plan and its level. */
-export function withEffects(action: Action, task: Task, fs: FsChannel, files: FsEffect[], calls: Effect[], allFoldersRecorded = true): Action {
+/** The action with these effects and its level. */
+export function withEffects<A extends ActionRecord>(action: A, task: Task, files: FsEffect[], calls: Effect[], allFoldersRecorded = true): A {
   const effects = [...files, ...calls];
   return {
     ...action,
     effects,
-    reverse: withDatabasePlan(reversePlanOf(fs.reversePlan(files, task.workspaces), calls), calls),
     confinement: confinementOf(
       { network: 'gateway-only', grantedServices: task.services, writableMountsCheckpointed: allFoldersRecorded, checkpointsTaken: true },
       effects,

@@ -1,5 +1,6 @@
 // Runs one action through every channel: checkpoint the granted folders, run the code in the sandbox,
-// checkpoint again, record what changed, write the reverse plan and derive the confinement level.
+// checkpoint again, record what changed and derive the confinement level (the reverse plan is derived from
+// the effects whenever the action is read).
 // No checkpoint, no run: if the folders cannot be checkpointed the code is not executed.
 import { randomUUID } from 'node:crypto';
 import type { Action, ActionOutput, Effect, Task } from '../../shared/domain';
@@ -9,7 +10,7 @@ import type { Gateway } from '../gateway/gateway';
 import { SandboxError } from '../sandbox/docker-client';
 import type { ActionClaims } from '../sandbox/claims';
 import type { SandboxExecutor } from '../sandbox/executor';
-import type { TaskStore } from '../store/task-store';
+import type { ActionRecord, TaskStore } from '../store/task-store';
 import type { EventBus } from './event-bus';
 import { changedAnything, INTERRUPTED, withEffects } from './action-record';
 import type { SqlActionRunner } from './sql-action-runner';
@@ -32,16 +33,17 @@ export class ActionRunner {
   /** Closes actions left unrecorded or running by a crash before a new one starts (app-services sets it). */
   settleEarlier: (() => Promise<unknown>) | null = null;
 
-  async run(task: Task, block: CodeBlock, timeoutSeconds: number, signal?: AbortSignal): Promise<Action> {
+  /** `messageId`: the assistant message whose code block this is (the card is shown under it). */
+  async run(task: Task, block: CodeBlock, timeoutSeconds: number, signal?: AbortSignal, messageId: string | null = null): Promise<Action> {
     if (block.language === 'sql') {
       if (!this.sql) throw new Error('ActionRunner was built without a SqlActionRunner (see app-services.ts).');
-      return this.sql.run(task, block, timeoutSeconds);
+      return this.sql.run(task, block, timeoutSeconds, messageId);
     }
     // An earlier action whose changes are not on the record yet is recorded first, or this action's
     // checkpoint would take them for edits made outside Posthoc.
     await this.settleEarlier?.();
     const id = randomUUID();
-    let action: Action = {
+    let action = this.publish({
       id,
       taskId: task.id,
       seq: this.store.nextActionSeq(task.id),
@@ -51,13 +53,12 @@ export class ActionRunner {
       status: 'running',
       output: { stdout: '', stderr: '', exitCode: null, timedOut: false, truncated: false },
       effects: [],
-      reverse: { summary: 'Recording what this action changes…', steps: [], verified: false },
       confinement: { level: 'reversible', reason: 'Running in the sandbox: no network, granted folders checkpointed.' },
       startedAt: new Date().toISOString(),
       finishedAt: null,
       undoneAt: null,
-    };
-    this.publish(action);
+      messageId,
+    });
 
     // One running action per folder, across tasks and processes (folder-lease.ts); after() ends the lease.
     const busy = await this.fs.lease(id, task.id, task.workspaces, { taskTitle: task.title, actionSeq: action.seq }).then(() => null, (error: unknown) => message(error));
@@ -67,9 +68,6 @@ export class ActionRunner {
       befores = await this.fs.before(id, task.workspaces, task.id);
     } catch (error) {
       return this.finishFailed(action, `Posthoc could not checkpoint the granted folders, so the code was not run: ${message(error)}`);
-    }
-    for (const b of befores) {
-      this.store.recordCheckpoint({ commitId: b.commit, repoPath: b.store.gitdir, workspacePath: b.grant.hostPath, actionId: id, phase: 'before' });
     }
 
     const live = { stdout: '', stderr: '' };
@@ -126,15 +124,12 @@ export class ActionRunner {
       if (failure instanceof SandboxError) throw failure;
       return saved;
     }
-    for (const r of recorded) {
-      this.store.recordCheckpoint({ commitId: r.after.commit, repoPath: r.after.store.gitdir, workspacePath: r.after.grant.hostPath, actionId: id, phase: 'after' });
-    }
     const files = recorded.map((r) => r.effect);
     const finishedAt = new Date().toISOString();
     if (output === null) {
       const failed = changedAnything(files, calls)
         ? this.publish({
-            ...withEffects(action, task, this.fs, files, calls),
+            ...withEffects(action, task, files, calls),
             status: stopped ? 'interrupted' : 'failed',
             output: { ...action.output, stderr: `${action.output.stderr}${message(failure)}\n`, ...(stopped ? { interrupted: { reason: INTERRUPTED.stopped, recorded: true } } : {}) },
             finishedAt,
@@ -146,7 +141,7 @@ export class ActionRunner {
     output = { ...output, stdout: redactor.text(output.stdout), stderr: redactor.text(output.stderr) };
     if (stopped) output = { ...output, interrupted: { reason: INTERRUPTED.stopped, recorded: true } };
     action = {
-      ...withEffects(action, task, this.fs, files, calls, recorded.length === task.workspaces.filter((w) => !w.readOnly).length),
+      ...withEffects(action, task, files, calls, recorded.length === task.workspaces.filter((w) => !w.readOnly).length),
       status: stopped ? 'interrupted' : output.exitCode === 0 && !output.timedOut ? 'done' : 'failed',
       output,
       finishedAt,
@@ -161,11 +156,10 @@ export class ActionRunner {
    */
   private finishUnrecorded(action: Action, task: Task, output: ActionOutput, calls: Effect[], error: unknown, redactor: { text(s: string): string }): Action {
     this.fs.endLease(action.id);
-    const recorded = withEffects(action, task, this.fs, [], calls, false);
+    // Its file changes are not known yet (output.interrupted.recorded is false): undo waits for them to be
+    // recorded, and its plan says so.
     return this.publish({
-      ...recorded,
-      // Its file changes are not known yet: undo waits for them to be recorded, and says so.
-      reverse: { ...recorded.reverse, summary: `Not possible yet: its file changes are not recorded (see why above).${recorded.reverse.steps.length > 0 ? ` Its calls: ${recorded.reverse.summary}` : ''}`, verified: false },
+      ...withEffects(action, task, [], calls, false),
       status: 'interrupted',
       output: {
         ...output,
@@ -182,13 +176,12 @@ export class ActionRunner {
       ...action,
       status: 'failed',
       output: { ...action.output, stderr: `${action.output.stderr}${reason}\n` },
-      reverse: { summary: 'Nothing to undo: the action did not run.', steps: [], verified: true },
       confinement: { level: 'reversible', reason: 'The code did not run, so nothing changed.' },
       finishedAt: new Date().toISOString(),
     });
   }
 
-  private publish(action: Action): Action {
+  private publish(action: ActionRecord): Action {
     const saved = this.store.saveAction(action);
     this.events.emit('action:updated', saved);
     return saved;

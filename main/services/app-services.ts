@@ -21,6 +21,7 @@ import { SandboxExecutor } from '../sandbox/executor';
 import { SANDBOX_IMAGE, sandboxStatus } from '../sandbox/sandbox-image';
 import { openDatabase, type AppDatabase } from '../store/database';
 import { TaskStore } from '../store/task-store';
+import { UndoOperations } from '../store/undo-operations';
 import { UndoStore } from '../store/undo-store';
 import { Vault } from '../vault/vault';
 import { ActionRunner } from './action-runner';
@@ -28,6 +29,7 @@ import { ConnectionsService, type ConnectionsOptions } from './connections-servi
 import { DatabaseGrants } from './database-grants';
 import { EventBus } from './event-bus';
 import { InterruptedActions } from './interrupted-actions';
+import { ServiceError } from './service-error';
 import { SettingsService } from './settings-service';
 import { SqlActionRunner } from './sql-action-runner';
 import { TaskService } from './task-service';
@@ -106,15 +108,16 @@ export function createServices(options: {
   const runner = new ActionRunner(store, executor, fsChannel, events, gateway);
   const sqlRunner = new SqlActionRunner(store, databases, events);
   runner.sql = sqlRunner;
-  const tasks = new TaskService(store, settings, runner, fsChannel, executor, docker, events, [options.dataDir, dockerSocketPath()], (name) =>
+  const tasks = new TaskService(store, settings, runner, executor, docker, events, [options.dataDir, dockerSocketPath()], (name) =>
     Boolean(services.get(name)),
   );
-  const undo = new UndoService(store, fsChannel, events, { isRunning: (taskId) => tasks.isRunning(taskId), db: databases, rest: connections.restUndo });
+  const operations = new UndoOperations(db);
+  const undo = new UndoService(store, fsChannel, events, { isRunning: (taskId) => tasks.isRunning(taskId), db: databases, rest: connections.restUndo, operations });
   // A held transaction nobody kept in time was rolled back: its actions are undone.
   databases.held.onExpired = (actionIds) => {
     for (const id of actionIds) if (store.getAction(id)) events.emit('action:updated', store.setActionStatus(id, 'undone'));
   };
-  const undoViews = new UndoViews(store, fsChannel, undo, (taskId) => tasks.isRunning(taskId));
+  const undoViews = new UndoViews(store, fsChannel, undo, (taskId) => tasks.isRunning(taskId), operations);
   tasks.undoService = undo;
   tasks.serviceInfo = (name) => connections.promptInfo(name);
   tasks.databases = new DatabaseGrants(databases, vault, engines, dbRoute);
@@ -131,9 +134,18 @@ export function createServices(options: {
   const handlers: Handlers = afterStartup(ready, {
     'task:list': async () => tasks.list(),
     'task:get': async ({ taskId }) => tasks.get(taskId),
-    'task:start': (input) => tasks.start(input),
+    'task:start': ({ model, maxSteps, actionTimeoutSeconds, ...input }) => tasks.start(input, { model, maxSteps, actionTimeoutSeconds }),
     'task:send': ({ taskId, prompt }) => tasks.send(taskId, prompt),
     'task:cancel': async ({ taskId }) => tasks.cancel(taskId),
+    'action:list': async ({ taskId }) => {
+      if (taskId !== undefined) tasks.get(taskId);
+      return store.listActions(taskId);
+    },
+    'action:get': async ({ actionId }) => {
+      const action = store.getAction(actionId);
+      if (!action) throw new ServiceError('not-found', `No action ${actionId}. List actions with "posthoc actions".`);
+      return action;
+    },
     'action:undo': ({ actionId }) => undo.undo(actionId),
     'action:keep': ({ actionId }) => undo.keep(actionId),
     'settings:get': () => settings.get(),
@@ -153,8 +165,9 @@ export function createServices(options: {
     'action:reject': async ({ actionId }) => sqlRunner.reject(actionId),
     'connection:list': () => connections.list(),
     'connection:configure': (input) => connections.configure(input),
-    'connection:connect': async ({ provider }) => {
-      const { done: _done, ...started } = await connections.connect(provider);
+    'connection:connect': async ({ provider, port, timeoutSeconds }) => {
+      const wait = port !== undefined || timeoutSeconds !== undefined ? { port, timeoutMs: timeoutSeconds === undefined ? undefined : timeoutSeconds * 1000 } : undefined;
+      const { done: _done, ...started } = await connections.connect(provider, wait);
       return started;
     },
     'connection:disconnect': ({ provider }) => connections.disconnect(provider),

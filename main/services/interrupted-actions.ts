@@ -105,7 +105,7 @@ export class InterruptedActions {
       wasRunning ? INTERRUPTED.crashed : 'The checkpoint after this action failed; what it changed was recorded later, at the next start, and can be undone.',
       ...skipped,
     ].join(' ');
-    const recorded = withEffects(action, task, this.fs, files, calls, skipped.length === 0);
+    const recorded = withEffects(action, task, files, calls, skipped.length === 0);
     // Calls through the gateway are kept in the memory of the process that died: none is known here.
     const reachable = [...task.services, ...(task.databases ?? []).map((d) => d.name)];
     const closed = this.publish({
@@ -150,7 +150,6 @@ export class InterruptedActions {
       befores.push({ grant, store, commit: before, checkpoint, taskId: task.id });
     }
     for (const r of await this.fs.after(action.id, befores)) {
-      this.store.recordCheckpoint({ commitId: r.after.commit, repoPath: r.after.store.gitdir, workspacePath: r.after.grant.hostPath, actionId: action.id, phase: 'after' });
       files.push(r.effect);
     }
     return { files, skipped };

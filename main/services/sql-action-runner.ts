@@ -1,13 +1,13 @@
 // Runs a ```sql block as an action: finds the granted database it names, runs it through the databases
-// channel (never in the sandbox), and records it like any other action — output, the DbEffect, the exact
-// compensating SQL as its reverse plan, its confinement. Over the grant's rows-affected limit everything
-// is rolled back and the action waits for the person: approve runs it, reject declines it.
+// channel (never in the sandbox), and records it like any other action — output, the DbEffect with the
+// exact compensating SQL (its reverse plan is derived from it), its confinement. Over the grant's
+// rows-affected limit everything is rolled back and the action waits for the person: approve runs it,
+// reject declines it.
 import { randomUUID } from 'node:crypto';
-import type { Action, DatabaseGrant, Effect, ReversePlan, Task } from '../../shared/domain';
+import type { Action, DatabaseGrant, Task } from '../../shared/domain';
 import type { DbChannel } from '../effects/db/db-channel';
-import { dbReversePlan } from '../effects/db/db-channel';
 import { confinementOf } from '../policy/confinement';
-import type { TaskStore } from '../store/task-store';
+import type { ActionRecord, TaskStore } from '../store/task-store';
 import type { EventBus } from './event-bus';
 import { ServiceError } from './service-error';
 
@@ -22,8 +22,8 @@ export class SqlActionRunner {
     private readonly events: EventBus,
   ) {}
 
-  async run(task: Task, block: { source: string; database: string | null }, timeoutSeconds: number): Promise<Action> {
-    let action: Action = {
+  async run(task: Task, block: { source: string; database: string | null }, timeoutSeconds: number, messageId: string | null = null): Promise<Action> {
+    let action = this.publish({
       id: randomUUID(),
       taskId: task.id,
       seq: this.store.nextActionSeq(task.id),
@@ -33,13 +33,12 @@ export class SqlActionRunner {
       status: 'running',
       output: { stdout: '', stderr: '', exitCode: null, timedOut: false, truncated: false },
       effects: [],
-      reverse: { summary: 'Recording what this action changes…', steps: [], verified: false },
       confinement: { level: 'reversible', reason: 'Running on a granted database, with change capture.' },
       startedAt: new Date().toISOString(),
       finishedAt: null,
       undoneAt: null,
-    };
-    this.publish(action);
+      messageId,
+    });
     const grant = pickGrant(task.databases ?? [], block.database);
     if (typeof grant === 'string') return this.finish(action, 'failed', '', `${grant}\n`, []);
 
@@ -53,7 +52,6 @@ export class SqlActionRunner {
         status: 'awaiting-approval',
         output: { ...action.output, stdout: result.stdout, stderr: result.stderr },
         effects: [result.effect],
-        reverse: { summary: 'Nothing to undo: everything was rolled back; it runs only if the person approves it.', steps: [], verified: true },
         confinement: { level: 'confined', reason: `Over the rows-affected limit of "${grant.name}" (${grant.maxRowsAffected}): rolled back, held for approval.` },
       });
       const approved = await decision;
@@ -91,19 +89,17 @@ export class SqlActionRunner {
   }
 
   private finish(action: Action, status: 'done' | 'failed', stdout: string, stderr: string, effects: Action['effects']): Action {
-    const dbEffects = effects.flatMap((e) => (e.channel === 'db' ? [e] : []));
     return this.publish({
       ...action,
       status,
       output: { stdout, stderr, exitCode: status === 'done' ? 0 : 1, timedOut: false, truncated: false },
       effects,
-      reverse: dbReversePlan(status === 'done' ? dbEffects : []),
       confinement: confinementOf({ network: 'none', writableMountsCheckpointed: true, checkpointsTaken: true }, effects),
       finishedAt: new Date().toISOString(),
     });
   }
 
-  private publish(action: Action): Action {
+  private publish(action: ActionRecord): Action {
     const saved = this.store.saveAction(action);
     this.events.emit('action:updated', saved);
     return saved;
@@ -118,12 +114,4 @@ export function pickGrant(grants: DatabaseGrant[], name: string | null): Databas
     return `Several databases are granted (${grants.map((g) => g.name).join(', ')}): name one after the tag, as \`\`\`sql ${grants[0]!.name}.`;
   }
   return grants.find((g) => g.name === name) ?? `The database "${name}" is not granted to this task. Granted: ${grants.map((g) => g.name).join(', ')}.`;
-}
-
-/** An action's reverse plan with the steps of the database requests its code made through the gateway. */
-export function withDatabasePlan(plan: ReversePlan, effects: Effect[]): ReversePlan {
-  const db = dbReversePlan(effects.flatMap((e) => (e.channel === 'db' ? [e] : [])));
-  if (db.steps.length === 0) return plan;
-  const files = plan.steps.length > 0 ? `${plan.summary.replace(/\.$/, '')}; then ` : '';
-  return { summary: `${files}${files ? db.summary.charAt(0).toLowerCase() + db.summary.slice(1) : db.summary}`, steps: [...plan.steps, ...db.steps], verified: plan.verified && db.verified };
 }

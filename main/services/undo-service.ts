@@ -131,8 +131,8 @@ export class UndoService {
     const out = await this.saga(task, 'redo', [action], []);
     const now = this.requireAction(actionId);
     switch (out.kind) {
-      case 'refused':
       // Redo sends nothing off the machine, so it is never partial.
+      case 'refused':
       case 'partial':
         return { outcome: 'conflict', action: now, paths: 'blockers' in out ? out.blockers.map((b) => b.path) : [], blockers: 'blockers' in out ? out.blockers : [], message: out.message, steps: out.steps };
       case 'done':

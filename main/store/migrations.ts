@@ -167,4 +167,34 @@ export const migrations: readonly string[] = [
   )
   WHERE credential IS NOT NULL;
   `,
+  // Derived data once: an action's reverse plan is computed from its effects on every read
+  // (shared/undo/reverse-plan.ts), so reverse_json goes; the checkpoints table, written and never read, goes
+  // (a checkpoint's id lives in the shadow repository's refs and in fs_changes); each action carries the id
+  // of the assistant message whose code block it is — for the actions from before, the last assistant
+  // message of its task created no later than it started (how the app placed them until then).
+  `
+  DROP TABLE checkpoints;
+  ALTER TABLE actions DROP COLUMN reverse_json;
+  ALTER TABLE actions ADD COLUMN message_id TEXT REFERENCES messages(id) ON DELETE SET NULL;
+  UPDATE actions SET message_id = (
+    SELECT m.id FROM messages m
+    WHERE m.task_id = actions.task_id AND m.role = 'assistant' AND m.created_at <= actions.started_at
+    ORDER BY m.seq DESC LIMIT 1
+  );
+  `,
+  // Every undo, redo and rewind across channels, with each channel's step and result (undo-operations.ts).
+  `
+  CREATE TABLE undo_operations (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    task_id TEXT NOT NULL,
+    operation TEXT NOT NULL,
+    action_ids_json TEXT NOT NULL,
+    outcome TEXT NOT NULL,
+    steps_json TEXT NOT NULL,
+    refs_json TEXT NOT NULL,
+    message TEXT,
+    at TEXT NOT NULL
+  );
+  CREATE INDEX undo_operations_task ON undo_operations (task_id, id);
+  `,
 ];

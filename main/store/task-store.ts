@@ -1,6 +1,7 @@
 // Typed access to tasks, messages, actions and their effects. Rows are parsed back through the shared
 // zod schemas, so a corrupt row fails loudly instead of reaching the renderer half-formed.
 import { randomUUID } from 'node:crypto';
+import { reversePlanOf } from '../../shared/undo/reverse-plan';
 import {
   Action,
   Effect,
@@ -15,6 +16,7 @@ import type { AppDatabase } from './database';
 import { thisProcess, type ProcessOwner } from '../platform/process-owner';
 
 const now = (): string => new Date().toISOString();
+const ActionFields = Action.omit({ reverse: true });
 
 type TaskRow = {
   id: string; title: string; status: string; workspaces_json: string; services_json: string; databases_json: string; model: string;
@@ -23,10 +25,13 @@ type TaskRow = {
 };
 type ActionRow = {
   id: string; task_id: string; seq: number; kind: string; language: string; source: string; status: string;
-  output_json: string; reverse_json: string; confinement_json: string; started_at: string;
+  output_json: string; confinement_json: string; started_at: string;
   finished_at: string | null; undone_at: string | null;
-  owner_pid: number | null; owner_start: string | null;
+  owner_pid: number | null; owner_start: string | null; message_id: string | null;
 };
+
+/** An action as its runner records it: the reverse plan is derived from the rest, so it is not an input. */
+export type ActionRecord = Omit<Action, 'reverse'> & { reverse?: unknown };
 
 export class TaskStore {
   constructor(private readonly db: AppDatabase) {}
@@ -88,24 +93,33 @@ export class TaskStore {
     return (this.db.prepare('SELECT COALESCE(MAX(seq), 0) + 1 AS n FROM actions WHERE task_id = ?').get(taskId) as { n: number }).n;
   }
 
-  /** Inserts or replaces an action with its effects, in one transaction. */
-  saveAction(action: Action): Action {
-    const parsed = Action.parse(action);
+  /** Inserts or replaces an action with its effects, in one transaction; returns it as read back (its reverse plan derived). */
+  saveAction(record: ActionRecord): Action {
+    const parsed = Action.parse({ ...record, reverse: reversePlanOf(record) });
     this.db.transaction(() => {
       this.db
         .prepare(
-          `INSERT INTO actions (id, task_id, seq, kind, language, source, status, output_json, reverse_json,
-             confinement_json, started_at, finished_at, undone_at, owner_pid, owner_start)
-           VALUES (@id, @taskId, @seq, @kind, @language, @source, @status, @output, @reverse, @confinement,
-             @startedAt, @finishedAt, @undoneAt, @ownerPid, @ownerStart)
+          `INSERT INTO actions (id, task_id, seq, kind, language, source, status, output_json,
+             confinement_json, started_at, finished_at, undone_at, owner_pid, owner_start, message_id)
+           VALUES (@id, @taskId, @seq, @kind, @language, @source, @status, @output, @confinement,
+             @startedAt, @finishedAt, @undoneAt, @ownerPid, @ownerStart, @messageId)
            ON CONFLICT(id) DO UPDATE SET status = excluded.status, output_json = excluded.output_json,
-             reverse_json = excluded.reverse_json, confinement_json = excluded.confinement_json,
+             confinement_json = excluded.confinement_json,
              finished_at = excluded.finished_at, undone_at = excluded.undone_at`,
         )
         .run({
-          ...parsed,
+          id: parsed.id,
+          taskId: parsed.taskId,
+          seq: parsed.seq,
+          kind: parsed.kind,
+          language: parsed.language,
+          source: parsed.source,
+          status: parsed.status,
+          startedAt: parsed.startedAt,
+          finishedAt: parsed.finishedAt,
+          undoneAt: parsed.undoneAt,
+          messageId: parsed.messageId,
           output: JSON.stringify(parsed.output),
-          reverse: JSON.stringify(parsed.reverse),
           confinement: JSON.stringify(parsed.confinement),
           // The process that first saves an action runs it; later saves (its end, a recovery) keep that owner.
           ownerPid: thisProcess().pid,
@@ -123,7 +137,8 @@ export class TaskStore {
     if (!action) throw new Error(`No action ${id}`);
     const undoneAt = status === 'undone' ? now() : action.undoneAt;
     this.db.prepare('UPDATE actions SET status = ?, undone_at = ? WHERE id = ?').run(status, undoneAt, id);
-    return { ...action, status, undoneAt };
+    const next = { ...action, status, undoneAt };
+    return { ...next, reverse: reversePlanOf(next) };
   }
 
   getAction(id: string): Action | undefined {
@@ -173,15 +188,6 @@ export class TaskStore {
     return rows.map((r) => ({ task: toTask(r), owner: { pid: r.owner_pid, start: r.owner_start } }));
   }
 
-  recordCheckpoint(entry: { commitId: string; repoPath: string; workspacePath: string; actionId: string | null; phase: 'before' | 'after' | 'undo' }): void {
-    this.db
-      .prepare(
-        `INSERT OR IGNORE INTO checkpoints (commit_id, repo_path, workspace_path, action_id, phase, created_at)
-         VALUES (?, ?, ?, ?, ?, ?)`,
-      )
-      .run(entry.commitId, entry.repoPath, entry.workspacePath, entry.actionId, entry.phase, now());
-  }
-
   getSetting<T>(key: string): T | undefined {
     const row = this.db.prepare('SELECT value_json FROM settings WHERE key = ?').get(key) as { value_json: string } | undefined;
     return row ? (JSON.parse(row.value_json) as T) : undefined;
@@ -201,7 +207,7 @@ export class TaskStore {
     const effects = (
       this.db.prepare('SELECT data_json FROM effects WHERE action_id = ? ORDER BY seq').all(row.id) as Array<{ data_json: string }>
     ).map((e) => Effect.parse(JSON.parse(e.data_json)));
-    return Action.parse({
+    const action = {
       id: row.id,
       taskId: row.task_id,
       seq: row.seq,
@@ -211,12 +217,14 @@ export class TaskStore {
       status: row.status,
       output: JSON.parse(row.output_json),
       effects,
-      reverse: JSON.parse(row.reverse_json),
       confinement: JSON.parse(row.confinement_json),
       startedAt: row.started_at,
       finishedAt: row.finished_at,
       undoneAt: row.undone_at,
-    });
+      messageId: row.message_id,
+    };
+    const parsed = ActionFields.parse(action);
+    return { ...parsed, reverse: reversePlanOf(parsed) };
   }
 }
 

@@ -246,40 +246,59 @@ export type DbEffect = z.infer<typeof DbEffect>;
 export const Effect = z.discriminatedUnion('channel', [FsEffect, RestEffect, DbEffect]);
 export type Effect = z.infer<typeof Effect>;
 
+/** One step of an action's reverse plan, per channel; a new channel adds one member. */
+export const ReverseStep = z.discriminatedUnion('channel', [
+  z.object({
+    channel: z.literal('fs'),
+    workspace: z.string(),
+    /** Paths the action created (or moved here): removed. */
+    remove: z.array(z.string()),
+    /** Paths it changed, deleted or moved away: brought back from the checkpoint before it. */
+    restore: z.array(z.string()),
+    /** Moves taken back (`to` goes back to `from`), also listed in remove and restore. */
+    moveBack: z.array(z.object({ from: z.string(), to: z.string() })),
+    /** Paths whose earlier content is not covered by undo: left as they are. */
+    leave: z.array(z.string()),
+    /** Paths someone else also changed while the action ran: undo refuses while they hold that edit. */
+    ambiguous: z.array(z.string()),
+  }),
+  z.object({
+    channel: z.literal('db'),
+    database: z.string(),
+    kind: z.enum(['rows', 'snapshot', 'held']),
+    /** The first compensating statements, exactly as undo runs them. */
+    statements: z.array(z.string()),
+    statementCount: z.number().int(),
+    tables: z.array(z.string()),
+  }),
+  z.object({
+    channel: z.literal('rest'),
+    /** The exact inverse call, sent through the gateway with the service's credentials. */
+    service: z.string(),
+    method: z.string(),
+    path: z.string(),
+    body: z.string().nullable(),
+    summary: z.string(),
+  }),
+]);
+export type ReverseStep = z.infer<typeof ReverseStep>;
+
+/**
+ * What undo of an action does, computed from its effects by shared/undo/reverse-plan.ts each time the
+ * action is read (never stored); its words come from describeReversePlan there.
+ */
 export const ReversePlan = z.object({
-  /** What undo will do, in words. */
-  summary: z.string(),
-  /** Machine form: one step per effect. */
-  steps: z.array(
-    z.discriminatedUnion('channel', [
-      z.object({
-        channel: z.literal('fs'),
-        workspace: z.string(),
-        restoreCheckpoint: z.string(),
-        remove: z.array(z.string()),
-        restore: z.array(z.string()),
-      }),
-      z.object({
-        channel: z.literal('db'),
-        database: z.string(),
-        kind: z.enum(['rows', 'snapshot', 'held']),
-        /** The first compensating statements, exactly as undo runs them. */
-        statements: z.array(z.string()),
-        statementCount: z.number().int(),
-      }),
-      z.object({
-        channel: z.literal('rest'),
-        /** The exact inverse call, sent through the gateway with the service's credentials. */
-        service: z.string(),
-        method: z.string(),
-        path: z.string(),
-        body: z.string().nullable(),
-        summary: z.string(),
-      }),
-    ]),
-  ),
-  /** True when the plan was checked against the recorded state (checkpoints exist and are readable). */
-  verified: z.boolean(),
+  /**
+   * ready: the steps are what undo does. recording: the action runs. not-run: it failed before running.
+   * awaiting-approval: rolled back, runs only if approved. unrecorded: its file changes are not recorded yet.
+   */
+  state: z.enum(['ready', 'recording', 'not-run', 'awaiting-approval', 'unrecorded']),
+  /** How many granted folders were checkpointed (paths are named with their folder when several were). */
+  folders: z.number().int(),
+  /** Local steps first (files, databases), then the calls that leave the machine, newest first. */
+  steps: z.array(ReverseStep),
+  /** What nothing can take back: calls with no known inverse. */
+  irreversible: z.array(z.discriminatedUnion('channel', [z.object({ channel: z.literal('rest'), service: z.string(), method: z.string(), path: z.string() })])),
 });
 export type ReversePlan = z.infer<typeof ReversePlan>;
 
@@ -293,8 +312,11 @@ export const Action = z.object({
   status: ActionStatus,
   output: ActionOutput,
   effects: z.array(Effect),
+  /** Derived from the rest on every read (shared/undo/reverse-plan.ts), never stored. */
   reverse: ReversePlan,
   confinement: Confinement,
+  /** The assistant message whose code block this action is; null for actions from before it was recorded. */
+  messageId: z.string().nullable(),
   startedAt: z.string(),
   finishedAt: z.string().nullable(),
   undoneAt: z.string().nullable(),
@@ -313,8 +335,43 @@ export const UndoBlocker = z.object({
   whileActionSeq: z.number().int().nullable().optional(),
   /** by: 'external' — the action being undone or redone also wrote the path then, so whose edit it holds is unknown. */
   ambiguous: z.boolean().optional(),
+  /** The channel that found it; absent means files. */
+  channel: z.enum(['files', 'databases', 'services']).optional(),
+  /** A database's or a service's own words for why it blocks (files are described from `by`). */
+  reason: z.string().optional(),
 });
 export type UndoBlocker = z.infer<typeof UndoBlocker>;
+
+/** One channel's part of an undo, redo or rewind, as the result, the card and the timeline show it. */
+export const UndoStep = z.object({
+  channel: z.enum(['files', 'databases', 'services']),
+  /**
+   * done: applied; refused: its check (or, for service calls, the provider) refused; compensated: applied,
+   * then put back because a later step was refused; not-run: never started because something else refused.
+   */
+  result: z.enum(['done', 'refused', 'compensated', 'not-run']),
+  /** What it did or would have done, one line per item. */
+  items: z.array(z.string()),
+  /** Why it was refused or put back, in words. */
+  detail: z.string().nullable(),
+});
+export type UndoStep = z.infer<typeof UndoStep>;
+
+/**
+ * A provider refused one of the inverse calls after others were already sent: those cannot be taken back,
+ * so the files and databases were put back and the action stays applied; undo again sends only the rest.
+ */
+export const PartialUndo = z.object({
+  outcome: z.literal('partial'),
+  action: Action,
+  message: z.string(),
+  /** Inverse calls that went through in this operation (taken back for good), in words. */
+  calls: z.array(z.string()),
+  /** The call the provider refused, and its words. */
+  refused: z.object({ what: z.string(), why: z.string() }),
+  steps: z.array(UndoStep),
+});
+export type PartialUndo = z.infer<typeof PartialUndo>;
 
 export const UndoResult = z.discriminatedUnion('outcome', [
   z.object({
@@ -326,6 +383,7 @@ export const UndoResult = z.discriminatedUnion('outcome', [
     notRestored: z.array(z.string()).optional(),
     /** Service calls taken back by their inverse call, in words, in the order they were sent. */
     calls: z.array(z.string()).optional(),
+    steps: z.array(UndoStep).optional(),
   }),
   z.object({
     outcome: z.literal('conflict'),
@@ -336,7 +394,9 @@ export const UndoResult = z.discriminatedUnion('outcome', [
     blockers: z.array(UndoBlocker).optional(),
     /** Rewinding (undoing the later actions too, newest first) would get past these blockers. */
     canRewind: z.boolean().optional(),
+    steps: z.array(UndoStep).optional(),
   }),
+  PartialUndo,
 ]);
 export type UndoResult = z.infer<typeof UndoResult>;
 

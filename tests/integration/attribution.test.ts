@@ -9,6 +9,7 @@ import type { ActionClaims } from '../../main/sandbox/claims';
 import type { Action, FsEffect } from '../../shared/domain';
 import { claimsNow, OWNERS, own } from '../support/claims';
 import { startUndoHarness, type UndoHarness } from '../support/undo-harness';
+import { describeReversePlan } from '../../shared/undo/reverse-plan';
 
 const open: UndoHarness[] = [];
 afterEach(async () => {
@@ -74,7 +75,7 @@ describe.each(OWNERS)('attribution ($who)', ({ uid }) => {
     expect(effect.whileRunning).toEqual({ added: ['notes.txt'], modified: ['b.txt'], deleted: [], renamed: [], ambiguous: [] });
     expect(effect.unattributed).toBeUndefined();
     expect(action.reverse.steps).toEqual([expect.objectContaining({ remove: ['out.txt'], restore: ['a.txt'] })]);
-    expect(action.reverse.summary).not.toMatch(/notes\.txt|b\.txt/);
+    expect(describeReversePlan(action.reverse, action.kind)).not.toMatch(/notes\.txt|b\.txt/);
     const changes = h.fs.history.changes(ws);
     expect(changes.map((c) => [c.kind, c.paths])).toEqual([
       ['action', ['a.txt', 'out.txt']],
@@ -121,7 +122,7 @@ describe.each(OWNERS)('attribution ($who)', ({ uid }) => {
     const effect = fsEffect(action);
     expect(effect).toMatchObject({ added: ['other.txt'], modified: ['notes.txt'] });
     expect(effect.whileRunning).toMatchObject({ modified: ['notes.txt'], ambiguous: ['notes.txt'] });
-    expect(action.reverse.summary).toContain('Undo is refused while notes.txt holds an edit made outside Posthoc while the action ran');
+    expect(describeReversePlan(action.reverse, action.kind)).toContain('Undo is refused while notes.txt holds an edit made outside Posthoc while the action ran');
     expect(action.reverse.steps).toEqual([expect.objectContaining({ remove: ['other.txt'], restore: [] })]);
 
     const result = await h.undo.undo(action.id);
@@ -221,6 +222,6 @@ describe.each(OWNERS)('attribution ($who)', ({ uid }) => {
     const [e0, e1] = action.effects as [FsEffect, FsEffect];
     expect(e0).toMatchObject({ workspace: 'w0', added: ['x.txt'], whileRunning: { ambiguous: ['x.txt'] } });
     expect(e1).toMatchObject({ workspace: 'w1', added: [], whileRunning: { added: ['y.txt'] } });
-    expect(action.reverse.summary).toContain('Undo is refused while w0/x.txt holds an edit');
+    expect(describeReversePlan(action.reverse, action.kind)).toContain('Undo is refused while w0/x.txt holds an edit');
   });
 });

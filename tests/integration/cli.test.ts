@@ -28,7 +28,7 @@ describe('posthoc CLI', () => {
       status: 'done',
       output: { stdout: 'ok\n', stderr: '', exitCode: 0 },
       effects: [{ channel: 'fs', added: ['hello.txt'], modified: [], deleted: [] }],
-      reverse: { verified: true },
+      reverse: { state: 'ready' },
       confinement: { level: 'reversible' },
     });
     expect(typeof action.id).toBe('string');

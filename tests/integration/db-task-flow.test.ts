@@ -12,6 +12,7 @@ import { Vault } from '../../main/vault/vault';
 import { startHarness, type Harness } from '../support/services-harness';
 import { createPgDatabase, createSqliteShop, sqliteFileDump, fillPgShop, PG_PASSWORD, PG_SHOP, pgDump, type PgTestDb } from '../support/shop-db';
 import { tempDirs } from '../support/temp-dir';
+import { describeReversePlan } from '../../shared/undo/reverse-plan';
 
 const dirs = tempDirs();
 let harness: Harness | undefined;
@@ -116,7 +117,7 @@ describe('a shop task on SQLite, as a new user would', () => {
     const observation = harness!.llm.requests[2]!.messages.at(-1)!.content;
     expect(observation).toMatch(/UPDATE: 3 rows changed in shop/);
     expect(actions[0]!.effects[0]).toMatchObject({ channel: 'db', undo: { kind: 'snapshot' } });
-    expect(actions[2]!.reverse.summary).toMatch(/^Run \d+ compensating statements on shop/);
+    expect(describeReversePlan(actions[2]!.reverse, actions[2]!.kind)).toMatch(/^Run \d+ compensating statements on shop/);
     expect(actions[2]!.confinement.level).toBe('reversible');
 
     await undoRedoEveryStep(actions, dump, original);
@@ -176,7 +177,8 @@ describe('approval and the gateway path', () => {
     expect(first).toMatchObject({ status: 'done', effects: [{ rowsAffected: 4 }] });
     expect(waiting.map((a) => a.id)).toEqual([first!.id, second!.id]);
     expect(waiting[0]!.output.stderr).toMatch(/would change 4 rows/);
-    expect(second).toMatchObject({ status: 'failed', reverse: { summary: 'Nothing to undo: no row or table changed.' } });
+    expect(second).toMatchObject({ status: 'failed' });
+    expect(describeReversePlan(second!.reverse, second!.kind)).toBe('Nothing to undo: no row or table changed.');
     expect(second!.output.stderr).toMatch(/The person declined this action; nothing was changed/);
     expect(harness.llm.requests[2]!.messages.at(-1)!.content).toMatch(/declined/);
     const db = new Database(file, { readonly: true });

@@ -11,6 +11,7 @@ import { createServices, type AppServices } from '../../main/services/app-servic
 import { startFakeOpenAi, type FakeOpenAi } from '../support/fake-openai-server';
 import { FOLDER_OWNERS as owners, fsEffectOf as fsEffect, ownFolder, SLOW_WRITER, until, writtenFiles as written } from '../support/posthoc-process';
 import { tempDirs } from '../support/temp-dir';
+import { describeReversePlan } from '../../shared/undo/reverse-plan';
 
 const dirs = tempDirs();
 const open: Array<{ close(): Promise<void> }> = [];
@@ -88,7 +89,7 @@ describe.each(owners)('a checkpoint after an action that fails ($name)', ({ uid 
     // The model was told, in its observation.
     expect(llm.requests[1]!.messages.at(-1)!.content).toMatch(/interrupted: Posthoc could not take the checkpoint/);
     // Nothing to take back until the changes are recorded: undo says so instead of "undoing" nothing.
-    expect(action!.reverse.summary).toMatch(/^Not possible yet/);
+    expect(describeReversePlan(action!.reverse, action!.kind)).toMatch(/^Not possible yet/);
     await expect(services.undo.undo(action!.id)).rejects.toThrow(/not recorded yet .*Free space/);
     expect(readdirSync(workspace).sort()).toEqual(['a.txt', 'b.txt']);
 

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EventName } from '../../shared/contract';
 import { startHarness, type Harness } from '../support/services-harness';
+import { describeReversePlan } from '../../shared/undo/reverse-plan';
 
 const writeHello = "I'll write it.\n\n```python\nopen('hello.txt', 'w').write('Hello, Ada!\\n')\nprint('done')\n```";
 
@@ -34,9 +35,9 @@ describe('a task from prompt to undo', () => {
       output: { stdout: 'done\n', exitCode: 0 },
       effects: [{ channel: 'fs', added: ['hello.txt'], modified: [], deleted: [] }],
       confinement: { level: 'reversible' },
-      reverse: { verified: true },
+      reverse: { state: 'ready' },
     });
-    expect(action!.reverse.summary).toMatch(/Delete hello\.txt/);
+    expect(describeReversePlan(action!.reverse, action!.kind)).toMatch(/Delete hello\.txt/);
     expect(events).toEqual(expect.arrayContaining(['task:updated', 'message:added', 'message:delta', 'action:updated']));
 
     // The model saw the observation of its action.

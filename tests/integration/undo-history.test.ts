@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TimelineEntry } from '../../shared/domain/undo';
 import { startUndoHarness, type UndoHarness } from '../support/undo-harness';
+import { describeReversePlan } from '../../shared/undo/reverse-plan';
 
 let h: UndoHarness | undefined;
 afterEach(async () => {
@@ -133,7 +134,7 @@ describe('storage budget', () => {
     const changeHuge = await h.act(() => writeFileSync(join(ws, 'huge.bin'), Buffer.alloc(30_000, 3)));
     expect(changeHuge.confinement.level).toBe('confined');
     expect(changeHuge.confinement.reason).toMatch(/huge\.bin.*not covered by undo/);
-    expect(changeHuge.reverse.summary).toMatch(/leave huge\.bin as it is \(not covered by undo\)/i);
+    expect(describeReversePlan(changeHuge.reverse, changeHuge.kind)).toMatch(/leave huge\.bin as it is \(not covered by undo\)/i);
     const undone = await h.undo.undo(changeHuge.id);
     expect(undone).toMatchObject({ outcome: 'undone', notRestored: ['huge.bin'] });
     expect(readFileSync(join(ws, 'huge.bin'))[0]).toBe(3);
@@ -152,7 +153,7 @@ describe('storage budget', () => {
     const effect = remove.effects[0]!;
     expect(effect.channel === 'fs' && effect.notCovered).toEqual([{ path: 'huge.bin', reason: 'budget', size: 30_000, when: 'before', changed: true }]);
     expect(remove.confinement.level).toBe('confined');
-    expect(remove.reverse.summary).toMatch(/leave huge\.bin as it is \(not covered by undo\)/i);
+    expect(describeReversePlan(remove.reverse, remove.kind)).toMatch(/leave huge\.bin as it is \(not covered by undo\)/i);
   });
 });
 

@@ -65,7 +65,10 @@ describe('a locked keychain', () => {
         new Promise<any>((resolve) => {
           ws.on('message', (data) => {
             const frame = JSON.parse(data.toString());
-            if (frame.kind === 'result' && frame.id === id && !answers.has(id)) answers.set(id, frame.result), resolve(frame.result);
+            if (frame.kind === 'result' && frame.id === id && !answers.has(id)) {
+              answers.set(id, frame.result);
+              resolve(frame.result);
+            }
           });
           ws.send(JSON.stringify({ id, call: name, input }));
         });

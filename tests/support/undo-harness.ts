@@ -12,6 +12,7 @@ import { UndoViews } from '../../main/services/undo-views';
 import { openDatabase, type AppDatabase } from '../../main/store/database';
 import { TaskStore } from '../../main/store/task-store';
 import { UndoStore } from '../../main/store/undo-store';
+import { UndoOperations } from '../../main/store/undo-operations';
 import type { ActionClaims } from '../../main/sandbox/claims';
 import type { Action, Effect, Task, WorkspaceGrant } from '../../shared/domain';
 import { tempDirs } from './temp-dir';
@@ -73,8 +74,9 @@ export async function startUndoHarness(
     budgetFor: () => options.budgetBytes ?? 1024 * 1024 * 1024,
   });
   const running = new Set<string>();
-  const undo = new UndoService(store, fs, events, { isRunning: (id) => running.has(id), ...options.channels });
-  const views = new UndoViews(store, fs, undo, (id) => running.has(id));
+  const operations = new UndoOperations(db);
+  const undo = new UndoService(store, fs, events, { isRunning: (id) => running.has(id), operations, ...options.channels });
+  const views = new UndoViews(store, fs, undo, (id) => running.has(id), operations);
   await undo.recover();
   const grants: WorkspaceGrant[] = folders.map((hostPath, i) => ({
     name: folders.length > 1 ? `w${i}` : 'workspace',
@@ -89,7 +91,7 @@ export async function startUndoHarness(
   const act = async (fn: () => unknown, opts: ActOptions = {}): Promise<Action> => {
     const t = opts.task ?? task;
     const id = randomUUID();
-    const base: Action = {
+    const base: Omit<Action, 'reverse'> = {
       id,
       taskId: t.id,
       seq: store.nextActionSeq(t.id),
@@ -99,7 +101,7 @@ export async function startUndoHarness(
       status: 'running',
       output: { stdout: '', stderr: '', exitCode: null, timedOut: false, truncated: false },
       effects: [],
-      reverse: { summary: '', steps: [], verified: false },
+      messageId: null,
       confinement: { level: 'reversible', reason: 'running' },
       startedAt: new Date().toISOString(),
       finishedAt: null,
@@ -120,14 +122,12 @@ export async function startUndoHarness(
       running.delete(t.id);
     }
     const recorded = await fs.after(id, befores, claims);
-    const files = recorded.map((r) => r.effect);
-    const effects: Effect[] = [...files, ...others];
+    const effects: Effect[] = [...recorded.map((r) => r.effect), ...others];
     return store.saveAction({
       ...base,
       status: opts.fails ? 'failed' : 'done',
       output: { ...base.output, exitCode: opts.fails ? 1 : 0 },
       effects,
-      reverse: fs.reversePlan(files, t.workspaces),
       confinement: confinementOf({ network: 'none', writableMountsCheckpointed: true, checkpointsTaken: true }, effects),
       finishedAt: new Date().toISOString(),
     });

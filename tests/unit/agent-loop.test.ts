@@ -22,7 +22,8 @@ function makeAction(block: CodeBlock, output: Partial<ActionOutput> = {}, effect
     status: exitCode === 0 && !output.timedOut ? 'done' : 'failed',
     output: { stdout: '', stderr: '', exitCode, timedOut: false, truncated: false, ...output },
     effects,
-    reverse: { summary: 'Nothing to undo.', steps: [], verified: true },
+    reverse: { state: 'ready', folders: 0, steps: [], irreversible: [] },
+    messageId: null,
     confinement: { level: 'reversible', reason: 'test' },
     startedAt: '2025-01-01T00:00:00.000Z',
     finishedAt: '2025-01-01T00:00:01.000Z',
@@ -49,8 +50,8 @@ function fakeHooks(script: Script) {
       return next;
     }),
     onDelta: vi.fn<(text: string) => void>(),
-    onAssistantMessage: vi.fn<(text: string) => void>(),
-    runAction: vi.fn(async (block: CodeBlock) => (script.run ? script.run(block) : makeAction(block))),
+    onAssistantMessage: vi.fn((text: string): string | null => `message-${text.length}`),
+    runAction: vi.fn(async (block: CodeBlock, _messageId: string | null) => (script.run ? script.run(block) : makeAction(block))),
     onObservation: vi.fn<(text: string) => void>(),
   } satisfies AgentHooks;
   return { hooks, sent };
@@ -89,7 +90,8 @@ describe('runAgent', () => {
 
     expect(outcome).toEqual({ status: 'done', answer: 'There are 3 files.' });
     expect(hooks.runAction).toHaveBeenCalledTimes(1);
-    expect(hooks.runAction).toHaveBeenCalledWith({ language: 'bash', source: 'ls | wc -l' });
+    // The action carries the id of the reply it came from.
+    expect(hooks.runAction).toHaveBeenCalledWith({ language: 'bash', source: 'ls | wc -l' }, `message-${hooks.onAssistantMessage.mock.calls[0]![0].length}`);
 
     // The second request carries the first reply and then the observation, as a user message.
     expect(sent).toHaveLength(2);

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { deriveInverse, type RanCall } from '../../main/gateway/rest-inverse';
 import { BUILT_IN_PROVIDERS, apiSpec } from '../../main/oauth/providers';
-import { reversePlanOf } from '../../main/services/rest-reverse-plan';
+import { describeReversePlan, reversePlanOf } from '../../shared/undo/reverse-plan';
 import type { RestEffect } from '../../shared/domain';
 import { ApiSpec } from '../../shared/domain/connections';
 
@@ -96,9 +96,10 @@ describe('the reverse plan of service calls', () => {
     const a = effect({ inverse: { service: 'slack', method: 'POST', path: '/chat.delete', body: '{}', summary: 'Delete A' } });
     const b = effect({ service: 'github', path: '/repos/a/b/issues', inverse: { service: 'github', method: 'PATCH', path: '/repos/a/b/issues/1', body: '{}', summary: 'Close #1' } });
     const c = effect({ path: '/chat.update' });
-    const plan = reversePlanOf({ summary: 'Nothing to undo.', steps: [], verified: true }, [a, b, c, effect({ refused: 'no' })]);
+    const plan = reversePlanOf({ kind: 'code', status: 'done', output: { stdout: '', stderr: '', exitCode: 0, timedOut: false, truncated: false }, effects: [a, b, c, effect({ refused: 'no' })] });
     expect(plan.steps.map((s) => (s.channel === 'rest' ? s.summary : ''))).toEqual(['Close #1', 'Delete A']);
-    expect(plan.summary).toBe(
+    expect(plan.irreversible).toEqual([{ channel: 'rest', service: 'slack', method: 'POST', path: '/chat.update' }]);
+    expect(describeReversePlan(plan)).toBe(
       'Send PATCH svc/github/repos/a/b/issues/1 (Close #1), then POST svc/slack/chat.delete (Delete A). POST svc/slack/chat.update cannot be undone (no known inverse).',
     );
   });

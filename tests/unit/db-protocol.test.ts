@@ -5,13 +5,13 @@ import type { Action, DbEffect } from '../../shared/domain';
 import { describeObservation } from '../../main/agent/agent-loop';
 import { parseReply } from '../../main/agent/codeact-parser';
 import { systemPrompt } from '../../main/agent/system-prompt';
-import { dbReversePlan } from '../../main/effects/db/db-channel';
 import { confinementOf } from '../../main/policy/confinement';
 import { dbEffectsOf } from '../../main/services/database-undo';
 import { pickGrant } from '../../main/services/sql-action-runner';
 import { canUndo, listDbEffects } from '../../renderer/src/model/action-summary';
 import { toGrantInputs, emptyDatabaseRow } from '../../renderer/src/components/database-grants-fieldset';
 import { sqliteGrant } from '../support/shop-db';
+import { describeReversePlan, reversePlanOf } from '../../shared/undo/reverse-plan';
 
 const effect = (patch: Partial<DbEffect> = {}): DbEffect => ({
   channel: 'db',
@@ -28,7 +28,8 @@ const effect = (patch: Partial<DbEffect> = {}): DbEffect => ({
   ...patch,
 });
 
-const action = (effects: DbEffect[], status: Action['status'] = 'done'): Action => ({
+const action = (effects: DbEffect[], status: Action['status'] = 'done'): Action => {
+  const fields = {
   id: 'a1',
   taskId: 't1',
   seq: 1,
@@ -38,12 +39,14 @@ const action = (effects: DbEffect[], status: Action['status'] = 'done'): Action 
   status,
   output: { stdout: 'UPDATE: 3 rows changed in shop\n', stderr: '', exitCode: 0, timedOut: false, truncated: false },
   effects,
-  reverse: dbReversePlan(effects),
-  confinement: { level: 'reversible', reason: '' },
+  confinement: { level: 'reversible' as const, reason: '' },
   startedAt: '2025-01-01T00:00:00.000Z',
   finishedAt: '2025-01-01T00:00:01.000Z',
   undoneAt: null,
-});
+  messageId: null,
+  } satisfies Omit<Action, 'reverse'>;
+  return { ...fields, reverse: reversePlanOf(fields) };
+};
 
 describe('```sql blocks', () => {
   it('are actions, with the database named after the tag or left out', () => {
@@ -92,10 +95,12 @@ describe('a database effect', () => {
   it('gives the reverse plan its db step and words, and the card an Undo button', () => {
     const a = action([effect()]);
     expect(a.reverse).toEqual({
-      summary: 'Run 4 compensating statements on shop (products, price_history), after checking that nothing changed them since.',
-      steps: [{ channel: 'db', database: 'shop', kind: 'rows', statements: ['UPDATE "products" SET "price" = 2 WHERE "id" = 1;'], statementCount: 4 }],
-      verified: true,
+      state: 'ready',
+      folders: 0,
+      steps: [{ channel: 'db', database: 'shop', kind: 'rows', statements: ['UPDATE "products" SET "price" = 2 WHERE "id" = 1;'], statementCount: 4, tables: ['products', 'price_history'] }],
+      irreversible: [],
     });
+    expect(describeReversePlan(a.reverse, a.kind)).toBe('Run 4 compensating statements on shop (products, price_history), after checking that nothing changed them since.');
     expect(canUndo(a)).toBe(true);
     expect(listDbEffects(a.effects)).toHaveLength(1);
     const query = action([effect({ undo: { kind: 'none', logId: null, statements: [], statementCount: 0 } })]);

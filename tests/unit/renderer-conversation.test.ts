@@ -22,7 +22,8 @@ function action(id: string, seq: number, second: number, overrides: Partial<Acti
     status: 'done',
     output: { stdout: '', stderr: '', exitCode: 0, timedOut: false, truncated: false },
     effects: [],
-    reverse: { summary: '', steps: [], verified: true },
+    reverse: { state: 'ready', folders: 0, steps: [], irreversible: [] },
+    messageId: null,
     confinement: { level: 'reversible', reason: 'r' },
     startedAt: at(second),
     finishedAt: at(second),
@@ -44,7 +45,7 @@ describe('buildConversation', () => {
       message('obs2', 5, 'observation', 7),
       message('final', 6, 'assistant', 8),
     ];
-    const actions = [action('a3', 3, 6), action('a1', 1, 2), action('a2', 2, 3)];
+    const actions = [action('a3', 3, 6, { messageId: 'reply2' }), action('a1', 1, 2, { messageId: 'reply1' }), action('a2', 2, 3, { messageId: 'reply1' })];
     expect(order(buildConversation(messages, actions))).toEqual([
       'user',
       'reply1',
@@ -58,20 +59,22 @@ describe('buildConversation', () => {
     ]);
   });
 
-  it('keeps the order when everything happened within the same millisecond', () => {
-    const messages = [message('user', 1, 'user', 0), message('reply', 2, 'assistant', 0), message('obs', 3, 'observation', 0)];
-    expect(order(buildConversation(messages, [action('a1', 1, 0)]))).toEqual(['user', 'reply', 'a1', 'obs']);
+  it('places an action by its message id, whatever the clocks say', () => {
+    // Same millisecond everywhere, and an action stamped before its own reply (a clock that went back).
+    const messages = [message('user', 1, 'user', 0), message('reply', 2, 'assistant', 0), message('obs', 3, 'observation', 0), message('reply2', 4, 'assistant', 9)];
+    const actions = [action('a1', 1, 0, { messageId: 'reply' }), action('a2', 2, 1, { messageId: 'reply2' })];
+    expect(order(buildConversation(messages, actions))).toEqual(['user', 'reply', 'a1', 'obs', 'reply2', 'a2']);
   });
 
-  it('shows an action with no reply before it after the last earlier message, or first', () => {
-    expect(order(buildConversation([message('user', 1, 'user', 5)], [action('a1', 1, 6)]))).toEqual(['user', 'a1']);
-    expect(order(buildConversation([message('user', 1, 'user', 5)], [action('a1', 1, 1)]))).toEqual(['a1', 'user']);
+  it('shows an action with no recorded message (or one not loaded) at the end, in the order they ran', () => {
+    const messages = [message('user', 1, 'user', 5), message('reply', 2, 'assistant', 6)];
+    expect(order(buildConversation(messages, [action('a2', 2, 1), action('a1', 1, 7, { messageId: 'gone' })]))).toEqual(['user', 'reply', 'a1', 'a2']);
   });
 
   it('finds the final reply that the answer block replaces', () => {
     const items = buildConversation([message('user', 1, 'user', 0), message('final', 2, 'assistant', 1)], []);
     expect(findAnswerMessageId(items)).toBe('final');
-    const withAction = buildConversation([message('user', 1, 'user', 0), message('reply', 2, 'assistant', 1)], [action('a1', 1, 2)]);
+    const withAction = buildConversation([message('user', 1, 'user', 0), message('reply', 2, 'assistant', 1)], [action('a1', 1, 2, { messageId: 'reply' })]);
     expect(findAnswerMessageId(withAction)).toBeNull();
   });
 });
@@ -86,6 +89,10 @@ describe('splitFences', () => {
       { kind: 'code', tag: 'json', text: '{"a": 1}', isAction: false },
       { kind: 'prose', text: 'Done.' },
     ]);
+  });
+
+  it('folds an executed ```sql block into its card like python (it used to show twice)', () => {
+    expect(splitFences('```sql shop\nSELECT 1;\n```')).toEqual([{ kind: 'code', tag: 'sql', text: 'SELECT 1;', isAction: true }]);
   });
 
   it('runs an unclosed fence (a reply still streaming) to the end', () => {

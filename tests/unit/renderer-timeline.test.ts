@@ -18,7 +18,8 @@ const action = (over: Partial<Action> = {}): Action => ({
   effects: [
     { channel: 'fs', workspace: 'w', added: ['a.txt'], modified: ['b.txt'], deleted: [], renamed: [{ from: 'c', to: 'd' }], checkpointBefore: 'x', checkpointAfter: 'y' },
   ],
-  reverse: { summary: '', steps: [], verified: true },
+  reverse: { state: 'ready', folders: 0, steps: [], irreversible: [] },
+  messageId: null,
   confinement: { level: 'reversible', reason: '' },
   startedAt: '2026-01-01T00:00:00.000Z',
   finishedAt: null,

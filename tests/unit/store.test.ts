@@ -7,7 +7,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type AppDatabase } from '../../main/store/database';
 import { migrations } from '../../main/store/migrations';
 import { TaskStore } from '../../main/store/task-store';
-import { Action, type FsEffect, type WorkspaceGrant } from '../../shared/domain';
+import type { Action, FsEffect, WorkspaceGrant } from '../../shared/domain';
+import { reversePlanOf } from '../../shared/undo/reverse-plan';
 
 let dir: string;
 const open: AppDatabase[] = [];
@@ -39,8 +40,11 @@ const effect = (n: number): FsEffect => ({
   checkpointAfter: `after-${n}`,
 });
 
+/** An action as the store reads it back: its reverse plan derived from the rest. */
+const derived = (a: Omit<Action, 'reverse'>): Action => ({ ...a, reverse: reversePlanOf(a) });
+
 function action(taskId: string, seq: number, patch: Partial<Action> = {}): Action {
-  return Action.parse({
+  return derived({
     id: `action-${taskId}-${seq}`,
     taskId,
     seq,
@@ -50,7 +54,7 @@ function action(taskId: string, seq: number, patch: Partial<Action> = {}): Actio
     status: 'running',
     output: { stdout: '', stderr: '', exitCode: null, timedOut: false, truncated: false },
     effects: [],
-    reverse: { summary: 'Nothing yet.', steps: [], verified: false },
+    messageId: null,
     confinement: { level: 'reversible', reason: 'No network.' },
     startedAt: '2025-01-01T00:00:00.000Z',
     finishedAt: null,
@@ -65,7 +69,8 @@ describe('openDatabase and migrations', () => {
     expect(migrations.length).toBeGreaterThan(0);
     expect(db.pragma('user_version', { simple: true })).toBe(migrations.length);
     const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{ name: string }>).map((t) => t.name);
-    expect(tables).toEqual(expect.arrayContaining(['tasks', 'messages', 'actions', 'effects', 'checkpoints', 'settings']));
+    expect(tables).toEqual(expect.arrayContaining(['tasks', 'messages', 'actions', 'effects', 'settings']));
+    expect(tables).not.toContain('checkpoints');
     expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
   });
 
@@ -78,6 +83,58 @@ describe('openDatabase and migrations', () => {
     expect(new TaskStore(second).getTask(created.id)).toEqual(created);
     second.close();
     expect(() => openDb().close()).not.toThrow();
+  });
+
+  it('migrates a data folder written before plans were derived: the checkpoints table and reverse_json go, actions read back whole', () => {
+    // The schema as it was before the migration that derives the plan, with an action as that schema stored it.
+    const old = migrations.findIndex((m) => m.includes('DROP TABLE checkpoints'));
+    expect(old).toBeGreaterThan(0);
+    const raw = new Database(join(dir, 'posthoc.sqlite3'));
+    for (const m of migrations.slice(0, old)) raw.exec(m);
+    raw.pragma(`user_version = ${old}`);
+    raw.prepare(`INSERT INTO tasks (id, title, status, workspaces_json, model, created_at, updated_at) VALUES ('t', 'old', 'done', '[]', 'm', 'x', 'x')`).run();
+    raw.prepare(`INSERT INTO messages (id, task_id, seq, role, content, created_at) VALUES ('m1', 't', 1, 'assistant', 'hi', 'x')`).run();
+    raw
+      .prepare(
+        `INSERT INTO actions (id, task_id, seq, kind, language, source, status, output_json, reverse_json, confinement_json, started_at)
+         VALUES ('a', 't', 1, 'code', 'python', 'print(1)', 'done', ?, ?, ?, 'x')`,
+      )
+      .run(
+        JSON.stringify({ stdout: '', stderr: '', exitCode: 0, timedOut: false, truncated: false }),
+        JSON.stringify({ summary: 'Delete a1.txt (checkpoint before-1).', steps: [{ channel: 'fs', workspace: 'w', restoreCheckpoint: 'before-1', remove: ['a1.txt'], restore: [] }], verified: true }),
+        JSON.stringify({ level: 'reversible', reason: 'r' }),
+      );
+    raw.prepare(`INSERT INTO effects (action_id, seq, channel, data_json) VALUES ('a', 0, 'fs', ?)`).run(JSON.stringify(effect(1)));
+    raw.prepare(`INSERT INTO checkpoints (commit_id, repo_path, workspace_path, action_id, phase, created_at) VALUES ('before-1', '/r', '/w', 'a', 'before', 'x')`).run();
+    raw.close();
+
+    const db = openDb();
+    expect(db.pragma('user_version', { simple: true })).toBe(migrations.length);
+    const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{ name: string }>).map((t) => t.name);
+    expect(tables).not.toContain('checkpoints');
+    const columns = (db.prepare('PRAGMA table_info(actions)').all() as Array<{ name: string }>).map((c) => c.name);
+    expect(columns).not.toContain('reverse_json');
+    expect(columns).toContain('message_id');
+    const read = new TaskStore(db).getAction('a')!;
+    // Its message: the last assistant reply of its task from no later than it started.
+    expect(read).toMatchObject({ status: 'done', messageId: 'm1', effects: [effect(1)] });
+    expect(read.reverse).toEqual({
+      state: 'ready',
+      folders: 1,
+      steps: [{ channel: 'fs', workspace: '/workspace/w1', remove: ['a1.txt'], restore: ['m1.txt'], moveBack: [], leave: [], ambiguous: [] }],
+      irreversible: [],
+    });
+  });
+
+  it('keeps the assistant message an action came from, and forgets it when the message goes', () => {
+    const db = openDb();
+    const store = new TaskStore(db);
+    const task = store.createTask({ title: 't', workspaces: [], model: 'm' });
+    const reply = store.addMessage(task.id, 'assistant', '```python\nprint(1)\n```');
+    const saved = store.saveAction(action(task.id, 1, { messageId: reply.id }));
+    expect(store.getAction(saved.id)!.messageId).toBe(reply.id);
+    db.prepare('DELETE FROM messages WHERE id = ?').run(reply.id);
+    expect(store.getAction(saved.id)!.messageId).toBeNull();
   });
 
   it('refuses a database written by a newer schema, saying what to do', () => {
@@ -147,16 +204,13 @@ describe('TaskStore: actions', () => {
       status: 'done',
       output: { stdout: 'out', stderr: 'err', exitCode: 0, timedOut: false, truncated: true },
       effects: [effect(3), effect(1), effect(2)],
-      reverse: {
-        summary: 'Restore 1 file, remove 1.',
-        steps: [{ channel: 'fs', workspace: '/workspace/w3', restoreCheckpoint: 'before-3', remove: ['a3.txt'], restore: ['m3.txt'] }],
-        verified: true,
-      },
       finishedAt: '2025-01-01T00:00:02.000Z',
     });
     expect(store.saveAction(saved)).toEqual(saved);
     const read = store.getAction(saved.id);
     expect(read).toEqual(saved);
+    // The plan is derived on read, one step per folder in the effects' order; nothing of it is stored.
+    expect(read!.reverse).toMatchObject({ state: 'ready', folders: 3, steps: [{ channel: 'fs', workspace: '/workspace/w3', remove: ['a3.txt'], restore: ['m3.txt'] }, {}, {}] });
     expect(read!.effects.map((e) => (e.channel === 'fs' ? e.workspace : e.channel))).toEqual(['/workspace/w3', '/workspace/w1', '/workspace/w2']);
     expect(store.getAction('missing')).toBeUndefined();
   });
@@ -174,7 +228,7 @@ describe('TaskStore: actions', () => {
       finishedAt: '2025-01-01T00:00:05.000Z',
     };
     store.saveAction(second);
-    expect(store.getAction(first.id)).toEqual(second);
+    expect(store.getAction(first.id)).toEqual(derived(second));
     expect(store.listActions(task.id)).toHaveLength(1);
   });
 

@@ -1,7 +1,7 @@
 // The databases channel: runs an action's SQL on a granted database (capture, held transaction, or
 // read-only), records it as a DbEffect with the first compensating statements, and undoes, redoes, checks
 // or keeps such effects. The undo service calls undo/redo/conflicts/keep with nothing but the effect.
-import type { DatabaseGrant, DbEffect, ReversePlan } from '../../../shared/domain';
+import type { DatabaseGrant, DbEffect } from '../../../shared/domain';
 import { describeSchema } from './db-schema';
 import { DbConflict, DbRefusal } from './db-errors';
 import { HeldTransactions } from './db-held';
@@ -205,28 +205,6 @@ export function compensatingSql(log: UndoLog, dialect: Dialect, limit = Number.P
   return { first: first.slice(0, limit), count };
 }
 
-/** The 'db' steps of an action's reverse plan, and the words for them. */
-export function dbReversePlan(effects: DbEffect[]): ReversePlan {
-  const live = effects.filter((e) => e.undo.kind !== 'none' && e.refused === null);
-  const steps = live.map((e) => ({
-    channel: 'db' as const,
-    database: e.database,
-    kind: e.undo.kind as 'rows' | 'snapshot' | 'held',
-    statements: e.undo.statements,
-    statementCount: e.undo.statementCount,
-  }));
-  const words = live.map((e) => {
-    if (e.undo.kind === 'held') return `roll back the held transaction on ${e.database} to before this action`;
-    if (e.undo.kind === 'snapshot') return `restore ${e.database} from the snapshot taken before this action`;
-    return `run ${e.undo.statementCount} compensating statement${e.undo.statementCount === 1 ? '' : 's'} on ${e.database}${e.tables.length ? ` (${e.tables.join(', ')})` : ''}`;
-  });
-  return {
-    summary: words.length === 0 ? 'Nothing to undo: no row or table changed.' : `${capitalize(words.join('; '))}, after checking that nothing changed them since.`,
-    steps,
-    verified: true,
-  };
-}
-
 function baseEffect(req: DbRunRequest): DbEffect {
   return {
     channel: 'db',
@@ -263,8 +241,4 @@ function parseHeldId(id: string): { key: string; actionId: string } {
 function splitKey(key: string): [string, string] {
   const i = key.indexOf('/');
   return [key.slice(0, i), key.slice(i + 1)];
-}
-
-function capitalize(s: string): string {
-  return s.charAt(0).toUpperCase() + s.slice(1);
 }

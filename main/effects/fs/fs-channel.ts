@@ -1,10 +1,11 @@
-// The files channel: checkpoints around each action, the effect it recorded, the reverse plan in words
-// and in machine form. Every checkpoint also compares the folder with the last one Posthoc took: what
-// differs was edited outside Posthoc and is recorded as an external change, which no undo reverts.
+// The files channel: checkpoints around each action and the effect it recorded (its reverse plan is
+// derived from that effect: shared/undo/reverse-plan.ts). Every checkpoint also compares the folder with
+// the last one Posthoc took: what differs was edited outside Posthoc and is recorded as an external
+// change, which no undo reverts.
 // One action at a time holds a folder (its lease, folder-lease.ts), and what changed while it ran is split
 // between the action and the rest by what its processes claimed to write (attribution.ts).
 // Undo, redo and rewind are in fs-revert.ts.
-import type { FsEffect, ReversePlan, WorkspaceGrant } from '../../../shared/domain';
+import type { FsEffect, WorkspaceGrant } from '../../../shared/domain';
 import type { UndoStore } from '../../store/undo-store';
 import { attribute, claimsFor, type Attribution, type WriteClaims } from './attribution';
 import { CheckpointStore, type Checkpoint, type CheckpointOptions } from './checkpoint-store';
@@ -273,45 +274,6 @@ export class FsChannel {
     return cp;
   }
 
-  reversePlan(effects: FsEffect[], grants: WorkspaceGrant[]): ReversePlan {
-    const changed = effects.filter((e) => e.added.length + e.modified.length + e.deleted.length + (e.renamed?.length ?? 0) > 0);
-    if (changed.length === 0) return { summary: 'Nothing to undo: no file changed.', steps: [], verified: true };
-    // Only the action's own paths: what others changed while it ran is theirs, and a path both changed is
-    // left as it is (undo refuses for it rather than guess whose edit it holds).
-    const words = changed.map((e) => {
-      const lost = new Set((e.notCovered ?? []).filter((n) => n.changed).map((n) => n.path));
-      const both = new Set(e.whileRunning?.ambiguous ?? []);
-      const back = [...e.modified, ...e.deleted].filter((p) => !lost.has(p) && !both.has(p));
-      const added = e.added.filter((p) => !both.has(p));
-      const parts = [
-        added.length ? `delete ${list(added)}` : '',
-        e.renamed?.length ? `move ${list(e.renamed.map((r) => `${r.to} back to ${r.from}`))}` : '',
-        back.length ? `bring back the previous ${list(back)}` : '',
-        lost.size ? `leave ${list([...lost])} as it is (not covered by undo)` : '',
-      ].filter(Boolean);
-      const where = grants.length > 1 ? ` in ${e.workspace}` : '';
-      return parts.length ? `${parts.join(', ')}${where}` : '';
-    });
-    const both = changed.flatMap((e) => (e.whileRunning?.ambiguous ?? []).map((p) => (grants.length > 1 ? `${e.workspace}/${p}` : p)));
-    const refusal = both.length
-      ? ` Undo is refused while ${list(both)} ${both.length === 1 ? 'holds' : 'hold'} an edit made outside Posthoc while the action ran: it cannot tell that edit from the action's.`
-      : '';
-    return {
-      summary: `${capitalize(words.filter(Boolean).join('; ') || 'change nothing')} (checkpoint ${changed[0]!.checkpointBefore.slice(0, 8)}).${refusal}`,
-      steps: changed.map((e) => {
-        const both = new Set(e.whileRunning?.ambiguous ?? []);
-        return {
-          channel: 'fs' as const,
-          workspace: e.workspace,
-          restoreCheckpoint: e.checkpointBefore,
-          remove: [...e.added, ...(e.renamed ?? []).map((r) => r.to)].filter((p) => !both.has(p)),
-          restore: [...e.modified, ...e.deleted, ...(e.renamed ?? []).map((r) => r.from)].filter((p) => !both.has(p)),
-        };
-      }),
-      verified: true,
-    };
-  }
-
   /** Saves every stat cache now (at shutdown, and before a CLI command exits). */
   async close(): Promise<void> {
     if (this.saveTimer) clearTimeout(this.saveTimer);
@@ -371,12 +333,4 @@ export function notCoveredOf(before: NotCovered[], after: NotCovered[], touched:
   }
   for (const [path, n] of is) if (!was.has(path)) out.push({ path, reason: n.reason, size: n.size, when: 'after', changed: false });
   return out.sort((a, b) => (a.path < b.path ? -1 : 1));
-}
-
-function list(paths: string[]): string {
-  return paths.length <= 5 ? paths.join(', ') : `${paths.slice(0, 5).join(', ')} and ${paths.length - 5} more`;
-}
-
-function capitalize(s: string): string {
-  return s.charAt(0).toUpperCase() + s.slice(1);
 }

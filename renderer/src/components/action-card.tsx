@@ -3,6 +3,7 @@
 import { useMemo, useState } from 'react';
 import type { Result } from '../../../shared/contract';
 import type { Action, UndoResult } from '../../../shared/domain';
+import { describeReversePlan } from '../../../shared/undo/reverse-plan';
 import { canKeep, canUndo, describeUndo, listCalls, listChanges, listDbEffects, undoableDbEffects } from '../model/action-summary';
 import { appActions } from '../state/app-store';
 import { ActionOutput } from './action-output';
@@ -116,10 +117,9 @@ export function ActionCard({ action }: { action: Action }) {
         {finished && <WhileRunning effects={action.effects} />}
         {(finished || calls.some((c) => c.hold?.state === 'waiting')) && <ServiceCalls calls={calls} />}
         {finished && <DbChanges effects={dbEffects} rolledBack={action.status === 'failed' || action.status === 'awaiting-approval'} />}
-        {finished && changes.length + calls.length + dbUndoable > 0 && action.reverse.summary !== '' && (
-          <p className="reverse-plan" data-testid="reverse-plan" data-verified={action.reverse.verified}>
-            <span className="reverse-label">Undo will:</span> {action.reverse.summary}
-            {!action.reverse.verified && <span className="muted"> (not checked against the recorded state)</span>}
+        {finished && changes.length + calls.length + dbUndoable > 0 && (
+          <p className="reverse-plan" data-testid="reverse-plan" data-state={action.reverse.state}>
+            <span className="reverse-label">Undo will:</span> {describeReversePlan(action.reverse, action.kind)}
           </p>
         )}
       </div>

@@ -6,43 +6,31 @@ export type ConversationItem =
   | { kind: 'message'; message: Message }
   | { kind: 'action'; action: Action };
 
-function time(iso: string): number {
-  const ms = Date.parse(iso);
-  return Number.isNaN(ms) ? Number.NEGATIVE_INFINITY : ms;
-}
-
 /**
- * Messages in seq order, each action card right after the assistant message that produced it: the last
- * assistant message created no later than the action started (so before that step's observation). An
- * action with no such message goes after the last message before it, or first of all.
+ * Messages in seq order, each action card right after the assistant message whose code block it is (its
+ * messageId), in the order the actions ran. An action with no such message among these (none recorded)
+ * goes at the end.
  */
 export function buildConversation(messages: readonly Message[], actions: readonly Action[]): ConversationItem[] {
   const ordered = [...messages].sort((a, b) => a.seq - b.seq);
-  const anchored = new Map<number, Action[]>(); // index into `ordered`, -1 for "before every message"
+  const byMessage = new Map<string, Action[]>();
+  const loose: Action[] = [];
+  const known = new Set(ordered.map((m) => m.id));
   for (const action of [...actions].sort((a, b) => a.seq - b.seq)) {
-    const started = time(action.startedAt);
-    let anchor = -1;
-    let fallback = -1;
-    ordered.forEach((message, index) => {
-      if (time(message.createdAt) > started) return;
-      fallback = index;
-      if (message.role === 'assistant') anchor = index;
-    });
-    const at = anchor >= 0 ? anchor : fallback;
-    const list = anchored.get(at) ?? [];
+    if (action.messageId === null || !known.has(action.messageId)) {
+      loose.push(action);
+      continue;
+    }
+    const list = byMessage.get(action.messageId) ?? [];
     list.push(action);
-    anchored.set(at, list);
+    byMessage.set(action.messageId, list);
   }
-
   const items: ConversationItem[] = [];
-  const pushActions = (at: number): void => {
-    for (const action of anchored.get(at) ?? []) items.push({ kind: 'action', action });
-  };
-  pushActions(-1);
-  ordered.forEach((message, index) => {
+  for (const message of ordered) {
     items.push({ kind: 'message', message });
-    pushActions(index);
-  });
+    for (const action of byMessage.get(message.id) ?? []) items.push({ kind: 'action', action });
+  }
+  for (const action of loose) items.push({ kind: 'action', action });
   return items;
 }
 

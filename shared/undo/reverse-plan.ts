@@ -1,0 +1,142 @@
+// An action's reverse plan, computed from its effects in one place, and the words the card and the CLI
+// show for it, rendered from that data in one place. Nothing stores the plan: the store computes it each
+// time it reads an action. Each channel adds one case to planStepsOf (and one to stepWords): the files
+// (what is removed, restored and moved back per folder), the databases (how, and the first compensating
+// statements), the services (the exact inverse calls, newest first) and what nothing can take back.
+// Pure; a leaf like the rest of shared/.
+import type { Action, DbEffect, Effect, FsEffect, ReversePlan, ReverseStep, RestEffect } from '../domain';
+
+type PlanInput = Pick<Action, 'kind' | 'status' | 'output' | 'effects'>;
+
+/** Calls that may have changed a service: mutating, and not refused or cancelled at the gateway. */
+export function sentWrites(effects: readonly Effect[]): RestEffect[] {
+  return effects.filter((c): c is RestEffect => c.channel === 'rest' && c.mutating && !c.refused);
+}
+
+/** The reverse plan of an action as it stands: its state, the steps undo takes, and what nothing can take back. */
+export function reversePlanOf(action: PlanInput): ReversePlan {
+  const folders = action.effects.filter((e) => e.channel === 'fs').length;
+  const empty = { folders, steps: [], irreversible: [] };
+  if (action.status === 'running') return { state: 'recording', ...empty };
+  if (action.status === 'awaiting-approval') return { state: 'awaiting-approval', ...empty };
+  if (action.status === 'failed' && action.effects.length === 0 && action.output.exitCode === null && !action.output.timedOut) {
+    return { state: 'not-run', ...empty };
+  }
+  // A SQL action that failed was rolled back whole: nothing of it is left to undo.
+  const effects = action.kind === 'sql' && action.status === 'failed' ? action.effects.filter((e) => e.channel !== 'db') : action.effects;
+  const unrecorded = action.status === 'interrupted' && action.output.interrupted?.recorded === false;
+  const writes = sentWrites(effects);
+  return {
+    state: unrecorded ? 'unrecorded' : 'ready',
+    folders,
+    // Local steps first (files, then databases), the calls that leave the machine last, newest first.
+    steps: [
+      ...effects.flatMap((e) => (e.channel === 'fs' ? fsStep(e) : [])),
+      ...effects.flatMap((e) => (e.channel === 'db' ? dbStep(e) : [])),
+      ...writes
+        .filter((c) => c.inverse)
+        .reverse()
+        .map((c): ReverseStep => ({ channel: 'rest', ...c.inverse! })),
+    ],
+    irreversible: writes.filter((c) => !c.inverse).map((c) => ({ channel: 'rest' as const, service: c.service, method: c.method, path: c.path })),
+  };
+}
+
+function fsStep(e: FsEffect): ReverseStep[] {
+  const renamed = e.renamed ?? [];
+  if (e.added.length + e.modified.length + e.deleted.length + renamed.length === 0) return [];
+  // Only the action's own paths: what others changed while it ran is theirs, and a path both changed is
+  // left as it is (undo refuses for it rather than guess whose edit it holds).
+  const ambiguous = e.whileRunning?.ambiguous ?? [];
+  const both = new Set(ambiguous);
+  return [
+    {
+      channel: 'fs',
+      workspace: e.workspace,
+      remove: [...e.added, ...renamed.map((r) => r.to)].filter((p) => !both.has(p)),
+      restore: [...e.modified, ...e.deleted, ...renamed.map((r) => r.from)].filter((p) => !both.has(p)),
+      moveBack: renamed,
+      leave: (e.notCovered ?? []).filter((n) => n.changed).map((n) => n.path),
+      ambiguous,
+    },
+  ];
+}
+
+function dbStep(e: DbEffect): ReverseStep[] {
+  if (e.undo.kind === 'none' || e.refused !== null) return [];
+  return [{ channel: 'db', database: e.database, kind: e.undo.kind, statements: e.undo.statements, statementCount: e.undo.statementCount, tables: e.tables }];
+}
+
+/** What undo will do, in words, from the plan alone. `kind` says what "nothing changed" means. */
+export function describeReversePlan(plan: ReversePlan, kind: Action['kind'] = 'code'): string {
+  switch (plan.state) {
+    case 'recording':
+      return 'Recording what this action changes…';
+    case 'not-run':
+      return 'Nothing to undo: the action did not run.';
+    case 'awaiting-approval':
+      return 'Nothing to undo: everything was rolled back; it runs only if the person approves it.';
+    case 'unrecorded': {
+      const rest = readyWords({ ...plan, steps: plan.steps.filter((s) => s.channel !== 'fs') }, kind, false);
+      return `Not possible yet: its file changes are not recorded (see why above).${rest ? ` Its calls: ${rest}` : ''}`;
+    }
+    case 'ready':
+      return readyWords(plan, kind, true);
+  }
+}
+
+function readyWords(plan: ReversePlan, kind: Action['kind'], sayNothing: boolean): string {
+  const named = (workspace: string, path: string): string => (plan.folders > 1 ? `${workspace}/${path}` : path);
+  const sentences: string[] = [];
+  const fs = plan.steps.flatMap((s) => (s.channel === 'fs' ? [s] : []));
+  if (fs.length > 0) {
+    const words = fs.map((s) => {
+      const movedTo = new Set(s.moveBack.map((m) => m.to));
+      const movedFrom = new Set(s.moveBack.map((m) => m.from));
+      const lost = new Set(s.leave);
+      const removed = s.remove.filter((p) => !movedTo.has(p));
+      const back = s.restore.filter((p) => !movedFrom.has(p) && !lost.has(p));
+      const parts = [
+        removed.length ? `delete ${list(removed)}` : '',
+        s.moveBack.length ? `move ${list(s.moveBack.map((r) => `${r.to} back to ${r.from}`))}` : '',
+        back.length ? `bring back the previous ${list(back)}` : '',
+        s.leave.length ? `leave ${list(s.leave)} as it is (not covered by undo)` : '',
+      ].filter(Boolean);
+      return parts.length ? `${parts.join(', ')}${plan.folders > 1 ? ` in ${s.workspace}` : ''}` : '';
+    });
+    sentences.push(`${capitalize(words.filter(Boolean).join('; ') || 'change nothing')}.`);
+    const both = fs.flatMap((s) => s.ambiguous.map((p) => named(s.workspace, p)));
+    if (both.length) {
+      sentences.push(
+        `Undo is refused while ${list(both)} ${both.length === 1 ? 'holds' : 'hold'} an edit made outside Posthoc while the action ran: it cannot tell that edit from the action's.`,
+      );
+    }
+  }
+  const db = plan.steps.flatMap((s) => (s.channel === 'db' ? [s] : []));
+  if (db.length > 0) {
+    const words = db.map((s) => {
+      if (s.kind === 'held') return `roll back the held transaction on ${s.database} to before this action`;
+      if (s.kind === 'snapshot') return `restore ${s.database} from the snapshot taken before this action`;
+      return `run ${s.statementCount} compensating statement${s.statementCount === 1 ? '' : 's'} on ${s.database}${s.tables.length ? ` (${s.tables.join(', ')})` : ''}`;
+    });
+    sentences.push(`${fs.length > 0 ? 'Then ' : ''}${fs.length > 0 ? words.join('; ') : capitalize(words.join('; '))}, after checking that nothing changed them since.`);
+  }
+  const calls = plan.steps.flatMap((s) => (s.channel === 'rest' ? [s] : []));
+  if (calls.length > 0) {
+    sentences.push(`${fs.length + db.length > 0 ? 'Last, send' : 'Send'} ${calls.map((c) => `${c.method} svc/${c.service}${c.path} (${c.summary})`).join(', then ')}.`);
+  }
+  if (plan.irreversible.length > 0) {
+    sentences.push(`${plan.irreversible.map((c) => `${c.method} svc/${c.service}${c.path}`).join(', ')} cannot be undone (no known inverse).`);
+    if (plan.steps.length === 0 && sayNothing) sentences.push('Nothing else to undo.');
+  }
+  if (sentences.length === 0 && sayNothing) return kind === 'sql' ? 'Nothing to undo: no row or table changed.' : 'Nothing to undo: no file changed.';
+  return sentences.join(' ');
+}
+
+function list(paths: string[]): string {
+  return paths.length <= 5 ? paths.join(', ') : `${paths.slice(0, 5).join(', ')} and ${paths.length - 5} more`;
+}
+
+function capitalize(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1);
+}
