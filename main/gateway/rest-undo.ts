@@ -8,6 +8,7 @@
 // applied; what was sent is marked on its effect (`undone`) and never sent twice.
 import { assertNever, type Action, type RestEffect, type UndoBlocker } from '../../shared/domain';
 import type { ApplyResult, ChannelStep, UndoChannel, UndoJob } from '../../shared/undo/channel';
+import { isTakenBack } from '../../shared/undo/reverse-plan';
 import type { RestInverse } from '../../shared/domain/connections';
 import { parseBody, valueAt } from './body-view';
 import { Redactor } from './redaction';
@@ -112,7 +113,7 @@ export function serviceCallsOf(action: Action): RestEffect[] {
 
 /** Calls whose inverse undo already sent: redo cannot send the originals again. */
 export function takenBack(action: Action): RestEffect[] {
-  return serviceCallsOf(action).filter((e) => e.undone && e.undone.error === null);
+  return serviceCallsOf(action).filter(isTakenBack);
 }
 
 export const callName = (e: { method: string; service: string; path: string }) => `${e.method} svc/${e.service}${e.path}`;

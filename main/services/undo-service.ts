@@ -20,7 +20,8 @@ import type { ActionStateOf } from '../effects/fs/undo-rules';
 import { ServicesUndoChannel, type RestUndoPort } from '../gateway/rest-undo';
 import type { TaskStore } from '../store/task-store';
 import type { UndoOperations } from '../store/undo-operations';
-import { DatabasesUndoChannel, keepDatabases, type DatabaseUndo } from './database-undo';
+import { DatabasesUndoChannel, dbEffectsOf, type DatabaseUndo } from '../effects/db/databases-undo-channel';
+import { DbRefusal } from '../effects/db/db-errors';
 import type { EventBus } from './event-bus';
 import { ServiceError } from './service-error';
 
@@ -507,4 +508,20 @@ function requireRecorded(action: Action, verb: string): void {
       `Action ${action.seq}'s changes are not recorded yet (the checkpoint after it failed), so Posthoc cannot ${verb} it yet. Free space on the disk of Posthoc's data folder and run any posthoc command: it records them, then try again.`,
     );
   }
+}
+
+/** Keep: releases what the database effects hold. Returns ids of other actions a held transaction committed with it. */
+async function keepDatabases(db: DatabaseUndo | undefined, action: Action): Promise<string[]> {
+  const effects = dbEffectsOf(action);
+  if (effects.length === 0 || !db) return [];
+  const others = new Set<string>();
+  for (const e of effects) {
+    try {
+      for (const id of await db.keep(e)) if (id !== action.id) others.add(id);
+    } catch (error) {
+      if (error instanceof DbRefusal) throw new ServiceError('conflict', error.message);
+      throw error;
+    }
+  }
+  return [...others];
 }

@@ -299,6 +299,11 @@ export const ReversePlan = z.object({
   steps: z.array(ReverseStep),
   /** What nothing can take back: calls with no known inverse. */
   irreversible: z.array(z.discriminatedUnion('channel', [z.object({ channel: z.literal('rest'), service: z.string(), method: z.string(), path: z.string() })])),
+  /**
+   * Calls already taken back for good by an undo the provider then refused part of (a partial undo): they are
+   * not sent again, and while the action stays applied the card says it is partly undone.
+   */
+  takenBack: z.array(z.object({ channel: z.literal('rest'), service: z.string(), method: z.string(), path: z.string(), summary: z.string() })),
 });
 export type ReversePlan = z.infer<typeof ReversePlan>;
 

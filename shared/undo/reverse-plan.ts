@@ -16,7 +16,7 @@ export function sentWrites(effects: readonly Effect[]): RestEffect[] {
 /** The reverse plan of an action as it stands: its state, the steps undo takes, and what nothing can take back. */
 export function reversePlanOf(action: PlanInput): ReversePlan {
   const folders = action.effects.filter((e) => e.channel === 'fs').length;
-  const empty = { folders, steps: [], irreversible: [] };
+  const empty = { folders, steps: [], irreversible: [], takenBack: [] };
   if (action.status === 'running') return { state: 'recording', ...empty };
   if (action.status === 'awaiting-approval') return { state: 'awaiting-approval', ...empty };
   if (action.status === 'failed' && action.effects.length === 0 && action.output.exitCode === null && !action.output.timedOut) {
@@ -34,12 +34,23 @@ export function reversePlanOf(action: PlanInput): ReversePlan {
       ...effects.flatMap((e) => (e.channel === 'fs' ? fsStep(e) : [])),
       ...effects.flatMap((e) => (e.channel === 'db' ? dbStep(e) : [])),
       ...writes
-        .filter((c) => c.inverse)
+        .filter((c) => c.inverse && !isTakenBack(c))
         .reverse()
         .map((c): ReverseStep => ({ channel: 'rest', ...c.inverse! })),
     ],
     irreversible: writes.filter((c) => !c.inverse).map((c) => ({ channel: 'rest' as const, service: c.service, method: c.method, path: c.path })),
+    takenBack: writes.filter(isTakenBack).map((c) => ({ channel: 'rest' as const, service: c.service, method: c.method, path: c.path, summary: c.inverse?.summary ?? '' })),
   };
+}
+
+/** A call whose inverse went through in an undo that did not finish (the provider refused a later one). */
+export function isTakenBack(c: RestEffect): boolean {
+  return c.undone !== null && c.undone !== undefined && c.undone.error === null;
+}
+
+/** An applied action some of whose calls were already taken back: what the card calls partly undone. */
+export function partlyUndone(action: Pick<Action, 'status'> & { reverse: ReversePlan }): boolean {
+  return action.reverse.takenBack.length > 0 && action.status !== 'undone';
 }
 
 function fsStep(e: FsEffect): ReverseStep[] {
@@ -124,6 +135,9 @@ function readyWords(plan: ReversePlan, kind: Action['kind'], sayNothing: boolean
   const calls = plan.steps.flatMap((s) => (s.channel === 'rest' ? [s] : []));
   if (calls.length > 0) {
     sentences.push(`${fs.length + db.length > 0 ? 'Last, send' : 'Send'} ${calls.map((c) => `${c.method} svc/${c.service}${c.path} (${c.summary})`).join(', then ')}.`);
+  }
+  if (plan.takenBack.length > 0) {
+    sentences.push(`Already taken back by an earlier undo: ${plan.takenBack.map((c) => `${c.method} svc/${c.service}${c.path}${c.summary ? ` (${c.summary})` : ''}`).join(', ')}.`);
   }
   if (plan.irreversible.length > 0) {
     sentences.push(`${plan.irreversible.map((c) => `${c.method} svc/${c.service}${c.path}`).join(', ')} cannot be undone (no known inverse).`);

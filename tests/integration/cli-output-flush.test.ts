@@ -32,7 +32,7 @@ function seed(dataDir: string): string {
         // Distinct per action, so a cut or a repeat would show in the parsed result.
         output: { stdout: `${seq}:`.padEnd(STDOUT_BYTES, String.fromCharCode(97 + (seq % 26))), stderr: '', exitCode: 0, timedOut: false, truncated: false },
         effects: [],
-        reverse: { state: 'ready', folders: 0, steps: [], irreversible: [] },
+        reverse: { state: 'ready', folders: 0, steps: [], irreversible: [], takenBack: [] },
         messageId: null,
         confinement: { level: 'reversible', reason: 'Ran in the sandbox.' },
         startedAt: new Date().toISOString(),

@@ -101,7 +101,7 @@ function actionOf(effects: Effect[]): Action {
   return {
     id: 'action-1', taskId: task.id, seq: 1, kind: 'code', language: 'python', source: '', status: 'done',
     output: { stdout: '', stderr: '', exitCode: 0, timedOut: false, truncated: false },
-    effects, reverse: { state: 'ready', folders: 0, steps: [], irreversible: [] }, messageId: null, confinement: { level: 'compensable', reason: '' },
+    effects, reverse: { state: 'ready', folders: 0, steps: [], irreversible: [], takenBack: [] }, messageId: null, confinement: { level: 'compensable', reason: '' },
     startedAt: '2026-01-01T00:00:00.000Z', finishedAt: '2026-01-01T00:00:01.000Z', undoneAt: null,
   };
 }

@@ -35,7 +35,7 @@ function actionOf(task: Task, input: Partial<Action>): Action {
     status: 'running',
     output: { stdout: '', stderr: '', exitCode: null, timedOut: false, truncated: false },
     effects: [],
-    reverse: { state: 'ready', folders: 0, steps: [], irreversible: [] },
+    reverse: { state: 'ready', folders: 0, steps: [], irreversible: [], takenBack: [] },
     messageId: null,
     confinement: { level: 'reversible', reason: 'Running in the sandbox.' },
     startedAt: new Date().toISOString(),

@@ -22,7 +22,7 @@ function makeAction(block: CodeBlock, output: Partial<ActionOutput> = {}, effect
     status: exitCode === 0 && !output.timedOut ? 'done' : 'failed',
     output: { stdout: '', stderr: '', exitCode, timedOut: false, truncated: false, ...output },
     effects,
-    reverse: { state: 'ready', folders: 0, steps: [], irreversible: [] },
+    reverse: { state: 'ready', folders: 0, steps: [], irreversible: [], takenBack: [] },
     messageId: null,
     confinement: { level: 'reversible', reason: 'test' },
     startedAt: '2025-01-01T00:00:00.000Z',

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { deriveInverse, type RanCall } from '../../main/gateway/rest-inverse';
 import { BUILT_IN_PROVIDERS, apiSpec } from '../../main/oauth/providers';
-import { describeReversePlan, reversePlanOf } from '../../shared/undo/reverse-plan';
+import { describeReversePlan, partlyUndone, reversePlanOf } from '../../shared/undo/reverse-plan';
 import type { RestEffect } from '../../shared/domain';
 import { ApiSpec } from '../../shared/domain/connections';
 
@@ -102,5 +102,21 @@ describe('the reverse plan of service calls', () => {
     expect(describeReversePlan(plan)).toBe(
       'Send PATCH svc/github/repos/a/b/issues/1 (Close #1), then POST svc/slack/chat.delete (Delete A). POST svc/slack/chat.update cannot be undone (no known inverse).',
     );
+  });
+
+  it('after a partial undo: the call taken back is not sent again, the plan names it, and the action is partly undone until undone whole', () => {
+    const output = { stdout: '', stderr: '', exitCode: 0, timedOut: false, truncated: false };
+    const a = effect({ inverse: { service: 'slack', method: 'POST', path: '/chat.delete', body: '{}', summary: 'Delete A' } });
+    const b = effect({ service: 'github', path: '/repos/a/b/issues', inverse: { service: 'github', method: 'PATCH', path: '/repos/a/b/issues/1', body: '{}', summary: 'Close #1' } });
+    // The undo sent b's inverse (newest first) and it went through; Slack then refused a's.
+    const sentB = { ...b, undone: { status: 200, at: '2026-01-01T00:00:00Z', error: null } };
+    const refusedA = { ...a, undone: { status: 200, at: '2026-01-01T00:00:01Z', error: 'cant_delete_message' } };
+    const plan = reversePlanOf({ kind: 'code', status: 'done', output, effects: [refusedA, sentB] });
+    expect(plan.steps.map((s) => (s.channel === 'rest' ? s.summary : ''))).toEqual(['Delete A']);
+    expect(plan.takenBack).toEqual([{ channel: 'rest', service: 'github', method: 'POST', path: '/repos/a/b/issues', summary: 'Close #1' }]);
+    expect(describeReversePlan(plan)).toBe('Send POST svc/slack/chat.delete (Delete A). Already taken back by an earlier undo: POST svc/github/repos/a/b/issues (Close #1).');
+    expect(partlyUndone({ status: 'done', reverse: plan })).toBe(true);
+    expect(partlyUndone({ status: 'undone', reverse: plan })).toBe(false);
+    expect(partlyUndone({ status: 'done', reverse: reversePlanOf({ kind: 'code', status: 'done', output, effects: [a, b] }) })).toBe(false);
   });
 });

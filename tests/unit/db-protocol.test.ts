@@ -6,7 +6,7 @@ import { describeObservation } from '../../main/agent/agent-loop';
 import { parseReply } from '../../main/agent/codeact-parser';
 import { systemPrompt } from '../../main/agent/system-prompt';
 import { confinementOf } from '../../main/policy/confinement';
-import { dbEffectsOf } from '../../main/services/database-undo';
+import { dbEffectsOf } from '../../main/effects/db/databases-undo-channel';
 import { pickGrant } from '../../main/services/sql-action-runner';
 import { canUndo, listDbEffects } from '../../renderer/src/model/action-summary';
 import { toGrantInputs, emptyDatabaseRow } from '../../renderer/src/components/database-grants-fieldset';

@@ -22,7 +22,7 @@ function action(id: string, seq: number, second: number, overrides: Partial<Acti
     status: 'done',
     output: { stdout: '', stderr: '', exitCode: 0, timedOut: false, truncated: false },
     effects: [],
-    reverse: { state: 'ready', folders: 0, steps: [], irreversible: [] },
+    reverse: { state: 'ready', folders: 0, steps: [], irreversible: [], takenBack: [] },
     messageId: null,
     confinement: { level: 'reversible', reason: 'r' },
     startedAt: at(second),

@@ -56,7 +56,7 @@ function action(overrides: Partial<Action> = {}): Action {
     status: 'running',
     output: { stdout: '', stderr: '', exitCode: null, timedOut: false, truncated: false },
     effects: [],
-    reverse: { state: 'ready', folders: 0, steps: [], irreversible: [] },
+    reverse: { state: 'ready', folders: 0, steps: [], irreversible: [], takenBack: [] },
     messageId: null,
     confinement: { level: 'reversible', reason: 'Only granted folders, checkpointed.' },
     startedAt: '2025-01-01T10:00:01.000Z',

@@ -18,7 +18,7 @@ const action = (over: Partial<Action> = {}): Action => ({
   effects: [
     { channel: 'fs', workspace: 'w', added: ['a.txt'], modified: ['b.txt'], deleted: [], renamed: [{ from: 'c', to: 'd' }], checkpointBefore: 'x', checkpointAfter: 'y' },
   ],
-  reverse: { state: 'ready', folders: 0, steps: [], irreversible: [] },
+  reverse: { state: 'ready', folders: 0, steps: [], irreversible: [], takenBack: [] },
   messageId: null,
   confinement: { level: 'reversible', reason: '' },
   startedAt: '2026-01-01T00:00:00.000Z',

@@ -3,7 +3,7 @@
 import { useMemo, useState } from 'react';
 import type { Result } from '../../../shared/contract';
 import type { Action, UndoResult } from '../../../shared/domain';
-import { describeReversePlan } from '../../../shared/undo/reverse-plan';
+import { describeReversePlan, partlyUndone } from '../../../shared/undo/reverse-plan';
 import { canKeep, canUndo, describeUndo, listCalls, listChanges, listDbEffects, undoableDbEffects } from '../model/action-summary';
 import { appActions } from '../state/app-store';
 import { ActionOutput } from './action-output';
@@ -104,6 +104,15 @@ export function ActionCard({ action }: { action: Action }) {
         <span className={`action-status action-status-${action.status}`} data-testid="action-status">
           {statusWords[action.status]}
         </span>
+        {partlyUndone(action) && (
+          <span
+            className="action-status action-status-partial"
+            data-testid="action-partly-undone"
+            title={`An undo took back ${action.reverse.takenBack.length} call${action.reverse.takenBack.length === 1 ? '' : 's'}, then the provider refused the next: the files and rows were put back, and undo again sends only the rest.`}
+          >
+            partly undone
+          </span>
+        )}
         {took !== null && <span className="action-duration muted">{took}</span>}
       </header>
 

@@ -1,11 +1,9 @@
-// The databases' part of undo, redo, rewind and keep: the databases channel behind the undo saga's
-// interface, and keep. Each effect is reverted in a transaction of its own that completes or changes
+// The databases channel behind the undo saga's interface (shared/undo/channel.ts). Each effect is reverted in a transaction of its own that completes or changes
 // nothing; if a later one (or another channel) is refused, the ones already done are put back.
-import { assertNever, type Action, type DbEffect, type UndoBlocker } from '../../shared/domain';
-import { StepRefused, type ApplyResult, type ChannelStep, type UndoChannel, type UndoJob } from '../../shared/undo/channel';
-import type { DbChannel } from '../effects/db/db-channel';
-import { DbConflict, DbRefusal } from '../effects/db/db-errors';
-import { ServiceError } from './service-error';
+import { assertNever, type Action, type DbEffect, type UndoBlocker } from '../../../shared/domain';
+import { StepRefused, type ApplyResult, type ChannelStep, type UndoChannel, type UndoJob } from '../../../shared/undo/channel';
+import type { DbChannel } from './db-channel';
+import { DbConflict, DbRefusal } from './db-errors';
 
 export type DatabaseUndo = Pick<DbChannel, 'undo' | 'redo' | 'keep' | 'conflicts'>;
 
@@ -98,8 +96,7 @@ class DatabasesStep implements ChannelStep {
         this.done.push(effect);
       } catch (error) {
         await this.compensate().catch((again: unknown) => {
-          throw new ServiceError(
-            'internal',
+          throw new Error(
             `The ${this.job.direction} of ${effect.database} failed and putting back what was already ${this.job.direction === 'undo' ? 'undone' : 'redone'} failed too (${String(again)}); check the database.`,
           );
         });
@@ -123,20 +120,4 @@ class DatabasesStep implements ChannelStep {
 
 function blocker(path: string, reason: string): UndoBlocker {
   return { path, by: 'content', actionId: null, actionSeq: null, taskTitle: null, channel: 'databases', reason };
-}
-
-/** Keep: releases what the database effects hold. Returns ids of other actions a held transaction committed with it. */
-export async function keepDatabases(db: DatabaseUndo | undefined, action: Action): Promise<string[]> {
-  const effects = dbEffectsOf(action);
-  if (effects.length === 0 || !db) return [];
-  const others = new Set<string>();
-  for (const e of effects) {
-    try {
-      for (const id of await db.keep(e)) if (id !== action.id) others.add(id);
-    } catch (error) {
-      if (error instanceof DbRefusal) throw new ServiceError('conflict', error.message);
-      throw error;
-    }
-  }
-  return [...others];
 }
