@@ -42,6 +42,39 @@ export function sandboxUser(hostUid: number, hostGid: number, folderOwner?: { ui
   return `${FALLBACK_SANDBOX_UID}:${FALLBACK_SANDBOX_UID}`;
 }
 
+/** A granted folder's owner and mode bits, as stat gives them. */
+export type FolderOwnership = { path: string; uid: number; gid: number; mode: number };
+
+/**
+ * Why the action user could not write the granted folders, or null when it can: checked before the first
+ * action, so a task never runs into a PermissionError on every write and then reports "done". The action user
+ * has no capability (not even a root-owned folder's), so only the folder's own permission bits count: owner,
+ * group or other write and search permission.
+ */
+export function writeRefusal(hostUid: number, hostGid: number, folders: readonly FolderOwnership[]): string | null {
+  const [uid, gid] = actionIds(hostUid, hostGid, folders);
+  const unwritable = folders.filter((f) => !canWrite(f, uid, gid));
+  if (unwritable.length === 0) return null;
+  const names = unwritable.map((f) => `${f.path} (owner uid ${f.uid})`).join(', ');
+  if (hostUid === 0) {
+    return (
+      `Posthoc runs as root, so actions run as the owner of the first granted folder (uid ${uid}), with no capabilities; ` +
+      `they could not write ${names}. Grant folders of one owner in a task, or give them one owner: sudo chown -R ${uid}:${gid} FOLDER.`
+    );
+  }
+  return `Actions run as you (uid ${uid}) and could not write ${names}. Grant a folder you can write, or make it yours: sudo chown -R ${uid}:${gid} FOLDER.`;
+}
+
+function actionIds(hostUid: number, hostGid: number, folders: readonly FolderOwnership[]): [number, number] {
+  const [uid, gid] = sandboxUser(hostUid, hostGid, folders[0]).split(':').map(Number) as [number, number];
+  return [uid, gid];
+}
+
+function canWrite(f: FolderOwnership, uid: number, gid: number): boolean {
+  const bits = f.uid === uid ? (f.mode >> 6) & 7 : f.gid === gid ? (f.mode >> 3) & 7 : f.mode & 7;
+  return (bits & 3) === 3;
+}
+
 /** Where granted folders appear: one folder at /workspace, several at /workspace/NAME. */
 export function mountPaths(hostPaths: string[], names: string[]): string[] {
   return hostPaths.length === 1 ? ['/workspace'] : names.map((n) => `/workspace/${n}`);

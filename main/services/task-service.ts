@@ -7,7 +7,7 @@ import { runAgent, type AgentOutcome } from '../agent/agent-loop';
 import { LlmClient, type ChatMessage } from '../agent/llm-client';
 import { systemPrompt, type PromptService } from '../agent/system-prompt';
 import { currentGrantHost, grantRefusal } from '../policy/grant-rules';
-import { mountPaths } from '../sandbox/container-policy';
+import { mountPaths, writeRefusal } from '../sandbox/container-policy';
 import type { SandboxExecutor } from '../sandbox/executor';
 import { sandboxStatus } from '../sandbox/sandbox-image';
 import type { TaskStore } from '../store/task-store';
@@ -202,6 +202,11 @@ export class TaskService {
       if (refusal) throw new ServiceError('invalid-input', refusal);
       if (!resolved.includes(real)) resolved.push(real);
     }
+    // Who actions run as must be able to write every folder, or the task is refused before its first action.
+    const owners = await Promise.all(resolved.map(async (path) => ({ path, ...(await stat(path)) })));
+    // (Linux: Docker Desktop's file sharing on macOS and Windows maps owners itself.)
+    const cannot = process.platform === 'linux' ? writeRefusal(process.getuid!(), process.getgid!(), owners) : null;
+    if (cannot) throw new ServiceError('invalid-input', cannot);
     const names = uniqueNames(resolved.map((p) => basename(p) || 'folder'));
     const mounts = mountPaths(resolved, names);
     return resolved.map((hostPath, i) => ({ name: names[i]!, hostPath, mountPath: mounts[i]!, readOnly: false }));

@@ -14,6 +14,7 @@ import {
   sandboxUser,
   containerSpec,
   mountPaths,
+  writeRefusal,
 } from '../../main/sandbox/container-policy';
 import { sandboxSeccompProfile } from '../../main/sandbox/seccomp-profile';
 import { INIT_SCRIPT } from '../../main/sandbox/image/posthoc-init';
@@ -165,6 +166,30 @@ describe('the sandbox user and its process', () => {
     expect(s.HostConfig?.Tmpfs?.[SANDBOX_HOME]).toContain('nosuid');
     expect(s.Env).toContain(`HOME=${SANDBOX_HOME}`);
     expect(s.Env).toContain('POSTHOC_GATEWAY=http://127.0.0.1:8080');
+  });
+});
+
+describe('writeRefusal: the action user must be able to write every granted folder', () => {
+  const folder = (path: string, uid: number, gid: number, mode: number) => ({ path, uid, gid, mode });
+
+  it('as the person: their own folder passes; a root-owned 0755 folder is refused, naming their uid and the fix', () => {
+    expect(writeRefusal(1000, 1000, [folder('/home/p/work', 1000, 1000, 0o755)])).toBeNull();
+    const why = writeRefusal(1000, 1000, [folder('/home/p/work', 1000, 1000, 0o755), folder('/srv/data', 0, 0, 0o755)]);
+    expect(why).toBe('Actions run as you (uid 1000) and could not write /srv/data (owner uid 0). Grant a folder you can write, or make it yours: sudo chown -R 1000:1000 FOLDER.');
+  });
+
+  it('group and other write bits count; a folder of the owner without its own write bit does not', () => {
+    expect(writeRefusal(1000, 1000, [folder('/srv/shared', 0, 1000, 0o775)])).toBeNull();
+    expect(writeRefusal(1000, 1000, [folder('/tmp/open', 0, 0, 0o1777)])).toBeNull();
+    expect(writeRefusal(1000, 1000, [folder('/home/p/ro', 1000, 1000, 0o555)])).toMatch(/could not write \/home\/p\/ro \(owner uid 1000\)/);
+  });
+
+  it('as root: a root-owned folder is the work of root and passes; two owners cannot both be the action user', () => {
+    expect(writeRefusal(0, 0, [folder('/srv/app', 0, 0, 0o700)])).toBeNull();
+    expect(writeRefusal(0, 0, [folder('/home/p', 1000, 1000, 0o700)])).toBeNull();
+    expect(writeRefusal(0, 0, [folder('/srv/app', 0, 0, 0o755), folder('/home/p', 1000, 1000, 0o700)])).toBe(
+      'Posthoc runs as root, so actions run as the owner of the first granted folder (uid 0), with no capabilities; they could not write /home/p (owner uid 1000). Grant folders of one owner in a task, or give them one owner: sudo chown -R 0:0 FOLDER.',
+    );
   });
 });
 
