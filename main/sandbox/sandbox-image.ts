@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { chmod, copyFile, mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import pkg from '../../package.json';
 import { packageRoot } from '../platform/package-root';
 import type { SandboxStatus } from '../../shared/domain';
@@ -17,11 +17,39 @@ import { INIT_SCRIPT as initScript } from './image/posthoc-init';
 
 export const SANDBOX_IMAGE = `posthoc-sandbox:${pkg.version}`;
 const PACKAGES = ['python3-minimal', 'python3-requests', 'ca-certificates', 'git'];
+
+/** A file of main/sandbox/image/ copied into the image at `target` with `mode`, by both build paths. */
+export interface ImageFile {
+  /** The file's name in main/sandbox/image/. */
+  source: string;
+  /** Absolute path inside the image. */
+  target: string;
+  mode: number;
+}
+/** Extra files every sandbox image carries; their contents are part of the recipe. */
+export const IMAGE_FILES: readonly ImageFile[] = [];
+const IMAGE_DIR = join('main', 'sandbox', 'image');
+
+export interface BuildOptions {
+  /** Debian packages to install; the default set when omitted. */
+  packages?: readonly string[];
+  /** Files to copy in; IMAGE_FILES when omitted. */
+  files?: readonly ImageFile[];
+}
 /** Identifies what went into the image: a changed recipe makes `sandbox status` ask for a rebuild. */
 export const RECIPE_LABEL = 'dev.posthoc.recipe';
 /** The claim library (claims.ts): loaded into every process of the sandbox through /etc/ld.so.preload. */
 const CLAIMS_SOURCE_PATH = join('main', 'sandbox', 'image', 'claims-preload.c');
 const CLAIMS_LIBRARY = '/usr/local/lib/posthoc-claims.so';
+
+function imageFileContent(file: ImageFile): Buffer {
+  const root = packageRoot();
+  if (!root) throw new SandboxError('docker-failed', `Posthoc's own files are missing (${IMAGE_DIR}); reinstall Posthoc.`);
+  if (!file.target.startsWith('/') || file.target.split('/').includes('..') || file.source.includes('/')) {
+    throw new SandboxError('docker-failed', `Bad sandbox image file ${file.source} → ${file.target}.`);
+  }
+  return readFileSync(join(root, IMAGE_DIR, file.source));
+}
 
 function claimsSource(): string {
   const root = packageRoot();
@@ -31,9 +59,19 @@ function claimsSource(): string {
 
 let recipe: string | undefined;
 /** Identifies what went into the image: a changed recipe makes `sandbox status` ask for a rebuild. */
-export function sandboxRecipe(): string {
-  recipe ??= createHash('sha256').update(JSON.stringify({ PACKAGES, initScript, claims: claimsSource() })).digest('hex').slice(0, 16);
+export function sandboxRecipe(options: BuildOptions = {}): string {
+  if (options.packages || options.files) return computeRecipe(options.packages ?? PACKAGES, options.files ?? IMAGE_FILES);
+  recipe ??= computeRecipe(PACKAGES, IMAGE_FILES);
   return recipe;
+}
+
+function computeRecipe(packages: readonly string[], files: readonly ImageFile[]): string {
+  const hash = createHash('sha256').update(JSON.stringify({ PACKAGES: packages, initScript, claims: claimsSource() }));
+  for (const file of files) {
+    hash.update(JSON.stringify({ target: file.target, mode: file.mode, source: file.source }));
+    hash.update(imageFileContent(file));
+  }
+  return hash.digest('hex').slice(0, 16);
 }
 
 export async function sandboxStatus(docker: Docker, image = SANDBOX_IMAGE): Promise<SandboxStatus> {
@@ -71,22 +109,31 @@ export async function buildSandboxImage(
   docker: Docker,
   log: (line: string) => void,
   image = SANDBOX_IMAGE,
+  options: BuildOptions = {},
 ): Promise<void> {
+  const spec = { packages: options.packages ?? PACKAGES, files: options.files ?? IMAGE_FILES, recipe: sandboxRecipe(options) };
   try {
     await docker.version();
   } catch (error) {
     throw explainDockerError(error, image);
   }
   const canDebootstrap = process.platform === 'linux' && process.getuid?.() === 0 && (await commandExists('debootstrap'));
-  if (canDebootstrap) await buildWithDebootstrap(docker, log, image);
-  else await buildWithDockerfile(docker, log, image);
+  if (canDebootstrap) await buildWithDebootstrap(docker, log, image, spec);
+  else await buildWithDockerfile(docker, log, image, spec);
   await docker.getImage(image).inspect().catch((error) => {
     throw new SandboxError('docker-failed', `The build finished but ${image} is not there: ${String(error)}`);
   });
   log(`Built ${image}.`);
 }
 
-async function buildWithDebootstrap(docker: Docker, log: (line: string) => void, image: string): Promise<void> {
+interface BuildSpec {
+  packages: readonly string[];
+  files: readonly ImageFile[];
+  recipe: string;
+}
+
+async function buildWithDebootstrap(docker: Docker, log: (line: string) => void, image: string, spec: BuildSpec): Promise<void> {
+  const PACKAGES = spec.packages;
   const work = await mkdtemp(join(tmpdir(), 'posthoc-sandbox-'));
   const rootfs = join(work, 'rootfs');
   try {
@@ -100,13 +147,19 @@ async function buildWithDebootstrap(docker: Docker, log: (line: string) => void,
     log('compiling the claim library');
     await compileClaimsLibrary(work, join(rootfs, CLAIMS_LIBRARY.slice(1)), log);
     await writeFile(join(rootfs, 'etc/ld.so.preload'), `${CLAIMS_LIBRARY}\n`);
+    for (const file of spec.files) {
+      const target = join(rootfs, file.target.slice(1));
+      await mkdir(dirname(target), { recursive: true });
+      await writeFile(target, imageFileContent(file));
+      await chmod(target, file.mode);
+    }
     log(`docker import → ${image}`);
     const [repo, tag] = image.split(':') as [string, string];
     const tar = spawn('tar', ['-C', rootfs, '-c', '.'], { stdio: ['ignore', 'pipe', 'inherit'] });
     const stream = (await docker.importImage(tar.stdout as never, {
       repo,
       tag,
-      changes: [`LABEL ${RECIPE_LABEL}=${sandboxRecipe()}`, `CMD ["${INIT_PATH}"]`],
+      changes: [`LABEL ${RECIPE_LABEL}=${spec.recipe}`, `CMD ["${INIT_PATH}"]`],
     } as never)) as unknown as NodeJS.ReadableStream;
     await followProgress(docker, stream);
   } finally {
@@ -114,10 +167,13 @@ async function buildWithDebootstrap(docker: Docker, log: (line: string) => void,
   }
 }
 
-async function buildWithDockerfile(docker: Docker, log: (line: string) => void, image: string): Promise<void> {
+async function buildWithDockerfile(docker: Docker, log: (line: string) => void, image: string, spec: BuildSpec): Promise<void> {
+  const PACKAGES = spec.packages;
   const work = await mkdtemp(join(tmpdir(), 'posthoc-sandbox-'));
   try {
     await writeFile(join(work, 'posthoc-init'), initScript);
+    const fileSources = spec.files.map((_, i) => `file-${i}`);
+    for (const [i, file] of spec.files.entries()) await writeFile(join(work, fileSources[i]!), imageFileContent(file));
     await writeFile(join(work, 'claims-preload.c'), claimsSource());
     await writeFile(
       join(work, 'Dockerfile'),
@@ -133,14 +189,16 @@ async function buildWithDockerfile(docker: Docker, log: (line: string) => void, 
         `COPY posthoc-init ${INIT_PATH}`,
         `COPY --from=claims /posthoc-claims.so ${CLAIMS_LIBRARY}`,
         `RUN echo ${CLAIMS_LIBRARY} > /etc/ld.so.preload`,
+        ...spec.files.map((file, i) => `COPY ${fileSources[i]} ${file.target}`),
+        ...spec.files.map((file) => `RUN chmod ${file.mode.toString(8)} ${file.target}`),
         `RUN chmod 755 ${INIT_PATH} && echo ${image} > /etc/posthoc-sandbox`,
-        `LABEL ${RECIPE_LABEL}=${sandboxRecipe()}`,
+        `LABEL ${RECIPE_LABEL}=${spec.recipe}`,
         `CMD ["${INIT_PATH}"]`,
         '',
       ].join('\n'),
     );
     log(`docker build → ${image}`);
-    const stream = await docker.buildImage({ context: work, src: ['Dockerfile', 'posthoc-init', 'claims-preload.c'] }, { t: image });
+    const stream = await docker.buildImage({ context: work, src: ['Dockerfile', 'posthoc-init', 'claims-preload.c', ...fileSources] }, { t: image });
     await followProgress(docker, stream, (event) => {
       const line = (event as { stream?: string }).stream?.trim();
       if (line) log(line);
