@@ -95,6 +95,13 @@ export function describeObservation(action: Action): string {
             : `database ${effect.database}: ${effect.rowsAffected} row(s) changed${effect.tables.length ? ` in ${effect.tables.join(', ')}` : ''}${effect.undo.kind === 'held' ? ' (held in an open transaction until the person keeps or undoes it)' : ''}`,
         );
         break;
+      case 'packages':
+        lines.push(
+          effect.refused
+            ? `${effect.manager} download of ${effect.name} refused: ${effect.refused}`
+            : `${effect.manager} downloaded ${effect.name}${effect.version ? ` ${effect.version}` : ''}${effect.source === 'cache' ? ' (from the host cache)' : ''}`,
+        );
+        break;
       default:
         assertNever(effect, 'effect');
     }

@@ -52,6 +52,10 @@ function formatEffect(effect: Effect): string[] {
             ...effect.undo.statements.map((sql) => `    ↶ ${sql}`),
             ...(effect.undo.statementCount > effect.undo.statements.length ? [`    ↶ … ${effect.undo.statementCount - effect.undo.statements.length} more`] : []),
           ];
+    case 'packages':
+      return [
+        `  ↓ ${effect.manager} ${effect.name}${effect.version ? ` ${effect.version}` : ''}${effect.file ? ` (${effect.file})` : ''}  ${effect.refused ? `refused: ${effect.refused}` : effect.source === 'cache' ? 'from the host cache' : effect.source}`,
+      ];
     default:
       return assertNever(effect, 'effect');
   }

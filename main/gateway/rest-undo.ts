@@ -103,6 +103,7 @@ export function serviceCallsOf(action: Action): RestEffect[] {
         break;
       case 'fs':
       case 'db':
+      case 'packages':
         break;
       default:
         assertNever(e, 'effect');

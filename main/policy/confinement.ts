@@ -47,6 +47,9 @@ export function confinementOf(facts: SandboxFacts, effects: readonly Effect[]): 
         rowChanges += effect.rowsAffected + (effect.undo.kind === 'snapshot' ? 1 : 0);
         if (effect.undo.kind === 'held') heldOn.add(effect.database);
         break;
+      case 'packages':
+        // A GET of a public index file into the task's own environment: changes nothing anyone else sees.
+        break;
       default:
         assertNever(effect, 'effect');
     }

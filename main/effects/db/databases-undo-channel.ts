@@ -23,6 +23,7 @@ export function dbEffectsOf(action: Action): DbEffect[] {
         break;
       case 'fs':
       case 'rest':
+      case 'packages': // packages live in the task's own environment: nothing to undo
         break;
       default:
         assertNever(e, 'effect');

@@ -25,6 +25,8 @@ export function listChanges(effects: readonly Effect[]): Change[] {
         break; // service calls are listed apart: see listCalls
       case 'db':
         break; // database changes are listed apart: see listDbChanges
+      case 'packages':
+        break; // downloads are listed apart: see listDownloads
       default:
         assertNever(effect, 'effect');
     }
