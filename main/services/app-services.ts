@@ -25,6 +25,9 @@ import { UndoOperations } from '../store/undo-operations';
 import { UndoStore } from '../store/undo-store';
 import { Vault } from '../vault/vault';
 import { ActionRunner } from './action-runner';
+import { npmRoute } from '../gateway/packages/npm-route';
+import { PackageCache } from '../gateway/packages/package-cache';
+import { pipRoute } from '../gateway/packages/pip-route';
 import { ConnectionsService, type ConnectionsOptions } from './connections-service';
 import { DatabaseGrants } from './database-grants';
 import { EventBus } from './event-bus';
@@ -96,6 +99,11 @@ export function createServices(options: {
   const databases = new DbChannel(options.dataDir, engines);
   const dbRoute = new DbGatewayRoute();
   gateway.route('db', dbRoute.route);
+  // Packages through the one door: pip's simple API and npm's registry, verified and cached on the host
+  // (settings is made below; the policy is read at each request).
+  const packageCache = new PackageCache(join(options.dataDir, 'packages'));
+  gateway.route('pip', pipRoute(packageCache, () => settings.packagePolicy()));
+  gateway.route('npm', npmRoute(packageCache, () => settings.packagePolicy()));
   const executor = new SandboxExecutor(docker, options.image ?? SANDBOX_IMAGE, {
     controlDir: join(options.dataDir, 'sandbox'),
     doors: { open: async (taskId) => (await gateway.open(taskId)).dir, close: (taskId) => gateway.close(taskId) },

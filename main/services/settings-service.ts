@@ -5,6 +5,13 @@ import type { CallInput } from '../../shared/contract';
 import type { ProviderSettings } from '../../shared/domain';
 import type { LlmConfig } from '../agent/llm-client';
 import { LIMIT_SETTINGS, resolveLimits, type GatewayLimits } from '../gateway/gateway-limits';
+import {
+  DEFAULT_INDEX_MAX_AGE_MS,
+  DEFAULT_NPM_REGISTRY_URL,
+  DEFAULT_PIP_INDEX_URL,
+  PACKAGE_ENV,
+  type PackagePolicy,
+} from '../gateway/packages/package-policy';
 import type { TaskStore } from '../store/task-store';
 import { KNOWN_SECRETS, VaultUnavailable, type Vault } from '../vault/vault';
 import { ServiceError } from './service-error';
@@ -14,6 +21,10 @@ const KEYS = {
   baseUrl: 'provider.baseUrl',
   maxSteps: 'agent.maxSteps',
   actionTimeoutSeconds: 'agent.actionTimeoutSeconds',
+  packageFetching: 'packages.fetching',
+  packagesAllowed: 'packages.allowed',
+  pipIndexUrl: 'packages.pipIndexUrl',
+  npmRegistryUrl: 'packages.npmRegistryUrl',
 } as const;
 
 export const DEFAULT_MAX_STEPS = 20;
@@ -52,6 +63,7 @@ export class SettingsService {
       maxSteps: this.maxSteps(),
       actionTimeoutSeconds: this.actionTimeoutSeconds(),
       gateway: { maxResponseMiB: toMiB(limits.responseBytes), taskMiB: toMiB(limits.taskBytes) },
+      packages: this.packageSettings(),
     };
   }
 
@@ -71,6 +83,10 @@ export class SettingsService {
     if (input.actionTimeoutSeconds !== undefined) this.store.setSetting(KEYS.actionTimeoutSeconds, input.actionTimeoutSeconds);
     if (input.gatewayMaxResponseMiB !== undefined) this.store.setSetting(LIMIT_SETTINGS.responseBytes, input.gatewayMaxResponseMiB);
     if (input.gatewayTaskMiB !== undefined) this.store.setSetting(LIMIT_SETTINGS.taskBytes, input.gatewayTaskMiB);
+    if (input.packageFetching !== undefined) this.store.setSetting(KEYS.packageFetching, input.packageFetching);
+    if (input.packagesAllowed !== undefined) this.store.setSetting(KEYS.packagesAllowed, input.packagesAllowed);
+    if (input.pipIndexUrl !== undefined) this.store.setSetting(KEYS.pipIndexUrl, input.pipIndexUrl);
+    if (input.npmRegistryUrl !== undefined) this.store.setSetting(KEYS.npmRegistryUrl, input.npmRegistryUrl);
     return this.get();
   }
 
@@ -88,6 +104,32 @@ export class SettingsService {
    */
   gatewayLimits(): GatewayLimits {
     return resolveLimits(this.env, (key) => this.store.getSetting<number>(key));
+  }
+
+  /**
+   * What the gateway's package routes may fetch and from where, read at each request: the environment's
+   * POSTHOC_PIP_INDEX_URL / POSTHOC_NPM_REGISTRY_URL win over saved upstreams, then PyPI and npm's registry.
+   */
+  packagePolicy(): PackagePolicy {
+    const s = this.packageSettings();
+    return { fetching: s.fetching, allowed: s.allowed, pipIndexUrl: s.pipIndexUrl, npmRegistryUrl: s.npmRegistryUrl, indexMaxAgeMs: DEFAULT_INDEX_MAX_AGE_MS };
+  }
+
+  private packageSettings(): NonNullable<ProviderSettings['packages']> {
+    const upstream = (envName: string, key: string, fallback: string) => {
+      const fromEnv = nonEmpty(this.env[envName]);
+      const saved = this.store.getSetting<string | null>(key) ?? null;
+      return fromEnv ? { url: fromEnv, source: 'env' as const } : saved ? { url: saved, source: 'settings' as const } : { url: fallback, source: 'default' as const };
+    };
+    const pip = upstream(PACKAGE_ENV.pipIndexUrl, KEYS.pipIndexUrl, DEFAULT_PIP_INDEX_URL);
+    const npm = upstream(PACKAGE_ENV.npmRegistryUrl, KEYS.npmRegistryUrl, DEFAULT_NPM_REGISTRY_URL);
+    return {
+      fetching: this.store.getSetting<'on' | 'off' | 'allowed'>(KEYS.packageFetching) ?? 'on',
+      allowed: this.store.getSetting<string[]>(KEYS.packagesAllowed) ?? [],
+      pipIndexUrl: pip.url,
+      npmRegistryUrl: npm.url,
+      sources: { pipIndexUrl: pip.source, npmRegistryUrl: npm.source },
+    };
   }
 
   /** The provider configuration for a run; the key stays in the main process. */

@@ -77,6 +77,12 @@ export const calls = {
       /** The gateway's caps in MiB: one response, and the bodies a task's calls hold at once. */
       gatewayMaxResponseMiB: z.number().positive().max(16384).optional(),
       gatewayTaskMiB: z.number().positive().max(65536).optional(),
+      /** Packages through the gateway: on, off, or only the names in packagesAllowed ("x", "pip:x", "npm:x"). */
+      packageFetching: z.enum(['on', 'off', 'allowed']).optional(),
+      packagesAllowed: z.array(z.string().trim().min(1).max(220)).max(1000).optional(),
+      /** Upstreams (null: the default); POSTHOC_PIP_INDEX_URL and POSTHOC_NPM_REGISTRY_URL win. */
+      pipIndexUrl: z.url().nullable().optional(),
+      npmRegistryUrl: z.url().nullable().optional(),
     }),
     output: ProviderSettings,
   },

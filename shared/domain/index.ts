@@ -440,6 +440,16 @@ export const ProviderSettings = z.object({
   actionTimeoutSeconds: z.number().int(),
   /** The gateway's caps in MiB (the environment's POSTHOC_GATEWAY_* win over saved values). */
   gateway: z.object({ maxResponseMiB: z.number(), taskMiB: z.number() }).optional(),
+  /** What the sandbox's pip and npm may fetch through the gateway, and from where (the environment wins). */
+  packages: z
+    .object({
+      fetching: z.enum(['on', 'off', 'allowed']),
+      allowed: z.array(z.string()),
+      pipIndexUrl: z.string(),
+      npmRegistryUrl: z.string(),
+      sources: z.object({ pipIndexUrl: z.enum(['env', 'settings', 'default']), npmRegistryUrl: z.enum(['env', 'settings', 'default']) }),
+    })
+    .optional(),
 });
 export type ProviderSettings = z.infer<typeof ProviderSettings>;
 
