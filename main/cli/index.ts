@@ -25,6 +25,7 @@ import type { PosthocApi } from '../../shared/contract';
 import { answerApproval, collect, databaseRequests, DB_OPTION_HELP, type DbFlags } from './db-options';
 import { formatAction, formatActionLine, formatTaskLine } from './format';
 import { registerConnectionCommands } from './connection-commands';
+import { registerFigureCommand } from './figure-command';
 import { CliFailure, EXIT, exitCodeOf, value, type OpenSession } from './session';
 import { registerUndoCommands } from './undo-commands';
 import { EXIT_INTERRUPTED, stopOnSignals, stoppedSummary } from './stop-signals';
@@ -186,6 +187,7 @@ export function buildProgram(options: { open?: OpenSession } = {}): Command {
   registerUndoCommands(program, { withApi, dataDirOption, out, json, exitConflict: EXIT.conflict });
 
   registerConnectionCommands(program, { withApi, dataDirOption, out, json, exitConflict: EXIT.conflict });
+  registerFigureCommand(program, { withApi, dataDirOption });
 
   const sandbox = program.command('sandbox').description('the Docker sandbox');
   sandbox

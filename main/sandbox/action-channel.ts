@@ -8,13 +8,16 @@
 //   host → runner   A  {"language", "timeout", "source"}    K  stop the running action now
 //   runner → host   R  ready (once)   O stdout bytes   E stderr bytes
 //                   C  the claim log: one byte (0 whole, 1 cut at its limit, 2 missing), then the log
-//                   X  {"exitCode", "timedOut", "stopped", "leftovers"}
+//                   G  one figure's bytes (a PNG by its name; checked on the host, main/effects/figures/)
+//                   X  {"exitCode", "timedOut", "stopped", "leftovers", "figuresRefused"}
 import { chmod, mkdir, rm } from 'node:fs/promises';
 import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import type { ActionLanguage } from '../../shared/domain';
 
 const SOCKET_NAME = 'control.sock';
+/** The host's own limits on an action's figures, whatever the runner sends (it applies the same ones). */
+export const FIGURE_LIMITS = { count: 20, bytes: 8 * 1024 * 1024, totalBytes: 64 * 1024 * 1024 } as const;
 
 export class ChannelLost extends Error {}
 
@@ -25,6 +28,8 @@ export type RunnerResult = {
   stopped: boolean;
   leftovers: number;
   claims: { log: Buffer; state: 'whole' | 'cut' | 'missing' };
+  /** The figures the runner handed over (unchecked bytes), and why others were not. */
+  figures: { files: Buffer[]; refused: string[] };
 };
 
 type Pending = {
@@ -32,6 +37,8 @@ type Pending = {
   resolve: (result: RunnerResult) => void;
   reject: (error: Error) => void;
   claims: RunnerResult['claims'];
+  figures: RunnerResult['figures'];
+  figureBytes: number;
 };
 
 export class ActionChannel {
@@ -104,7 +111,7 @@ export class ActionChannel {
     if (this.pending) return Promise.reject(new Error('An action is already running in this sandbox.'));
     return new Promise((resolve, reject) => {
       // An image from before claim logs sends no C frame: the claims stay "missing".
-      this.pending = { onOutput, resolve, reject, claims: { log: Buffer.alloc(0), state: 'missing' } };
+      this.pending = { onOutput, resolve, reject, claims: { log: Buffer.alloc(0), state: 'missing' }, figures: { files: [], refused: [] }, figureBytes: 0 };
       const payload = Buffer.from(JSON.stringify({ language: request.language, timeout: request.timeoutSeconds, source: request.source }));
       this.socket!.write(frame('A', payload));
     });
@@ -175,22 +182,44 @@ export class ActionChannel {
           this.pending.claims = { log: Buffer.from(payload.subarray(1)), state };
         }
         return;
+      case 'G':
+        if (this.pending) this.takeFigure(this.pending, payload);
+        return;
       case 'X': {
         const pending = this.pending;
         this.pending = null;
-        const end = JSON.parse(payload.toString('utf8')) as Partial<RunnerResult> & { exitCode: number; timedOut: boolean };
+        const end = JSON.parse(payload.toString('utf8')) as Partial<RunnerResult> & { exitCode: number; timedOut: boolean; figuresRefused?: unknown };
+        if (pending && Array.isArray(end.figuresRefused)) {
+          for (const r of end.figuresRefused.slice(0, FIGURE_LIMITS.count)) if (typeof r === 'string') pending.figures.refused.push(r.slice(0, 200));
+        }
         pending?.resolve({
           exitCode: end.exitCode,
           timedOut: end.timedOut,
           stopped: end.stopped ?? false,
           leftovers: end.leftovers ?? 0,
           claims: pending.claims,
+          figures: pending.figures,
         });
         return;
       }
       default:
         this.fail(new ChannelLost(`The sandbox's action runner sent an unknown frame "${kind}".`));
         this.socket?.destroy();
+    }
+  }
+
+  /** Keeps a figure within the host's limits; past them it is dropped and the card says why. */
+  private takeFigure(pending: Pending, payload: Buffer): void {
+    const { files, refused } = pending.figures;
+    if (files.length >= FIGURE_LIMITS.count) {
+      refused.push(`more than ${FIGURE_LIMITS.count} figures: the rest were not kept`);
+    } else if (payload.length > FIGURE_LIMITS.bytes) {
+      refused.push(`a figure over ${FIGURE_LIMITS.bytes / 1024 / 1024} MiB`);
+    } else if (pending.figureBytes + payload.length > FIGURE_LIMITS.totalBytes) {
+      refused.push(`figures over ${FIGURE_LIMITS.totalBytes / 1024 / 1024} MiB together: the rest were not kept`);
+    } else {
+      files.push(Buffer.from(payload));
+      pending.figureBytes += payload.length;
     }
   }
 

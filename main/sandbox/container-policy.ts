@@ -19,6 +19,8 @@ export const GATEWAY_MOUNT = '/run/posthoc';
 export const CONTROL_MOUNT = '/run/posthoc-control';
 export const SANDBOX_HOME = '/home/sandbox';
 export const CLAIMS_MOUNT = '/run/posthoc-claims';
+/** Where matplotlib's backend in the image writes an action's figures (image/posthoc_figures.py); not a granted folder. */
+export const FIGURES_MOUNT = '/run/posthoc-figures';
 /** The uid actions run as when Posthoc runs as root and no granted folder says whose the work is. */
 export const FALLBACK_SANDBOX_UID = 10001;
 
@@ -110,6 +112,7 @@ export function containerSpec(input: {
       `POSTHOC_ACTION_UID=${actionUid}`,
       `POSTHOC_ACTION_GID=${actionGid}`,
       'PYTHONDONTWRITEBYTECODE=1',
+      'MPLBACKEND=module://posthoc_figures',
       'PYTHONUNBUFFERED=1',
       'LANG=C.UTF-8',
     ],
@@ -125,6 +128,8 @@ export function containerSpec(input: {
         '/tmp': 'rw,nosuid,nodev,size=256m,mode=1777',
         // The claim log (claims.ts) on a file system of its own: filling /tmp cannot cost it lines.
         [CLAIMS_MOUNT]: 'rw,nosuid,nodev,noexec,size=80m,mode=0755',
+        // The action's figures (image/posthoc_figures.py), emptied by the runner before and after each action.
+        [FIGURES_MOUNT]: 'rw,nosuid,nodev,noexec,size=72m,mode=1777',
         [SANDBOX_HOME]: `rw,nosuid,nodev,size=64m,mode=0700,uid=${actionUid},gid=${actionGid}`,
       },
       CapDrop: ['ALL'],

@@ -31,6 +31,8 @@ export type ExecRequest = {
   signal?: AbortSignal;
   /** What the action's processes said they wrote (claims.ts); null when the image keeps no claim log. */
   onClaims?: (claims: ActionClaims | null) => void;
+  /** The figures the action handed over (matplotlib's backend in the image), unchecked: the host checks them. */
+  onFigures?: (figures: RunnerResult['figures']) => void;
 };
 
 /** Where a task's gateway socket lives on the host; the executor mounts it into the container. */
@@ -105,6 +107,7 @@ export class SandboxExecutor {
       else req.signal?.addEventListener('abort', onAbort, { once: true });
       const result = await running;
       req.onClaims?.(this.claimsOf(result, req.workspaces));
+      req.onFigures?.(result.figures);
       if (result.leftovers > 0) {
         // The runner could not end everything the action started: the container goes with it.
         await this.stop(req.taskId);

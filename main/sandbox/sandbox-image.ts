@@ -27,7 +27,10 @@ export interface ImageFile {
   mode: number;
 }
 /** Extra files every sandbox image carries; their contents are part of the recipe. */
-export const IMAGE_FILES: readonly ImageFile[] = [];
+export const IMAGE_FILES: readonly ImageFile[] = [
+  // matplotlib's backend (MPLBACKEND=module://posthoc_figures): figures come back to the card (main/effects/figures/).
+  { source: 'posthoc_figures.py', target: '/usr/lib/python3/dist-packages/posthoc_figures.py', mode: 0o644 },
+];
 const IMAGE_DIR = join('main', 'sandbox', 'image');
 
 export interface BuildOptions {

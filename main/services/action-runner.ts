@@ -5,9 +5,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Action, ActionOutput, Effect, Task } from '../../shared/domain';
 import type { CodeBlock } from '../agent/codeact-parser';
+import type { Figures } from '../effects/figures/figures';
 import type { FsChannel } from '../effects/fs/fs-channel';
 import type { Gateway } from '../gateway/gateway';
 import { SandboxError } from '../sandbox/docker-client';
+import type { RunnerResult } from '../sandbox/action-channel';
 import type { ActionClaims } from '../sandbox/claims';
 import type { SandboxExecutor } from '../sandbox/executor';
 import type { ActionRecord, TaskStore } from '../store/task-store';
@@ -29,6 +31,9 @@ export class ActionRunner {
 
   /** SQL blocks run on the granted databases in the main process, never in the sandbox (app-services sets it). */
   sql: SqlActionRunner | null = null;
+
+  /** Checks and keeps the figures the code drew (effects/figures; app-services sets it). */
+  figures: Figures | null = null;
 
   /** Closes actions left unrecorded or running by a crash before a new one starts (app-services sets it). */
   settleEarlier: (() => Promise<unknown>) | null = null;
@@ -85,6 +90,7 @@ export class ActionRunner {
     let failure: unknown = null;
     // What the action's processes said they wrote: how its changes are told from edits made meanwhile.
     let claims: ActionClaims | null = null;
+    let drawn: RunnerResult['figures'] | null = null;
     try {
       output = await this.executor.run({
         taskId: task.id,
@@ -97,6 +103,9 @@ export class ActionRunner {
         signal,
         onClaims: (c) => {
           claims = c;
+        },
+        onFigures: (f) => {
+          drawn = f;
         },
         onOutput: (stream, chunk) => {
           if (live[stream].length < LIVE_OUTPUT_LIMIT) live[stream] += chunk;
@@ -139,6 +148,8 @@ export class ActionRunner {
       return failed;
     }
     output = { ...output, stdout: redactor.text(output.stdout), stderr: redactor.text(output.stderr) };
+    const figureNotes = await this.takeFigures(id, drawn);
+    if (figureNotes) output = { ...output, stderr: `${output.stderr}${output.stderr === '' || output.stderr.endsWith('\n') ? '' : '\n'}${figureNotes}` };
     if (stopped) output = { ...output, interrupted: { reason: INTERRUPTED.stopped, recorded: true } };
     action = {
       ...withEffects(action, task, files, calls, recorded.length === task.workspaces.filter((w) => !w.readOnly).length),
@@ -169,6 +180,17 @@ export class ActionRunner {
       },
       finishedAt: new Date().toISOString(),
     });
+  }
+
+  /** Stores the figures the code drew with the action; returns a line for its output when some were not kept. */
+  private async takeFigures(actionId: string, drawn: RunnerResult['figures'] | null): Promise<string | null> {
+    if (!this.figures || !drawn || drawn.files.length + drawn.refused.length === 0) return null;
+    try {
+      const { notes } = await this.figures.take(actionId, drawn);
+      return notes.length > 0 ? `[posthoc] figures not kept: ${notes.join('; ')}.\n` : null;
+    } catch (error) {
+      return `[posthoc] the figures could not be stored: ${message(error)}\n`;
+    }
   }
 
   private finishFailed(action: Action, reason: string): Action {

@@ -28,6 +28,9 @@ import { ActionRunner } from './action-runner';
 import { npmRoute } from '../gateway/packages/npm-route';
 import { PackageCache } from '../gateway/packages/package-cache';
 import { pipRoute } from '../gateway/packages/pip-route';
+import { FilePreviews } from './file-previews';
+import { Figures } from '../effects/figures/figures';
+import { FigureStore } from '../store/figure-store';
 import { ConnectionsService, type ConnectionsOptions } from './connections-service';
 import { DatabaseGrants } from './database-grants';
 import { EventBus } from './event-bus';
@@ -114,13 +117,16 @@ export function createServices(options: {
   });
   const settings = new SettingsService(store, vault, options.env);
   const runner = new ActionRunner(store, executor, fsChannel, events, gateway);
+  const previews = new FilePreviews(store, fsChannel, new Figures(join(options.dataDir, 'figures'), new FigureStore(db)));
+  runner.figures = previews.figures;
   const sqlRunner = new SqlActionRunner(store, databases, events);
   runner.sql = sqlRunner;
   const tasks = new TaskService(store, settings, runner, executor, docker, events, [options.dataDir, dockerSocketPath()], (name) =>
     Boolean(services.get(name)),
   );
   const operations = new UndoOperations(db);
-  const undo = new UndoService(store, fsChannel, events, { isRunning: (taskId) => tasks.isRunning(taskId), db: databases, rest: connections.restUndo, operations });
+  const undo = new UndoService(store, fsChannel, events, { isRunning: (taskId) => tasks.isRunning(taskId), db: databases, rest: connections.restUndo, operations,
+    release: (actionId) => previews.figures.release(actionId) });
   // A held transaction nobody kept in time was rolled back: its actions are undone.
   databases.held.onExpired = (actionIds) => {
     for (const id of actionIds) if (store.getAction(id)) events.emit('action:updated', store.setActionStatus(id, 'undone'));
@@ -156,6 +162,11 @@ export function createServices(options: {
     },
     'action:undo': ({ actionId }) => undo.undo(actionId),
     'action:keep': ({ actionId }) => undo.keep(actionId),
+    'action:figure': async (input) => {
+      const { figure, bytes } = await previews.figure(input);
+      return { figure, base64: bytes.toString('base64') };
+    },
+    'action:preview': (input) => previews.preview(input),
     'settings:get': () => settings.get(),
     'settings:update': (input) => settings.update(input),
     'vault:status': () => vault.status(),

@@ -36,6 +36,8 @@ export type UndoServiceOptions = {
   rest?: RestUndoPort;
   /** Where operations are recorded for the timeline (none: not recorded). */
   operations?: UndoOperations;
+  /** Keep releases what only the action's card needed (its figures' files). */
+  release?: (actionId: string) => Promise<void>;
 };
 
 type SagaOutcome =
@@ -363,6 +365,7 @@ export class UndoService {
     requireRecorded(action, 'keep');
     // A held database transaction commits as a whole: the other actions in it become final too.
     for (const other of await keepDatabases(this.options.db, action)) this.events.emit('action:updated', this.store.setActionStatus(other, 'kept'));
+    await this.options.release?.(actionId);
     const kept = this.store.setActionStatus(actionId, 'kept');
     this.events.emit('action:updated', kept);
     const task = this.store.getTask(action.taskId);

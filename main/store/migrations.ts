@@ -197,4 +197,19 @@ export const migrations: readonly string[] = [
   );
   CREATE INDEX undo_operations_task ON undo_operations (task_id, id);
   `,
+  // The figures each action drew (main/effects/figures/, store/figure-store.ts): the PNG lives in
+  // DATA/figures/ACTION/N.png; released_at is set when keep deleted it.
+  `
+  CREATE TABLE action_figures (
+    action_id TEXT NOT NULL REFERENCES actions(id) ON DELETE CASCADE,
+    n INTEGER NOT NULL,
+    mime TEXT NOT NULL,
+    bytes INTEGER NOT NULL,
+    sha256 TEXT NOT NULL,
+    width INTEGER NOT NULL,
+    height INTEGER NOT NULL,
+    released_at TEXT,
+    PRIMARY KEY (action_id, n)
+  );
+  `,
 ];

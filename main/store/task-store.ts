@@ -13,6 +13,7 @@ import {
   type WorkspaceGrant,
 } from '../../shared/domain';
 import type { AppDatabase } from './database';
+import { listFigures } from './figure-store';
 import { thisProcess, type ProcessOwner } from '../platform/process-owner';
 
 const now = (): string => new Date().toISOString();
@@ -129,7 +130,7 @@ export class TaskStore {
       const insert = this.db.prepare('INSERT INTO effects (action_id, seq, channel, data_json) VALUES (?, ?, ?, ?)');
       parsed.effects.forEach((effect, index) => insert.run(parsed.id, index, effect.channel, JSON.stringify(effect)));
     })();
-    return parsed;
+    return { ...parsed, figures: listFigures(this.db, parsed.id) };
   }
 
   setActionStatus(id: string, status: ActionStatus): Action {
@@ -222,6 +223,7 @@ export class TaskStore {
       finishedAt: row.finished_at,
       undoneAt: row.undone_at,
       messageId: row.message_id,
+      figures: listFigures(this.db, row.id),
     };
     const parsed = ActionFields.parse(action);
     return { ...parsed, reverse: reversePlanOf(parsed) };

@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import {
   Action,
+  ActionFigure,
   DatabaseMode,
   Message,
   ProviderSettings,
@@ -21,6 +22,18 @@ const TaskRef = z.object({ taskId: z.string().min(1) });
 /** A secret by name, and the origins (scheme://host[:port]) it may be sent to; never its value. */
 const BoundSecret = SecretEntry.extend({ origins: z.array(z.string()).optional() });
 const ActionRef = z.object({ actionId: z.string().min(1) });
+
+/**
+ * A file the action added or changed in a granted folder, read from the checkpoint after it: an image
+ * (png, jpg, gif, webp, svg; shown only as <img src="data:…">, so an SVG's script never runs) or the first
+ * rows of a CSV or XLSX; 'none' says why there is no preview (too large, not a kind previewed, gone).
+ */
+export const FilePreview = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('image'), mime: z.enum(['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/svg+xml']), bytes: z.number().int(), base64: z.string() }),
+  z.object({ kind: z.literal('table'), rows: z.array(z.array(z.string())), truncated: z.boolean(), sheet: z.string().optional() }),
+  z.object({ kind: z.literal('none'), reason: z.string() }),
+]);
+export type FilePreview = z.infer<typeof FilePreview>;
 
 /** A database to grant a task. A password (in the URL or apart) goes to the vault and is stored nowhere else. */
 export const DatabaseGrantInput = z.object({
@@ -65,6 +78,10 @@ export const calls = {
   'action:get': { input: ActionRef, output: Action },
   'action:undo': { input: ActionRef, output: UndoResult },
   'action:keep': { input: ActionRef, output: Action },
+  /** Figure N (from 1) of an action, as PNG bytes in base64 (shown as a data: URL). */
+  'action:figure': { input: ActionRef.extend({ n: z.number().int().min(1) }), output: z.object({ figure: ActionFigure, base64: z.string() }) },
+  /** A preview of a file the action added or changed (FilePreview). */
+  'action:preview': { input: ActionRef.extend({ path: z.string().min(1), workspace: z.string().min(1).optional() }), output: FilePreview },
   'settings:get': { input: z.object({}), output: ProviderSettings },
   'settings:update': {
     input: z.object({

@@ -327,6 +327,22 @@ export const ReversePlan = z.object({
 });
 export type ReversePlan = z.infer<typeof ReversePlan>;
 
+/**
+ * A figure the action's code drew (plt.show(), or a figure never saved to a file), a PNG checked and kept by
+ * the host in the data folder (main/effects/figures/); `n` counts from 1 (`posthoc figure ACTION_ID N`).
+ * Keep releases the file: the metadata stays and says so.
+ */
+export const ActionFigure = z.object({
+  n: z.number().int().min(1),
+  mime: z.literal('image/png'),
+  bytes: z.number().int().nonnegative(),
+  sha256: z.string(),
+  width: z.number().int().positive(),
+  height: z.number().int().positive(),
+  released: z.boolean(),
+});
+export type ActionFigure = z.infer<typeof ActionFigure>;
+
 export const Action = z.object({
   id: z.string(),
   taskId: z.string(),
@@ -342,6 +358,8 @@ export const Action = z.object({
   confinement: Confinement,
   /** The assistant message whose code block this action is; null for actions from before it was recorded. */
   messageId: z.string().nullable(),
+  /** Figures the code drew (ActionFigure); every stored action has the list, empty when it drew none. */
+  figures: z.array(ActionFigure).optional(),
   startedAt: z.string(),
   finishedAt: z.string().nullable(),
   undoneAt: z.string().nullable(),

@@ -55,6 +55,8 @@ function action(taskId: string, seq: number, patch: Partial<Action> = {}): Actio
     output: { stdout: '', stderr: '', exitCode: null, timedOut: false, truncated: false },
     effects: [],
     messageId: null,
+    // Every stored action lists its figures (none here).
+    figures: [],
     confinement: { level: 'reversible', reason: 'No network.' },
     startedAt: '2025-01-01T00:00:00.000Z',
     finishedAt: null,

@@ -14,7 +14,9 @@
 //   start-up — streams its output, stops it at the timeout or when the host says stop, and then SIGKILLs
 //   every other process until none is left and says whether that worked: nothing of an action outlives it.
 //   It then hands the host the action's claim log (main/sandbox/claims.ts: what the action's processes
-//   said they wrote, from the preload library) before the exit frame.
+//   said they wrote, from the preload library) and its figures (PNGs that matplotlib's backend in the image,
+//   posthoc_figures.py, wrote into the figures tmpfs; read only after every process of the action has
+//   ended, each a regular file opened without following links, within the limits below) before the exit frame.
 // - A thread relays 127.0.0.1:$POSTHOC_RELAY_PORT to the gateway's unix socket (mounted at
 //   /run/posthoc), so any HTTP client in the sandbox reaches $POSTHOC_GATEWAY. There is no other network.
 //   It is one thread with a selector for every connection, with bounded buffers: a flood of connections
@@ -50,6 +52,11 @@ CLAIMS_DIR = '/run/posthoc-claims'
 CLAIMS = CLAIMS_DIR + '/log'
 CLAIMS_ROOM = 1024 * 1024
 CLAIMS_LIMIT = 64 * 1024 * 1024
+# Figures of the action (posthoc_figures.py writes them; main/effects/figures/ checks them again on the host).
+FIGURES_DIR = '/run/posthoc-figures'
+FIGURES_MAX = 20
+FIGURE_BYTES = 8 * 1024 * 1024
+FIGURES_TOTAL = 64 * 1024 * 1024
 PR_SET_DUMPABLE = 4
 PR_CAPBSET_DROP = 24
 PR_CAP_AMBIENT = 47
@@ -362,6 +369,77 @@ def read_claims(pid):
     return b'\x00' + data
 
 
+def empty_figures():
+    # Before and after each action: nothing of an earlier action is ever handed over as this one's. The
+    # folder is the tmpfs's root (root's, 1777): as its owner the runner may unlink any entry in it (a
+    # folder the action made unreadable inside it stays, and is never read: only regular files at the top are).
+    try:
+        os.chmod(FIGURES_DIR, 0o1777)
+        names = os.listdir(FIGURES_DIR)
+    except OSError:
+        return
+    for name in names:
+        path = FIGURES_DIR + '/' + name
+        try:
+            os.unlink(path)
+        except IsADirectoryError:
+            shutil.rmtree(path, ignore_errors=True)
+        except OSError:
+            pass
+
+
+def collect_figures():
+    # The action's figures, oldest first: regular files named *.png at the folder's top, opened relative to
+    # the folder without following links and without blocking (a FIFO is not a figure), each at most
+    # FIGURE_BYTES, at most FIGURES_MAX of them and FIGURES_TOTAL together. Returns (figures, refusals).
+    figures = []
+    refused = []
+    try:
+        dfd = os.open(FIGURES_DIR, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return figures, refused
+    try:
+        names = sorted(n for n in os.listdir(dfd) if n.endswith('.png') and not n.startswith('.'))
+        total = 0
+        for name in names:
+            if len(figures) >= FIGURES_MAX:
+                refused.append('more than %d figures: the rest were not kept' % FIGURES_MAX)
+                break
+            try:
+                fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dfd)
+            except OSError as e:
+                refused.append('a figure could not be opened (%s)' % (os.strerror(e.errno) if e.errno else e))
+                continue
+            try:
+                if not stat.S_ISREG(os.fstat(fd).st_mode):
+                    refused.append('a figure that was not a regular file')
+                    continue
+                chunks = []
+                size = 0
+                while size <= FIGURE_BYTES:
+                    chunk = os.read(fd, 1 << 20)
+                    if not chunk:
+                        break
+                    chunks.append(chunk)
+                    size += len(chunk)
+            except OSError:
+                refused.append('a figure could not be read')
+                continue
+            finally:
+                os.close(fd)
+            if size > FIGURE_BYTES:
+                refused.append('a figure over %d MiB' % (FIGURE_BYTES >> 20))
+                continue
+            if total + size > FIGURES_TOTAL:
+                refused.append('figures over %d MiB together: the rest were not kept' % (FIGURES_TOTAL >> 20))
+                break
+            total += size
+            figures.append(b''.join(chunks))
+    finally:
+        os.close(dfd)
+    return figures, refused
+
+
 def become_action_user():
     # In the forked action, before anything of the action runs: empty the bounding set (so nothing it
     # executes can ever regain a capability, even as uid 0), clear ambient capabilities, take the
@@ -387,12 +465,29 @@ def become_action_user():
     LIBC.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)
 
 
+def add_user_site():
+    # Packages an earlier action installed into the task's environment (pip --user into PYTHONUSERBASE,
+    # see container-policy.ts) did not exist when this interpreter started, so site.py skipped the folder:
+    # add it now, ahead of the image's own packages (as a fresh interpreter would), with its .pth files.
+    import importlib
+    import site
+    user_site = site.getusersitepackages()
+    if os.environ.get('PYTHONUSERBASE') and os.path.isdir(user_site) and user_site not in sys.path:
+        before = list(sys.path)
+        site.addsitedir(user_site)
+        added = [p for p in sys.path if p not in before]
+        at = next((i for i, p in enumerate(before) if p.endswith(('dist-packages', 'site-packages'))), len(before))
+        sys.path[:] = before[:at] + added + before[at:]
+    importlib.invalidate_caches()
+
+
 def run_python(path, source):
     # Runs the action's code in this freshly forked process: no interpreter start-up per action.
     import builtins
     import traceback
     sys.argv = [path]
     sys.path[0] = ''
+    add_user_site()
     scope = {'__name__': '__main__', '__file__': path, '__builtins__': builtins}
     try:
         exec(compile(source, path, 'exec'), scope)
@@ -432,6 +527,7 @@ def start_action(conn, request):
     path = work + '/action.' + ('py' if language == 'python' else 'sh')
     write_private(path, source, 0o644)
     fresh_claims_log()
+    empty_figures()
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
     pid = os.fork()
@@ -532,13 +628,21 @@ def run_action(conn, request):
         _, status = os.waitpid(pid, 0)
     leftovers = cleanup()
     send_frame(conn, b'C', read_claims(pid))
+    # Only once nothing of the action runs: a process that outlived it cannot add or swap a figure now.
+    if leftovers == 0:
+        figures, figures_refused = collect_figures()
+    else:
+        figures, figures_refused = [], ['figures were not kept: processes of the action outlived its cleanup']
+    for figure in figures:
+        send_frame(conn, b'G', figure)
+    empty_figures()
     if timed_out:
         code = 124
     elif os.WIFSIGNALED(status):
         code = 128 + os.WTERMSIG(status)
     else:
         code = os.WEXITSTATUS(status)
-    send_frame(conn, b'X', json.dumps({'exitCode': code, 'timedOut': timed_out, 'stopped': stopped, 'leftovers': leftovers}).encode())
+    send_frame(conn, b'X', json.dumps({'exitCode': code, 'timedOut': timed_out, 'stopped': stopped, 'leftovers': leftovers, 'figuresRefused': figures_refused}).encode())
 
 
 def runner():
