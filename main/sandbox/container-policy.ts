@@ -21,6 +21,47 @@ export const SANDBOX_HOME = '/home/sandbox';
 export const CLAIMS_MOUNT = '/run/posthoc-claims';
 /** Where matplotlib's backend in the image writes an action's figures (image/posthoc_figures.py); not a granted folder. */
 export const FIGURES_MOUNT = '/run/posthoc-figures';
+/**
+ * The task's own environment: a host folder per task (in the data folder, never a granted one) mounted
+ * read-write, where pip's user installs, npm's global prefix and both caches go. It lives as long as the
+ * task and goes with it, so installing a package needs no undo.
+ */
+export const TASK_ENV_MOUNT = '/posthoc-env';
+/** Debian's default PATH, which the image (docker import) does not set itself. */
+const SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+
+/**
+ * pip and npm pointed at the gateway's package routes (gateway/packages), installing into the task's
+ * environment. pip installs with --user into PYTHONUSERBASE; Debian marks its Python EXTERNALLY-MANAGED
+ * (PEP 668), which refuses even user installs unless PIP_BREAK_SYSTEM_PACKAGES is set: a user install
+ * into the task's own folder breaks nothing of the image (read-only anyway), so it is set.
+ */
+export function packageEnv(withTaskEnv: boolean): string[] {
+  const gateway = `http://127.0.0.1:${RELAY_PORT}`;
+  const index = [
+    `PIP_INDEX_URL=${gateway}/pip/simple/`,
+    'PIP_DISABLE_PIP_VERSION_CHECK=1',
+    'PIP_NO_INPUT=1',
+    `NPM_CONFIG_REGISTRY=${gateway}/npm/`,
+    'NPM_CONFIG_AUDIT=false',
+    'NPM_CONFIG_FUND=false',
+    'NPM_CONFIG_UPDATE_NOTIFIER=false',
+  ];
+  if (!withTaskEnv) return [...index, `PATH=${SYSTEM_PATH}`];
+  const env = TASK_ENV_MOUNT;
+  return [
+    ...index,
+    'PIP_USER=1',
+    'PIP_BREAK_SYSTEM_PACKAGES=1',
+    `PYTHONUSERBASE=${env}/python`,
+    `PIP_CACHE_DIR=${env}/cache/pip`,
+    `NPM_CONFIG_PREFIX=${env}/npm`,
+    `NPM_CONFIG_CACHE=${env}/cache/npm`,
+    `NODE_PATH=${env}/npm/lib/node_modules`,
+    `PATH=${env}/python/bin:${env}/npm/bin:${SYSTEM_PATH}`,
+  ];
+}
+
 /** The uid actions run as when Posthoc runs as root and no granted folder says whose the work is. */
 export const FALLBACK_SANDBOX_UID = 10001;
 
@@ -93,6 +134,8 @@ export function containerSpec(input: {
   gatewayDir?: string;
   /** Host folder holding the action runner's control socket; mounted read-only at CONTROL_MOUNT. */
   controlDir?: string;
+  /** Host folder of the task's own environment (packages); mounted read-write at TASK_ENV_MOUNT. */
+  envDir?: string;
   limits?: SandboxLimits;
 }): Docker.ContainerCreateOptions {
   const limits = input.limits ?? DEFAULT_LIMITS;
@@ -100,6 +143,7 @@ export function containerSpec(input: {
   const mounts = input.workspaces.map((w) => ({ Type: 'bind' as const, Source: w.hostPath, Target: w.mountPath, ReadOnly: w.readOnly }));
   if (input.gatewayDir) mounts.push({ Type: 'bind', Source: input.gatewayDir, Target: GATEWAY_MOUNT, ReadOnly: true });
   if (input.controlDir) mounts.push({ Type: 'bind', Source: input.controlDir, Target: CONTROL_MOUNT, ReadOnly: true });
+  if (input.envDir) mounts.push({ Type: 'bind', Source: input.envDir, Target: TASK_ENV_MOUNT, ReadOnly: false });
   return {
     Image: input.image,
     Cmd: [INIT_PATH],
@@ -115,6 +159,7 @@ export function containerSpec(input: {
       'MPLBACKEND=module://posthoc_figures',
       'PYTHONUNBUFFERED=1',
       'LANG=C.UTF-8',
+      ...packageEnv(Boolean(input.envDir)),
     ],
     Labels: { [SANDBOX_LABEL]: '1', [TASK_LABEL]: input.taskId, [OWNER_LABEL]: String(input.ownerPid) },
     NetworkDisabled: true,

@@ -8,7 +8,7 @@
 // available the container is removed instead and the next action starts a new one.
 import type Docker from 'dockerode';
 import { createHash } from 'node:crypto';
-import { stat } from 'node:fs/promises';
+import { chown, mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ActionLanguage, ActionOutput, WorkspaceGrant } from '../../shared/domain';
 import { processAlive } from '../platform/process-owner';
@@ -43,6 +43,8 @@ export type ExecutorOptions = {
   controlDir: string;
   doors?: GatewayDoors;
   idleMs?: number;
+  /** Folder of the tasks' own environments (packages), one sub-folder per task, kept across container restarts. */
+  envDir?: string;
 };
 
 type Sandbox = { container: Docker.Container; channel: ActionChannel; frozen: boolean };
@@ -192,6 +194,25 @@ export class SandboxExecutor {
     await Promise.all([...this.sandboxes.keys()].map((id) => this.stop(id)));
   }
 
+  /** Removes the task's own environment (its installed packages) with the task; its container goes first. */
+  async removeEnv(taskId: string): Promise<void> {
+    await this.stop(taskId);
+    if (this.options.envDir) await rm(join(this.options.envDir, envName(taskId)), { recursive: true, force: true });
+  }
+
+  /** Removes the environments of tasks that no longer exist; returns how many. */
+  async pruneEnvs(exists: (taskId: string) => boolean): Promise<number> {
+    if (!this.options.envDir) return 0;
+    const names = await readdir(this.options.envDir).catch(() => [] as string[]);
+    let removed = 0;
+    for (const name of names) {
+      if (exists(name)) continue;
+      await rm(join(this.options.envDir, name), { recursive: true, force: true });
+      removed++;
+    }
+    return removed;
+  }
+
   /** Whether the task has a warm container right now. */
   isWarm(taskId: string): boolean {
     return this.sandboxes.has(taskId);
@@ -239,11 +260,12 @@ export class SandboxExecutor {
     }
     const user = sandboxUser(process.getuid?.() ?? 1000, process.getgid?.() ?? 1000, await folderOwner(workspaces));
     const gatewayDir = (await this.options.doors?.open(taskId)) ?? undefined;
+    const envDir = this.options.envDir ? await taskEnvFolder(this.options.envDir, taskId, user) : undefined;
     const channel = await ActionChannel.listen(join(this.options.controlDir, createHash('sha256').update(taskId).digest('hex').slice(0, 16)));
     let container: Docker.Container | undefined;
     try {
       container = await this.docker.createContainer(
-        containerSpec({ image: this.image, taskId, workspaces, user, ownerPid: process.pid, gatewayDir, controlDir: channel.dir }),
+        containerSpec({ image: this.image, taskId, workspaces, user, ownerPid: process.pid, gatewayDir, controlDir: channel.dir, envDir }),
       );
       await container.start();
       await channel.waitReady(RUNNER_READY_MS);
@@ -260,6 +282,20 @@ export class SandboxExecutor {
     timer.unref();
     this.idleTimers.set(taskId, timer);
   }
+}
+
+/** A task id as a folder name: task ids are UUIDs; anything else is hashed. */
+function envName(taskId: string): string {
+  return /^[A-Za-z0-9_-]{1,64}$/.test(taskId) ? taskId : createHash('sha256').update(taskId).digest('hex').slice(0, 32);
+}
+
+/** The task's environment folder, made once and owned by the action user (who installs into it). */
+async function taskEnvFolder(base: string, taskId: string, user: string): Promise<string> {
+  const dir = join(base, envName(taskId));
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const [uid, gid] = user.split(':').map(Number);
+  if (process.getuid?.() === 0) await chown(dir, uid!, gid!);
+  return dir;
 }
 
 /** The owner of the first writable granted folder: who the sandbox runs as when Posthoc runs as root. */

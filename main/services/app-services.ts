@@ -110,6 +110,8 @@ export function createServices(options: {
   const executor = new SandboxExecutor(docker, options.image ?? SANDBOX_IMAGE, {
     controlDir: join(options.dataDir, 'sandbox'),
     doors: { open: async (taskId) => (await gateway.open(taskId)).dir, close: (taskId) => gateway.close(taskId) },
+    // Each task's own environment (pip and npm installs), kept while the task exists.
+    envDir: join(options.dataDir, 'task-env'),
   });
   const fsChannel = new FsChannel(join(options.dataDir, 'checkpoints'), new UndoStore(db), {
     ...options.checkpoints,
@@ -144,6 +146,8 @@ export function createServices(options: {
     .start(() => undo.recover())
     .catch((error: unknown) => [`could not close what an earlier run left open: ${error instanceof Error ? error.message : String(error)}`]);
   tasks.startup = ready;
+  // Environments of tasks that are gone (no task is deleted yet; a data folder copied without them).
+  void ready.then(() => executor.pruneEnvs((id) => Boolean(store.getTask(id)))).catch(() => undefined);
 
   const handlers: Handlers = afterStartup(ready, {
     'task:list': async () => tasks.list(),
