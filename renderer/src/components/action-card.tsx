@@ -12,6 +12,7 @@ import { CodeView } from './code-view';
 import { ConfinementBadge } from './confinement-badge';
 import { DbChanges } from './db-changes';
 import { NotCovered } from './not-covered';
+import { PackageDownloads } from './package-downloads';
 import { WhileRunning } from './while-running';
 import { RewindOffer } from './rewind-offer';
 import { ServiceCalls } from './service-calls';
@@ -126,6 +127,7 @@ export function ActionCard({ action }: { action: Action }) {
         {finished && <WhileRunning effects={action.effects} />}
         {(finished || calls.some((c) => c.hold?.state === 'waiting')) && <ServiceCalls calls={calls} />}
         {finished && <DbChanges effects={dbEffects} rolledBack={action.status === 'failed' || action.status === 'awaiting-approval'} />}
+        {finished && <PackageDownloads effects={action.effects} />}
         {finished && changes.length + calls.length + dbUndoable > 0 && (
           <p className="reverse-plan" data-testid="reverse-plan" data-state={action.reverse.state}>
             <span className="reverse-label">Undo will:</span> {describeReversePlan(action.reverse, action.kind)}
