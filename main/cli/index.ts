@@ -17,7 +17,7 @@ import type { Action, Task } from '../../shared/domain';
 import { createLocalClient } from '../ipc/local-client';
 import { startWebHost } from '../ipc/web-host';
 import { createDocker, SandboxError } from '../sandbox/docker-client';
-import { buildSandboxImage, SANDBOX_IMAGE, sandboxStatus } from '../sandbox/sandbox-image';
+import { buildSandboxImage, formatBuildProgress, SANDBOX_IMAGE, sandboxStatus, type BuildProgress } from '../sandbox/sandbox-image';
 import { createServices } from '../services/app-services';
 import { DataDirUnusable, resolveDataDir } from '../store/data-dir';
 import { VaultUnavailable } from '../vault/vault';
@@ -194,7 +194,7 @@ export function buildProgram(options: { open?: OpenSession } = {}): Command {
     .command('build')
     .description(`build the sandbox image ${SANDBOX_IMAGE}`)
     .action(async () => {
-      await buildSandboxImage(createDocker(), (line) => process.stderr.write(`${line}\n`));
+      await buildSandboxImage(createDocker(), printBuildProgress());
     });
   sandbox
     .command('status')
@@ -249,6 +249,28 @@ export async function main(argv: string[], options: { open?: OpenSession } = {})
 }
 
 /** Resolves once everything written to the stream so far has left the process (or the reader went away). */
+/**
+ * Prints an image build's progress on stderr: each phase once and then at most every few seconds; on a terminal
+ * one line kept up to date in place.
+ */
+function printBuildProgress(): (progress: BuildProgress) => void {
+  const tty = process.stderr.isTTY === true;
+  let lastPhase = '';
+  let lastAt = -Infinity;
+  return (progress) => {
+    const changed = progress.phase !== lastPhase;
+    const final = progress.phase === 'done' || progress.phase === 'failed';
+    if (!changed && !final && progress.elapsedMs - lastAt < (tty ? 100 : 5000)) return;
+    const text = formatBuildProgress(progress);
+    if (tty) {
+      const width = Math.max(20, (process.stderr.columns ?? 100) - 1);
+      process.stderr.write(`\r\x1b[K${final || changed ? text : text.slice(0, width)}${final || changed ? '\n' : ''}`);
+    } else process.stderr.write(`${text}\n`);
+    lastPhase = progress.phase;
+    lastAt = progress.elapsedMs;
+  };
+}
+
 export function flushed(stream: NodeJS.WriteStream): Promise<void> {
   if (stream.destroyed || !stream.writable || stream.writableLength === 0) return Promise.resolve();
   return new Promise((resolve) => {

@@ -5,18 +5,47 @@ import type Docker from 'dockerode';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { chmod, copyFile, mkdtemp, rm, writeFile, mkdir } from 'node:fs/promises';
+import { chmod, copyFile, mkdtemp, readdir, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import pkg from '../../package.json';
 import { packageRoot } from '../platform/package-root';
+import type { SandboxBuildProgress } from '../../shared/contract';
 import type { SandboxStatus } from '../../shared/domain';
 import { INIT_PATH } from './container-policy';
 import { explainDockerError, SandboxError } from './docker-client';
 import { INIT_SCRIPT as initScript } from './image/posthoc-init';
 
 export const SANDBOX_IMAGE = `posthoc-sandbox:${pkg.version}`;
-const PACKAGES = ['python3-minimal', 'python3-requests', 'ca-certificates', 'git'];
+/** The image of Posthoc 0.1 before issue 14: Python's standard library, requests and git (the benchmark's minimal image). */
+export const MINIMAL_PACKAGES: readonly string[] = ['python3-minimal', 'python3-requests', 'ca-certificates', 'git'];
+/** What a data/office/coding agent needs, all from Debian bookworm so that the image builds offline with debootstrap. */
+export const PACKAGES: readonly string[] = [
+  'python3',
+  'python3-numpy',
+  'python3-pandas',
+  'python3-scipy',
+  'python3-sklearn',
+  'python3-matplotlib',
+  'python3-openpyxl',
+  'python3-pil',
+  'python3-lxml',
+  'python3-bs4',
+  'python3-yaml',
+  'python3-pip',
+  'python3-venv',
+  'python3-requests',
+  'nodejs',
+  'npm',
+  'curl',
+  'jq',
+  'sqlite3',
+  'ripgrep',
+  'git',
+  'unzip',
+  'file',
+  'ca-certificates',
+];
 
 /** A file of main/sandbox/image/ copied into the image at `target` with `mode`, by both build paths. */
 export interface ImageFile {
@@ -41,6 +70,8 @@ export interface BuildOptions {
 }
 /** Identifies what went into the image: a changed recipe makes `sandbox status` ask for a rebuild. */
 export const RECIPE_LABEL = 'dev.posthoc.recipe';
+/** The Debian packages the image was built with, comma-separated: `sandbox status` names the missing ones. */
+export const PACKAGES_LABEL = 'dev.posthoc.packages';
 /** The claim library (claims.ts): loaded into every process of the sandbox through /etc/ld.so.preload. */
 const CLAIMS_SOURCE_PATH = join('main', 'sandbox', 'image', 'claims-preload.c');
 const CLAIMS_LIBRARY = '/usr/local/lib/posthoc-claims.so';
@@ -77,6 +108,23 @@ function computeRecipe(packages: readonly string[], files: readonly ImageFile[])
   return hash.digest('hex').slice(0, 16);
 }
 
+/** The packages of `wanted` an image built with `label` (PACKAGES_LABEL's value) lacks; null when it has no label. */
+export function missingPackages(label: string | undefined, wanted: readonly string[] = PACKAGES): string[] | null {
+  if (label === undefined) return null;
+  const has = new Set(label.split(',').map((p) => p.trim()).filter(Boolean));
+  return wanted.filter((p) => !has.has(p));
+}
+
+/** What `sandbox status` says of an image whose recipe is not the current one: the packages it lacks, if it says. */
+export function staleImageMessage(image: string, packagesLabel: string | undefined, wanted: readonly string[] = PACKAGES): string {
+  const missing = missingPackages(packagesLabel, wanted);
+  const rebuild = 'rebuild it with "npx posthoc sandbox build"';
+  if (missing === null) return `The sandbox image ${image} is from an older Posthoc and may lack what the agent needs; ${rebuild}.`;
+  if (missing.length === 0) return `The sandbox image ${image} is from another version of Posthoc; ${rebuild}.`;
+  const shown = missing.length > 8 ? `${missing.slice(0, 8).join(', ')} and ${missing.length - 8} more` : missing.join(', ');
+  return `The sandbox image ${image} lacks ${shown}; ${rebuild}.`;
+}
+
 export async function sandboxStatus(docker: Docker, image = SANDBOX_IMAGE): Promise<SandboxStatus> {
   let version: string;
   try {
@@ -87,13 +135,14 @@ export async function sandboxStatus(docker: Docker, image = SANDBOX_IMAGE): Prom
   }
   try {
     const info = await docker.getImage(image).inspect();
-    if (info.Config?.Labels?.[RECIPE_LABEL] !== sandboxRecipe()) {
+    const labels = info.Config?.Labels ?? {};
+    if (labels[RECIPE_LABEL] !== sandboxRecipe()) {
       return {
         dockerAvailable: true,
         dockerVersion: version,
         image,
         imagePresent: false,
-        message: `The sandbox image ${image} is from an older Posthoc. Rebuild it with "npx posthoc sandbox build".`,
+        message: staleImageMessage(image, labels[PACKAGES_LABEL]),
       };
     }
     return { dockerAvailable: true, dockerVersion: version, image, imagePresent: true, message: null };
@@ -108,25 +157,36 @@ export async function sandboxStatus(docker: Docker, image = SANDBOX_IMAGE): Prom
   }
 }
 
+/**
+ * Builds the image; `onProgress` hears every phase and output line (the last is 'done', or 'failed' with the
+ * reason before the promise rejects).
+ */
 export async function buildSandboxImage(
   docker: Docker,
-  log: (line: string) => void,
+  onProgress: (progress: BuildProgress) => void,
   image = SANDBOX_IMAGE,
   options: BuildOptions = {},
 ): Promise<void> {
-  const spec = { packages: options.packages ?? PACKAGES, files: options.files ?? IMAGE_FILES, recipe: sandboxRecipe(options) };
+  const report = new BuildReporter(onProgress);
+  report.phase('starting', `building ${image}`);
   try {
-    await docker.version();
+    const spec = { packages: options.packages ?? PACKAGES, files: options.files ?? IMAGE_FILES, recipe: sandboxRecipe(options) };
+    try {
+      await docker.version();
+    } catch (error) {
+      throw explainDockerError(error, image);
+    }
+    const canDebootstrap = process.platform === 'linux' && process.getuid?.() === 0 && (await commandExists('debootstrap'));
+    if (canDebootstrap) await buildWithDebootstrap(docker, report, image, spec);
+    else await buildWithDockerfile(docker, report, image, spec);
+    await docker.getImage(image).inspect().catch((error) => {
+      throw new SandboxError('docker-failed', `The build finished but ${image} is not there: ${String(error)}`);
+    });
   } catch (error) {
-    throw explainDockerError(error, image);
+    report.phase('failed', error instanceof Error ? error.message : String(error));
+    throw error;
   }
-  const canDebootstrap = process.platform === 'linux' && process.getuid?.() === 0 && (await commandExists('debootstrap'));
-  if (canDebootstrap) await buildWithDebootstrap(docker, log, image, spec);
-  else await buildWithDockerfile(docker, log, image, spec);
-  await docker.getImage(image).inspect().catch((error) => {
-    throw new SandboxError('docker-failed', `The build finished but ${image} is not there: ${String(error)}`);
-  });
-  log(`Built ${image}.`);
+  report.phase('done', `built ${image}`);
 }
 
 interface BuildSpec {
@@ -135,20 +195,74 @@ interface BuildSpec {
   recipe: string;
 }
 
-async function buildWithDebootstrap(docker: Docker, log: (line: string) => void, image: string, spec: BuildSpec): Promise<void> {
-  const PACKAGES = spec.packages;
+/**
+ * At most one image build at a time in this process (the app's Build button). A build reports through
+ * `onProgress`, at most every quarter second within a phase; its last report is 'done' or 'failed'.
+ */
+export class ImageBuilds {
+  private current: Promise<void> | null = null;
+
+  get running(): boolean {
+    return this.current !== null;
+  }
+
+  /** Starts a build and returns at once: false (nothing started) while another build runs. */
+  start(docker: Docker, image: string, onProgress: (progress: BuildProgress) => void, options: BuildOptions = {}): boolean {
+    if (this.current) return false;
+    let lastPhase = '';
+    let lastAt = -Infinity;
+    const throttled = (p: BuildProgress) => {
+      if (p.phase === lastPhase && p.elapsedMs - lastAt < 250 && p.phase !== 'done' && p.phase !== 'failed') return;
+      lastPhase = p.phase;
+      lastAt = p.elapsedMs;
+      onProgress(p);
+    };
+    this.current = buildSandboxImage(docker, throttled, image, options)
+      .catch(() => undefined) // reported as the 'failed' progress
+      .finally(() => {
+        this.current = null;
+      });
+    return true;
+  }
+
+  /** Resolves when the running build (if any) has ended. */
+  async settled(): Promise<void> {
+    await this.current;
+  }
+}
+
+/** The image builds of this process. */
+export const imageBuilds = new ImageBuilds();
+
+/** Shrinks an image's root: apt's lists and caches, documentation, manual pages and translations. */
+const LEAN_PATHS = ['var/lib/apt/lists', 'var/cache/apt', 'var/cache/debconf/templates.dat-old', 'var/log', 'usr/share/doc', 'usr/share/man', 'usr/share/info', 'usr/share/locale'];
+const leanShell = `rm -rf ${LEAN_PATHS.map((p) => `/${p}/*`).join(' ')}`;
+
+/** The image's labels: the recipe (is the image current?) and the package list (what is missing?). */
+function labels(spec: BuildSpec): Array<[string, string]> {
+  return [
+    [RECIPE_LABEL, spec.recipe],
+    [PACKAGES_LABEL, spec.packages.join(',')],
+  ];
+}
+
+async function buildWithDebootstrap(docker: Docker, report: BuildReporter, image: string, spec: BuildSpec): Promise<void> {
   const work = await mkdtemp(join(tmpdir(), 'posthoc-sandbox-'));
   const rootfs = join(work, 'rootfs');
   try {
-    log(`debootstrap bookworm (${PACKAGES.join(', ')}) into ${rootfs} — about a minute…`);
-    await run('debootstrap', ['--variant=minbase', `--include=${PACKAGES.join(',')}`, 'bookworm', rootfs], log);
-    await rm(join(rootfs, 'var/cache/apt/archives'), { recursive: true, force: true });
+    report.phase('resolving', `debootstrap bookworm (${spec.packages.join(', ')})`);
+    // debootstrap's own --include resolves dependencies only roughly (npm's tree, with its Provides, fails to
+    // configure), so the packages come from apt-get in the new root.
+    await run('debootstrap', ['--variant=minbase', 'bookworm', rootfs], report);
+    await aptInstallInChroot(rootfs, spec.packages, report);
+    report.phase('finishing', 'removing caches and documentation');
+    for (const path of LEAN_PATHS) await emptyDir(join(rootfs, path));
     for (const dir of ['workspace', 'run/posthoc', 'run/posthoc-claims', 'home/sandbox']) await mkdir(join(rootfs, dir), { recursive: true });
     await writeFile(join(rootfs, INIT_PATH.slice(1)), initScript);
     await chmod(join(rootfs, INIT_PATH.slice(1)), 0o755);
     await writeFile(join(rootfs, 'etc/posthoc-sandbox'), `${image}\n`);
-    log('compiling the claim library');
-    await compileClaimsLibrary(work, join(rootfs, CLAIMS_LIBRARY.slice(1)), log);
+    report.phase('finishing', 'compiling the claim library');
+    await compileClaimsLibrary(work, join(rootfs, CLAIMS_LIBRARY.slice(1)), report);
     await writeFile(join(rootfs, 'etc/ld.so.preload'), `${CLAIMS_LIBRARY}\n`);
     for (const file of spec.files) {
       const target = join(rootfs, file.target.slice(1));
@@ -156,13 +270,13 @@ async function buildWithDebootstrap(docker: Docker, log: (line: string) => void,
       await writeFile(target, imageFileContent(file));
       await chmod(target, file.mode);
     }
-    log(`docker import → ${image}`);
+    report.phase('importing', `docker import → ${image}`);
     const [repo, tag] = image.split(':') as [string, string];
     const tar = spawn('tar', ['-C', rootfs, '-c', '.'], { stdio: ['ignore', 'pipe', 'inherit'] });
     const stream = (await docker.importImage(tar.stdout as never, {
       repo,
       tag,
-      changes: [`LABEL ${RECIPE_LABEL}=${spec.recipe}`, `CMD ["${INIT_PATH}"]`],
+      changes: [...labels(spec).map(([k, v]) => `LABEL ${k}=${v}`), `CMD ["${INIT_PATH}"]`],
     } as never)) as unknown as NodeJS.ReadableStream;
     await followProgress(docker, stream);
   } finally {
@@ -170,8 +284,26 @@ async function buildWithDebootstrap(docker: Docker, log: (line: string) => void,
   }
 }
 
-async function buildWithDockerfile(docker: Docker, log: (line: string) => void, image: string, spec: BuildSpec): Promise<void> {
-  const PACKAGES = spec.packages;
+/** apt-get install in the new root, with /proc mounted for the packages' scripts, and unmounted whatever happens. */
+async function aptInstallInChroot(rootfs: string, packages: readonly string[], report: BuildReporter): Promise<void> {
+  await run('mount', ['-t', 'proc', 'proc', join(rootfs, 'proc')], report);
+  try {
+    const env = 'DEBIAN_FRONTEND=noninteractive';
+    report.phase('resolving', 'apt-get update');
+    await run('chroot', [rootfs, 'apt-get', 'update'], report);
+    report.phase('resolving', `apt-get install ${packages.join(' ')}`);
+    await run('chroot', [rootfs, 'env', env, 'apt-get', 'install', '-y', '--no-install-recommends', ...packages], report);
+  } finally {
+    await run('umount', ['-l', join(rootfs, 'proc')], report).catch(() => undefined);
+  }
+}
+
+async function emptyDir(dir: string): Promise<void> {
+  const entries = await readdir(dir).catch(() => [] as string[]);
+  for (const entry of entries) await rm(join(dir, entry), { recursive: true, force: true });
+}
+
+async function buildWithDockerfile(docker: Docker, report: BuildReporter, image: string, spec: BuildSpec): Promise<void> {
   const work = await mkdtemp(join(tmpdir(), 'posthoc-sandbox-'));
   try {
     await writeFile(join(work, 'posthoc-init'), initScript);
@@ -187,7 +319,7 @@ async function buildWithDockerfile(docker: Docker, log: (line: string) => void, 
         'COPY claims-preload.c /src/claims-preload.c',
         `RUN ${CLAIMS_CC.join(' ')} -o /posthoc-claims.so /src/claims-preload.c -ldl`,
         'FROM debian:bookworm-slim',
-        `RUN apt-get update && apt-get install -y --no-install-recommends ${PACKAGES.join(' ')} && rm -rf /var/lib/apt/lists/*`,
+        `RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ${spec.packages.join(' ')} && ${leanShell}`,
         'RUN mkdir -p /workspace /run/posthoc /run/posthoc-claims /home/sandbox',
         `COPY posthoc-init ${INIT_PATH}`,
         `COPY --from=claims /posthoc-claims.so ${CLAIMS_LIBRARY}`,
@@ -195,16 +327,16 @@ async function buildWithDockerfile(docker: Docker, log: (line: string) => void, 
         ...spec.files.map((file, i) => `COPY ${fileSources[i]} ${file.target}`),
         ...spec.files.map((file) => `RUN chmod ${file.mode.toString(8)} ${file.target}`),
         `RUN chmod 755 ${INIT_PATH} && echo ${image} > /etc/posthoc-sandbox`,
-        `LABEL ${RECIPE_LABEL}=${spec.recipe}`,
+        ...labels(spec).map(([k, v]) => `LABEL ${k}=${v}`),
         `CMD ["${INIT_PATH}"]`,
         '',
       ].join('\n'),
     );
-    log(`docker build → ${image}`);
+    report.phase('installing', `docker build → ${image}`);
     const stream = await docker.buildImage({ context: work, src: ['Dockerfile', 'posthoc-init', 'claims-preload.c', ...fileSources] }, { t: image });
     await followProgress(docker, stream, (event) => {
-      const line = (event as { stream?: string }).stream?.trim();
-      if (line) log(line);
+      const text = (event as { stream?: string }).stream;
+      if (text) for (const line of text.split('\n')) if (line.trim()) report.line(line);
     });
   } finally {
     await rm(work, { recursive: true, force: true });
@@ -214,11 +346,11 @@ async function buildWithDockerfile(docker: Docker, log: (line: string) => void, 
 const CLAIMS_CC = ['cc', '-shared', '-fPIC', '-O2', '-Wall'];
 
 /** Compiles the claim library on this (Linux) machine; it uses only calls bookworm's glibc has. */
-async function compileClaimsLibrary(work: string, target: string, log: (line: string) => void): Promise<void> {
+async function compileClaimsLibrary(work: string, target: string, report: BuildReporter): Promise<void> {
   const source = join(work, 'claims-preload.c');
   await writeFile(source, claimsSource());
   const built = join(work, 'posthoc-claims.so');
-  await run(CLAIMS_CC[0]!, [...CLAIMS_CC.slice(1), '-o', built, source, '-ldl'], log).catch((error: unknown) => {
+  await run(CLAIMS_CC[0]!, [...CLAIMS_CC.slice(1), '-o', built, source, '-ldl'], report).catch((error: unknown) => {
     throw new SandboxError(
       'docker-failed',
       `Could not compile the sandbox's claim library (${error instanceof Error ? error.message : String(error)}). Install a C compiler (Debian: sudo apt install gcc libc6-dev) and build again.`,
@@ -226,6 +358,97 @@ async function compileClaimsLibrary(work: string, target: string, log: (line: st
   });
   await copyFile(built, target);
   await chmod(target, 0o644);
+}
+
+export type BuildProgress = SandboxBuildProgress;
+export type BuildStep = Omit<BuildProgress, 'elapsedMs'>;
+
+/**
+ * Reads the output of a build — debootstrap's "I: Retrieving/Extracting/Unpacking/Configuring PKG" lines,
+ * apt-get's "N newly installed", "Get:N", "Unpacking PKG", "Setting up PKG", docker build's "Step N/M" —
+ * and says which phase the build is in and how many packages of how many it has done.
+ */
+export class BuildProgressParser {
+  private retrieved = 0;
+  private extracted = 0;
+  private unpacked = 0;
+  private configured = 0;
+  /** Packages apt-get said it would install; debootstrap's total is what it retrieved. */
+  private aptTotal: number | undefined;
+  private aptMode = false;
+
+  /** The step this line shows, or null when it moves nothing (the caller may still show the line). */
+  feed(raw: string): BuildStep | null {
+    const line = raw.trim();
+    let m: RegExpMatchArray | null;
+    if ((m = line.match(/^Step (\d+)\/(\d+) : (.*)$/))) {
+      return { phase: 'installing', done: Number(m[1]) - 1, total: Number(m[2]), line: m[3]! };
+    }
+    if ((m = line.match(/^I: (.*)$/))) return this.debootstrap(m[1]!, line);
+    if ((m = line.match(/(\d+) upgraded, (\d+) newly installed/))) {
+      this.aptMode = true;
+      this.aptTotal = Number(m[2]);
+      this.retrieved = this.unpacked = this.configured = 0;
+      return { phase: 'downloading', done: 0, total: this.aptTotal, line };
+    }
+    if (!this.aptMode) return null;
+    const total = this.aptTotal;
+    if (/^Get:\d+ /.test(line)) return { phase: 'downloading', done: ++this.retrieved, total, line };
+    if (/^Unpacking \S+ \(/.test(line)) return { phase: 'unpacking', done: ++this.unpacked, total, line };
+    if (/^Setting up \S+ \(/.test(line)) return { phase: 'configuring', done: ++this.configured, total, line };
+    return null;
+  }
+
+  private debootstrap(message: string, line: string): BuildStep | null {
+    if (/^(Retrieving (InRelease|Release|Packages)\b|Checking|Valid|Resolving|Target|Chosen)/.test(message)) {
+      return { phase: 'resolving', line };
+    }
+    if (/^Retrieving \S+ /.test(message)) return { phase: 'downloading', done: ++this.retrieved, line };
+    if (/^Validating /.test(message)) return null;
+    if (/^(Installing core|Unpacking required|Configuring required|Unpacking the base|Configuring the base)/.test(message)) {
+      return { phase: /^Configuring/.test(message) ? 'configuring' : message.startsWith('Installing') ? 'installing' : 'unpacking', line };
+    }
+    if (/^Extracting \S+\.\.\.$/.test(message)) return { phase: 'installing', done: ++this.extracted, line };
+    const total = this.retrieved || undefined;
+    if (/^Unpacking \S+\.\.\.$/.test(message)) return { phase: 'unpacking', done: ++this.unpacked, total, line };
+    if (/^Configuring \S+\.\.\.$/.test(message)) return { phase: 'configuring', done: ++this.configured, total, line };
+    if (/^Base system installed/.test(message)) return { phase: 'finishing', line };
+    return null;
+  }
+}
+
+/** One line for a terminal: "[0:42] unpacking 120/310 packages — I: Unpacking libc6...". */
+export function formatBuildProgress(p: BuildProgress): string {
+  const seconds = Math.floor(p.elapsedMs / 1000);
+  const clock = `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, '0')}`;
+  const count = p.done === undefined ? '' : p.total === undefined ? ` ${p.done} packages` : ` ${p.done}/${p.total} packages`;
+  return `[${clock}] ${p.phase}${count}${p.line ? ` — ${p.line}` : ''}`;
+}
+
+/** Times a build and turns its output into progress for one listener. */
+class BuildReporter {
+  private readonly started = Date.now();
+  private readonly parser = new BuildProgressParser();
+  private last: BuildStep = { phase: 'starting' };
+
+  constructor(private readonly listener: (progress: BuildProgress) => void) {}
+
+  step(step: BuildStep): void {
+    this.last = step;
+    this.listener({ ...step, elapsedMs: Date.now() - this.started });
+  }
+
+  /** A new phase of the build's own (not a tool's output line). */
+  phase(phase: BuildProgress['phase'], line?: string): void {
+    this.step({ phase, ...(line === undefined ? {} : { line }) });
+  }
+
+  /** A line of a tool's output: a step when the parser reads one, else the line under the last phase. */
+  line(line: string): void {
+    const parsed = this.parser.feed(line);
+    if (parsed) this.step(parsed);
+    else if (line.trim()) this.step({ ...this.last, line: line.trim() });
+  }
 }
 
 function followProgress(docker: Docker, stream: NodeJS.ReadableStream, onEvent?: (e: unknown) => void): Promise<void> {
@@ -242,22 +465,25 @@ function followProgress(docker: Docker, stream: NodeJS.ReadableStream, onEvent?:
   });
 }
 
-function run(command: string, args: string[], log: (line: string) => void): Promise<void> {
+/** Runs a build tool; each output line goes to the reporter, and its last output is kept for the error. */
+function run(command: string, args: string[], report: BuildReporter): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let tail = '';
-    const collect = (chunk: Buffer) => {
-      tail = (tail + chunk.toString()).slice(-4000);
+    const partial = { stdout: '', stderr: '' };
+    const collect = (stream: 'stdout' | 'stderr') => (chunk: Buffer) => {
+      const text = chunk.toString();
+      tail = (tail + text).slice(-2000);
+      const lines = (partial[stream] + text).split(/\r?\n|\r/);
+      partial[stream] = lines.pop() ?? '';
+      for (const line of lines) if (line.trim()) report.line(line);
     };
-    child.stdout.on('data', collect);
-    child.stderr.on('data', collect);
+    child.stdout.on('data', collect('stdout'));
+    child.stderr.on('data', collect('stderr'));
     child.on('error', reject);
     child.on('close', (code) => {
       if (code === 0) resolve();
-      else {
-        log(tail);
-        reject(new SandboxError('docker-failed', `${command} failed with exit code ${code}; its last output is above.`));
-      }
+      else reject(new SandboxError('docker-failed', `${command} failed with exit code ${code}; its last output:\n${tail.trim()}`));
     });
   });
 }

@@ -18,7 +18,7 @@ import { serviceRoute } from '../gateway/service-route';
 import { apiSpec } from '../oauth/providers';
 import { createDocker, dockerSocketPath } from '../sandbox/docker-client';
 import { SandboxExecutor } from '../sandbox/executor';
-import { SANDBOX_IMAGE, sandboxStatus } from '../sandbox/sandbox-image';
+import { imageBuilds, SANDBOX_IMAGE, sandboxStatus } from '../sandbox/sandbox-image';
 import { openDatabase, type AppDatabase } from '../store/database';
 import { TaskStore } from '../store/task-store';
 import { UndoOperations } from '../store/undo-operations';
@@ -175,6 +175,12 @@ export function createServices(options: {
     'settings:update': (input) => settings.update(input),
     'vault:status': () => vault.status(),
     'sandbox:status': () => sandboxStatus(docker, executor.image),
+    'sandbox:build': async () => {
+      if (!imageBuilds.start(docker, executor.image, (progress) => events.emit('sandbox:progress', progress))) {
+        throw new ServiceError('conflict', 'A sandbox image build is already running; wait for it to finish (its progress is shown).');
+      }
+      return { image: executor.image };
+    },
     'service:list': async () => services.list(),
     'service:add': async (input) => connections.addService(input),
     'service:remove': async ({ name }) => ({ removed: services.remove(name) }),

@@ -19,6 +19,16 @@ import { FileDiff, RedoResult, RewindResult, Timeline, UndoStorage } from '../do
 import { ConnectionView, ConnectStarted, RestHold, SecretEntry, ServiceAuth, ServiceRules } from '../domain/connections';
 
 const TaskRef = z.object({ taskId: z.string().min(1) });
+
+/** Where a sandbox image build is: its phase, packages done of total where known, and its latest output line. */
+export const SandboxBuildProgress = z.object({
+  phase: z.enum(['starting', 'resolving', 'downloading', 'unpacking', 'configuring', 'installing', 'finishing', 'importing', 'done', 'failed']),
+  done: z.number().int().min(0).optional(),
+  total: z.number().int().min(0).optional(),
+  elapsedMs: z.number().min(0),
+  line: z.string().optional(),
+});
+export type SandboxBuildProgress = z.infer<typeof SandboxBuildProgress>;
 /** A secret by name, and the origins (scheme://host[:port]) it may be sent to; never its value. */
 const BoundSecret = SecretEntry.extend({ origins: z.array(z.string()).optional() });
 const ActionRef = z.object({ actionId: z.string().min(1) });
@@ -124,6 +134,8 @@ export const calls = {
   },
   'service:remove': { input: z.object({ name: z.string().min(1) }), output: z.object({ removed: z.boolean() }) },
   'sandbox:status': { input: z.object({}), output: SandboxStatus },
+  /** Starts building the sandbox image (refused while a build runs); its progress comes as sandbox:progress. */
+  'sandbox:build': { input: z.object({}), output: z.object({ image: z.string() }) },
   'action:redo': { input: ActionRef, output: RedoResult },
   'action:rewind': { input: ActionRef, output: RewindResult },
   'action:diff': {
@@ -203,6 +215,8 @@ export const events = {
   'connection:updated': ConnectionView,
   /** The task's undo timeline changed without an action changing (a refused undo found outside edits). */
   'timeline:updated': z.object({ taskId: z.string() }),
+  /** A sandbox image build moved on; the last event has phase 'done' or 'failed' (with the reason as its line). */
+  'sandbox:progress': SandboxBuildProgress,
 } as const;
 
 export type Calls = typeof calls;

@@ -1,6 +1,7 @@
 // Sandbox (Docker and its image) and vault (OS keychain) status, with main's own words on what to do.
 import { selectSandboxProblem, selectVaultProblem } from '../state/system-state';
 import { appActions, useAppStore } from '../state/app-store';
+import { SandboxBuild } from './sandbox-build';
 
 function SandboxSection({ onlyProblems }: { onlyProblems: boolean }) {
   const sandbox = useAppStore((s) => s.system.sandbox);
@@ -30,6 +31,7 @@ function SandboxSection({ onlyProblems }: { onlyProblems: boolean }) {
           {problem}
         </p>
       )}
+      <SandboxBuild needed={sandbox.state === 'ready' && sandbox.value.dockerAvailable && !sandbox.value.imagePresent} />
     </section>
   );
 }
