@@ -6,6 +6,7 @@ import type { Action, UndoResult } from '../../../shared/domain';
 import { describeReversePlan, partlyUndone } from '../../../shared/undo/reverse-plan';
 import { canKeep, canUndo, describeUndo, listCalls, listChanges, listDbEffects, undoableDbEffects } from '../model/action-summary';
 import { appActions } from '../state/app-store';
+import { ActionPictures } from './action-figures';
 import { ActionOutput } from './action-output';
 import { ChangedFiles } from './changed-files';
 import { CodeView } from './code-view';
@@ -123,6 +124,7 @@ export function ActionCard({ action }: { action: Action }) {
         <CodeView code={action.source} language={action.language} />
         <ActionOutput action={action} />
         {finished && action.kind !== 'sql' && <ChangedFiles changes={changes} actionId={action.id} />}
+        {finished && action.kind !== 'sql' && <ActionPictures action={action} changes={changes} />}
         {finished && <NotCovered effects={action.effects} />}
         {finished && <WhileRunning effects={action.effects} />}
         {(finished || calls.some((c) => c.hold?.state === 'waiting')) && <ServiceCalls calls={calls} />}
