@@ -10,6 +10,10 @@ export function formatAction(action: Action): string {
   if (action.output.stdout.trim()) lines.push('  stdout:', ...indent(action.output.stdout.trimEnd(), 4));
   if (action.output.stderr.trim()) lines.push('  stderr:', ...indent(action.output.stderr.trimEnd(), 4));
   for (const effect of action.effects) lines.push(...formatEffect(effect));
+  // Figures the code drew (plt.show()): where to get each one.
+  for (const f of action.figures ?? []) {
+    lines.push(`  ▣ figure ${f.n}: ${f.width} × ${f.height} PNG, ${f.bytes} bytes${f.released ? ' — released when the action was kept' : ` — posthoc figure ${action.id} ${f.n} > figure-${f.n}.png`}`);
+  }
   if (action.output.interrupted) lines.push(`  stopped: ${action.output.interrupted.reason}`);
   lines.push(`  undo: ${describeReversePlan(action.reverse, action.kind)}`);
   lines.push(`  level: ${action.confinement.level} — ${action.confinement.reason}`);
