@@ -2,7 +2,7 @@
 // runner hands over what is in the figures tmpfs only after every process of the action has ended
 // (action-channel.ts frame G), and the host checks it again (effects/figures). These actions write PNG
 // bytes themselves (zlib, no matplotlib), so the hand-over's own rules are what is tested; the matplotlib
-// backend is tested end to end in figures-codeact.test.ts. Hostile: too many, too big, not a PNG, a
+// backend is tested below and end to end in figures-codeact.test.ts. Hostile: too many, too big, not a PNG, a
 // symlink and a FIFO planted in the folder, odd names, a process that outlives the action.
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -148,15 +148,41 @@ describe('figures from the sandbox (real Docker)', () => {
         // Detached, in its own session: writes a figure a second later, then keeps writing.
         "code = PNG_SRC + \"\\nimport time\\nopen('/tmp/late-started', 'w').close()\\ntime.sleep(1)\\nwhile True:\\n    put('late-%d.png' % time.time_ns(), png(4, 4))\\n    time.sleep(0.05)\\n\"",
         "subprocess.Popen([sys.executable, '-c', code], start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)",
+        // Returns once it runs, leaving it behind.
+        'import time',
+        "while not os.path.exists('/tmp/late-started'): time.sleep(0.02)",
         "print('left it running')",
       ].join('\n').replace('PNG_SRC', JSON.stringify(PNG_WRITER)),
       task,
     );
-    expect(late.exitCode).toBe(0);
+    expect(late).toMatchObject({ exitCode: 0, stdout: 'left it running\n' });
     expect(late.figures).toEqual({ files: [], refused: [] });
-    // It did start (its mark is in /tmp), and was ended with the action.
-    const next = await act(ws, "import time\ntime.sleep(1.5)\nprint(os.path.exists('/tmp/late-started'), os.listdir(FIG))", task);
+    // It was ended with the action: a second later nothing wrote into the folder.
+    const next = await act(ws, "import time\ntime.sleep(1.5)\nprint(os.listdir(FIG))", task);
     expect(next.figures).toEqual({ files: [], refused: [] });
-    expect(next.stdout).toBe('True []\n');
+    expect(next.stdout).toBe('[]\n');
+  });
+});
+
+describe('matplotlib in the image (real Docker)', () => {
+  it('plt.show() hands over each open figure once; a figure left open is handed over at the end; one saved to a file is not', async () => {
+    const ws = dirs.workspace();
+    const out = await act(
+      ws,
+      [
+        'import matplotlib.pyplot as plt',
+        'plt.figure(figsize=(4, 3)); plt.plot([1, 2, 3]); plt.show()',
+        'plt.figure(figsize=(5, 2)); plt.plot([3, 2, 1])',
+        "saved = plt.figure(); plt.plot([0, 1]); saved.savefig('saved.png')",
+        "print(plt.get_backend())",
+      ].join('\n'),
+    );
+    expect(out).toMatchObject({ exitCode: 0, stdout: 'module://posthoc_figures\n' });
+    expect(out.figures.refused).toEqual([]);
+    const host = intake();
+    const kept = await host.figures.take(host.id, out.figures);
+    expect(kept.figures.map((f) => [f.n, f.width, f.height])).toEqual([[1, 400, 300], [2, 500, 200]]);
+    expect(existsSync(join(ws, 'saved.png'))).toBe(true);
+    host.close();
   });
 });
