@@ -1,19 +1,25 @@
 // npm run bench:sandbox — the time of a trivial Python action (print(1)) through Posthoc's executor,
 // cold (a new task: container start included) and warm (the next action of the same task), against
-// `docker run --rm IMAGE python3 -c 'print(1)'` through the docker CLI, measured in the same run.
-// Prints medians and ratios; the last line is `warm/docker-run ratio: X`.
+// `docker run --rm IMAGE python3 -c 'print(1)'` through the docker CLI, measured in the same run, for each
+// image: the full image (posthoc-sandbox:VERSION) and the minimal one (the four packages of Posthoc 0.1,
+// posthoc-sandbox:minimal), with each image's size.
+// BENCH_BUILD=1 first builds both images (the full one under BENCH_FULL_IMAGE, default posthoc-sandbox:VERSION)
+// and prints their build times. BENCH_IMAGES=a,b measures only those images.
+// Prints medians and ratios per image; each image's block ends with `warm/docker-run ratio: X`.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chownSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createServices } from '../main/services/app-services';
-import { SANDBOX_IMAGE } from '../main/sandbox/sandbox-image';
+import { createDocker } from '../main/sandbox/docker-client';
+import { buildSandboxImage, formatBuildProgress, MINIMAL_PACKAGES, SANDBOX_IMAGE, type BuildOptions } from '../main/sandbox/sandbox-image';
 import { FALLBACK_SANDBOX_UID } from '../main/sandbox/container-policy';
-import { chownSync } from 'node:fs';
 
 const run = promisify(execFile);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
+const MINIMAL_IMAGE = 'posthoc-sandbox:minimal';
+const FULL_IMAGE = process.env.BENCH_FULL_IMAGE ?? SANDBOX_IMAGE;
 
 const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
@@ -21,12 +27,32 @@ const median = (xs: number[]): number => {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 };
 const ms = (x: number): string => `${x.toFixed(1)} ms`;
+const mb = (bytes: number): string => `${(bytes / 1e6).toFixed(0)} MB`;
 
-async function main(): Promise<void> {
+async function build(image: string, options: BuildOptions): Promise<void> {
+  const started = performance.now();
+  let phase = '';
+  await buildSandboxImage(
+    createDocker(),
+    (p) => {
+      if (p.phase !== phase) console.error(formatBuildProgress(p));
+      phase = p.phase;
+    },
+    image,
+    options,
+  );
+  console.log(`build ${image}: ${((performance.now() - started) / 1000).toFixed(0)} s`);
+}
+
+async function imageSize(image: string): Promise<number> {
+  return (await createDocker().getImage(image).inspect()).Size;
+}
+
+async function measure(image: string): Promise<void> {
   const data = mkdtempSync(join(tmpdir(), 'posthoc-bench-data-'));
   const ws = mkdtempSync(join(tmpdir(), 'posthoc-bench-ws-'));
   if (process.getuid?.() === 0) chownSync(ws, FALLBACK_SANDBOX_UID, FALLBACK_SANDBOX_UID);
-  const services = createServices({ dataDir: data, env: {} });
+  const services = createServices({ dataDir: data, env: {}, image });
   const grant = [{ name: 'ws', hostPath: ws, mountPath: '/workspace', readOnly: false }];
   const action = (taskId: string, seq: number) =>
     services.executor.run({ taskId, workspaces: grant, seq, language: 'python', source: 'print(1)', timeoutSeconds: 30 });
@@ -35,25 +61,27 @@ async function main(): Promise<void> {
     await fn();
     return performance.now() - t;
   };
+  const dockerRun = () => run('docker', ['run', '--rm', '--network', 'none', image, 'python3', '-c', 'print(1)']);
   try {
     // Warm-up, so image layers and the daemon's caches are hot for every contender.
-    await run('docker', ['run', '--rm', '--network', 'none', SANDBOX_IMAGE, 'python3', '-c', 'print(1)']);
+    await dockerRun();
     await action('bench-warmup', 1);
     await services.executor.stop('bench-warmup');
 
-    const dockerRun: number[] = [];
+    const dockerRuns: number[] = [];
     const cold: number[] = [];
     const warm: number[] = [];
     for (let i = 0; i < ROUNDS; i++) {
-      dockerRun.push(await timed(() => run('docker', ['run', '--rm', '--network', 'none', SANDBOX_IMAGE, 'python3', '-c', 'print(1)'])));
+      dockerRuns.push(await timed(dockerRun));
       const taskId = `bench-cold-${i}`;
       cold.push(await timed(() => action(taskId, 1)));
       for (let j = 0; j < 3; j++) warm.push(await timed(() => action(taskId, j + 2)));
       await services.executor.stop(taskId);
     }
-    const d = median(dockerRun);
+    const d = median(dockerRuns);
     const c = median(cold);
     const w = median(warm);
+    console.log(`\n${image}: ${mb(await imageSize(image))}`);
     console.log(`rounds: ${ROUNDS} (warm: ${warm.length} actions)`);
     console.log(`docker run --rm (CLI):      median ${ms(d)}`);
     console.log(`posthoc executor, cold:     median ${ms(c)}`);
@@ -65,6 +93,15 @@ async function main(): Promise<void> {
     rmSync(data, { recursive: true, force: true });
     rmSync(ws, { recursive: true, force: true });
   }
+}
+
+async function main(): Promise<void> {
+  if (process.env.BENCH_BUILD === '1') {
+    await build(MINIMAL_IMAGE, { packages: MINIMAL_PACKAGES });
+    await build(FULL_IMAGE, {});
+  }
+  const images = process.env.BENCH_IMAGES?.split(',').filter(Boolean) ?? [FULL_IMAGE, MINIMAL_IMAGE];
+  for (const image of images) await measure(image);
 }
 
 main().then(

@@ -193,15 +193,17 @@ export function buildProgram(options: { open?: OpenSession } = {}): Command {
   sandbox
     .command('build')
     .description(`build the sandbox image ${SANDBOX_IMAGE}`)
-    .action(async () => {
-      await buildSandboxImage(createDocker(), printBuildProgress());
+    .option('--image <tag>', `build under another tag (default ${SANDBOX_IMAGE})`)
+    .action(async (opts: { image?: string }) => {
+      await buildSandboxImage(createDocker(), printBuildProgress(), opts.image ?? SANDBOX_IMAGE);
     });
   sandbox
     .command('status')
     .description('say whether Docker answers and the image exists')
     .option('--json', 'print JSON')
-    .action(async (opts: { json?: boolean }) => {
-      const status = await sandboxStatus(createDocker());
+    .option('--image <tag>', `check another tag (default ${SANDBOX_IMAGE})`)
+    .action(async (opts: { json?: boolean; image?: string }) => {
+      const status = await sandboxStatus(createDocker(), opts.image ?? SANDBOX_IMAGE);
       if (opts.json) json(status);
       else {
         out(`docker: ${status.dockerAvailable ? `running (${status.dockerVersion})` : 'not reachable'}`);

@@ -292,7 +292,8 @@ async function aptInstallInChroot(rootfs: string, packages: readonly string[], r
     report.phase('resolving', 'apt-get update');
     await run('chroot', [rootfs, 'apt-get', 'update'], report);
     report.phase('resolving', `apt-get install ${packages.join(' ')}`);
-    await run('chroot', [rootfs, 'env', env, 'apt-get', 'install', '-y', '--no-install-recommends', ...packages], report);
+    // The root is thrown away if the build fails, so dpkg need not sync each file (a large part of the time).
+    await run('chroot', [rootfs, 'env', env, 'apt-get', 'install', '-y', '--no-install-recommends', '-o', 'Dpkg::Options::=--force-unsafe-io', ...packages], report);
   } finally {
     await run('umount', ['-l', join(rootfs, 'proc')], report).catch(() => undefined);
   }

@@ -9,6 +9,7 @@ import type { EventName, EventPayload } from '../../shared/contract';
 import { createServices, type AppServices } from '../../main/services/app-services';
 import { imageBuilds, PACKAGES_LABEL, RECIPE_LABEL, sandboxRecipe, sandboxStatus } from '../../main/sandbox/sandbox-image';
 import { ServiceError } from '../../main/services/service-error';
+import { assertCliBuilt, runPosthoc } from '../support/posthoc-cli';
 import { tempDirs } from '../support/temp-dir';
 
 const dirs = tempDirs();
@@ -106,6 +107,21 @@ describe('sandbox status', () => {
     expect(status.imagePresent).toBe(false);
     expect(status.message).toMatch(/^The sandbox image posthoc-sandbox:labels-test lacks python3, python3-numpy, python3-pandas, /);
     expect(status.message).toMatch(/rebuild it with "npx posthoc sandbox build"\.$/);
+  });
+
+  it('`posthoc sandbox status --image` says the same, and `sandbox build` prints its phases with the time', async () => {
+    assertCliBuilt();
+    const tag = 'posthoc-sandbox:labels-cli';
+    labelledImage(tag, ['python3-minimal', 'git'], 'old-recipe');
+    const status = await runPosthoc(['sandbox', 'status', '--image', tag]);
+    expect(status.code).toBe(2);
+    expect(status.stdout).toMatch(/lacks python3, python3-numpy, .*; rebuild it with "npx posthoc sandbox build"/);
+
+    // A build against a daemon that is not there fails at once, after saying what it started.
+    const build = await runPosthoc(['sandbox', 'build', '--image', 'posthoc-sandbox:never'], { DOCKER_HOST: 'unix:///nonexistent/docker.sock' });
+    expect(build.code).not.toBe(0);
+    expect(build.stderr).toMatch(/^\[0:\d\d\] starting — building posthoc-sandbox:never$/m);
+    expect(build.stderr).toMatch(/^\[0:\d\d\] failed — .*Docker/m);
   });
 
   it('says an image with the current recipe is present', async () => {
