@@ -25,6 +25,33 @@ describe('call patterns', () => {
     expect(() => parsePattern('POST chat.postMessage')).toThrow(/METHOD \/path\/glob/);
   });
 
+  it('keep the glob language small on top of picomatch: ** may be no segment, only * and :name are special', () => {
+    expect(matchPath('/repos/**', '/repos')).not.toBeNull();
+    expect(matchPath('/*/**', '/repos')).not.toBeNull();
+    expect(matchPath('/**/:id', '/a/b/c')).toEqual({ params: { id: 'c' } });
+    expect(matchPath('/repos//:owner/', 'repos/ada')).toEqual({ params: { owner: 'ada' } });
+    expect(matchPath('/Repos/*', '/repos/ada')).toBeNull();
+    expect(matchPath('/*', '/.well-known')).not.toBeNull();
+    expect(matchPath('/channels/:c/reactions/:e/@me', '/channels/C1/reactions/%F0%9F%91%8D/@me')).toEqual({ params: { c: 'C1', e: '👍' } });
+    for (const literal of ['/a?', '/{a,b}', '/[ab]', '/!(a)', '/+(a)', '/a|b', '/a\\b']) {
+      expect(matchPath(literal, literal)).not.toBeNull();
+    }
+    expect(matchPath('/a?', '/ab')).toBeNull();
+    expect(matchPath('/{a,b}', '/a')).toBeNull();
+    expect(matchPath('/[ab]', '/a')).toBeNull();
+  });
+
+  it('compare paths decoded, so an escaped letter cannot slip past a rule, and an escaped slash stays in its segment', () => {
+    expect(matchPath('/chat.postMessage', '/chat%2EpostMessage')).not.toBeNull();
+    expect(matchPath('/*.list', '/conversations%2elist')).not.toBeNull();
+    expect(matchPath('/files/My%20Doc', '/files/My%20Doc')).not.toBeNull();
+    expect(matchPath('/files/*', '/files/a%2Fb')).not.toBeNull();
+    expect(matchPath('/files/*/x', '/files/a%2Fb')).toBeNull();
+    expect(matchPath('/files/:name', '/files/a%2Fb%20c')).toEqual({ params: { name: 'a/b c' } });
+    expect(matchPath('/files/*', '/files/%2E')).not.toBeNull();
+    expect(matchPath('/files/100%', '/files/100%')).not.toBeNull();
+  });
+
   it('parse --auth as the CLI writes it, and say what is missing', () => {
     expect(parseAuth('bearer', 'gh-token')).toEqual({ kind: 'bearer', secret: 'gh-token' });
     expect(parseAuth('header:X-Api-Key', 'k')).toEqual({ kind: 'header', header: 'X-Api-Key', secret: 'k' });
