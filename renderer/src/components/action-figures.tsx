@@ -11,6 +11,7 @@ import './action-figures.css';
 type Loaded<T> = { state: 'loading' } | { state: 'error'; message: string } | { state: 'ready'; value: T };
 
 const PREVIEWED = /\.(png|jpe?g|gif|webp|svg|csv|xlsx)$/i;
+const TABLES = /\.(csv|xlsx)$/i;
 /** At most this many files get a preview on one card. */
 const MAX_PREVIEWS = 8;
 
@@ -149,6 +150,9 @@ export function ActionPictures({ action, changes }: { action: Action; changes: r
   const figures = action.figures ?? [];
   const files = changes.filter((c) => c.channel === 'fs' && (c.mark === 'added' || c.mark === 'modified' || c.mark === 'renamed') && PREVIEWED.test(c.path)).slice(0, MAX_PREVIEWS);
   if (figures.length === 0 && files.length === 0) return null;
+  // Pictures side by side, then each table on its own line.
+  const images = files.filter((c) => !TABLES.test(c.path));
+  const tables = files.filter((c) => TABLES.test(c.path));
   return (
     <section className="action-pictures" data-testid="action-pictures" aria-label="Figures and files">
       {figures.length > 0 && (
@@ -158,13 +162,16 @@ export function ActionPictures({ action, changes }: { action: Action; changes: r
           ))}
         </div>
       )}
-      {files.length > 0 && (
+      {images.length > 0 && (
         <div className="pictures">
-          {files.map((c) => (
+          {images.map((c) => (
             <FilePreviewView key={`${c.where}\u0000${c.path}`} actionId={action.id} change={c} />
           ))}
         </div>
       )}
+      {tables.map((c) => (
+        <FilePreviewView key={`${c.where}\u0000${c.path}`} actionId={action.id} change={c} />
+      ))}
     </section>
   );
 }
