@@ -1,10 +1,9 @@
 // The web host: the built renderer and the same contract over a WebSocket, on 127.0.0.1 only. A random
-// per-launch token in the URL and an Origin check keep other pages and local programs out.
+// per-launch token in the URL and an Origin check keep other pages and local programs out. sirv serves the
+// renderer's files (nothing outside its folder), with the CSP and the content types the app:// scheme gives.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
-import { createServer, type IncomingMessage } from 'node:http';
-import { join, normalize, sep } from 'node:path';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import sirv from 'sirv';
 import { WebSocket, WebSocketServer } from 'ws';
 import type { CallName, Result } from '../../shared/contract';
 import {
@@ -38,23 +37,32 @@ class BoundedSocket extends WebSocket {
 
 export async function startWebHost(services: AppServices, options: { port?: number; rendererDir: string }): Promise<WebHost> {
   const token = randomBytes(24).toString('base64url');
+  const serveStatic = sirv(options.rendererDir, {
+    // Looked up on disk at each request (not listed once at start), so a rebuilt renderer is served as it is now.
+    dev: true,
+    etag: false,
+    // Only the file named: '/' is index.html (below), and no other name gains an extension.
+    extensions: [],
+    setHeaders: (res: ServerResponse, pathname: string) => {
+      res.setHeader('content-type', rendererContentType(pathname));
+      res.setHeader('content-security-policy', CSP);
+      res.setHeader('x-content-type-options', 'nosniff');
+      res.setHeader('referrer-policy', 'no-referrer');
+      res.setHeader('cache-control', 'no-store');
+    },
+    onNoMatch: (_req, res) => {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found');
+    },
+  });
   const server = createServer((req, res) => {
-    serveStatic(options.rendererDir, req.url ?? '/')
-      .then((file) => {
-        if (!file) {
-          res.writeHead(404, { 'content-type': 'text/plain' }).end('Not found');
-          return;
-        }
-        res.writeHead(200, {
-          'content-type': rendererContentType(file),
-          'content-security-policy': CSP,
-          'x-content-type-options': 'nosniff',
-          'referrer-policy': 'no-referrer',
-          'cache-control': 'no-store',
-        });
-        createReadStream(file).pipe(res);
-      })
-      .catch(() => res.writeHead(500).end());
+    try {
+      const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+      if (url.pathname === '/') req.url = `/index.html${url.search}`;
+      serveStatic(req, res);
+    } catch {
+      if (!res.headersSent) res.writeHead(500);
+      res.end();
+    }
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -136,13 +144,4 @@ export function checkUpgrade(req: IncomingMessage, token: string, allowedOrigins
   const origin = req.headers.origin;
   if (!origin || !allowedOrigins.has(origin)) return '403 Forbidden';
   return undefined;
-}
-
-async function serveStatic(root: string, rawUrl: string): Promise<string | undefined> {
-  const pathname = decodeURIComponent(new URL(rawUrl, 'http://127.0.0.1').pathname);
-  const relative = pathname === '/' ? 'index.html' : pathname.replace(/^\/+/, '');
-  const file = normalize(join(root, relative));
-  if (!file.startsWith(normalize(root) + sep)) return undefined;
-  const st = await stat(file).catch(() => undefined);
-  return st?.isFile() ? file : undefined;
 }

@@ -1,6 +1,7 @@
 // The web host: the contract over a WebSocket on 127.0.0.1, guarded by the per-launch token and the Origin.
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { startWebHost, type WebHost } from '../../main/ipc/web-host';
@@ -10,21 +11,40 @@ import { tempDirs } from '../support/temp-dir';
 const dirs = tempDirs();
 let services: AppServices;
 let host: WebHost;
+let rendererDir: string;
 
 beforeAll(async () => {
-  const rendererDir = dirs.make('posthoc-renderer-');
+  rendererDir = dirs.make('posthoc-renderer-');
   mkdirSync(join(rendererDir, 'assets'));
   writeFileSync(join(rendererDir, 'index.html'), '<!doctype html><title>Posthoc</title>');
   writeFileSync(join(rendererDir, 'assets', 'app.js'), 'console.log(1)');
+  writeFileSync(join(rendererDir, 'assets', 'app.css'), 'body{}');
   writeFileSync(join(dirs.make('posthoc-secret-'), 'secret.txt'), 'nope');
+  // A sibling whose name starts with the renderer folder's: a prefix test without the separator would let it out.
+  mkdirSync(`${rendererDir}-evil`);
+  writeFileSync(join(`${rendererDir}-evil`, 'secret.txt'), 'nope');
   services = createServices({ dataDir: dirs.make('posthoc-data-'), env: {} });
   host = await startWebHost(services, { rendererDir });
 });
 afterAll(async () => {
   await host.close();
   await services.close();
+  rmSync(`${rendererDir}-evil`, { recursive: true, force: true });
   dirs.cleanup();
 });
+
+/** A GET whose path is sent as written (fetch would fold its '..' segments first). */
+function rawGet(path: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port: host.port, path, method: 'GET' }, (res) => {
+      let body = '';
+      res.on('data', (chunk) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
 
 function connect(path: string, origin?: string): Promise<WebSocket> {
   return new Promise((resolve, reject) => {
@@ -62,6 +82,40 @@ describe('web host', () => {
     expect((await fetch(`http://127.0.0.1:${host.port}/assets/app.js`)).headers.get('content-type')).toMatch(/javascript/);
     expect((await fetch(`http://127.0.0.1:${host.port}/..%2f..%2fetc%2fpasswd`)).status).toBe(404);
     expect((await fetch(`http://127.0.0.1:${host.port}/%2e%2e/%2e%2e/etc/passwd`)).status).toBe(404);
+  });
+
+  it('serves index.html for / with the token, the app:// content types, and a plain 404 for anything else', async () => {
+    const page = await fetch(host.url);
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(page.headers.get('cache-control')).toBe('no-store');
+    expect(page.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(page.headers.get('referrer-policy')).toBe('no-referrer');
+    expect((await fetch(`http://127.0.0.1:${host.port}/assets/app.js`)).headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect((await fetch(`http://127.0.0.1:${host.port}/assets/app.css`)).headers.get('content-type')).toBe('text/css; charset=utf-8');
+    const missing = await fetch(`http://127.0.0.1:${host.port}/assets/nope.js`);
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get('content-type')).toBe('text/plain');
+    expect(await missing.text()).toBe('Not found');
+    expect((await fetch(`http://127.0.0.1:${host.port}/assets`)).status).toBe(404);
+    expect((await fetch(`http://127.0.0.1:${host.port}/assets/`)).status).toBe(404);
+    expect((await fetch(`http://127.0.0.1:${host.port}/index`)).status).toBe(404);
+    expect((await fetch(`http://127.0.0.1:${host.port}/%E0%A4%A`)).status).toBe(404);
+  });
+
+  it('answers a path that climbs out of the renderer folder, however spelt, with 404', async () => {
+    const sibling = `${basename(rendererDir)}-evil`;
+    for (const path of [
+      `/../${sibling}/secret.txt`,
+      `/assets/../../${sibling}/secret.txt`,
+      `/%2e%2e/${sibling}/secret.txt`,
+      `/..%2f${sibling}%2fsecret.txt`,
+      `/..%5c${sibling}%5csecret.txt`,
+      '/../../../../../../etc/passwd',
+      '//etc/passwd',
+    ]) {
+      expect(await rawGet(path), path).toEqual({ status: 404, body: 'Not found' });
+    }
+    expect(await rawGet('/assets/../index.html')).toMatchObject({ status: 200, body: expect.stringContaining('<title>Posthoc</title>') });
   });
 
   it('refuses a WebSocket without the token, with a wrong token, or from another origin', async () => {
