@@ -401,7 +401,7 @@ export class BuildProgressParser {
   }
 
   private debootstrap(message: string, line: string): BuildStep | null {
-    if (/^(Retrieving (InRelease|Release|Packages)\b|Checking|Valid Release|Resolving|Target|Chosen)/.test(message)) {
+    if (/^(Retrieving (InRelease|Release|Packages)\b|Checking|Valid Release|Resolving|Target)/.test(message)) {
       return { phase: 'resolving', line };
     }
     if (/^Retrieving \S+ /.test(message)) return { phase: 'downloading', done: ++this.retrieved, line };
