@@ -159,20 +159,22 @@ class SendInverses implements ChannelStep {
 
   async apply(): Promise<ApplyResult> {
     const items: string[] = [];
+    const calls: string[] = [];
     for (const action of this.actions) {
       const outcome = await this.port!.undo(action);
       this.save(action);
       items.push(...outcome.sent.map((s) => `${callName(s.effect.inverse!)} sent (${s.effect.inverse!.summary})`));
+      calls.push(...outcome.sent.map((s) => s.effect.inverse!.summary));
       if (!outcome.ok) {
         const failed = outcome.failed.effect.inverse!;
         return {
           ok: false,
-          report: { items, restored: [], removed: [], notRestored: [], refs: [] },
+          report: { items, restored: [], removed: [], notRestored: [], refs: [], calls },
           refused: { what: `${callName(failed)} (${failed.summary})`, why: outcome.failed.result.error ?? 'the provider refused the inverse call' },
         };
       }
     }
-    return { ok: true, report: { items, restored: [], removed: [], notRestored: [], refs: [] } };
+    return { ok: true, report: { items, restored: [], removed: [], notRestored: [], refs: [], calls } };
   }
 
   async compensate(): Promise<void> {

@@ -305,13 +305,13 @@ export class UndoService {
           refs,
         };
       }
-      const calls = [...applied.filter((a) => a.channel.leavesMachine).flatMap((a) => a.report.items), ...sent];
+      const went = [...applied.filter((a) => a.channel.leavesMachine).flatMap((a) => a.report.items), ...sent];
       return {
         out: {
           kind: 'partial',
-          calls,
+          calls: [...applied.filter((a) => a.channel.leavesMachine).flatMap((a) => a.report.calls ?? []), ...(r.report.calls ?? [])],
           refused: r.refused,
-          message: `${title} partly done: ${calls.length > 0 ? `${calls.join('; ')} — these cannot be taken back; then ` : ''}${r.refused.what} was refused: ${r.refused.why}.${back} ${stuck ? 'Check what is named above.' : `The action stays applied; ${job.operation} again to send only what is left.`}`,
+          message: `${title} partly done: ${went.length > 0 ? `${went.join('; ')} — these cannot be taken back; then ` : ''}${r.refused.what} was refused: ${r.refused.why}.${back} ${stuck ? 'Check what is named above.' : `The action stays applied; ${job.operation} again to send only what is left.`}`,
           steps,
         },
         refs,
@@ -323,7 +323,7 @@ export class UndoService {
       merged.restored.push(...a.report.restored);
       merged.removed.push(...a.report.removed);
       merged.notRestored.push(...a.report.notRestored);
-      if (a.channel.leavesMachine) merged.calls.push(...a.report.items);
+      merged.calls.push(...(a.report.calls ?? []));
     }
     // Statuses of actions with no files (the files' step already set them in its own transaction).
     for (const a of job.actions) this.setStatusAfter(a.id, job.direction);
@@ -392,9 +392,14 @@ export class UndoService {
     };
     for (const a of later) bump(a.id, a.finishedAt ?? a.startedAt);
     for (const [id, at] of this.options.operations?.lastRedone(action.taskId) ?? []) bump(id, at);
+    // A redo the files journaled while putting back a refused operation's undo is no redo: the action stays
+    // where it was in the order.
+    const putBack = this.options.operations?.putBackJournals(action.taskId) ?? new Set<number>();
     const task = this.store.getTask(action.taskId);
     for (const folder of foldersOf(task, null)) {
-      for (const c of this.fs.history.changes(folder)) if (c.actionId && c.kind === 'redo') bump(c.actionId, c.createdAt);
+      for (const c of this.fs.history.changes(folder)) {
+        if (c.actionId && c.kind === 'redo' && (c.journalId === null || !putBack.has(c.journalId))) bump(c.actionId, c.createdAt);
+      }
     }
     const key = (a: Action) => appliedAt.get(a.id) ?? '';
     return later.sort((a, b) => (key(a) < key(b) ? 1 : key(a) > key(b) ? -1 : b.seq - a.seq));

@@ -44,6 +44,19 @@ export class UndoOperations {
     return (this.db.prepare('SELECT * FROM undo_operations WHERE task_id = ? ORDER BY id').all(taskId) as Row[]).map(toRecord);
   }
 
+  /**
+   * The restore journals of operations that did not go through (refused or partial): their local steps were
+   * applied and then put back, so a file change they journaled re-applied nothing of the person's choosing.
+   */
+  putBackJournals(taskId: string): Set<number> {
+    const out = new Set<number>();
+    for (const op of this.forTask(taskId)) {
+      if (op.outcome === 'done') continue;
+      for (const ref of op.refs) if (ref.startsWith('journal:')) out.add(Number(ref.slice('journal:'.length)));
+    }
+    return out;
+  }
+
   /** When each action of the task was last redone (ISO time), by id. */
   lastRedone(taskId: string): Map<string, string> {
     const out = new Map<string, string>();

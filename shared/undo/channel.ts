@@ -34,6 +34,8 @@ export type StepReport = {
   notRestored: string[];
   /** Records this step wrote elsewhere, for the timeline to link (the files' restore journal entries, as "journal:ID"). */
   refs: string[];
+  /** Calls that left the machine and went through, each in its inverse's own words ("Delete the message 17.01 in C1"). */
+  calls?: string[];
 };
 
 /** Thrown by a local step's apply when it met a conflict half-way; it has put back what it did. */

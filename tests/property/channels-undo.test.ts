@@ -275,7 +275,7 @@ async function check(steps: Step[]): Promise<void> {
       }
       if (got !== want.outcome) fail(`${s.step} of #${i + 1}: outcome '${got}' ("${message}"), the model expects '${want.outcome}'${want.why ? ` (${want.why})` : ''}`);
       if (requests.length !== want.requests) {
-        fail(`${s.step} of #${i + 1}: the provider received ${requests.length} request(s) (${requests.map((c) => c.path).join(', ')}), the model sends ${want.requests}`);
+        fail(`${s.step} of #${i + 1}: the provider received ${requests.length} request(s) (${requests.map((c) => c.path).join(', ')}), the model sends ${want.requests}${message ? ` ("${message}")` : ''}`);
       }
       expectWorlds();
     }
@@ -312,6 +312,16 @@ describe('one undo across files, rows and service calls, against a reference mod
       { step: 'undo', pick: 0 },
       { step: 'provider', up: true },
       { step: 'undo', pick: 0 },
+    ]);
+  });
+
+  it('seed -1481753502: a rewind over two actions on one row, the older one\'s message locked, is refused only once the provider refuses', async () => {
+    await check([
+      { step: 'person', files: [0], rows: [] },
+      { step: 'action', files: [{ delete: 0 }], rows: [1], messages: [true] },
+      { step: 'action', files: null, rows: [1], messages: null },
+      { step: 'rewind', pick: 0 },
+      { step: 'rewind', pick: 0 },
     ]);
   });
 });

@@ -99,6 +99,7 @@ describe('a database effect', () => {
       folders: 0,
       steps: [{ channel: 'db', database: 'shop', kind: 'rows', statements: ['UPDATE "products" SET "price" = 2 WHERE "id" = 1;'], statementCount: 4, tables: ['products', 'price_history'] }],
       irreversible: [],
+      takenBack: [],
     });
     expect(describeReversePlan(a.reverse, a.kind)).toBe('Run 4 compensating statements on shop (products, price_history), after checking that nothing changed them since.');
     expect(canUndo(a)).toBe(true);

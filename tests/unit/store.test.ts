@@ -125,6 +125,7 @@ describe('openDatabase and migrations', () => {
       folders: 1,
       steps: [{ channel: 'fs', workspace: '/workspace/w1', remove: ['a1.txt'], restore: ['m1.txt'], moveBack: [], leave: [], ambiguous: [] }],
       irreversible: [],
+      takenBack: [],
     });
   });
 
