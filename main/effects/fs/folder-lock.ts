@@ -1,6 +1,9 @@
 // One checkpoint or restore at a time per granted folder: in this process a promise chain, across
 // processes (the app and a CLI command on the same folder) a lock file in the shadow repository that
 // names its owner's pid. A lock whose process is gone is stale and taken over.
+// Not proper-lockfile: its staleness is an mtime refreshed on a timer, so a checkpoint that blocks the
+// event loop past the stale time loses its lock to another process, a crashed owner still blocks others
+// until that time, and its lock names no owner, where ours asks whether the owner lives and names its pid.
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { processAlive } from '../../platform/process-owner';
