@@ -67,6 +67,8 @@ export interface BuildOptions {
   packages?: readonly string[];
   /** Files to copy in; IMAGE_FILES when omitted. */
   files?: readonly ImageFile[];
+  /** How to build: debootstrap where it can (Linux, as root), else docker build; 'dockerfile' forces the latter. */
+  method?: 'auto' | 'dockerfile';
 }
 /** Identifies what went into the image: a changed recipe makes `sandbox status` ask for a rebuild. */
 export const RECIPE_LABEL = 'dev.posthoc.recipe';
@@ -176,7 +178,8 @@ export async function buildSandboxImage(
     } catch (error) {
       throw explainDockerError(error, image);
     }
-    const canDebootstrap = process.platform === 'linux' && process.getuid?.() === 0 && (await commandExists('debootstrap'));
+    const canDebootstrap =
+      options.method !== 'dockerfile' && process.platform === 'linux' && process.getuid?.() === 0 && (await commandExists('debootstrap'));
     if (canDebootstrap) await buildWithDebootstrap(docker, report, image, spec);
     else await buildWithDockerfile(docker, report, image, spec);
     await docker.getImage(image).inspect().catch((error) => {
