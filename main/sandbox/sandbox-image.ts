@@ -385,9 +385,8 @@ export class BuildProgressParser {
   feed(raw: string): BuildStep | null {
     const line = raw.trim();
     let m: RegExpMatchArray | null;
-    if ((m = line.match(/^Step (\d+)\/(\d+) : (.*)$/))) {
-      return { phase: 'installing', done: Number(m[1]) - 1, total: Number(m[2]), line: m[3]! };
-    }
+    // docker build's steps are not packages: the phase and the step; apt-get inside a step counts packages.
+    if (/^Step \d+\/\d+ : /.test(line)) return { phase: 'installing', line };
     if ((m = line.match(/^I: (.*)$/))) return this.debootstrap(m[1]!, line);
     if ((m = line.match(/(\d+) upgraded, (\d+) newly installed/))) {
       this.aptMode = true;
@@ -448,7 +447,9 @@ class BuildReporter {
   }
 
   /** A line of a tool's output: a step when the parser reads one, else the line under the last phase. */
-  line(line: string): void {
+  line(raw: string): void {
+    // Without the terminal colours docker build passes on.
+    const line = raw.replace(/\x1b\[[0-9;]*m/g, '');
     const parsed = this.parser.feed(line);
     if (parsed) this.step(parsed);
     else if (line.trim()) this.step({ ...this.last, line: line.trim() });

@@ -76,7 +76,7 @@ describe('build progress parsing', () => {
   });
 
   it("reads docker build's steps", () => {
-    expect(feedAll(['Step 3/12 : RUN apt-get update'])[0]).toEqual({ phase: 'installing', done: 2, total: 12, line: 'RUN apt-get update' });
+    expect(feedAll(['Step 3/12 : RUN apt-get update'])[0]).toEqual({ phase: 'installing', line: 'Step 3/12 : RUN apt-get update' });
   });
 
   it('formats a line with the elapsed time as m:ss', () => {
