@@ -324,4 +324,24 @@ describe('one undo across files, rows and service calls, against a reference mod
       { step: 'rewind', pick: 0 },
     ]);
   });
+
+  it('seed 367851898: after a rewind refused by the provider, undoing the later action brings back exactly its file', async () => {
+    await check([
+      { step: 'action', files: [{ write: 0 }], rows: null, messages: [true] },
+      { step: 'action', files: [{ delete: 0 }], rows: null, messages: null },
+      { step: 'rewind', pick: 0 },
+      { step: 'undo', pick: 1 },
+    ]);
+  });
+
+  it('seed 1700620155: a rewind refused by the provider, then a rewind of the last action alone while it is down', async () => {
+    await check([
+      { step: 'action', files: null, rows: null, messages: [false] },
+      { step: 'action', files: [{ write: 0 }], rows: null, messages: [true] },
+      { step: 'action', files: [{ write: 0 }], rows: null, messages: null },
+      { step: 'rewind', pick: 0 },
+      { step: 'provider', up: false },
+      { step: 'rewind', pick: 2 },
+    ]);
+  });
 });

@@ -82,15 +82,19 @@ class FilesStep implements ChannelStep {
   async compensate(): Promise<void> {
     // The same actions the other way, oldest first for a rewind: under the same locks nothing else wrote
     // meanwhile, so only an edit the person made since the apply can stand in the way — then it is kept.
+    // One revert per action, each journaled and recorded as that action's own change: a history entry
+    // spanning several actions would give each the whole span, and a later undo of one of them would read
+    // what the others did as its own.
     const back = this.job.direction === 'undo' ? 'redo' : 'undo';
-    const ids = this.job.actions.map((a) => a.id).reverse();
-    const prepared = await this.reverter.prepare(this.request(back, ids), this.stores);
-    if (!prepared.ok) {
-      const paths = this.hooks.describe(this.job.taskId, prepared.blockers).map((b) => b.path);
-      throw new RevertFailed(`the files could not be put back, because ${paths.join(', ')} changed meanwhile (left as they are)`, false);
+    for (const id of this.job.actions.map((a) => a.id).reverse()) {
+      const prepared = await this.reverter.prepare(this.request(back, [id]), this.stores);
+      if (!prepared.ok) {
+        const paths = this.hooks.describe(this.job.taskId, prepared.blockers).map((b) => b.path);
+        throw new RevertFailed(`the files could not be put back, because ${paths.join(', ')} changed meanwhile (left as they are)`, false);
+      }
+      const outcome = await this.reverter.commit(prepared);
+      this.report?.refs.push(`journal:${outcome.journalId}`);
     }
-    const outcome = await this.reverter.commit(prepared);
-    this.report?.refs.push(`journal:${outcome.journalId}`);
   }
 
   private reportOf(outcome: Extract<RevertOutcome, { ok: true }>): StepReport {
