@@ -102,10 +102,17 @@ export class Figures {
     return { figure, bytes };
   }
 
-  /** Keep: the action's figure files are deleted; the record says they were released. */
+  /**
+   * Keep: the action's figure files are deleted; the record says they were released. A delete that fails
+   * leaves them listed and readable (never marked released while still on disk), and never fails the keep.
+   */
   async release(actionId: string): Promise<void> {
     if (this.store.list(actionId).length === 0) return;
-    await rm(this.folderOf(actionId), { recursive: true, force: true });
+    try {
+      await rm(this.folderOf(actionId), { recursive: true, force: true });
+    } catch {
+      return;
+    }
     this.store.markReleased(actionId);
   }
 
