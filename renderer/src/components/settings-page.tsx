@@ -1,6 +1,7 @@
 // Settings: the provider and the agent's limits (with where each value comes from), then the sandbox and
 // the vault.
 import { appActions, useAppStore } from '../state/app-store';
+import { PackageSettings } from './package-settings';
 import { ProviderForm } from './provider-form';
 import { SystemStatus } from './system-status';
 import { UndoStorageSettings } from './undo-storage-settings';
@@ -31,6 +32,12 @@ export function SettingsPage() {
         <h2>Sandbox and vault</h2>
         <SystemStatus />
       </section>
+      {settings.state === 'ready' && settings.value.packages && (
+        <section className="panel">
+          <h2>Packages</h2>
+          <PackageSettings packages={settings.value.packages} />
+        </section>
+      )}
       <section className="panel">
         <h2>Undo storage</h2>
         <UndoStorageSettings />
