@@ -55,4 +55,27 @@ describe('figures and previews through the contract (real image)', () => {
     await services.tasks.keep(action!.id);
     await expect(call('action:figure', { actionId: action!.id, n: 1 })).rejects.toThrow('Figure 1 was released when the action was kept.');
   });
+
+  it('says on the action which figures were not kept, and keeps the first 20', async () => {
+    const many = [
+      '```python',
+      'import os',
+      'import matplotlib.pyplot as plt',
+      "os.mkfifo('/run/posthoc-figures/0-fifo.png')",
+      'for i in range(21):',
+      '    plt.figure(figsize=(2, 1)); plt.plot([0, i])',
+      'plt.show()',
+      "print('drew 21')",
+      '```',
+    ].join('\n');
+    harness = await startHarness([many, 'Done.']);
+    const { services, workspace } = harness;
+    const task = await services.tasks.wait((await services.tasks.start({ prompt: 'draw many', workspaces: [workspace] })).id);
+    const [action] = services.tasks.get(task.id).actions;
+    expect(action).toMatchObject({ status: 'done', output: { stdout: 'drew 21\n' } });
+    expect(action!.figures!.map((f) => f.n)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    expect(action!.figures!.every((f) => f.width === 200 && f.height === 100)).toBe(true);
+    // After matplotlib's own warning about 21 open figures, the line that says what was not kept.
+    expect(action!.output.stderr).toMatch(/RuntimeWarning: More than 20 figures have been opened[\s\S]*\n\[posthoc\] figures not kept: a figure that was not a regular file\.\n$/);
+  });
 });
