@@ -13,7 +13,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createServices } from '../main/services/app-services';
 import { createDocker } from '../main/sandbox/docker-client';
-import { buildSandboxImage, formatBuildProgress, MINIMAL_PACKAGES, SANDBOX_IMAGE, type BuildOptions } from '../main/sandbox/sandbox-image';
+import { formatBuildProgress } from '../main/sandbox/build-progress';
+import { buildSandboxImage, MINIMAL_PACKAGES, SANDBOX_IMAGE, type BuildOptions } from '../main/sandbox/sandbox-image';
 import { FALLBACK_SANDBOX_UID } from '../main/sandbox/container-policy';
 
 const run = promisify(execFile);

@@ -3,16 +3,8 @@
 // what the image carries.
 import { describe, expect, it } from 'vitest';
 import { systemPrompt } from '../../main/agent/system-prompt';
-import {
-  BuildProgressParser,
-  formatBuildProgress,
-  MINIMAL_PACKAGES,
-  missingPackages,
-  PACKAGES,
-  sandboxRecipe,
-  staleImageMessage,
-  type BuildStep,
-} from '../../main/sandbox/sandbox-image';
+import { BuildProgressParser, formatBuildProgress, type BuildStep } from '../../main/sandbox/build-progress';
+import { MINIMAL_PACKAGES, missingPackages, PACKAGES, sandboxRecipe, staleImageMessage } from '../../main/sandbox/sandbox-image';
 import { applyBuildProgress, applyBuildRefused, buildFraction, describeBuildProgress, idleBuild } from '../../renderer/src/model/sandbox-build';
 
 const feedAll = (lines: string[]): Array<BuildStep | null> => {
