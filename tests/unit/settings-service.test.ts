@@ -61,6 +61,13 @@ describe('SettingsService.get', () => {
       maxSteps: DEFAULT_MAX_STEPS,
       actionTimeoutSeconds: DEFAULT_ACTION_TIMEOUT_SECONDS,
       gateway: { maxResponseMiB: 64, taskMiB: 128 },
+      packages: {
+        fetching: 'on',
+        allowed: [],
+        pipIndexUrl: 'https://pypi.org/simple',
+        npmRegistryUrl: 'https://registry.npmjs.org',
+        sources: { pipIndexUrl: 'default', npmRegistryUrl: 'default' },
+      },
     });
   });
 
@@ -75,7 +82,34 @@ describe('SettingsService.get', () => {
       maxSteps: 9,
       actionTimeoutSeconds: 30,
       gateway: { maxResponseMiB: 64, taskMiB: 128 },
+      packages: {
+        fetching: 'on',
+        allowed: [],
+        pipIndexUrl: 'https://pypi.org/simple',
+        npmRegistryUrl: 'https://registry.npmjs.org',
+        sources: { pipIndexUrl: 'default', npmRegistryUrl: 'default' },
+      },
     });
+  });
+
+  it('keeps the package settings, and lets POSTHOC_PIP_INDEX_URL / POSTHOC_NPM_REGISTRY_URL win over saved upstreams', async () => {
+    await service().update({ packageFetching: 'allowed', packagesAllowed: ['numpy', 'npm:left-pad'], pipIndexUrl: 'https://pypi.example/simple' });
+    expect((await service().get()).packages).toEqual({
+      fetching: 'allowed',
+      allowed: ['numpy', 'npm:left-pad'],
+      pipIndexUrl: 'https://pypi.example/simple',
+      npmRegistryUrl: 'https://registry.npmjs.org',
+      sources: { pipIndexUrl: 'settings', npmRegistryUrl: 'default' },
+    });
+    const env = { POSTHOC_PIP_INDEX_URL: 'http://mirror.example/simple', POSTHOC_NPM_REGISTRY_URL: 'http://mirror.example/npm' };
+    expect(service(env).packagePolicy()).toMatchObject({
+      fetching: 'allowed',
+      allowed: ['numpy', 'npm:left-pad'],
+      pipIndexUrl: 'http://mirror.example/simple',
+      npmRegistryUrl: 'http://mirror.example/npm',
+    });
+    await service().update({ packageFetching: 'on', pipIndexUrl: null });
+    expect(service().packagePolicy()).toMatchObject({ fetching: 'on', pipIndexUrl: 'https://pypi.org/simple' });
   });
 
   it('lets the environment win over saved settings and the vault', async () => {
