@@ -3,7 +3,7 @@
 // installed into the task's own environment and used by the next action, recorded on the action, a
 // second task served from the host cache, and refusals the model is told about. The upstream is set
 // with POSTHOC_PIP_INDEX_URL / POSTHOC_NPM_REGISTRY_URL, as a company mirror would be.
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Action, PackagesEffect } from '../../shared/domain';
@@ -59,6 +59,19 @@ const downloads = (a: Action) => a.effects.filter((e): e is PackagesEffect => e.
 const bash = (code: string) => `\`\`\`bash\n${code}\n\`\`\``;
 
 describe('packages in the sandbox', () => {
+  it('removes at start the environments of tasks that no longer exist, and keeps those of tasks that do', async () => {
+    const s = await start(['Nothing to do.']);
+    const task = await s.tasks.wait((await s.tasks.start({ prompt: 'nothing', workspaces: [dirs.workspace()] })).id);
+    await s.close();
+    services = undefined;
+    mkdirSync(join(dataDir, 'task-env', task.id, 'python'), { recursive: true });
+    mkdirSync(join(dataDir, 'task-env', 'gone-task', 'npm', 'lib'), { recursive: true });
+    writeFileSync(join(dataDir, 'task-env', 'gone-task', 'npm', 'lib', 'x.js'), '1');
+    services = createServices({ dataDir, image: process.env.POSTHOC_TEST_IMAGE ?? SANDBOX_IMAGE, env: { POSTHOC_MODEL: 'scripted', OPENAI_BASE_URL: llm!.baseUrl } });
+    await services.ready;
+    await expect.poll(() => readdirSync(join(dataDir, 'task-env'))).toEqual([task.id]);
+  });
+
   it('pip installs a wheel into the task environment; the next action imports it; a second task is served from the cache', async () => {
     const s = await start([bash('pip install tiny-pkg'), "```python\nimport tiny_pkg\nprint('value', tiny_pkg.VALUE)\n```", 'Done.', bash('pip install tiny-pkg && python3 -c "import tiny_pkg; print(tiny_pkg.VALUE)"'), 'Done.']);
     const workspace = dirs.workspace();
@@ -102,12 +115,15 @@ describe('packages in the sandbox', () => {
   });
 
   it('tells the model when fetching is off, and refuses a tampered wheel', async () => {
-    const s = await start([bash('pip install tiny-pkg'), 'Fetching is off.', bash('pip install bad-pkg'), 'Tampered.']);
+    const s = await start([bash('pip install tiny-pkg'), bash('npm install -g tiny-npm'), 'Fetching is off.', bash('pip install bad-pkg'), 'Tampered.']);
     await s.handlers['settings:update']({ packageFetching: 'off' });
-    const [off] = await run(s, dirs.workspace());
+    const [off, npmOff] = await run(s, dirs.workspace());
     expect(off!.output.exitCode).not.toBe(0);
     expect(downloads(off!)).toEqual([expect.objectContaining({ name: 'tiny-pkg', refused: expect.stringMatching(/turned off/) })]);
     expect(llm!.requests[1]!.messages.at(-1)!.content).toMatch(/pip download of tiny-pkg refused: Package fetching is turned off/);
+    // npm prints the gateway's message itself.
+    expect(npmOff!.output.exitCode).not.toBe(0);
+    expect(npmOff!.output.stderr).toMatch(/Package fetching is turned off in Posthoc's settings/);
     expect(index.requests).toEqual([]);
 
     await s.handlers['settings:update']({ packageFetching: 'on' });
