@@ -264,7 +264,8 @@ function printBuildProgress(): (progress: BuildProgress) => void {
     const changed = progress.phase !== lastPhase;
     const final = progress.phase === 'done' || progress.phase === 'failed';
     if (!changed && !final && progress.elapsedMs - lastAt < (tty ? 100 : 5000)) return;
-    const text = formatBuildProgress(progress);
+    // The reason of a failure is printed once, as the command's error.
+    const text = formatBuildProgress(progress.phase === 'failed' ? { ...progress, line: undefined } : progress);
     if (tty) {
       const width = Math.max(20, (process.stderr.columns ?? 100) - 1);
       process.stderr.write(`\r\x1b[K${final || changed ? text : text.slice(0, width)}${final || changed ? '\n' : ''}`);
