@@ -6,7 +6,7 @@ import type { GatewayReply, GatewayRoute, RouteContext } from '../gateway';
 import type { ExpectedHash, PackageCache } from './package-cache';
 import { refusal, upstreamRoot, type PackagePolicy } from './package-policy';
 import { refusedReply, serveFile } from './serve-file';
-import { fetchUpstream, UpstreamRefused } from './upstream';
+import { fetchUpstream, readIndexText, UpstreamRefused } from './upstream';
 
 type Dist = { tarball?: string; integrity?: string; shasum?: string };
 type Packument = { name?: string; versions?: Record<string, { dist?: Dist } & Record<string, unknown>> } & Record<string, unknown>;
@@ -92,9 +92,9 @@ async function packumentOf(ctx: RouteContext, cache: PackageCache, p: PackagePol
   }
   let doc: Packument;
   try {
-    doc = (await response.json()) as Packument;
-  } catch {
-    return { reply: refusedReply(502, `The npm registry's answer for ${name} is not JSON.`) };
+    doc = JSON.parse(await readIndexText(response)) as Packument;
+  } catch (error) {
+    return { reply: refusedReply(502, `The npm registry's answer for ${name} is unusable: ${(error as Error).message}`) };
   }
   await cache.writeIndex('npm', url, doc);
   return { doc };

@@ -6,7 +6,7 @@ import type { GatewayReply, GatewayRoute, RouteContext } from '../gateway';
 import type { PackageCache } from './package-cache';
 import { normalizePipName, refusal, upstreamRoot, type PackagePolicy } from './package-policy';
 import { refusedReply, serveFile } from './serve-file';
-import { fetchUpstream, pipFileOrigins, UpstreamRefused } from './upstream';
+import { fetchUpstream, pipFileOrigins, readIndexText, UpstreamRefused } from './upstream';
 
 export type PipFile = { filename: string; url: string; sha256: string | null; requiresPython: string | null; yanked: string | boolean };
 type PipIndex = { name: string; files: PipFile[] };
@@ -96,7 +96,12 @@ async function indexOf(ctx: RouteContext, cache: PackageCache, p: PackagePolicy,
     if (cached) return cached.value;
     return refusedReply(502, `The package index ${root} answered HTTP ${response.status} for ${name}.`);
   }
-  const text = await response.text();
+  let text: string;
+  try {
+    text = await readIndexText(response);
+  } catch (error) {
+    return refusedReply(502, `The package index ${root} answered for ${name}, but ${(error as Error).message}`);
+  }
   const pageUrl = response.url || key;
   const files = (response.headers.get('content-type') ?? '').includes('json') ? parseJson(text, pageUrl) : parseHtml(text, pageUrl);
   const index: PipIndex = { name, files: files.filter((f) => FILENAME.test(f.filename)) };

@@ -7,7 +7,7 @@ import type { PackagesEffect } from '../../../shared/domain';
 import type { GatewayReply, RouteContext } from '../gateway';
 import { HashMismatch, type ExpectedHash, type PackageCache } from './package-cache';
 import type { PackageManager } from './package-policy';
-import { fetchUpstream, UpstreamRefused } from './upstream';
+import { FILE_TIMEOUT_MS, fetchUpstream, UpstreamRefused } from './upstream';
 
 /** The largest package file the gateway fetches (it is written to the cache, never held in memory). */
 export const MAX_PACKAGE_FILE = 2 * 1024 * 1024 * 1024;
@@ -32,15 +32,14 @@ export async function serveFile(ctx: RouteContext, cache: PackageCache, f: Packa
     return refusedReply(status, `${f.manager} ${f.file}: ${why}`);
   };
   let hit = await cache.lookup(f.expected);
-  if (head) {
-    return { status: 200, headers: { 'content-type': f.contentType, ...(hit ? { 'content-length': String(hit.bytes) } : {}) }, body: '' };
-  }
+  // HEAD fetches nothing (the answer's length is the empty body's: the gateway sets it).
+  if (head) return { status: 200, headers: { 'content-type': f.contentType }, body: '' };
   let source = 'cache';
   if (!hit) {
     source = f.url;
     let response: Response;
     try {
-      response = await fetchUpstream(f.url, f.origins, { signal: ctx.signal });
+      response = await fetchUpstream(f.url, f.origins, { signal: ctx.signal, timeoutMs: FILE_TIMEOUT_MS });
     } catch (error) {
       if (error instanceof UpstreamRefused) return refuse(403, error.message);
       return refuse(502, `the package index did not answer (${(error as Error).message}).`);
