@@ -338,7 +338,7 @@ async function buildWithDockerfile(docker: Docker, report: BuildReporter, image:
       ].join('\n'),
     );
     report.phase('installing', `docker build → ${image}`);
-    const stream = await docker.buildImage({ context: work, src: ['Dockerfile', 'posthoc-init', 'claims-preload.c', ...fileSources] }, { t: image });
+    const stream = await docker.buildImage({ context: work, src: ['Dockerfile', 'posthoc-init', 'claims-preload.c', ...fileSources] }, { t: image, forcerm: true });
     await followProgress(docker, stream, (event) => {
       const text = (event as { stream?: string }).stream;
       if (text) for (const line of text.split('\n')) if (line.trim()) report.line(line);
