@@ -98,10 +98,12 @@ describe('packages in the sandbox', () => {
       bash('npm install -g tiny-npm'),
       bash(`node -e "console.log(require('tiny-npm'))"`),
       bash('npm install tiny-npm'),
+      bash('npx -y tiny-cli world'),
       'Done.',
     ]);
+    index.addNpm('tiny-cli', '0.3.0', { 'cli.js': "#!/usr/bin/env node\nconsole.log('hello', process.argv[2]);\n" }, { bin: { 'tiny-cli': 'cli.js' } });
     const workspace = dirs.workspace();
-    const [global, use, local] = await run(s, workspace);
+    const [global, use, local, npx] = await run(s, workspace);
     expect(global!.output).toMatchObject({ exitCode: 0 });
     expect(downloads(global!)).toEqual([expect.objectContaining({ manager: 'npm', name: 'tiny-npm', version: '2.0.1', refused: null })]);
     expect(use!.output).toMatchObject({ exitCode: 0, stdout: 'from npm\n' });
@@ -109,6 +111,8 @@ describe('packages in the sandbox', () => {
     expect(downloads(local!)).toEqual([]); // npm's cache in the task environment already had it
     const fs = local!.effects.find((e) => e.channel === 'fs');
     expect(fs && fs.channel === 'fs' ? fs.added : []).toEqual(expect.arrayContaining(['node_modules/tiny-npm/index.js', 'package.json']));
+    expect(npx!.output).toMatchObject({ exitCode: 0, stdout: 'hello world\n' });
+    expect(downloads(npx!)).toEqual([expect.objectContaining({ manager: 'npm', name: 'tiny-cli', version: '0.3.0', refused: null })]);
     const undone = await s.tasks.undo(local!.id);
     expect(undone.outcome).toBe('undone');
     expect(existsSync(join(workspace, 'node_modules'))).toBe(false);

@@ -20,7 +20,8 @@ export type PackageIndex = {
   /** "METHOD PATH" of every request, in order. */
   requests: string[];
   addWheel(name: string, version: string, modules: Record<string, string>): string;
-  addNpm(name: string, version: string, files: Record<string, string>): string;
+  /** `manifest` adds to package.json (a `bin`, for npx). */
+  addNpm(name: string, version: string, files: Record<string, string>, manifest?: Record<string, unknown>): string;
   /** Serve other bytes under this file name from now on (the index keeps the old hash). */
   tamper(file: string): void;
   close(): Promise<void>;
@@ -29,7 +30,7 @@ export type PackageIndex = {
 export async function startPackageIndex(): Promise<PackageIndex> {
   const files = new Map<string, Served>();
   const wheels = new Map<string, string[]>();
-  const npm = new Map<string, Map<string, { file: string }>>();
+  const npm = new Map<string, Map<string, { file: string; manifest: Record<string, unknown> }>>();
   const requests: string[] = [];
   const work = mkdtempSync(join(tmpdir(), 'posthoc-pkgidx-'));
   let url = '';
@@ -55,7 +56,7 @@ export async function startPackageIndex(): Promise<PackageIndex> {
           [...versions].map(([v, { file }]) => {
             const f = files.get(file)!;
             const dist = { tarball: `${url}/npm-registry/${m![1]}/-/${file}`, shasum: f.sha1, integrity: `sha512-${f.sha512}` };
-            return [v, { name: m![1], version: v, dist }];
+            return [v, { name: m![1], version: v, dist, ...versions.get(v)!.manifest }];
           }),
         ),
       };
@@ -104,17 +105,17 @@ with zipfile.ZipFile(out, 'w') as z:
       wheels.set(name, [...(wheels.get(name) ?? []), file]);
       return file;
     },
-    addNpm(name, version, contents) {
+    addNpm(name, version, contents, manifest = {}) {
       const base = name.split('/').pop()!;
       const file = `${base}-${version}.tgz`;
       const dir = join(work, `${base}-${version}`);
       mkdirSync(join(dir, 'package'), { recursive: true });
-      writeFileSync(join(dir, 'package', 'package.json'), JSON.stringify({ name, version, main: 'index.js' }));
+      writeFileSync(join(dir, 'package', 'package.json'), JSON.stringify({ name, version, main: 'index.js', ...manifest }));
       for (const [p, text] of Object.entries(contents)) writeFileSync(join(dir, 'package', p), text);
       execFileSync('tar', ['czf', join(work, file), '-C', dir, 'package']);
       add(file, readFileSync(join(work, file)));
       const versions = npm.get(name) ?? new Map();
-      versions.set(version, { file });
+      versions.set(version, { file, manifest });
       npm.set(name, versions);
       return file;
     },
