@@ -51,13 +51,16 @@ export async function readIndexText(response: Response): Promise<string> {
   }
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for await (const chunk of response.body ?? []) {
-    size += chunk.length;
+  const reader = response.body?.getReader();
+  for (;;) {
+    const next = reader ? await reader.read() : { done: true as const, value: undefined };
+    if (next.done) break;
+    size += next.value.length;
     if (size > MAX_INDEX_BYTES) {
-      await response.body?.cancel().catch(() => undefined);
+      await reader?.cancel().catch(() => undefined);
       throw new UpstreamRefused(`the index's answer is over the ${MAX_INDEX_BYTES / 1024 / 1024} MiB the gateway reads.`);
     }
-    chunks.push(chunk);
+    chunks.push(next.value);
   }
   return Buffer.concat(chunks).toString('utf8');
 }
