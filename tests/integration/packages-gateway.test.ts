@@ -203,6 +203,42 @@ describe('pip through the gateway', () => {
   });
 });
 
+describe('an upstream that answers too much', () => {
+  it('stops reading an index page or packument past 64 MiB, declared or streamed', async () => {
+    const chunk = Buffer.alloc(1024 * 1024, 'a');
+    const huge = createServer((req, res) => {
+      if (req.url?.startsWith('/simple/')) {
+        res.writeHead(200, { 'content-type': 'text/html', 'content-length': String(65 * 1024 * 1024) });
+        res.write(chunk);
+        return;
+      }
+      // npm: chunked, no length, 70 MiB unless the reader stops first.
+      res.writeHead(200, { 'content-type': 'application/json' });
+      let sent = 0;
+      const more = () => {
+        while (sent < 70 && !res.destroyed) {
+          sent++;
+          if (!res.write(chunk)) return void res.once('drain', more);
+        }
+        res.end();
+      };
+      more();
+    });
+    const url = await listen(huge);
+    try {
+      policy = { ...policy, pipIndexUrl: `${url}/simple`, npmRegistryUrl: `${url}/npm` };
+      const pip = await call(gateway, 't1', 'GET', '/pip/simple/big/');
+      expect(pip.answer.status).toBe(502);
+      expect(JSON.parse(pip.answer.body.toString()).error).toMatch(/more than the 64 MiB the gateway reads/);
+      const npm = await call(gateway, 't1', 'GET', '/npm/big');
+      expect(npm.answer.status).toBe(502);
+      expect(JSON.parse(npm.answer.body.toString()).error).toMatch(/over the 64 MiB the gateway reads/);
+    } finally {
+      await close(huge);
+    }
+  });
+});
+
 describe('npm through the gateway', () => {
   it('serves the packument with tarballs pointing at the gateway, then the tarball verified by its integrity', async () => {
     const file = index.addNpm('tiny-npm', '2.0.1', { 'index.js': 'module.exports = 7;\n' });
