@@ -1,50 +1,438 @@
 // The one door to the model provider: the openai SDK against any OpenAI-compatible server (OpenAI,
 // Ollama, LM Studio, vLLM). Streams text deltas when it can.
-import OpenAI from 'openai';
+//
+// One call to reply() is one model turn as the loop sees it, which may be several HTTP calls:
+// - faults that pass (429 — honouring Retry-After —, 5xx, a reset connection, a stream cut before its
+//   finish_reason) are retried with capped exponential backoff, the partial text discarded (onRetry tells
+//   the front end to drop what it showed);
+// - a reply cut by the output limit (finish_reason "length") is continued: the partial goes back as the
+//   assistant's turn followed by a user turn asking to continue where it stopped, and the parts are joined;
+// - faults that do not pass (a refused key, an unknown model, a context too long) throw an LlmError whose
+//   message says what to do; the task ends and can be continued after the fix.
+// Usage is the provider's own count (stream_options.include_usage when streaming; it arrives in the last
+// chunk only), summed over every HTTP call the turn took, with the number of calls.
+// The protocol is a setting: "fenced" (code in the reply's text), "tools" (a native tool run_code
+// {language, code}, its calls returned in toolCalls) or "auto" (tools, falling back to fenced for good
+// when the provider refuses tools).
+import OpenAI, { APIConnectionError, APIError } from 'openai';
+import type { ChatCompletionChunk, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
+import { languageOfTag, type CodeBlock } from '../../shared/codeact/fences';
 
-export type ChatMessage = { role: 'system' | 'user' | 'assistant'; content: string };
+/** A call of the run_code tool as the model made it; `block` is the action it stands for (null with `error`). */
+export type ToolCall = {
+  id: string;
+  /** The language as the model gave it ("python", "bash", "sh", "sql"). */
+  language: string;
+  code: string;
+  /** For sql: the database's name, when the model gave one. */
+  database: string | null;
+  /** The action to run, or null when the call cannot be one (then `error` says why, to send back as the tool message). */
+  block: CodeBlock | null;
+  error: string | null;
+  /** The tool's name and its arguments as the model sent them (to echo back in the assistant turn). */
+  name: string;
+  arguments: string;
+};
 
-export type LlmConfig = { apiKey: string; baseUrl: string | null; model: string; stream: boolean };
+export type ChatMessage =
+  | { role: 'system' | 'user'; content: string }
+  | { role: 'assistant'; content: string; toolCalls?: ToolCall[] }
+  | { role: 'tool'; content: string; toolCallId: string };
 
-export class LlmError extends Error {}
+export type LlmUsage = { promptTokens: number; completionTokens: number; calls: number };
+
+export type LlmFinish = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'other';
+
+export type LlmReply = {
+  text: string;
+  /** What the provider streamed as reasoning (reasoning_content / reasoning deltas): shown folded, never run. */
+  reasoning: string;
+  toolCalls: ToolCall[];
+  finish: LlmFinish;
+  /** Summed over every call this turn took; null when the provider reported none. */
+  usage: LlmUsage | null;
+  /** Calls retried after a passing fault, and continuations after "length". */
+  retries: number;
+  continuations: number;
+};
+
+export type LlmProtocol = 'fenced' | 'tools' | 'auto';
+
+export type LlmConfig = {
+  apiKey: string;
+  baseUrl: string | null;
+  model: string;
+  stream: boolean;
+  protocol?: LlmProtocol;
+  /** Retries of one call after a passing fault (default 4). */
+  maxRetries?: number;
+  /** First backoff delay (default 1000 ms), doubled each retry, capped at retryMaxMs (default 30000 ms; a Retry-After is capped at 60 s). */
+  retryBaseMs?: number;
+  retryMaxMs?: number;
+  /** Continuations after finish_reason "length" (default 3). */
+  maxContinuations?: number;
+};
+
+export type RetryInfo = { attempt: number; maxRetries: number; delayMs: number; reason: string };
+
+export type LlmEvents = {
+  onDelta?(text: string): void;
+  onReasoning?(text: string): void;
+  /** A passing fault: what was shown of this call is discarded and the call is tried again after delayMs. */
+  onRetry?(info: RetryInfo): void;
+};
+
+export type LlmErrorKind = 'auth' | 'model' | 'context' | 'rate-limit' | 'server' | 'connection' | 'bad-request' | 'other';
+
+export class LlmError extends Error {
+  constructor(
+    message: string,
+    readonly kind: LlmErrorKind = 'other',
+    readonly status: number | null = null,
+  ) {
+    super(message);
+  }
+}
+
+export const RUN_CODE_TOOL: ChatCompletionTool = {
+  type: 'function',
+  function: {
+    name: 'run_code',
+    description:
+      'Run code in the sandbox and get its output back. language is python, bash, sh or sql; for sql, database names the granted database (may be left out when one is granted).',
+    parameters: {
+      type: 'object',
+      properties: {
+        language: { type: 'string', enum: ['python', 'bash', 'sh', 'sql'] },
+        code: { type: 'string', description: 'The code to run.' },
+        database: { type: 'string', description: 'For sql only: the granted database to run it against.' },
+      },
+      required: ['language', 'code'],
+    },
+  },
+};
+
+export const CONTINUE_PROMPT = 'Your reply was cut off by the output limit. Continue exactly where it stopped, without repeating anything.';
+
+/** A fault of one call that may pass: retried. */
+class PassingFault extends Error {
+  constructor(
+    message: string,
+    readonly retryAfterMs: number | null = null,
+  ) {
+    super(message);
+  }
+}
 
 export class LlmClient {
   private readonly client: OpenAI;
+  /** "auto" found the provider refusing tools: fenced from then on. */
+  private toolsRefused = false;
 
   constructor(readonly config: LlmConfig) {
     this.client = new OpenAI({
       apiKey: config.apiKey,
       baseURL: config.baseUrl ?? undefined,
-      maxRetries: 2,
+      maxRetries: 0,
       timeout: 10 * 60 * 1000,
     });
   }
 
+  /** The protocol this client speaks now ("auto" resolves to tools until the provider refuses them). */
+  get protocol(): 'fenced' | 'tools' {
+    const p = this.config.protocol ?? 'fenced';
+    if (p === 'fenced') return 'fenced';
+    if (p === 'auto' && this.toolsRefused) return 'fenced';
+    return 'tools';
+  }
+
+  /** The reply's text only (the older shape). */
   async complete(messages: ChatMessage[], onDelta: (text: string) => void, signal?: AbortSignal): Promise<string> {
-    try {
-      if (!this.config.stream) {
-        const res = await this.client.chat.completions.create({ model: this.config.model, messages }, { signal });
-        const text = res.choices[0]?.message?.content ?? '';
-        if (text) onDelta(text);
-        return text;
+    return (await this.reply(messages, { onDelta }, signal)).text;
+  }
+
+  async reply(messages: ChatMessage[], events: LlmEvents = {}, signal?: AbortSignal): Promise<LlmReply> {
+    const maxContinuations = this.config.maxContinuations ?? 3;
+    let usage: LlmUsage | null = null;
+    let text = '';
+    let reasoning = '';
+    const toolCalls: ToolCall[] = [];
+    let retries = 0;
+    let continuations = 0;
+    let conversation = messages;
+    for (;;) {
+      const part = await this.callWithRetries(conversation, events, signal, () => retries++);
+      if (part.usage) usage = addUsage(usage, part.usage);
+      text += part.text;
+      reasoning += part.reasoning;
+      toolCalls.push(...part.toolCalls);
+      if (part.finish !== 'length' || part.toolCalls.length > 0 || continuations >= maxContinuations) {
+        return { text, reasoning, toolCalls, finish: part.finish, usage, retries, continuations };
       }
-      const stream = await this.client.chat.completions.create({ model: this.config.model, messages, stream: true }, { signal });
-      let text = '';
-      for await (const chunk of stream) {
-        const delta = chunk.choices[0]?.delta?.content;
-        if (delta) {
-          text += delta;
-          onDelta(delta);
-        }
-      }
-      return text;
-    } catch (error) {
-      if (signal?.aborted) throw error;
-      const e = error as { status?: number; message?: string };
-      const where = this.config.baseUrl ?? 'the OpenAI API';
-      if (e.status === 401) throw new LlmError(`The model provider at ${where} refused the API key (401). Set a valid key in Settings or OPENAI_API_KEY.`);
-      if (e.status === 404) throw new LlmError(`The model provider at ${where} does not know model "${this.config.model}" (404). Check the model name.`);
-      throw new LlmError(`The model provider at ${where} failed: ${e.message ?? String(error)}`);
+      continuations++;
+      conversation = [...messages, { role: 'assistant', content: text }, { role: 'user', content: CONTINUE_PROMPT }];
     }
   }
+
+  /** The provider's models (GET /models), by id. */
+  async listModels(signal?: AbortSignal): Promise<string[]> {
+    try {
+      const ids: string[] = [];
+      for await (const model of this.client.models.list({ signal })) ids.push(model.id);
+      return ids.sort();
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      throw this.finalError(error);
+    }
+  }
+
+  private async callWithRetries(messages: ChatMessage[], events: LlmEvents, signal: AbortSignal | undefined, counted: () => void): Promise<Part> {
+    const maxRetries = this.config.maxRetries ?? 4;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.callOnce(messages, events, signal);
+      } catch (error) {
+        if (signal?.aborted) throw error;
+        if (this.config.protocol === 'auto' && !this.toolsRefused && refusesTools(error)) {
+          this.toolsRefused = true;
+          attempt--;
+          continue;
+        }
+        const fault = error instanceof PassingFault ? error : passingFault(error);
+        if (!fault) throw this.finalError(error);
+        if (attempt >= maxRetries) {
+          throw new LlmError(
+            `The model provider at ${this.where()} kept failing (${fault.message}) after ${maxRetries} retries. Try again later, or continue the task then.`,
+            fault.retryAfterMs !== null ? 'rate-limit' : 'server',
+            statusOf(error),
+          );
+        }
+        const base = this.config.retryBaseMs ?? 1000;
+        const cap = this.config.retryMaxMs ?? 30_000;
+        const delayMs = fault.retryAfterMs !== null ? Math.min(fault.retryAfterMs, 60_000) : Math.min(base * 2 ** attempt, cap);
+        counted();
+        events.onRetry?.({ attempt: attempt + 1, maxRetries, delayMs, reason: fault.message });
+        await sleep(delayMs, signal);
+      }
+    }
+  }
+
+  private async callOnce(messages: ChatMessage[], events: LlmEvents, signal: AbortSignal | undefined): Promise<Part> {
+    const tools = this.protocol === 'tools' ? { tools: [RUN_CODE_TOOL] } : {};
+    const wire = messages.map(toWire);
+    if (!this.config.stream) {
+      const res = await this.client.chat.completions.create({ model: this.config.model, messages: wire, ...tools }, { signal });
+      const choice = res.choices[0];
+      if (!choice) throw new PassingFault('the reply held no choice');
+      const text = choice.message?.content ?? '';
+      const reasoning = reasoningOf(choice.message as unknown as Record<string, unknown>);
+      if (reasoning) events.onReasoning?.(reasoning);
+      if (text) events.onDelta?.(text);
+      const calls = (choice.message?.tool_calls ?? []).flatMap((c) => (c.type === 'function' ? [toolCall(c.id, c.function.name, c.function.arguments)] : []));
+      return { text, reasoning, toolCalls: calls, finish: finishOf(choice.finish_reason), usage: usageOf(res.usage) };
+    }
+    const stream = await this.client.chat.completions.create(
+      { model: this.config.model, messages: wire, stream: true, stream_options: { include_usage: true }, ...tools },
+      { signal },
+    );
+    let text = '';
+    let reasoning = '';
+    let finish: LlmFinish | null = null;
+    let usage: LlmUsage | null = null;
+    const calls = new Map<number, { id: string; name: string; arguments: string }>();
+    try {
+      for await (const chunk of stream as AsyncIterable<ChatCompletionChunk>) {
+        if (chunk.usage) usage = usageOf(chunk.usage);
+        const choice = chunk.choices?.[0];
+        if (!choice) continue;
+        const delta = choice.delta ?? {};
+        const r = reasoningOf(delta as unknown as Record<string, unknown>);
+        if (r) {
+          reasoning += r;
+          events.onReasoning?.(r);
+        }
+        if (delta.content) {
+          text += delta.content;
+          events.onDelta?.(delta.content);
+        }
+        for (const c of delta.tool_calls ?? []) {
+          const entry = calls.get(c.index) ?? { id: '', name: '', arguments: '' };
+          if (c.id) entry.id = c.id;
+          if (c.function?.name) entry.name += c.function.name;
+          if (c.function?.arguments) entry.arguments += c.function.arguments;
+          calls.set(c.index, entry);
+        }
+        if (choice.finish_reason) finish = finishOf(choice.finish_reason);
+      }
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      throw new PassingFault(`the stream broke after ${text.length} characters (${messageOf(error)})`);
+    }
+    if (finish === null) throw new PassingFault(`the stream ended after ${text.length} characters without a finish reason`);
+    const toolCalls = [...calls.entries()].sort(([a], [b]) => a - b).map(([i, c]) => toolCall(c.id || `call_${i}`, c.name, c.arguments));
+    return { text, reasoning, toolCalls, finish, usage };
+  }
+
+  private where(): string {
+    return this.config.baseUrl ?? 'the OpenAI API';
+  }
+
+  /** A fault that does not pass, in words that say what to do. */
+  private finalError(error: unknown): LlmError {
+    const where = this.where();
+    const model = this.config.model;
+    if (error instanceof LlmError) return error;
+    const status = statusOf(error);
+    const code = codeOf(error);
+    const text = messageOf(error);
+    if (status === 401 || status === 403)
+      return new LlmError(
+        `The model provider at ${where} refused the API key (${status}). Set a valid key for this provider in Settings (or OPENAI_API_KEY), then continue the task.`,
+        'auth',
+        status,
+      );
+    if (code === 'model_not_found' || status === 404)
+      return new LlmError(
+        `The model provider at ${where} does not know model "${model}" (${status ?? code}). Check the model name (Settings lists the provider's models), then continue the task with that model.`,
+        'model',
+        status,
+      );
+    if (code === 'context_length_exceeded' || /context[ _-]?(length|window)|maximum context|too many tokens|prompt is too long/i.test(text))
+      return new LlmError(
+        `The conversation is longer than model "${model}" accepts (context length exceeded). Set a smaller --context-window, choose a model with a larger window, or start a new task; then continue.`,
+        'context',
+        status,
+      );
+    if (status === 400) return new LlmError(`The model provider at ${where} refused the request (400): ${text}`, 'bad-request', status);
+    return new LlmError(`The model provider at ${where} failed: ${text}`, 'other', status);
+  }
+}
+
+type Part = { text: string; reasoning: string; toolCalls: ToolCall[]; finish: LlmFinish; usage: LlmUsage | null };
+
+function toWire(m: ChatMessage): ChatCompletionMessageParam {
+  if (m.role === 'tool') return { role: 'tool', content: m.content, tool_call_id: m.toolCallId };
+  if (m.role === 'assistant' && m.toolCalls?.length) {
+    return {
+      role: 'assistant',
+      content: m.content || null,
+      tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments } })),
+    };
+  }
+  return { role: m.role, content: m.content };
+}
+
+/** Parses one call of run_code; a call that cannot be an action carries an error to send back. */
+export function toolCall(id: string, name: string, args: string): ToolCall {
+  const base = { id, name, arguments: args, language: '', code: '', database: null as string | null };
+  if (name !== 'run_code') return { ...base, block: null, error: `There is no tool named "${name}"; the one tool is run_code {language, code}.` };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(args || '{}');
+  } catch {
+    return { ...base, block: null, error: 'The arguments of run_code were not valid JSON; send {"language": "python", "code": "..."}.' };
+  }
+  const o = (parsed ?? {}) as Record<string, unknown>;
+  const language = typeof o.language === 'string' ? o.language : '';
+  const code = typeof o.code === 'string' ? o.code : '';
+  const database = typeof o.database === 'string' && o.database ? o.database : null;
+  const lang = languageOfTag(language || 'python');
+  const call = { ...base, language, code, database };
+  if (!lang) return { ...call, block: null, error: `run_code does not run "${language}"; language is python, bash, sh or sql.` };
+  if (!code.trim()) return { ...call, block: null, error: 'run_code was called with no code.' };
+  const block: CodeBlock = lang === 'sql' ? { language: 'sql', source: code, database } : { language: lang, source: code };
+  return { ...call, block, error: null };
+}
+
+function reasoningOf(o: Record<string, unknown> | undefined): string {
+  if (!o) return '';
+  const r = o.reasoning_content ?? o.reasoning;
+  return typeof r === 'string' ? r : '';
+}
+
+function finishOf(reason: string | null | undefined): LlmFinish {
+  switch (reason) {
+    case 'stop':
+    case 'length':
+    case 'tool_calls':
+    case 'content_filter':
+      return reason;
+    case 'function_call':
+      return 'tool_calls';
+    default:
+      return 'other';
+  }
+}
+
+function usageOf(u: { prompt_tokens?: number; completion_tokens?: number } | null | undefined): LlmUsage | null {
+  if (!u) return null;
+  return { promptTokens: u.prompt_tokens ?? 0, completionTokens: u.completion_tokens ?? 0, calls: 1 };
+}
+
+export function addUsage(a: LlmUsage | null, b: LlmUsage | null): LlmUsage | null {
+  if (!a) return b;
+  if (!b) return a;
+  return { promptTokens: a.promptTokens + b.promptTokens, completionTokens: a.completionTokens + b.completionTokens, calls: a.calls + b.calls };
+}
+
+function statusOf(error: unknown): number | null {
+  return error instanceof APIError && typeof error.status === 'number' ? error.status : null;
+}
+
+function codeOf(error: unknown): string | null {
+  if (!(error instanceof APIError)) return null;
+  const code = error.code ?? (error.error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' ? code : null;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** A provider that does not take tools answers 400 (or 404/422) saying so. */
+function refusesTools(error: unknown): boolean {
+  const status = statusOf(error);
+  return (status === 400 || status === 404 || status === 422) && /tool|function/i.test(messageOf(error)) && !/context/i.test(messageOf(error));
+}
+
+/** 429, 5xx, 408/409, a refused or reset connection: passes, so retried. Null for faults that do not pass. */
+function passingFault(error: unknown): PassingFault | null {
+  if (error instanceof APIConnectionError) return new PassingFault(`connection failed: ${messageOf(error.cause ?? error)}`);
+  if (error instanceof APIError) {
+    const status = error.status;
+    if (status === 429) return new PassingFault('rate limited (429)', retryAfterMs(error.headers) ?? null);
+    if (status === 408 || status === 409 || (typeof status === 'number' && status >= 500)) {
+      const after = retryAfterMs(error.headers);
+      return new PassingFault(`server error (${status})`, after ?? null);
+    }
+    return null;
+  }
+  if (error instanceof TypeError && /terminated|fetch failed|socket|ECONNRESET/i.test(messageOf(error))) return new PassingFault(`connection broke: ${messageOf(error)}`);
+  return null;
+}
+
+/** Retry-After (seconds or an HTTP date) or retry-after-ms, in ms; undefined without one. */
+export function retryAfterMs(headers: Headers | undefined, now = Date.now()): number | undefined {
+  const ms = headers?.get('retry-after-ms');
+  if (ms && Number.isFinite(Number(ms))) return Math.max(0, Number(ms));
+  const value = headers?.get('retry-after');
+  if (!value) return undefined;
+  if (/^\d+(\.\d+)?$/.test(value.trim())) return Math.max(0, Number(value) * 1000);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason ?? new Error('aborted'));
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason ?? new Error('aborted'));
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
 }
