@@ -25,6 +25,8 @@ export async function runAgent(input: {
   maxSteps: number;
   hooks: AgentHooks;
   signal: AbortSignal;
+  /** Fits the messages to the model's context window before each request (context-budget.ts). */
+  fit?: (messages: ChatMessage[], signal: AbortSignal) => Promise<ChatMessage[]>;
 }): Promise<AgentOutcome> {
   const { hooks, signal } = input;
   const history = [...input.history];
@@ -32,7 +34,7 @@ export async function runAgent(input: {
     if (signal.aborted) return { status: 'cancelled' };
     let reply: string;
     try {
-      reply = await hooks.complete(history, hooks.onDelta, signal);
+      reply = await hooks.complete(input.fit ? await input.fit(history, signal) : history, hooks.onDelta, signal);
     } catch (error) {
       if (signal.aborted) return { status: 'cancelled' };
       return { status: 'failed', error: error instanceof Error ? error.message : String(error) };

@@ -90,8 +90,9 @@ export function buildProgram(options: { open?: OpenSession } = {}): Command {
     .option('--model <name>', 'the model to use (default: POSTHOC_MODEL or Settings)')
     .option('--max-steps <n>', 'the most replies the agent may take', positiveInt('--max-steps'))
     .option('--action-timeout <seconds>', 'stop an action after this many seconds', positiveInt('--action-timeout'))
+    .option('--context-window <tokens>', 'the model\'s context window: no request exceeds it (default: Settings, the provider\'s model list, else 8192)', positiveInt('--context-window'))
     .option('--json', 'print one JSON object per line')
-    .action(async (prompt: string, opts: { workspace: string[]; service: string[]; dataDir?: string; model?: string; maxSteps?: number; actionTimeout?: number; json?: boolean } & DbFlags) => {
+    .action(async (prompt: string, opts: { workspace: string[]; service: string[]; dataDir?: string; model?: string; maxSteps?: number; actionTimeout?: number; contextWindow?: number; json?: boolean } & DbFlags) => {
       const databases = databaseRequests(opts);
       let stop = () => {};
       const signals = stopOnSignals(() => stop(), (line) => process.stderr.write(`${line}\n`));
@@ -136,6 +137,7 @@ export function buildProgram(options: { open?: OpenSession } = {}): Command {
             databases,
             model: opts.model,
             maxSteps: opts.maxSteps,
+            contextWindow: opts.contextWindow,
             actionTimeoutSeconds: opts.actionTimeout,
           }),
         );

@@ -152,7 +152,7 @@ export function createServices(options: {
   const handlers: Handlers = afterStartup(ready, {
     'task:list': async () => tasks.list(),
     'task:get': async ({ taskId }) => tasks.get(taskId),
-    'task:start': ({ model, maxSteps, actionTimeoutSeconds, ...input }) => tasks.start(input, { model, maxSteps, actionTimeoutSeconds }),
+    'task:start': ({ model, maxSteps, actionTimeoutSeconds, contextWindow, ...input }) => tasks.start(input, { model, maxSteps, actionTimeoutSeconds, contextWindow }),
     'task:send': ({ taskId, prompt }) => tasks.send(taskId, prompt),
     'task:cancel': async ({ taskId }) => tasks.cancel(taskId),
     'action:list': async ({ taskId }) => {

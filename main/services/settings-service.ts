@@ -94,6 +94,11 @@ export class SettingsService {
     return this.store.getSetting<number>(KEYS.maxSteps) ?? DEFAULT_MAX_STEPS;
   }
 
+  /** The context window the person set for this model (setting "agent.contextWindow.MODEL"), or null. */
+  contextWindow(model: string): number | null {
+    return this.store.getSetting<number>(`agent.contextWindow.${model}`) ?? null;
+  }
+
   actionTimeoutSeconds(): number {
     return this.store.getSetting<number>(KEYS.actionTimeoutSeconds) ?? DEFAULT_ACTION_TIMEOUT_SECONDS;
   }

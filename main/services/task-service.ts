@@ -5,6 +5,7 @@ import { basename } from 'node:path';
 import type { Action, Task, TaskDetail, UndoResult, WorkspaceGrant } from '../../shared/domain';
 import { runAgent, type AgentOutcome } from '../agent/agent-loop';
 import { LlmClient, type ChatMessage } from '../agent/llm-client';
+import { ContextBudget, DEFAULT_CONTEXT_WINDOW, providerContextWindow } from '../agent/context-budget';
 import { systemPrompt, type PromptService } from '../agent/system-prompt';
 import { currentGrantHost, grantRefusal } from '../policy/grant-rules';
 import { mountPaths, writeRefusal } from '../sandbox/container-policy';
@@ -20,7 +21,7 @@ import type { SettingsService } from './settings-service';
 import type { UndoService } from './undo-service';
 import type Docker from 'dockerode';
 
-export type RunOptions = { model?: string; maxSteps?: number; actionTimeoutSeconds?: number };
+export type RunOptions = { model?: string; maxSteps?: number; actionTimeoutSeconds?: number; contextWindow?: number };
 
 type Running = { controller: AbortController; done: Promise<Task> };
 
@@ -135,10 +136,13 @@ export class TaskService {
       const detachDatabases = this.databases?.attach(task, timeout * 1000);
       try {
         await this.startup;
+        const window = options.contextWindow ?? this.settings.contextWindow(llm.config.model) ?? (await providerContextWindow(llm.config)) ?? DEFAULT_CONTEXT_WINDOW;
+        const budget = new ContextBudget(window, (messages, onDelta, signal) => llm.complete(messages, onDelta, signal));
         outcome = await runAgent({
           history: await this.history(task, maxSteps),
           maxSteps,
           signal: controller.signal,
+          fit: (messages, signal) => budget.fit(messages, signal),
           hooks: {
             complete: (messages, onDelta, signal) => llm.complete(messages, onDelta, signal),
             onDelta: (delta) => this.events.emit('message:delta', { taskId: task.id, streamId, delta }),

@@ -75,6 +75,8 @@ export const calls = {
       model: z.string().trim().min(1).optional(),
       maxSteps: z.number().int().min(1).max(200).optional(),
       actionTimeoutSeconds: z.number().int().min(1).max(3600).optional(),
+      /** The model's context window in tokens (instead of Settings or the provider's model list): no request exceeds it. */
+      contextWindow: z.number().int().min(2048).max(10_000_000).optional(),
     }),
     output: Task,
   },
