@@ -1,16 +1,27 @@
-// The multi-turn CodeAct loop: ask the model, run the code blocks of its reply in order, send back one
-// observation per block, and repeat until a reply has no code block or the step limit is reached.
+// The multi-turn CodeAct loop: ask the model, run the code actions of its reply in order (every format
+// shared/codeact/reply.ts reads), send back one observation per action, and repeat until a reply has no
+// action or the step limit is reached. A reply with no action that announces one, or is cut inside a block,
+// gets one corrective observation instead of ending the task. Messages the person sends while the agent
+// works are delivered before the next request.
 import { assertNever, type Action } from '../../shared/domain';
-import { parseReply, type CodeBlock } from './codeact-parser';
-import type { ChatMessage } from './llm-client';
+import { readReply, withoutReasoning, type PlanItem, type ReplyIssue } from '../../shared/codeact/reply';
+import type { CodeBlock } from './codeact-parser';
+import type { ChatMessage, ToolCall } from './llm-client';
+
+/** One model turn: its text, what the provider streamed as reasoning, and its run_code tool calls (llm-client.ts). */
+export type TurnReply = { text: string; reasoning?: string; toolCalls?: ToolCall[] };
 
 export type AgentHooks = {
-  complete(messages: ChatMessage[], onDelta: (text: string) => void, signal: AbortSignal): Promise<string>;
+  complete(messages: ChatMessage[], onDelta: (text: string) => void, signal: AbortSignal): Promise<string | TurnReply>;
   onDelta(text: string): void;
   /** Records the reply; returns its message id, which each action of the reply carries. */
   onAssistantMessage(text: string): string | null;
   runAction(block: CodeBlock, messageId: string | null): Promise<Action>;
   onObservation(text: string): void;
+  /** The agent's plan, when a reply carries one. */
+  onPlan?(items: PlanItem[]): void;
+  /** Messages the person sent while the agent worked, taken (and recorded) once each, oldest first. */
+  takeMessages?(): string[];
 };
 
 export type AgentOutcome =
@@ -30,19 +41,70 @@ export async function runAgent(input: {
 }): Promise<AgentOutcome> {
   const { hooks, signal } = input;
   const history = [...input.history];
+  let corrected = false;
   for (let step = 1; step <= input.maxSteps; step++) {
     if (signal.aborted) return { status: 'cancelled' };
-    let reply: string;
+    for (const message of hooks.takeMessages?.() ?? []) history.push({ role: 'user', content: message });
+    let turn: TurnReply;
     try {
-      reply = await hooks.complete(input.fit ? await input.fit(history, signal) : history, hooks.onDelta, signal);
+      const raw = await hooks.complete(input.fit ? await input.fit(history, signal) : history, hooks.onDelta, signal);
+      turn = typeof raw === 'string' ? { text: raw } : raw;
     } catch (error) {
       if (signal.aborted) return { status: 'cancelled' };
       return { status: 'failed', error: error instanceof Error ? error.message : String(error) };
     }
-    history.push({ role: 'assistant', content: reply });
+    // Reasoning the provider streamed apart is kept with the reply (shown folded), never sent back or run.
+    const reasoning = turn.reasoning?.trim() ?? '';
+    const reply = reasoning ? `<think>\n${reasoning}\n</think>\n\n${turn.text}` : turn.text;
+    const calls = turn.toolCalls ?? [];
+    history.push(calls.length > 0 ? { role: 'assistant', content: withoutReasoning(reply), toolCalls: calls } : { role: 'assistant', content: withoutReasoning(reply) });
     const messageId = hooks.onAssistantMessage(reply) ?? null;
-    const { actions, prose } = parseReply(reply);
-    if (actions.length === 0) return { status: 'done', answer: prose || reply.trim() };
+    if (calls.length > 0) {
+      // Native tool calls are the actions (code in the text beside them is not run); each gets its tool message.
+      const plan = readReply(reply).plan;
+      if (plan !== null) hooks.onPlan?.(plan);
+      const observations: string[] = [];
+      let stopped: string | null = null;
+      for (const call of calls) {
+        let content: string;
+        if (stopped !== null) content = `Not run, because ${stopped}.`;
+        else if (call.block === null) content = call.error ?? 'This call could not be run.';
+        else {
+          if (signal.aborted) return { status: 'cancelled' };
+          const action = await hooks.runAction(call.block, messageId);
+          content = describeObservation(action);
+          if (action.status === 'failed') stopped = `an earlier call in your reply (action ${action.seq}) failed`;
+          if (action.status === 'interrupted') stopped = `an earlier call in your reply (action ${action.seq}) was interrupted`;
+        }
+        history.push({ role: 'tool', content, toolCallId: call.id });
+        observations.push(content);
+      }
+      hooks.onObservation(observations.join('\n\n'));
+      corrected = false;
+      continue;
+    }
+    const { actions, prose, plan, issue } = readReply(reply);
+    if (plan !== null) hooks.onPlan?.(plan);
+    if (actions.length === 0) {
+      if (issue !== null && !corrected) {
+        // Once in a row: a second reply with no action is the answer.
+        corrected = true;
+        const observation = correction(issue);
+        history.push({ role: 'user', content: observation });
+        hooks.onObservation(observation);
+        continue;
+      }
+      const late = hooks.takeMessages?.() ?? [];
+      if (late.length > 0) {
+        // The person wrote while the model answered: the task goes on with their words.
+        for (const message of late) history.push({ role: 'user', content: message });
+        corrected = false;
+        step--;
+        continue;
+      }
+      return { status: 'done', answer: prose || withoutReasoning(reply) };
+    }
+    corrected = false;
 
     const observations: string[] = [];
     for (let i = 0; i < actions.length; i++) {
@@ -64,6 +126,25 @@ export async function runAgent(input: {
     status: 'failed',
     error: `Stopped after ${input.maxSteps} steps without a final answer (step limit). Raise the limit in Settings or with --max-steps.`,
   };
+}
+
+/** The one observation a reply with no action gets when it does not read as an answer. */
+export function correction(issue: ReplyIssue): string {
+  const how = 'To act, write the code in a fenced block tagged ```python or ```bash (```sql for a granted database), or in <execute>…</execute>.';
+  switch (issue) {
+    case 'promise':
+      return `Your reply said what you would do but held no code, so nothing ran. ${how} If the task is complete, reply with the answer and no code.`;
+    case 'unterminated':
+      return `Your reply ended inside a block that was never closed, so nothing ran. Send the whole block again and close it. ${how}`;
+    case 'other-language':
+      return `Your reply held code in a language Posthoc does not run, so nothing ran. ${how} If the task is complete, reply with the answer and no code.`;
+    case 'reasoning-only':
+      return `Your reply held only reasoning (<think>), no code and no answer. ${how} If the task is complete, reply with the answer.`;
+    case 'empty':
+      return `Your reply was empty. ${how} If the task is complete, reply with the answer.`;
+    default:
+      return assertNever(issue, 'reply issue');
+  }
 }
 
 /** What the model reads about one action: output (capped), exit code and the files it changed. */
@@ -103,6 +184,9 @@ export function describeObservation(action: Action): string {
             ? `${effect.manager} download of ${effect.name} refused: ${effect.refused}`
             : `${effect.manager} downloaded ${effect.name}${effect.version ? ` ${effect.version}` : ''}${effect.source === 'cache' ? ' (from the host cache)' : ''}`,
         );
+        break;
+      case 'memory':
+        lines.push(effect.refused ? `memory write refused: ${effect.refused}` : `remembered: ${effect.note}`);
         break;
       default:
         assertNever(effect, 'effect');

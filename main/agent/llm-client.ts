@@ -82,7 +82,16 @@ export type LlmEvents = {
   onRetry?(info: RetryInfo): void;
 };
 
-export type LlmErrorKind = 'auth' | 'model' | 'context' | 'rate-limit' | 'server' | 'connection' | 'bad-request' | 'other';
+export type LlmErrorKind = 'auth' | 'model' | 'context' | 'rate-limit' | 'server' | 'connection' | 'bad-request' | 'budget' | 'other';
+
+/** What the owner of a client watches on every call, whoever makes it (the loop, a summary): usage, retries, a budget. */
+export type LlmMeter = {
+  /** Before each model call: a reason to stop (the budget is spent) throws an LlmError of kind "budget" with it. */
+  beforeCall?(): string | null;
+  /** After each reply, its usage (summed over its calls), when the provider reported any. */
+  onUsage?(usage: LlmUsage): void;
+  onRetry?(info: RetryInfo): void;
+};
 
 export class LlmError extends Error {
   constructor(
@@ -128,6 +137,7 @@ export class LlmClient {
   private readonly client: OpenAI;
   /** "auto" found the provider refusing tools: fenced from then on. */
   private toolsRefused = false;
+  meter: LlmMeter = {};
 
   constructor(readonly config: LlmConfig) {
     this.client = new OpenAI({
@@ -160,13 +170,32 @@ export class LlmClient {
     let retries = 0;
     let continuations = 0;
     let conversation = messages;
+    const withMeter: LlmEvents = {
+      ...events,
+      onRetry: (info) => {
+        events.onRetry?.(info);
+        this.meter.onRetry?.(info);
+      },
+    };
     for (;;) {
-      const part = await this.callWithRetries(conversation, events, signal, () => retries++);
+      const stop = this.meter.beforeCall?.() ?? null;
+      if (stop !== null) {
+        if (usage) this.meter.onUsage?.(usage);
+        throw new LlmError(stop, 'budget');
+      }
+      let part: Part;
+      try {
+        part = await this.callWithRetries(conversation, withMeter, signal, () => retries++);
+      } catch (error) {
+        if (usage) this.meter.onUsage?.(usage);
+        throw error;
+      }
       if (part.usage) usage = addUsage(usage, part.usage);
       text += part.text;
       reasoning += part.reasoning;
       toolCalls.push(...part.toolCalls);
       if (part.finish !== 'length' || part.toolCalls.length > 0 || continuations >= maxContinuations) {
+        if (usage) this.meter.onUsage?.(usage);
         return { text, reasoning, toolCalls, finish: part.finish, usage, retries, continuations };
       }
       continuations++;

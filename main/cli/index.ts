@@ -14,6 +14,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { fileURLToPath } from 'node:url';
 import type { Action, Task } from '../../shared/domain';
+import { formatUsage } from '../agent/usage';
 import { createLocalClient } from '../ipc/local-client';
 import { startWebHost } from '../ipc/web-host';
 import { createDocker, SandboxError } from '../sandbox/docker-client';
@@ -91,8 +92,9 @@ export function buildProgram(options: { open?: OpenSession } = {}): Command {
     .option('--max-steps <n>', 'the most replies the agent may take', positiveInt('--max-steps'))
     .option('--action-timeout <seconds>', 'stop an action after this many seconds', positiveInt('--action-timeout'))
     .option('--context-window <tokens>', 'the model\'s context window: no request exceeds it (default: Settings, the provider\'s model list, else 8192)', positiveInt('--context-window'))
+    .option('--budget <tokens|$usd>', 'stop the task once it used this many tokens (50000, 50k) or dollars ($0.50) (default: Settings)')
     .option('--json', 'print one JSON object per line')
-    .action(async (prompt: string, opts: { workspace: string[]; service: string[]; dataDir?: string; model?: string; maxSteps?: number; actionTimeout?: number; contextWindow?: number; json?: boolean } & DbFlags) => {
+    .action(async (prompt: string, opts: { workspace: string[]; service: string[]; dataDir?: string; model?: string; maxSteps?: number; actionTimeout?: number; contextWindow?: number; budget?: string; json?: boolean } & DbFlags) => {
       const databases = databaseRequests(opts);
       let stop = () => {};
       const signals = stopOnSignals(() => stop(), (line) => process.stderr.write(`${line}\n`));
@@ -138,6 +140,7 @@ export function buildProgram(options: { open?: OpenSession } = {}): Command {
             model: opts.model,
             maxSteps: opts.maxSteps,
             contextWindow: opts.contextWindow,
+            budget: opts.budget,
             actionTimeoutSeconds: opts.actionTimeout,
           }),
         );
@@ -145,11 +148,12 @@ export function buildProgram(options: { open?: OpenSession } = {}): Command {
         if (signals.stopped()) stop();
         const task = ended.get(started.id) ?? (await new Promise<Task>((resolve) => (waiting = { id: started.id, resolve })));
         for (const off of unsubscribe) off();
-        if (opts.json) json({ type: 'task', task: { id: task.id, status: task.status, answer: task.answer, error: task.error } });
+        const usage = task.usage ?? { promptTokens: 0, completionTokens: 0, calls: 0, costUsd: null };
+        if (opts.json) json({ type: 'task', task: { id: task.id, status: task.status, answer: task.answer, error: task.error, usage } });
         else {
           process.stderr.write('\n');
           out(task.status === 'done' ? `\n${task.answer ?? ''}` : `\nTask ${task.status}: ${task.error ?? ''}`);
-          out(`task ${task.id}`);
+          out(`task ${task.id} · ${formatUsage(usage)}`);
         }
         if (task.status !== 'done') process.exitCode = EXIT.failed;
         if (signals.stopped()) {

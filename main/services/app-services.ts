@@ -152,8 +152,8 @@ export function createServices(options: {
   const handlers: Handlers = afterStartup(ready, {
     'task:list': async () => tasks.list(),
     'task:get': async ({ taskId }) => tasks.get(taskId),
-    'task:start': ({ model, maxSteps, actionTimeoutSeconds, contextWindow, ...input }) => tasks.start(input, { model, maxSteps, actionTimeoutSeconds, contextWindow }),
-    'task:send': ({ taskId, prompt }) => tasks.send(taskId, prompt),
+    'task:start': ({ model, maxSteps, actionTimeoutSeconds, contextWindow, budget, ...input }) => tasks.start(input, { model, maxSteps, actionTimeoutSeconds, contextWindow, budget }),
+    'task:send': ({ taskId, prompt, budget }) => tasks.send(taskId, prompt, { budget }),
     'task:cancel': async ({ taskId }) => tasks.cancel(taskId),
     'action:list': async ({ taskId }) => {
       if (taskId !== undefined) tasks.get(taskId);

@@ -3,7 +3,8 @@
 // The environment wins, so one launch can point elsewhere without touching saved settings.
 import type { CallInput } from '../../shared/contract';
 import type { ProviderSettings } from '../../shared/domain';
-import type { LlmConfig } from '../agent/llm-client';
+import type { LlmConfig, LlmProtocol } from '../agent/llm-client';
+import { BUILT_IN_PRICES, parseBudget, type Budget, type ModelPrice } from '../agent/usage';
 import { LIMIT_SETTINGS, resolveLimits, type GatewayLimits } from '../gateway/gateway-limits';
 import {
   DEFAULT_INDEX_MAX_AGE_MS,
@@ -99,6 +100,23 @@ export class SettingsService {
     return this.store.getSetting<number>(`agent.contextWindow.${model}`) ?? null;
   }
 
+  /** Prices per model (USD per 1M tokens): the built-in table with the person's entries over it (setting "agent.prices"). */
+  prices(): Record<string, ModelPrice> {
+    return { ...BUILT_IN_PRICES, ...(this.store.getSetting<Record<string, ModelPrice>>('agent.prices') ?? {}) };
+  }
+
+  /** The per-task budget when a run gives none (setting "agent.budget", written as for --budget), or null. */
+  budget(): Budget | null {
+    const saved = this.store.getSetting<string>('agent.budget');
+    return saved ? parseBudget(saved) : null;
+  }
+
+  /** How the model acts: fenced code in its reply (default), the run_code tool, or auto (tools when the provider takes them); POSTHOC_PROTOCOL wins over setting "agent.protocol". */
+  protocol(): LlmProtocol {
+    const value = nonEmpty(this.env.POSTHOC_PROTOCOL) ?? this.store.getSetting<string>('agent.protocol');
+    return value === 'tools' || value === 'auto' ? value : 'fenced';
+  }
+
   actionTimeoutSeconds(): number {
     return this.store.getSetting<number>(KEYS.actionTimeoutSeconds) ?? DEFAULT_ACTION_TIMEOUT_SECONDS;
   }
@@ -155,7 +173,7 @@ export class SettingsService {
         'No API key for the OpenAI API. Set OPENAI_API_KEY, save a key in Settings (kept in the OS keychain), or set OPENAI_BASE_URL to a local OpenAI-compatible server.',
       );
     }
-    return { apiKey: apiKey ?? PLACEHOLDER_KEY, baseUrl: s.baseUrl, model, stream: this.env.POSTHOC_STREAM !== '0' };
+    return { apiKey: apiKey ?? PLACEHOLDER_KEY, baseUrl: s.baseUrl, model, stream: this.env.POSTHOC_STREAM !== '0', protocol: this.protocol() };
   }
 
   private async vaultHasKey(): Promise<boolean> {

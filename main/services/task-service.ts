@@ -2,16 +2,17 @@
 // every change reaches the front ends as contract events.
 import { realpath, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
-import type { Action, Task, TaskDetail, UndoResult, WorkspaceGrant } from '../../shared/domain';
+import type { Action, Task, TaskDetail, UndoResult, Usage, WorkspaceGrant } from '../../shared/domain';
 import { runAgent, type AgentOutcome } from '../agent/agent-loop';
 import { LlmClient, type ChatMessage } from '../agent/llm-client';
 import { ContextBudget, DEFAULT_CONTEXT_WINDOW, providerContextWindow } from '../agent/context-budget';
 import { systemPrompt, type PromptService } from '../agent/system-prompt';
+import { budgetReached, parseBudget, priceOf, priced, type Budget } from '../agent/usage';
 import { currentGrantHost, grantRefusal } from '../policy/grant-rules';
 import { mountPaths, writeRefusal } from '../sandbox/container-policy';
 import type { SandboxExecutor } from '../sandbox/executor';
 import { sandboxStatus } from '../sandbox/sandbox-image';
-import type { TaskStore } from '../store/task-store';
+import { sumUsage, type TaskStore } from '../store/task-store';
 import type { DatabaseGrantInput } from '../../shared/contract';
 import type { ActionRunner } from './action-runner';
 import type { DatabaseGrants } from './database-grants';
@@ -21,7 +22,14 @@ import type { SettingsService } from './settings-service';
 import type { UndoService } from './undo-service';
 import type Docker from 'dockerode';
 
-export type RunOptions = { model?: string; maxSteps?: number; actionTimeoutSeconds?: number; contextWindow?: number };
+export type RunOptions = {
+  model?: string;
+  maxSteps?: number;
+  actionTimeoutSeconds?: number;
+  contextWindow?: number;
+  /** The task's budget for this run, as --budget takes it ("50000" tokens, "$0.50"); else Settings. */
+  budget?: string;
+};
 
 type Running = { controller: AbortController; done: Promise<Task> };
 
@@ -56,6 +64,7 @@ export class TaskService {
     if (unknown.length > 0) {
       throw new ServiceError('invalid-input', `No service named ${unknown.join(', ')}. Define it first: posthoc service add NAME --base-url URL.`);
     }
+    budgetOf(options);
     const llm = await this.settings.llmConfig({ model: options.model });
     await this.preflight();
     const databases = await this.grantDatabases(input.databases ?? []);
@@ -69,6 +78,7 @@ export class TaskService {
   async send(taskId: string, prompt: string, options: RunOptions = {}): Promise<Task> {
     const task = this.requireTask(taskId);
     if (this.running.has(taskId)) throw new ServiceError('conflict', 'The agent is still working on this task; wait for it or cancel it first.');
+    budgetOf(options);
     const llm = await this.settings.llmConfig({ model: options.model ?? task.model });
     await this.preflight();
     this.events.emit('message:added', this.store.addMessage(taskId, 'user', prompt));
@@ -136,6 +146,7 @@ export class TaskService {
       const detachDatabases = this.databases?.attach(task, timeout * 1000);
       try {
         await this.startup;
+        const meter = this.meter(task.id, llm, budgetOf(options) ?? this.settings.budget(), streamId);
         const window = options.contextWindow ?? this.settings.contextWindow(llm.config.model) ?? (await providerContextWindow(llm.config)) ?? DEFAULT_CONTEXT_WINDOW;
         const budget = new ContextBudget(window, (messages, onDelta, signal) => llm.complete(messages, onDelta, signal));
         outcome = await runAgent({
@@ -148,6 +159,7 @@ export class TaskService {
             onDelta: (delta) => this.events.emit('message:delta', { taskId: task.id, streamId, delta }),
             onAssistantMessage: (text) => {
               const message = this.store.addMessage(task.id, 'assistant', text);
+              meter.attach(message.id);
               this.events.emit('message:added', message);
               return message.id;
             },
@@ -170,6 +182,40 @@ export class TaskService {
       }
     })();
     this.running.set(task.id, { controller, done });
+  }
+
+  /**
+   * Tokens and cost (agent/usage.ts): each reply's usage, priced, goes into the task's totals at once, and to
+   * the assistant message it becomes (its actions carry it); the budget is checked before every model call
+   * (the loop's and a summary's alike); a retry tells the front ends to drop the streamed text.
+   */
+  private meter(taskId: string, llm: LlmClient, budget: Budget | null, streamId: string): { attach(messageId: string): void } {
+    const price = priceOf(llm.config.model, this.settings.prices());
+    let pending: Usage | null = null;
+    llm.meter = {
+      beforeCall: () => {
+        const usage = this.store.getTask(taskId)?.usage;
+        return usage ? budgetReached(usage, budget) : null;
+      },
+      onUsage: (usage) => {
+        const cost = priced(usage, price);
+        pending = sumUsage(pending, cost);
+        this.events.emit('task:updated', this.store.addTaskUsage(taskId, cost));
+      },
+      onRetry: (info) =>
+        this.events.emit('message:delta', {
+          taskId,
+          streamId,
+          delta: '',
+          retrying: `The model provider failed (${info.reason}); retrying in ${Math.ceil(info.delayMs / 1000)} s (retry ${info.attempt} of ${info.maxRetries}).`,
+        }),
+    };
+    return {
+      attach: (messageId) => {
+        if (pending) this.store.setMessageUsage(messageId, pending);
+        pending = null;
+      },
+    };
   }
 
   private async history(task: Task, maxSteps: number): Promise<ChatMessage[]> {
@@ -242,4 +288,12 @@ function uniqueNames(names: string[]): string[] {
     seen.set(safe, count + 1);
     return count === 0 ? safe : `${safe}-${count + 1}`;
   });
+}
+
+/** The run's --budget, read; an unreadable one is refused before the task starts. */
+function budgetOf(options: RunOptions): Budget | null {
+  if (options.budget === undefined) return null;
+  const budget = parseBudget(options.budget);
+  if (!budget) throw new ServiceError('invalid-input', `--budget ${options.budget} is neither tokens (50000, 50k) nor dollars ($0.50).`);
+  return budget;
 }

@@ -212,4 +212,10 @@ export const migrations: readonly string[] = [
     PRIMARY KEY (action_id, n)
   );
   `,
+  // Usage the provider reported (issue 15): each assistant message holds its reply's, the task its totals
+  // (JSON: promptTokens, completionTokens, calls, costUsd).
+  `
+  ALTER TABLE messages ADD COLUMN usage_json TEXT;
+  ALTER TABLE tasks ADD COLUMN usage_json TEXT;
+  `,
 ];

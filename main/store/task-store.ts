@@ -10,6 +10,7 @@ import {
   type ActionStatus,
   type DatabaseGrant,
   type MessageRole,
+  type Usage,
   type WorkspaceGrant,
 } from '../../shared/domain';
 import type { AppDatabase } from './database';
@@ -22,7 +23,7 @@ const ActionFields = Action.omit({ reverse: true });
 type TaskRow = {
   id: string; title: string; status: string; workspaces_json: string; services_json: string; databases_json: string; model: string;
   answer: string | null; error: string | null; created_at: string; updated_at: string;
-  owner_pid: number | null; owner_start: string | null;
+  owner_pid: number | null; owner_start: string | null; usage_json?: string | null;
 };
 type ActionRow = {
   id: string; task_id: string; seq: number; kind: string; language: string; source: string; status: string;
@@ -83,6 +84,20 @@ export class TaskStore {
     return message;
   }
 
+  /** Adds one reply's usage to the task's totals (costUsd stays null once any part had no price). */
+  addTaskUsage(taskId: string, usage: Usage): Task {
+    const task = this.getTask(taskId);
+    if (!task) throw new Error(`No task ${taskId}`);
+    const total = sumUsage(task.usage ?? null, usage);
+    this.db.prepare('UPDATE tasks SET usage_json = ?, updated_at = ? WHERE id = ?').run(JSON.stringify(total), now(), taskId);
+    return this.getTask(taskId)!;
+  }
+
+  /** The usage of the reply an assistant message is; the actions of that reply carry it. */
+  setMessageUsage(messageId: string, usage: Usage): void {
+    this.db.prepare('UPDATE messages SET usage_json = ? WHERE id = ?').run(JSON.stringify(usage), messageId);
+  }
+
   listMessages(taskId: string): Message[] {
     const rows = this.db.prepare('SELECT * FROM messages WHERE task_id = ? ORDER BY seq').all(taskId) as Array<{
       id: string; task_id: string; seq: number; role: string; content: string; created_at: string;
@@ -130,7 +145,7 @@ export class TaskStore {
       const insert = this.db.prepare('INSERT INTO effects (action_id, seq, channel, data_json) VALUES (?, ?, ?, ?)');
       parsed.effects.forEach((effect, index) => insert.run(parsed.id, index, effect.channel, JSON.stringify(effect)));
     })();
-    return { ...parsed, figures: listFigures(this.db, parsed.id) };
+    return { ...parsed, figures: listFigures(this.db, parsed.id), ...this.usageOf(parsed.messageId) };
   }
 
   setActionStatus(id: string, status: ActionStatus): Action {
@@ -204,6 +219,13 @@ export class TaskStore {
       .run(key, JSON.stringify(value));
   }
 
+  /** The usage of the reply an action came from, when its message has one (else no `usage` key at all). */
+  private usageOf(messageId: string | null): { usage?: Usage } {
+    if (!messageId) return {};
+    const row = this.db.prepare('SELECT usage_json FROM messages WHERE id = ?').get(messageId) as { usage_json: string | null } | undefined;
+    return row?.usage_json ? { usage: JSON.parse(row.usage_json) as Usage } : {};
+  }
+
   private toAction(row: ActionRow): Action {
     const effects = (
       this.db.prepare('SELECT data_json FROM effects WHERE action_id = ? ORDER BY seq').all(row.id) as Array<{ data_json: string }>
@@ -224,6 +246,7 @@ export class TaskStore {
       undoneAt: row.undone_at,
       messageId: row.message_id,
       figures: listFigures(this.db, row.id),
+      ...this.usageOf(row.message_id),
     };
     const parsed = ActionFields.parse(action);
     return { ...parsed, reverse: reversePlanOf(parsed) };
@@ -241,7 +264,21 @@ function toTask(row: TaskRow): Task {
     model: row.model,
     answer: row.answer,
     error: row.error,
+    usage: row.usage_json ? JSON.parse(row.usage_json) : EMPTY_USAGE,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   });
+}
+
+const EMPTY_USAGE: Usage = { promptTokens: 0, completionTokens: 0, calls: 0, costUsd: null };
+
+/** Two usages added; the cost is known only when both parts' are (a task with no calls yet counts as known). */
+export function sumUsage(a: Usage | null, b: Usage): Usage {
+  if (!a || a.calls === 0) return b;
+  return {
+    promptTokens: a.promptTokens + b.promptTokens,
+    completionTokens: a.completionTokens + b.completionTokens,
+    calls: a.calls + b.calls,
+    costUsd: a.costUsd !== null && b.costUsd !== null ? a.costUsd + b.costUsd : null,
+  };
 }

@@ -77,11 +77,17 @@ export const calls = {
       actionTimeoutSeconds: z.number().int().min(1).max(3600).optional(),
       /** The model's context window in tokens (instead of Settings or the provider's model list): no request exceeds it. */
       contextWindow: z.number().int().min(2048).max(10_000_000).optional(),
+      /** The task's budget (instead of Settings): tokens ("50000", "50k") or dollars ("$0.50"); reached, the task stops saying so. */
+      budget: z.string().trim().min(1).max(40).optional(),
     }),
     output: Task,
   },
   'task:send': {
-    input: TaskRef.extend({ prompt: z.string().trim().min(1, 'Say what the agent should do.') }),
+    input: TaskRef.extend({
+      prompt: z.string().trim().min(1, 'Say what the agent should do.'),
+      /** The task's budget from now on (a larger one continues a task its budget stopped). */
+      budget: z.string().trim().min(1).max(40).optional(),
+    }),
     output: Task,
   },
   'task:cancel': { input: TaskRef, output: Task },
@@ -212,7 +218,8 @@ export const calls = {
 export const events = {
   'task:updated': Task,
   'message:added': Message,
-  'message:delta': z.object({ taskId: z.string(), streamId: z.string(), delta: z.string() }),
+  /** `retrying`: the provider failed and the call is tried again: what was streamed so far is dropped, and the line says so. */
+  'message:delta': z.object({ taskId: z.string(), streamId: z.string(), delta: z.string(), retrying: z.string().optional() }),
   'action:updated': Action,
   'connection:updated': ConnectionView,
   /** The task's undo timeline changed without an action changing (a refused undo found outside edits). */

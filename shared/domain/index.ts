@@ -60,6 +60,18 @@ export const DatabaseGrant = z.object({
 });
 export type DatabaseGrant = z.infer<typeof DatabaseGrant>;
 
+/**
+ * Tokens the provider counted (its own usage report) over `calls` model calls, and their price in US dollars
+ * when the model's price is known (Settings, prices), else null.
+ */
+export const Usage = z.object({
+  promptTokens: z.number().int().nonnegative(),
+  completionTokens: z.number().int().nonnegative(),
+  calls: z.number().int().nonnegative(),
+  costUsd: z.number().nonnegative().nullable(),
+});
+export type Usage = z.infer<typeof Usage>;
+
 export const Task = z.object({
   id: z.string(),
   title: z.string(),
@@ -72,6 +84,8 @@ export const Task = z.object({
   model: z.string(),
   answer: z.string().nullable(),
   error: z.string().nullable(),
+  /** Every model call of the task, totalled (absent on tasks from before usage was recorded). */
+  usage: Usage.optional(),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
@@ -360,6 +374,8 @@ export const Action = z.object({
   messageId: z.string().nullable(),
   /** Figures the code drew (ActionFigure); every stored action has the list, empty when it drew none. */
   figures: z.array(ActionFigure).optional(),
+  /** The usage of the reply whose code this action is (shared by the actions of one reply); null when not reported. */
+  usage: Usage.nullable().optional(),
   startedAt: z.string(),
   finishedAt: z.string().nullable(),
   undoneAt: z.string().nullable(),

@@ -211,12 +211,18 @@ describe('SettingsService.llmConfig', () => {
 
   it('reads the key from the vault when the environment has none', async () => {
     await service().update({ model: 'gpt-saved', apiKey: SECRET });
-    expect(await service().llmConfig()).toEqual({ apiKey: SECRET, baseUrl: null, model: 'gpt-saved', stream: true });
+    expect(await service().llmConfig()).toEqual({ apiKey: SECRET, baseUrl: null, model: 'gpt-saved', stream: true, protocol: 'fenced' });
   });
 
   it('takes a model override, and POSTHOC_STREAM=0 turns streaming off', async () => {
     const config = await service({ OPENAI_API_KEY: 'sk-env', POSTHOC_STREAM: '0' }).llmConfig({ model: 'gpt-override' });
-    expect(config).toEqual({ apiKey: 'sk-env', baseUrl: null, model: 'gpt-override', stream: false });
+    expect(config).toEqual({ apiKey: 'sk-env', baseUrl: null, model: 'gpt-override', stream: false, protocol: 'fenced' });
+  });
+
+  it('POSTHOC_PROTOCOL chooses tools or auto; anything else is fenced', async () => {
+    expect((await service({ OPENAI_API_KEY: 'k', POSTHOC_PROTOCOL: 'tools' }).llmConfig({ model: 'm' })).protocol).toBe('tools');
+    expect((await service({ OPENAI_API_KEY: 'k', POSTHOC_PROTOCOL: 'auto' }).llmConfig({ model: 'm' })).protocol).toBe('auto');
+    expect((await service({ OPENAI_API_KEY: 'k', POSTHOC_PROTOCOL: 'xml' }).llmConfig({ model: 'm' })).protocol).toBe('fenced');
   });
 });
 

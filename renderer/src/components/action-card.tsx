@@ -11,6 +11,7 @@ import { ActionOutput } from './action-output';
 import { ChangedFiles } from './changed-files';
 import { CodeView } from './code-view';
 import { ConfinementBadge } from './confinement-badge';
+import { UsageLine } from './usage-line';
 import { DbChanges } from './db-changes';
 import { NotCovered } from './not-covered';
 import { PackageDownloads } from './package-downloads';
@@ -116,6 +117,7 @@ export function ActionCard({ action }: { action: Action }) {
           </span>
         )}
         {took !== null && <span className="action-duration muted">{took}</span>}
+        {action.usage && <UsageLine usage={action.usage} testId="action-usage" title="The model reply this action came from" />}
       </header>
 
       <ConfinementBadge confinement={action.confinement} />

@@ -14,6 +14,14 @@ export function AssistantText({ text, foldActionCode }: { text: string; foldActi
             </div>
           );
         }
+        if (segment.kind === 'reasoning') {
+          return (
+            <details key={index} className="message-code-fold message-reasoning" data-testid="message-reasoning">
+              <summary>Reasoning</summary>
+              <pre className="message-code">{segment.text}</pre>
+            </details>
+          );
+        }
         if (segment.isAction && foldActionCode) {
           return (
             <details key={index} className="message-code-fold">

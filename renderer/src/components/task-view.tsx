@@ -9,6 +9,7 @@ import { FollowUpForm } from './follow-up-form';
 import { AssistantText, MessageView, StreamingMessage } from './message-view';
 import { StatusDot } from './status-dot';
 import { UndoTimeline } from './timeline';
+import { UsageLine } from './usage-line';
 
 /** Distance from the bottom (px) within which the view keeps following new output. */
 const FOLLOW_THRESHOLD = 80;
@@ -18,6 +19,7 @@ export function TaskView({ taskId }: { taskId: string }) {
   const messages = useAppStore((s) => selectMessages(s.tasks, taskId));
   const actions = useAppStore((s) => selectActions(s.tasks, taskId));
   const streaming = useAppStore((s) => selectStreamingText(s.tasks, taskId));
+  const retrying = useAppStore((s) => s.tasks.streamingByTask[taskId]?.retrying ?? null);
   const [loadError, setLoadError] = useState<string | null>(null);
   const [cancelError, setCancelError] = useState<string | null>(null);
   const [cancelling, setCancelling] = useState(false);
@@ -83,6 +85,7 @@ export function TaskView({ taskId }: { taskId: string }) {
             </span>
           ))}
           {task.model !== '' && <span className="task-model muted">{task.model}</span>}
+          {task.usage && task.usage.calls > 0 && <UsageLine usage={task.usage} testId="task-usage" title="Every model call of this task" />}
         </div>
       </header>
 
@@ -106,6 +109,11 @@ export function TaskView({ taskId }: { taskId: string }) {
             ) : (
               <ActionCard key={item.action.id} action={item.action} />
             ),
+          )}
+          {running && retrying !== null && (
+            <p className="working muted" data-testid="task-retrying" role="status">
+              {retrying}
+            </p>
           )}
           {streaming !== null && <StreamingMessage text={streaming} />}
           {running && streaming === null && !actionRunning && (

@@ -1,5 +1,5 @@
 // How a task's messages and action cards read as one conversation. Pure; no React.
-import { readFences } from '../../../shared/codeact/fences';
+import { readReply } from '../../../shared/codeact/reply';
 import type { Action, Message } from '../../../shared/domain';
 
 export type ConversationItem =
@@ -46,21 +46,26 @@ export function findAnswerMessageId(items: readonly ConversationItem[]): string 
 
 export type TextSegment =
   | { kind: 'prose'; text: string }
+  | { kind: 'reasoning'; text: string }
   | { kind: 'code'; tag: string; text: string; isAction: boolean };
 
 /**
- * Splits an assistant reply into prose and fenced code, both to be shown as text (never as HTML). An
- * unclosed fence (a reply still streaming) runs to the end.
+ * Splits an assistant reply into prose, reasoning (<think>, shown folded) and code, all to be shown as
+ * text (never as HTML), read by the parser main runs replies with (shared/codeact/reply.ts). The plan is
+ * left out: the task shows it above the conversation. An unclosed fence (a reply still streaming) runs to
+ * the end.
  */
 export function splitFences(text: string): TextSegment[] {
   const segments: TextSegment[] = [];
-  for (const part of readFences(text)) {
+  for (const part of readReply(text).parts) {
     if (part.kind === 'text') {
-      const joined = part.lines.join('\n').replace(/^\n+|\s+$/g, '');
+      const joined = part.text.replace(/^\n+|\s+$/g, '');
       if (joined !== '') segments.push({ kind: 'prose', text: joined });
-    } else {
-      // Whatever main ran as an action (```sql included) is folded into its card, never shown twice.
-      segments.push({ kind: 'code', tag: part.tag, text: part.body.join('\n'), isAction: part.actionTag });
+    } else if (part.kind === 'reasoning') {
+      segments.push({ kind: 'reasoning', text: part.text });
+    } else if (part.kind === 'code') {
+      // Whatever main ran as an action (```sql and <execute> included) is folded into its card, never shown twice.
+      segments.push({ kind: 'code', tag: part.tag, text: part.body, isAction: part.isAction });
     }
   }
   return segments;

@@ -3,7 +3,8 @@
 import type { EventPayload } from '../../../shared/contract';
 import type { Action, ActionStatus, Message, Task, TaskDetail } from '../../../shared/domain';
 
-export type StreamingText = { streamId: string; text: string };
+/** `retrying`: the provider failed mid-reply and is asked again; the text so far was dropped. */
+export type StreamingText = { streamId: string; text: string; retrying?: string };
 
 export type TasksState = {
   /** Newest first (by createdAt), so the list does not jump while a task runs. */
@@ -146,6 +147,9 @@ export function applyMessageAdded(state: TasksState, message: Message): TasksSta
 export function applyMessageDelta(state: TasksState, delta: EventPayload<'message:delta'>): TasksState {
   const { taskId, streamId } = delta;
   if (state.closedStreamByTask[taskId] === streamId) return state;
+  if (delta.retrying !== undefined) {
+    return { ...state, streamingByTask: { ...state.streamingByTask, [taskId]: { streamId, text: '', retrying: delta.retrying } } };
+  }
   const current = state.streamingByTask[taskId];
   const text = current !== undefined && current.streamId === streamId ? current.text + delta.delta : delta.delta;
   return { ...state, streamingByTask: { ...state.streamingByTask, [taskId]: { streamId, text } } };

@@ -1,0 +1,82 @@
+// Tokens, prices and budgets. The provider counts the tokens (LlmClient reports its usage); a price per
+// model turns them into dollars when one is known: a small built-in table for well-known models, which
+// the person may edit or extend in Settings (setting "agent.prices"). Without a price the cost is null,
+// never a guess. A per-task budget (tokens or dollars) stops the task once its totals reach it.
+import type { Usage } from '../../shared/domain';
+import type { LlmUsage } from './llm-client';
+
+/** US dollars per million tokens, prompt and completion. */
+export type ModelPrice = { promptPerMTok: number; completionPerMTok: number };
+
+/** List prices of well-known models (USD per 1M tokens, standard tier, uncached input), as published by OpenAI. */
+export const BUILT_IN_PRICES: Readonly<Record<string, ModelPrice>> = {
+  'gpt-4o': { promptPerMTok: 2.5, completionPerMTok: 10 },
+  'gpt-4o-mini': { promptPerMTok: 0.15, completionPerMTok: 0.6 },
+  'gpt-4.1': { promptPerMTok: 2, completionPerMTok: 8 },
+  'gpt-4.1-mini': { promptPerMTok: 0.4, completionPerMTok: 1.6 },
+  'gpt-4.1-nano': { promptPerMTok: 0.1, completionPerMTok: 0.4 },
+  'gpt-5': { promptPerMTok: 1.25, completionPerMTok: 10 },
+  'gpt-5-mini': { promptPerMTok: 0.25, completionPerMTok: 2 },
+  'gpt-5-nano': { promptPerMTok: 0.05, completionPerMTok: 0.4 },
+  o3: { promptPerMTok: 2, completionPerMTok: 8 },
+  'o3-mini': { promptPerMTok: 1.1, completionPerMTok: 4.4 },
+  'o4-mini': { promptPerMTok: 1.1, completionPerMTok: 4.4 },
+};
+
+/** The price of a model: its own entry, else that of its name without a dated snapshot suffix (gpt-4o-2024-08-06 → gpt-4o). */
+export function priceOf(model: string, table: Readonly<Record<string, ModelPrice>>): ModelPrice | null {
+  if (Object.hasOwn(table, model)) return table[model]!;
+  const undated = model.replace(/-\d{4}-\d{2}-\d{2}$/, '');
+  return undated !== model && Object.hasOwn(table, undated) ? table[undated]! : null;
+}
+
+/** A provider usage priced: costUsd null without a price. */
+export function priced(usage: LlmUsage, price: ModelPrice | null): Usage {
+  const costUsd = price ? (usage.promptTokens * price.promptPerMTok + usage.completionTokens * price.completionPerMTok) / 1_000_000 : null;
+  return { promptTokens: usage.promptTokens, completionTokens: usage.completionTokens, calls: usage.calls, costUsd };
+}
+
+/** A per-task budget: total tokens (prompt and completion), or US dollars. */
+export type Budget = { tokens: number } | { usd: number };
+
+/** Reads `50000`, `50k`, `1.5M` (tokens) or `$0.50`, `0.50$`, `0.5usd` (dollars); null when it is neither. */
+export function parseBudget(text: string): Budget | null {
+  const t = text.trim().toLowerCase().replace(/[_,]/g, '');
+  const usd = /^\$\s*(\d+(?:\.\d+)?)$|^(\d+(?:\.\d+)?)\s*(?:\$|usd)$/.exec(t);
+  if (usd) {
+    const value = Number(usd[1] ?? usd[2]);
+    return value > 0 ? { usd: value } : null;
+  }
+  const tokens = /^(\d+(?:\.\d+)?)\s*(k|m)?(?:\s*tokens?)?$/.exec(t);
+  if (!tokens) return null;
+  const value = Math.round(Number(tokens[1]) * (tokens[2] === 'k' ? 1_000 : tokens[2] === 'm' ? 1_000_000 : 1));
+  return value > 0 ? { tokens: value } : null;
+}
+
+export function describeBudget(budget: Budget): string {
+  return 'tokens' in budget ? `${budget.tokens.toLocaleString('en-US')} tokens` : `$${budget.usd.toFixed(2)}`;
+}
+
+/**
+ * Why the task must stop, when its totals reached the budget; null while under it. A dollar budget for a
+ * model without a price cannot be kept: that stops the task too, saying so.
+ */
+export function budgetReached(usage: Usage, budget: Budget | null): string | null {
+  if (!budget) return null;
+  if ('tokens' in budget) {
+    const used = usage.promptTokens + usage.completionTokens;
+    if (used < budget.tokens) return null;
+    return `Stopped: the task's budget of ${describeBudget(budget)} is reached (${used.toLocaleString('en-US')} tokens used over ${usage.calls} model calls). Continue the task with a larger --budget (or raise it in Settings) to go on.`;
+  }
+  if (usage.calls > 0 && usage.costUsd === null) {
+    return `Stopped: the task has a budget of ${describeBudget(budget)} but the model has no price in Settings, so its cost is unknown. Set the model's price in Settings, or give a token budget (--budget 50000), then continue the task.`;
+  }
+  if ((usage.costUsd ?? 0) < budget.usd) return null;
+  return `Stopped: the task's budget of ${describeBudget(budget)} is reached ($${(usage.costUsd ?? 0).toFixed(4)} spent over ${usage.calls} model calls). Continue the task with a larger --budget (or raise it in Settings) to go on.`;
+}
+
+export function formatUsage(usage: Usage): string {
+  const tokens = `${usage.promptTokens.toLocaleString('en-US')} in / ${usage.completionTokens.toLocaleString('en-US')} out`;
+  const cost = usage.costUsd === null ? '' : ` · $${usage.costUsd < 0.01 ? usage.costUsd.toFixed(4) : usage.costUsd.toFixed(2)}`;
+  return `${tokens} tokens · ${usage.calls} call${usage.calls === 1 ? '' : 's'}${cost}`;
+}

@@ -1,0 +1,225 @@
+// Every reply format the agent accepts, read once for both sides (main runs the actions, the renderer folds
+// them and the reasoning). On top of the fences of fences.ts:
+// - `<think>…</think>` (also `<thinking>`, and CodeAct's `<thought>`; and a reply that opens with reasoning closed by a lone `</think>`) is reasoning:
+//   kept apart, shown folded, never run. An unclosed `<think>` runs to the end.
+// - `<execute>…</execute>` (CodeAct), `<execute_ipython>` and `<execute_bash>` (OpenHands) are actions:
+//   `<execute>` is python unless its code starts with `!` (IPython's shell escape: the `!` is dropped) or a
+//   shebang, then bash. A fenced block alone inside the tag is unwrapped. A tag left open at the end (a
+//   reply cut at the `</execute>` stop sequence CodeAct models are served with) runs to the end.
+//   smolagents' `<code>…</code>` (python) counts when it stands as a block of its own, closed; its older
+//   ```py … ```<end_code> is a fence like any other.
+// - An untagged fence is an action only when the reply holds no other action and the line before it says
+//   so (run / execute, or "let me …" / "I'll …" ending in a colon); it is bash when it reads as shell (a `$ ` prompt, a shebang,
+//   or a well-known command first), python otherwise.
+// - `<plan>…</plan>` holds the agent's checklist: lines `- [ ] step` / `- [x] step` (a bare `- step` is an
+//   open item). The last plan in a reply wins. It is never run.
+// A reply with code in it is never the final answer, whatever it says: the code runs first.
+// A leaf like the rest of shared/.
+import { readFences, type CodeBlock } from './fences';
+
+export type PlanItem = { text: string; done: boolean };
+
+export type ReplyPart =
+  | { kind: 'text'; text: string }
+  | { kind: 'reasoning'; text: string }
+  | { kind: 'plan'; items: PlanItem[] }
+  | {
+      kind: 'code';
+      /** How it was written: a fence's tag ("" untagged), or the tag's name ("execute", "execute_bash"). */
+      tag: string;
+      body: string;
+      action: CodeBlock | null;
+      /** It is (or would be, when not empty) an action. */
+      isAction: boolean;
+      closed: boolean;
+      form: 'fence' | 'tag';
+    };
+
+/** Why a reply with no action does not end the task by itself (the loop sends one corrective observation). */
+export type ReplyIssue = 'promise' | 'unterminated' | 'other-language' | 'reasoning-only' | 'empty';
+
+export type ReadReply = {
+  parts: ReplyPart[];
+  actions: CodeBlock[];
+  /** The reply without reasoning, plan and action code: the answer, when it has no action. */
+  prose: string;
+  reasoning: string | null;
+  plan: PlanItem[] | null;
+  issue: ReplyIssue | null;
+};
+
+const THINK = /<(think|thinking|thought)>[\s\S]*?(?:<\/\1>|$)/gi;
+const INTENT = /\b(let me|let's|let us|i'll|i will|i am going to|i'm going to|i need to|now i|next,? i|first,? i)\b/i;
+const ACT_WORD = /\b(run|check|look|list|read|open|inspect|create|write|search|find|try|execute|install|count|examine|start|explore|verify|test|fix|calculate|compute|analy[sz]e|load|print|see|browse|visit|fetch|download|edit|update|delete|remove|rename|move|copy)\b/i;
+const RUN_WORD = /\b(run|running|execute|executing)\b/i;
+const SHELL_COMMANDS = new Set(
+  'ls cd cat echo grep find pip pip3 npm npx python python3 head tail wc mkdir rm cp mv curl sqlite3 git du df sed awk sort uniq jq rg unzip file tree touch chmod node pwd which apt-get export'.split(' '),
+);
+
+export function readReply(reply: string): ReadReply {
+  // smolagents' older closer, ```<end_code>, is a closing fence.
+  let text = reply.replace(/\r\n?/g, '\n').replace(/^([ \t]*(?:`{3,}|~{3,}))[ \t]*<end_code>[ \t]*$/gm, '$1').replace(/^[ \t]*<end_code>[ \t]*$/gm, '');
+  const reasoning: string[] = [];
+  const parts: ReplyPart[] = [];
+  // A reply that opens with reasoning and closes it with a lone </think> (the opener sat in the template).
+  const close = text.search(/<\/think>/i);
+  const open = text.search(/<think>/i);
+  if (close >= 0 && (open < 0 || open > close)) {
+    const before = text.slice(0, close).trim();
+    if (before) {
+      reasoning.push(before);
+      parts.push({ kind: 'reasoning', text: before });
+    }
+    text = text.slice(close + '</think>'.length);
+  }
+  let plan: PlanItem[] | null = null;
+  let unterminatedThink = false;
+  // Split into reasoning, plan, execute tags and the rest, in order.
+  const pattern = /<(think|thinking|thought)>([\s\S]*?)(?:<\/\1>|$)|<plan>([\s\S]*?)<\/plan>|<(execute|execute_ipython|execute_bash|code)>([\s\S]*?)(?:<\/\4>|$)/gi;
+  let at = 0;
+  for (const m of text.matchAll(pattern)) {
+    if (m.index > at) parts.push(...fencedParts(text.slice(at, m.index)));
+    at = m.index + m[0].length;
+    if (m[1] !== undefined) {
+      const body = (m[2] ?? '').trim();
+      if (!m[0].toLowerCase().endsWith(`</${m[1].toLowerCase()}>`)) unterminatedThink = true;
+      if (body) {
+        reasoning.push(body);
+        parts.push({ kind: 'reasoning', text: body });
+      }
+    } else if (m[3] !== undefined) {
+      plan = planItems(m[3]);
+      parts.push({ kind: 'plan', items: plan });
+    } else {
+      const tag = (m[4] ?? '').toLowerCase();
+      const raw = m[5] ?? '';
+      const closed = m[0].toLowerCase().endsWith(`</${tag}>`);
+      // smolagents' <code> block counts only as a block of its own: <code> alone at a line's start, closed.
+      if (tag === 'code' && (!closed || !/^[ \t]*\n/.test(raw) || !/(^|\n)[ \t]*$/.test(text.slice(0, m.index)))) {
+        parts.push(...fencedParts(m[0]));
+        continue;
+      }
+      const body = unwrapFence(raw);
+      parts.push({ kind: 'code', tag, body, action: tagAction(tag, body), isAction: true, closed, form: 'tag' });
+    }
+  }
+  if (at < text.length) parts.push(...fencedParts(text.slice(at)));
+
+  // An untagged fence counts only when the reply has no other action and the line before it asks to run it.
+  if (!parts.some((p) => p.kind === 'code' && p.isAction)) {
+    for (let i = 0; i < parts.length; i++) {
+      const p = parts[i]!;
+      if (p.kind !== 'code' || p.form !== 'fence' || p.tag !== '' || p.body.trim() === '') continue;
+      const before = parts[i - 1];
+      const lead = before?.kind === 'text' ? lastLine(before.text) : '';
+      if (!RUN_WORD.test(lead) && !(INTENT.test(lead) && lead.trimEnd().endsWith(':'))) continue;
+      parts[i] = { ...p, isAction: true, action: untaggedAction(p.body) };
+    }
+  }
+
+  const actions = parts.flatMap((p) => (p.kind === 'code' && p.action ? [p.action] : []));
+  const prose = parts
+    .flatMap((p) => {
+      if (p.kind === 'text') return [p.text];
+      if (p.kind === 'code' && !p.isAction) return [p.form === 'fence' ? fenceText(p) : p.body];
+      return [];
+    })
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+  return { parts, actions, prose, reasoning: reasoning.length ? reasoning.join('\n\n') : null, plan, issue: actions.length ? null : issueOf(parts, prose, unterminatedThink) };
+}
+
+/** The reply as sent back to the model: without its reasoning (providers ask for it not to be replayed). */
+export function withoutReasoning(reply: string): string {
+  const close = reply.search(/<\/think>/i);
+  const open = reply.search(/<think>/i);
+  let text = close >= 0 && (open < 0 || open > close) ? reply.slice(close + '</think>'.length) : reply;
+  text = text.replace(THINK, '');
+  return text.trim();
+}
+
+function issueOf(parts: ReplyPart[], prose: string, unterminatedThink: boolean): ReplyIssue | null {
+  const code = parts.filter((p): p is Extract<ReplyPart, { kind: 'code' }> => p.kind === 'code');
+  if (code.some((p) => !p.closed && p.body.trim() !== '')) return 'unterminated';
+  if (prose === '') {
+    if (unterminatedThink || parts.some((p) => p.kind === 'reasoning')) return 'reasoning-only';
+    return parts.some((p) => p.kind === 'plan') ? 'promise' : 'empty';
+  }
+  if (code.some((p) => p.body.trim() !== '') && promises(prose)) return 'other-language';
+  const last = parts.at(-1);
+  if (last?.kind === 'text' && promises(lastParagraph(last.text))) return 'promise';
+  return null;
+}
+
+/** Words that announce an action: "Let me check …", "I'll run …", or a line ending in a colon. */
+function promises(text: string): boolean {
+  const t = text.replace(/\blet me know\b/gi, '').trim();
+  if (t.endsWith(':')) return true;
+  return INTENT.test(t) && ACT_WORD.test(t);
+}
+
+function fencedParts(text: string): ReplyPart[] {
+  return readFences(text).flatMap((part): ReplyPart[] => {
+    if (part.kind === 'text') {
+      const joined = part.lines.join('\n');
+      return joined.trim() === '' ? [] : [{ kind: 'text', text: joined.replace(/^\n+|\s+$/g, '') }];
+    }
+    return [{ kind: 'code', tag: part.tag, body: part.body.join('\n'), action: part.action, isAction: part.actionTag, closed: part.close !== null, form: 'fence' }];
+  });
+}
+
+function fenceText(p: Extract<ReplyPart, { kind: 'code' }>): string {
+  return [`\`\`\`${p.tag}`, p.body, ...(p.closed ? ['```'] : [])].join('\n');
+}
+
+/** `<execute>` with a single fenced block inside: the block's code. */
+function unwrapFence(body: string): string {
+  const inner = readFences(body.trim()).filter((p) => p.kind === 'fence' || p.lines.some((l) => l.trim() !== ''));
+  const only = inner.length === 1 ? inner[0] : undefined;
+  if (only?.kind === 'fence') return only.body.join('\n');
+  return body.replace(/^\n+|\s+$/g, '');
+}
+
+function tagAction(tag: string, body: string): CodeBlock | null {
+  if (body.trim() === '') return null;
+  if (tag === 'execute_bash') return { language: 'bash', source: body };
+  if (tag === 'execute_ipython') return pythonOrShell(body, false);
+  return pythonOrShell(body, true);
+}
+
+/** IPython's `!cmd` lines: a block of them alone is shell; mixed with Python it stays Python. A shebang is shell. */
+function pythonOrShell(body: string, shebang: boolean): CodeBlock {
+  const lines = body.split('\n').filter((l) => l.trim() !== '');
+  if (lines.length > 0 && lines.every((l) => l.trimStart().startsWith('!'))) {
+    return { language: 'bash', source: lines.map((l) => l.trimStart().slice(1)).join('\n') };
+  }
+  if (shebang && /^#!.*\b(ba)?sh\b/.test(body.trimStart())) return { language: 'bash', source: body.trimStart() };
+  return { language: 'python', source: body };
+}
+
+function untaggedAction(body: string): CodeBlock {
+  const lines = body.split('\n').filter((l) => l.trim() !== '');
+  if (lines.length > 0 && lines.every((l) => l.startsWith('$ '))) return { language: 'bash', source: lines.map((l) => l.slice(2)).join('\n') };
+  const first = lines[0]?.trim() ?? '';
+  if (/^#!.*\b(ba)?sh\b/.test(first) || SHELL_COMMANDS.has(first.split(/\s+/)[0] ?? '')) return { language: 'bash', source: body };
+  return { language: 'python', source: body };
+}
+
+function planItems(body: string): PlanItem[] {
+  const items: PlanItem[] = [];
+  for (const line of body.split('\n')) {
+    const m = /^\s*(?:[-*+]|\d+[.)])\s+(?:\[([ xX])\]\s*)?(.+?)\s*$/.exec(line);
+    if (m && m[2]) items.push({ text: m[2].slice(0, 200), done: (m[1] ?? ' ').toLowerCase() === 'x' });
+    if (items.length >= 20) break;
+  }
+  return items;
+}
+
+function lastLine(text: string): string {
+  return text.trimEnd().split('\n').at(-1) ?? '';
+}
+
+function lastParagraph(text: string): string {
+  return text.trim().split(/\n\s*\n/).at(-1) ?? '';
+}

@@ -1,0 +1,113 @@
+// The replay suite: reply shapes taken from real agents' transcripts and prompts (each fixture names its
+// source), trimmed to their shape, with the actions Posthoc must run for each. Read by the one parser
+// main and the renderer share (shared/codeact/reply.ts).
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readReply, withoutReasoning, type ReplyIssue } from '../../shared/codeact/reply';
+import type { CodeBlock } from '../../shared/codeact/fences';
+
+type Fixture = { name: string; cite: string; reply: string; actions: CodeBlock[]; issue?: ReplyIssue | null; reasoning?: boolean };
+type FixtureFile = { source: string; replies: Fixture[] };
+
+const dir = join(__dirname, '../fixtures/replies');
+const files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
+const all = files.flatMap((file) => {
+  const data = JSON.parse(readFileSync(join(dir, file), 'utf8')) as FixtureFile;
+  return data.replies.map((fixture) => ({ file, source: data.source, ...fixture }));
+});
+
+describe('the replay suite', () => {
+  it('holds at least 30 shapes, each citing where it comes from', () => {
+    expect(all.length).toBeGreaterThanOrEqual(30);
+    for (const f of all) {
+      expect(f.source.length, f.file).toBeGreaterThan(20);
+      expect(f.cite.length, `${f.file}: ${f.name}`).toBeGreaterThan(20);
+    }
+  });
+
+  for (const f of all) {
+    it(`${f.file}: ${f.name}`, () => {
+      const read = readReply(f.reply);
+      expect(read.actions).toEqual(f.actions);
+      if (f.issue !== undefined) expect(read.issue).toBe(f.issue);
+      if (f.actions.length > 0) expect(read.issue).toBeNull();
+      if (f.reasoning) {
+        expect(read.reasoning).not.toBeNull();
+        // Code inside the reasoning is never an action, and the model never gets its reasoning back.
+        expect(withoutReasoning(f.reply)).not.toContain(read.reasoning!.slice(0, 20));
+      } else {
+        expect(read.reasoning).toBeNull();
+      }
+      // The renderer folds exactly the actions main runs.
+      const folded = read.parts.flatMap((p) => (p.kind === 'code' && p.action ? [p.action] : []));
+      expect(folded).toEqual(f.actions);
+    });
+  }
+});
+
+describe('readReply: the plan', () => {
+  it('reads a checklist, the last plan of a reply winning, and never runs it', () => {
+    const reply = '<plan>\n- [x] list the files\n- [ ] count the rows\n</plan>\nNow the rows.\n```python\nprint(1)\n```\n<plan>\n- [x] list the files\n- [x] count the rows\n- [ ] report\n</plan>';
+    const read = readReply(reply);
+    expect(read.plan).toEqual([
+      { text: 'list the files', done: true },
+      { text: 'count the rows', done: true },
+      { text: 'report', done: false },
+    ]);
+    expect(read.actions).toEqual([{ language: 'python', source: 'print(1)' }]);
+    expect(read.prose).toBe('Now the rows.');
+  });
+
+  it('takes bare and numbered items as open ones, and a plan alone is corrected as a promise', () => {
+    const read = readReply('<plan>\n1. read the CSV\n- sum the column\n</plan>');
+    expect(read.plan).toEqual([
+      { text: 'read the CSV', done: false },
+      { text: 'sum the column', done: false },
+    ]);
+    expect(read.issue).toBe('promise');
+  });
+});
+
+describe('readReply: answers and corrections', () => {
+  it('a reply with code is never the final answer, whatever it says', () => {
+    const read = readReply('Final answer: 42.\n```python\nprint(42)\n```');
+    expect(read.actions).toEqual([{ language: 'python', source: 'print(42)' }]);
+    expect(read.issue).toBeNull();
+  });
+
+  it('an unclosed python fence still runs (the code so far is whole: the model stopped before the closer)', () => {
+    expect(readReply('Running it.\n```python\nprint(1)').actions).toEqual([{ language: 'python', source: 'print(1)' }]);
+  });
+
+  it('a final answer saying "let me know" is an answer, not a promise', () => {
+    expect(readReply('Done: 3 files renamed. Let me know if you want more.').issue).toBeNull();
+  });
+
+  it('an empty reply is corrected', () => {
+    expect(readReply('  \n').issue).toBe('empty');
+  });
+
+  it('an untagged fence after a sentence that does not ask to run it stays prose', () => {
+    const read = readReply('The file reads:\n```\nhello\n```');
+    expect(read.actions).toEqual([]);
+    expect(read.prose).toBe('The file reads:\n```\nhello\n```');
+  });
+
+  it('an untagged fence is not run when the reply holds a tagged action', () => {
+    const read = readReply('Let me run both:\n```\nls\n```\n```python\nprint(1)\n```');
+    expect(read.actions).toEqual([{ language: 'python', source: 'print(1)' }]);
+  });
+});
+
+describe('splitFences (renderer): reasoning folded, CodeAct tags folded like fences, the plan left out', () => {
+  it('reads a reply the way main runs it', async () => {
+    const { splitFences } = await import('../../renderer/src/model/conversation');
+    const segments = splitFences('<think>\nhmm\n</think>\n<plan>\n- [ ] a\n</plan>\nLooking.\n<execute>\nprint(1)\n</execute>');
+    expect(segments).toEqual([
+      { kind: 'reasoning', text: 'hmm' },
+      { kind: 'prose', text: 'Looking.' },
+      { kind: 'code', tag: 'execute', text: 'print(1)', isAction: true },
+    ]);
+  });
+});
