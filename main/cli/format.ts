@@ -60,6 +60,8 @@ function formatEffect(effect: Effect): string[] {
       return [
         `  ↓ ${effect.manager} ${effect.name}${effect.version ? ` ${effect.version}` : ''}${effect.file ? ` (${effect.file})` : ''}  ${effect.refused ? `refused: ${effect.refused}` : effect.source === 'cache' ? 'from the host cache' : effect.source}`,
       ];
+    case 'memory':
+      return [`  ✎ memory: ${effect.refused ? `refused — ${effect.refused}` : `+ ${effect.note}`}`];
     default:
       return assertNever(effect, 'effect');
   }

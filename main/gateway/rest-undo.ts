@@ -104,6 +104,7 @@ export function serviceCallsOf(action: Action): RestEffect[] {
       case 'fs':
       case 'db':
       case 'packages':
+      case 'memory':
         break;
       default:
         assertNever(e, 'effect');

@@ -50,6 +50,9 @@ export function confinementOf(facts: SandboxFacts, effects: readonly Effect[]): 
       case 'packages':
         // A GET of a public index file into the task's own environment: changes nothing anyone else sees.
         break;
+      case 'memory':
+        // A note appended to Posthoc's own memory file: undo takes it off (effects/memory).
+        break;
       default:
         assertNever(effect, 'effect');
     }

@@ -8,6 +8,8 @@ import type { z } from 'zod';
 import type { CheckpointOptions } from '../effects/fs/checkpoint-store';
 import { DbChannel } from '../effects/db/db-channel';
 import { DbGatewayRoute } from '../effects/db/db-gateway-route';
+import { MemoryFile } from '../effects/memory/memory-file';
+import { MemoryRoute } from '../effects/memory/memory-route';
 import { DbEngines } from '../effects/db/engine';
 import { PostgresEngine } from '../effects/db/postgres';
 import { SqliteEngine } from '../effects/db/sqlite';
@@ -102,6 +104,10 @@ export function createServices(options: {
   const databases = new DbChannel(options.dataDir, engines);
   const dbRoute = new DbGatewayRoute();
   gateway.route('db', dbRoute.route);
+  // The agent's memory (DATA/memory.md): written by code through /memory, each note an effect undo takes back.
+  const memory = new MemoryFile(options.dataDir);
+  const memoryRoute = new MemoryRoute(memory);
+  gateway.route('memory', memoryRoute.route);
   // Packages through the one door: pip's simple API and npm's registry, verified and cached on the host
   // (settings is made below; the policy is read at each request).
   const packageCache = new PackageCache(join(options.dataDir, 'packages'));
@@ -128,7 +134,7 @@ export function createServices(options: {
   );
   const operations = new UndoOperations(db);
   const undo = new UndoService(store, fsChannel, events, { isRunning: (taskId) => tasks.isRunning(taskId), db: databases, rest: connections.restUndo, operations,
-    release: (actionId) => previews.figures.release(actionId) });
+    release: (actionId) => previews.figures.release(actionId), memory });
   // A held transaction nobody kept in time was rolled back: its actions are undone.
   databases.held.onExpired = (actionIds) => {
     for (const id of actionIds) if (store.getAction(id)) events.emit('action:updated', store.setActionStatus(id, 'undone'));

@@ -21,6 +21,8 @@ import { ServicesUndoChannel, type RestUndoPort } from '../gateway/rest-undo';
 import type { TaskStore } from '../store/task-store';
 import type { UndoOperations } from '../store/undo-operations';
 import { DatabasesUndoChannel, dbEffectsOf, type DatabaseUndo } from '../effects/db/databases-undo-channel';
+import type { MemoryFile } from '../effects/memory/memory-file';
+import { MemoryUndoChannel } from '../effects/memory/memory-undo-channel';
 import { DbRefusal } from '../effects/db/db-errors';
 import type { EventBus } from './event-bus';
 import { ServiceError } from './service-error';
@@ -38,6 +40,8 @@ export type UndoServiceOptions = {
   operations?: UndoOperations;
   /** Keep releases what only the action's card needed (its figures' files). */
   release?: (actionId: string) => Promise<void>;
+  /** The agent's memory file (effects/memory): its notes are taken off by undo. */
+  memory?: MemoryFile;
 };
 
 type SagaOutcome =
@@ -81,6 +85,7 @@ export class UndoService {
         describe: (taskId, blockers) => this.describeBlockers(this.store.getTask(taskId)!, blockers),
         label: (taskId, folder, path) => labelOf(this.store.getTask(taskId)!, folder, path),
       }),
+      ...(options.memory ? [new MemoryUndoChannel(options.memory)] : []),
       new ServicesUndoChannel(options.rest, (action) => this.store.saveAction(action)),
     ];
   }

@@ -276,8 +276,27 @@ export const PackagesEffect = z.object({
 });
 export type PackagesEffect = z.infer<typeof PackagesEffect>;
 
+/**
+ * A note the agent wrote to its memory (DATA/memory.md, main/effects/memory/), appended at the file's end.
+ * Undo takes it off again only while the file is exactly as the write left it (its sha256): an edit by the
+ * person since makes undo refuse, naming the memory.
+ */
+export const MemoryEffect = z.object({
+  channel: z.literal('memory'),
+  /** The note as the agent gave it. */
+  note: z.string(),
+  /** The exact text appended to the file (the note as a Markdown list item). */
+  appended: z.string(),
+  /** sha256 of the file's text before and after the write. */
+  beforeSha256: z.string(),
+  afterSha256: z.string(),
+  /** Set when the write was refused (memory off for the task, over its bound); nothing was written. */
+  refused: z.string().nullable(),
+});
+export type MemoryEffect = z.infer<typeof MemoryEffect>;
+
 /** Discriminated on `channel`. */
-export const Effect = z.discriminatedUnion('channel', [FsEffect, RestEffect, DbEffect, PackagesEffect]);
+export const Effect = z.discriminatedUnion('channel', [FsEffect, RestEffect, DbEffect, PackagesEffect, MemoryEffect]);
 export type Effect = z.infer<typeof Effect>;
 
 /** One step of an action's reverse plan, per channel; a new channel adds one member. */
@@ -313,6 +332,11 @@ export const ReverseStep = z.discriminatedUnion('channel', [
     path: z.string(),
     body: z.string().nullable(),
     summary: z.string(),
+  }),
+  z.object({
+    channel: z.literal('memory'),
+    /** The note taken off the memory. */
+    note: z.string(),
   }),
 ]);
 export type ReverseStep = z.infer<typeof ReverseStep>;
@@ -395,7 +419,7 @@ export const UndoBlocker = z.object({
   /** by: 'external' — the action being undone or redone also wrote the path then, so whose edit it holds is unknown. */
   ambiguous: z.boolean().optional(),
   /** The channel that found it; absent means files. */
-  channel: z.enum(['files', 'databases', 'services']).optional(),
+  channel: z.enum(['files', 'databases', 'services', 'memory']).optional(),
   /** A database's or a service's own words for why it blocks (files are described from `by`). */
   reason: z.string().optional(),
 });
@@ -403,7 +427,7 @@ export type UndoBlocker = z.infer<typeof UndoBlocker>;
 
 /** One channel's part of an undo, redo or rewind, as the result, the card and the timeline show it. */
 export const UndoStep = z.object({
-  channel: z.enum(['files', 'databases', 'services']),
+  channel: z.enum(['files', 'databases', 'services', 'memory']),
   /**
    * done: applied; refused: its check (or, for service calls, the provider) refused; compensated: applied,
    * then put back because a later step was refused; not-run: never started because something else refused.

@@ -33,6 +33,8 @@ export function reversePlanOf(action: PlanInput): ReversePlan {
     steps: [
       ...effects.flatMap((e) => (e.channel === 'fs' ? fsStep(e) : [])),
       ...effects.flatMap((e) => (e.channel === 'db' ? dbStep(e) : [])),
+      // The memory's notes, newest first (each comes off the end of the file it was appended to).
+      ...effects.flatMap((e): ReverseStep[] => (e.channel === 'memory' && e.refused === null ? [{ channel: 'memory', note: e.note }] : [])).reverse(),
       ...writes
         .filter((c) => c.inverse && !isTakenBack(c))
         .reverse()
@@ -132,9 +134,13 @@ function readyWords(plan: ReversePlan, kind: Action['kind'], sayNothing: boolean
     });
     sentences.push(`${fs.length > 0 ? 'Then ' : ''}${fs.length > 0 ? words.join('; ') : capitalize(words.join('; '))}, after checking that nothing changed them since.`);
   }
+  const notes = plan.steps.flatMap((s) => (s.channel === 'memory' ? [s] : []));
+  if (notes.length > 0) {
+    sentences.push(`${fs.length + db.length > 0 ? 'Then take' : 'Take'} ${notes.map((n) => `"${n.note}"`).join(', ')} off the memory, if it was not edited since.`);
+  }
   const calls = plan.steps.flatMap((s) => (s.channel === 'rest' ? [s] : []));
   if (calls.length > 0) {
-    sentences.push(`${fs.length + db.length > 0 ? 'Last, send' : 'Send'} ${calls.map((c) => `${c.method} svc/${c.service}${c.path} (${c.summary})`).join(', then ')}.`);
+    sentences.push(`${fs.length + db.length + notes.length > 0 ? 'Last, send' : 'Send'} ${calls.map((c) => `${c.method} svc/${c.service}${c.path} (${c.summary})`).join(', then ')}.`);
   }
   if (plan.takenBack.length > 0) {
     sentences.push(`Already taken back by an earlier undo: ${plan.takenBack.map((c) => `${c.method} svc/${c.service}${c.path}${c.summary ? ` (${c.summary})` : ''}`).join(', ')}.`);

@@ -24,6 +24,7 @@ export function dbEffectsOf(action: Action): DbEffect[] {
       case 'fs':
       case 'rest':
       case 'packages': // packages live in the task's own environment: nothing to undo
+      case 'memory': // the memory's own channel (effects/memory) undoes it
         break;
       default:
         assertNever(e, 'effect');

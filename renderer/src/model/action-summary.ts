@@ -27,6 +27,9 @@ export function listChanges(effects: readonly Effect[]): Change[] {
         break; // database changes are listed apart: see listDbChanges
       case 'packages':
         break; // downloads are listed apart: see listDownloads
+      case 'memory':
+        if (!effect.refused) changes.push({ mark: 'added', channel: 'memory', where: 'memory', path: `memory: ${effect.note}` });
+        break;
       default:
         assertNever(effect, 'effect');
     }

@@ -1,0 +1,106 @@
+// The agent's memory (main/effects/memory): notes appended as effects, undone and redone by its channel
+// only while the file is as the write left it; the prompt's bounded part.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Action, MemoryEffect } from '../../shared/domain';
+import { describeReversePlan, reversePlanOf } from '../../shared/undo/reverse-plan';
+import { StepRefused, type UndoJob } from '../../shared/undo/channel';
+import { MemoryFile, MEMORY_MAX_BYTES } from '../../main/effects/memory/memory-file';
+import { memorySection } from '../../main/agent/memory-prompt';
+import { MemoryRoute } from '../../main/effects/memory/memory-route';
+import { MemoryUndoChannel } from '../../main/effects/memory/memory-undo-channel';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+function memory(): MemoryFile {
+  const dir = mkdtempSync(join(tmpdir(), 'posthoc-memory-'));
+  dirs.push(dir);
+  return new MemoryFile(dir);
+}
+
+async function remember(m: MemoryFile, note: string): Promise<MemoryEffect> {
+  const effects: MemoryEffect[] = [];
+  const route = new MemoryRoute(m);
+  const reply = await route.route({ task: { id: 't' } as never, actionId: 'a', recordEffect: (e) => effects.push(e as MemoryEffect) }, { method: 'POST', path: '/notes', body: Buffer.from(JSON.stringify({ note })) });
+  expect(reply.status).toBe(200);
+  return effects[0]!;
+}
+
+const action = (id: string, effects: MemoryEffect[]): Action => ({ id, effects }) as unknown as Action;
+const job = (direction: 'undo' | 'redo', actions: Action[]): UndoJob => ({ taskId: 't', operation: direction, direction, actions, later: [] });
+
+async function run(channel: MemoryUndoChannel, j: UndoJob) {
+  return channel.session(j, async (step) => {
+    const blockers = await step!.check();
+    if (blockers.length > 0) return { blockers };
+    return { result: await step!.apply() };
+  });
+}
+
+describe('memory', () => {
+  it('appends notes as list items, and undo takes them off newest first; redo puts them back', async () => {
+    const m = memory();
+    writeFileSync(m.path, '# My notes\nThe person likes tabs.');
+    const first = await remember(m, 'Invoices live in   /workspace/books/2026.');
+    const second = await remember(m, 'The staging API is svc/staging.');
+    expect(m.read()).toBe('# My notes\nThe person likes tabs.\n- Invoices live in /workspace/books/2026.\n- The staging API is svc/staging.\n');
+    expect(first).toMatchObject({ channel: 'memory', note: 'Invoices live in /workspace/books/2026.', refused: null });
+
+    const channel = new MemoryUndoChannel(m);
+    const a = action('a', [first, second]);
+    const undone = await run(channel, job('undo', [a]));
+    expect(undone).toMatchObject({ result: { ok: true, report: { items: ['"The staging API is svc/staging." taken off the memory', '"Invoices live in /workspace/books/2026." taken off the memory'] } } });
+    expect(m.read()).toBe('# My notes\nThe person likes tabs.');
+    await run(channel, job('redo', [a]));
+    expect(m.read()).toContain('- The staging API is svc/staging.\n');
+  });
+
+  it('refuses to undo a note when the person edited the memory since, naming the memory; nothing changes', async () => {
+    const m = memory();
+    const e = await remember(m, 'Reports go to /workspace/out.');
+    writeFileSync(m.path, `${m.read()}- my own line\n`);
+    const out = await run(new MemoryUndoChannel(m), job('undo', [action('a', [e])]));
+    expect(out).toMatchObject({ blockers: [{ channel: 'memory', path: expect.stringContaining('memory'), reason: expect.stringMatching(/memory was edited since the note "Reports go to \/workspace\/out\." was written/) }] });
+    expect(m.read()).toBe('- Reports go to /workspace/out.\n- my own line\n');
+    // apply without check refuses too (the saga checks first; a change in between is still caught).
+    await expect(new MemoryUndoChannel(m).session(job('undo', [action('a', [e])]), (step) => step!.apply())).rejects.toThrow(StepRefused);
+  });
+
+  it('the reverse plan says what undo takes off', async () => {
+    const m = memory();
+    const e = await remember(m, 'Use metric units.');
+    const plan = reversePlanOf({ kind: 'code', status: 'done', output: { stdout: '', stderr: '', exitCode: 0, timedOut: false, truncated: false }, effects: [e] } as never);
+    expect(plan.steps).toEqual([{ channel: 'memory', note: 'Use metric units.' }]);
+    expect(describeReversePlan(plan)).toBe('Take "Use metric units." off the memory, if it was not edited since.');
+  });
+
+  it('refuses empty, too long and over-full writes, and tasks without memory', async () => {
+    const m = memory();
+    const route = new MemoryRoute(m);
+    const effects: MemoryEffect[] = [];
+    const ctx = { task: { id: 't' } as never, actionId: 'a', recordEffect: (e: unknown) => effects.push(e as MemoryEffect) };
+    const post = (note: unknown) => route.route(ctx, { method: 'POST', path: '/notes', body: Buffer.from(JSON.stringify({ note })) });
+    expect((await post('  ')).status).toBe(422);
+    expect((await post('x'.repeat(1001))).status).toBe(422);
+    writeFileSync(m.path, 'y'.repeat(MEMORY_MAX_BYTES - 10));
+    expect(await post('one more fact')).toMatchObject({ status: 422, body: { error: expect.stringMatching(/memory is full/) } });
+    expect(effects.every((e) => e.refused !== null)).toBe(true);
+    const off = route.disable('t');
+    expect(await post('x')).toMatchObject({ status: 403, body: { error: expect.stringMatching(/--no-memory/) } });
+    off();
+    expect((await route.route(ctx, { method: 'GET', path: '/', body: Buffer.alloc(0) })).body).toEqual({ text: readFileSync(m.path, 'utf8') });
+  });
+
+  it('the prompt carries the memory bounded, its newest part kept', () => {
+    expect(memorySection('')).toContain('- The memory is empty.');
+    const long = Array.from({ length: 2000 }, (_, i) => `- fact number ${i}`).join('\n');
+    const text = memorySection(long).join('\n');
+    expect(text).toContain('- fact number 1999');
+    expect(text).not.toContain('- fact number 0\n');
+    expect(text).toContain('its older part is left out');
+  });
+});
