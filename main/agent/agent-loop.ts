@@ -185,6 +185,9 @@ export function describeObservation(action: Action): string {
             : `${effect.manager} downloaded ${effect.name}${effect.version ? ` ${effect.version}` : ''}${effect.source === 'cache' ? ' (from the host cache)' : ''}`,
         );
         break;
+      case 'memory':
+        lines.push(effect.refused ? `memory write refused: ${effect.refused}` : `remembered: ${effect.note}`);
+        break;
       default:
         assertNever(effect, 'effect');
     }
