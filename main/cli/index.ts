@@ -28,6 +28,7 @@ import { answerApproval, collect, databaseRequests, DB_OPTION_HELP, type DbFlags
 import { formatAction, formatActionLine, formatTaskLine } from './format';
 import { registerConnectionCommands } from './connection-commands';
 import { registerFigureCommand } from './figure-command';
+import { registerMemoryCommands } from './memory-commands';
 import { CliFailure, EXIT, exitCodeOf, value, type OpenSession } from './session';
 import { registerUndoCommands } from './undo-commands';
 import { EXIT_INTERRUPTED, stopOnSignals, stoppedSummary } from './stop-signals';
@@ -93,8 +94,9 @@ export function buildProgram(options: { open?: OpenSession } = {}): Command {
     .option('--action-timeout <seconds>', 'stop an action after this many seconds', positiveInt('--action-timeout'))
     .option('--context-window <tokens>', 'the model\'s context window: no request exceeds it (default: Settings, the provider\'s model list, else 8192)', positiveInt('--context-window'))
     .option('--budget <tokens|$usd>', 'stop the task once it used this many tokens (50000, 50k) or dollars ($0.50) (default: Settings)')
+    .option('--no-memory', 'run this task without the agent\'s memory: nothing read from it or written to it')
     .option('--json', 'print one JSON object per line')
-    .action(async (prompt: string, opts: { workspace: string[]; service: string[]; dataDir?: string; model?: string; maxSteps?: number; actionTimeout?: number; contextWindow?: number; budget?: string; json?: boolean } & DbFlags) => {
+    .action(async (prompt: string, opts: { workspace: string[]; service: string[]; dataDir?: string; model?: string; maxSteps?: number; actionTimeout?: number; contextWindow?: number; memory: boolean; budget?: string; json?: boolean } & DbFlags) => {
       const databases = databaseRequests(opts);
       let stop = () => {};
       const signals = stopOnSignals(() => stop(), (line) => process.stderr.write(`${line}\n`));
@@ -140,6 +142,7 @@ export function buildProgram(options: { open?: OpenSession } = {}): Command {
             model: opts.model,
             maxSteps: opts.maxSteps,
             contextWindow: opts.contextWindow,
+            memory: opts.memory,
             budget: opts.budget,
             actionTimeoutSeconds: opts.actionTimeout,
           }),
@@ -195,6 +198,7 @@ export function buildProgram(options: { open?: OpenSession } = {}): Command {
 
   registerConnectionCommands(program, { withApi, dataDirOption, out, json, exitConflict: EXIT.conflict });
   registerFigureCommand(program, { withApi, dataDirOption });
+  registerMemoryCommands(program, { withApi, dataDirOption, out, json });
 
   const sandbox = program.command('sandbox').description('the Docker sandbox');
   sandbox

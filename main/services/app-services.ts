@@ -143,6 +143,7 @@ export function createServices(options: {
   tasks.undoService = undo;
   tasks.serviceInfo = (name) => connections.promptInfo(name);
   tasks.databases = new DatabaseGrants(databases, vault, engines, dbRoute);
+  tasks.memory = { file: memory, route: memoryRoute };
   // Before anything answers: containers left by a Posthoc process that crashed are removed (found by their
   // labels), restores a crash interrupted are finished or rolled back, then the actions it left running are
   // closed and recorded. A new action first closes what is still open (a failed checkpoint in this process).
@@ -179,6 +180,9 @@ export function createServices(options: {
     'action:preview': (input) => previews.preview(input),
     'settings:get': () => settings.get(),
     'settings:update': (input) => settings.update(input),
+    'memory:get': async () => ({ text: memory.read(), path: memory.path }),
+    'memory:update': async ({ text }) => (memory.write(text), { text: memory.read(), path: memory.path }),
+    'memory:clear': async () => (memory.write(''), { text: '', path: memory.path }),
     'vault:status': () => vault.status(),
     'sandbox:status': () => sandboxStatus(docker, executor.image),
     'sandbox:build': async () => {

@@ -6,6 +6,9 @@ import type { Action, Task, TaskDetail, UndoResult, Usage, WorkspaceGrant } from
 import { runAgent, type AgentOutcome } from '../agent/agent-loop';
 import { LlmClient, type ChatMessage } from '../agent/llm-client';
 import { ContextBudget, DEFAULT_CONTEXT_WINDOW, providerContextWindow } from '../agent/context-budget';
+import { memorySection } from '../agent/memory-prompt';
+import type { MemoryFile } from '../effects/memory/memory-file';
+import type { MemoryRoute } from '../effects/memory/memory-route';
 import { systemPrompt, type PromptService } from '../agent/system-prompt';
 import { budgetReached, parseBudget, priceOf, priced, type Budget } from '../agent/usage';
 import { currentGrantHost, grantRefusal } from '../policy/grant-rules';
@@ -57,7 +60,7 @@ export class TaskService {
     return { task, messages: this.store.listMessages(taskId), actions: this.store.listActions(taskId) };
   }
 
-  async start(input: { prompt: string; workspaces: string[]; services?: string[]; databases?: DatabaseGrantInput[] }, options: RunOptions = {}): Promise<Task> {
+  async start(input: { prompt: string; workspaces: string[]; services?: string[]; databases?: DatabaseGrantInput[]; memory?: boolean }, options: RunOptions = {}): Promise<Task> {
     const grants = await this.grants(input.workspaces);
     const services = [...new Set(input.services ?? [])];
     const unknown = services.filter((s) => !this.serviceExists(s));
@@ -69,6 +72,7 @@ export class TaskService {
     await this.preflight();
     const databases = await this.grantDatabases(input.databases ?? []);
     const task = this.store.createTask({ title: titleOf(input.prompt), workspaces: grants, services, databases, model: llm.model });
+    if (input.memory === false) this.withoutMemory.add(task.id);
     this.events.emit('task:updated', task);
     this.events.emit('message:added', this.store.addMessage(task.id, 'user', input.prompt));
     this.launch(task, new LlmClient(llm), options);
@@ -109,6 +113,11 @@ export class TaskService {
   /** Database grants: checked at start, described in the prompt, offered to the sandbox (app-services connects it). */
   databases: DatabaseGrants | null = null;
 
+  /** The agent's memory: read into the prompt, written through the gateway (app-services connects it). */
+  memory: { file: MemoryFile; route: MemoryRoute } | null = null;
+  /** Tasks this process runs without memory (--no-memory): nothing read from it or written to it. */
+  private readonly withoutMemory = new Set<string>();
+
   /** What the prompt says about a granted service (its route and rules, never a secret); app-services sets it. */
   serviceInfo: ((name: string) => PromptService | undefined) | null = null;
 
@@ -144,6 +153,7 @@ export class TaskService {
     const done = (async (): Promise<Task> => {
       let outcome: AgentOutcome;
       const detachDatabases = this.databases?.attach(task, timeout * 1000);
+      const detachMemory = this.withoutMemory.has(task.id) ? this.memory?.route.disable(task.id) : undefined;
       try {
         await this.startup;
         const meter = this.meter(task.id, llm, budgetOf(options) ?? this.settings.budget(), streamId);
@@ -171,6 +181,7 @@ export class TaskService {
         outcome = { status: 'failed', error: error instanceof Error ? error.message : String(error) };
       }
       detachDatabases?.();
+      detachMemory?.();
       this.running.delete(task.id);
       switch (outcome.status) {
         case 'done':
@@ -221,7 +232,8 @@ export class TaskService {
   private async history(task: Task, maxSteps: number): Promise<ChatMessage[]> {
     const databases = await this.databases?.prompt(task);
     const services = task.services.flatMap((name) => this.serviceInfo?.(name) ?? []);
-    const messages: ChatMessage[] = [{ role: 'system', content: systemPrompt(task.workspaces, maxSteps, databases, services) }];
+    const memory = this.memory && !this.withoutMemory.has(task.id) ? memorySection(this.memory.file.read()).join('\n') : '';
+    const messages: ChatMessage[] = [{ role: 'system', content: systemPrompt(task.workspaces, maxSteps, databases, services) + (memory ? `\n${memory}` : '') }];
     for (const m of this.store.listMessages(task.id)) {
       messages.push({ role: m.role === 'assistant' ? 'assistant' : 'user', content: m.content });
     }

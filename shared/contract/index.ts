@@ -60,6 +60,10 @@ export const DatabaseGrantInput = z.object({
 });
 export type DatabaseGrantInput = z.infer<typeof DatabaseGrantInput>;
 
+/** The agent's memory as the person sees it: its text and where the file is. */
+export const MemoryView = z.object({ text: z.string(), path: z.string() });
+export type MemoryView = z.infer<typeof MemoryView>;
+
 export const calls = {
   'task:list': { input: z.object({}), output: z.array(Task) },
   'task:get': { input: TaskRef, output: TaskDetail },
@@ -77,6 +81,8 @@ export const calls = {
       actionTimeoutSeconds: z.number().int().min(1).max(3600).optional(),
       /** The model's context window in tokens (instead of Settings or the provider's model list): no request exceeds it. */
       contextWindow: z.number().int().min(2048).max(10_000_000).optional(),
+      /** false: this task runs without the agent's memory (nothing read from it or written to it). */
+      memory: z.boolean().optional(),
       /** The task's budget (instead of Settings): tokens ("50000", "50k") or dollars ("$0.50"); reached, the task stops saying so. */
       budget: z.string().trim().min(1).max(40).optional(),
     }),
@@ -101,6 +107,10 @@ export const calls = {
   /** A preview of a file the action added or changed (FilePreview). */
   'action:preview': { input: ActionRef.extend({ path: z.string().min(1), workspace: z.string().min(1).optional() }), output: FilePreview },
   'settings:get': { input: z.object({}), output: ProviderSettings },
+  /** The agent's memory (DATA/memory.md): read, replaced by the person's edit, or cleared. */
+  'memory:get': { input: z.object({}), output: MemoryView },
+  'memory:update': { input: z.object({ text: z.string().max(32 * 1024, 'The memory holds at most 32 KiB.') }), output: MemoryView },
+  'memory:clear': { input: z.object({}), output: MemoryView },
   'settings:update': {
     input: z.object({
       model: z.string().trim().min(1).nullable().optional(),
