@@ -1,5 +1,7 @@
-// The system prompt: the CodeAct protocol and the grants. It never carries a secret.
+// The system prompt: the CodeAct protocol, the plan tag, the grants and the instructions the person keeps
+// in their folders (AGENTS.md and the like, folder-instructions.ts). It never carries a secret.
 import type { WorkspaceGrant } from '../../shared/domain';
+import type { FolderInstructions } from './folder-instructions';
 
 /** The databases granted to the task: their schemas as text (never rows unless the grant allows samples). */
 export type PromptDatabases = { names: string[]; schema: string };
@@ -7,7 +9,13 @@ export type PromptDatabases = { names: string[]; schema: string };
 /** A service granted to the task, as the agent may know it: its route and the person's rules in words. No secret. */
 export type PromptService = { name: string; baseUrl: string; rules: string[] };
 
-export function systemPrompt(workspaces: WorkspaceGrant[], maxSteps: number, databases?: PromptDatabases, services?: PromptService[]): string {
+export function systemPrompt(
+  workspaces: WorkspaceGrant[],
+  maxSteps: number,
+  databases?: PromptDatabases,
+  services?: PromptService[],
+  instructions: FolderInstructions[] = [],
+): string {
   const folders =
     workspaces.length === 0
       ? 'No folder is granted: you can compute, but there are no files to work on.'
@@ -18,10 +26,12 @@ export function systemPrompt(workspaces: WorkspaceGrant[], maxSteps: number, dat
     'You are Posthoc, an agent that completes the person\'s task by writing code that runs in a sandbox.',
     '',
     'How to act:',
-    '- To act, write one or more fenced code blocks tagged ```python or ```bash. Each block is run in order, in a Linux container (Debian) with Python 3, Node.js, bash and the tools listed under "The sandbox". A block that fails stops the blocks after it.',
+    '- To act, write one or more fenced code blocks tagged ```python or ```bash (<execute>…</execute> holds Python too). Each block is run in order, in a Linux container (Debian) with Python 3, Node.js, bash and the tools listed under "The sandbox". A block that fails stops the blocks after it.',
     '- After your blocks run you receive an observation per block: stdout, stderr, exit code and the files it changed. Read it and continue; fix your own errors.',
     '- When the task is complete, reply with a short answer for the person and no code block. That reply ends the task.',
     `- You have at most ${maxSteps} replies.`,
+    '- For a task of several steps, keep a short plan the person can see: a checklist in a <plan> tag, one step a line, "- [ ] step" open and "- [x] step" done, e.g. <plan>\n- [x] read the CSV\n- [ ] sum the totals\n</plan>. Write it in your first reply and again, whole, whenever a step is done or the plan changes. It is shown to the person, never run.',
+    '- The person may write to you while you work; their message arrives as a user message before your next reply. Follow it.',
     '',
     'The sandbox:',
     '- It has no network access.',
@@ -32,6 +42,7 @@ export function systemPrompt(workspaces: WorkspaceGrant[], maxSteps: number, dat
     '- Only /workspace and /tmp are writable.',
     ...(databases && databases.names.length > 0 ? databaseSection(databases) : []),
     ...(services && services.length > 0 ? serviceSection(services) : []),
+    ...(instructions.length > 0 ? instructionSection(instructions) : []),
   ].join('\n');
 }
 
@@ -40,6 +51,14 @@ const INSTALLED = [
   '- Installed: Python 3 with numpy, pandas, scipy, scikit-learn (sklearn), matplotlib, openpyxl, Pillow (PIL), lxml, BeautifulSoup (bs4), PyYAML (yaml), requests, pip and venv; Node.js with npm; the command-line tools curl, jq, sqlite3, ripgrep (rg), git, unzip and file.',
   '- pip install and npm install work (through Posthoc\'s package door) when the person allows it; prefer what is installed.',
 ];
+
+function instructionSection(files: FolderInstructions[]): string[] {
+  return [
+    '',
+    "Instructions the person keeps for agents in their folders (follow them where they apply to this task; the person's own words in this conversation come first):",
+    ...files.flatMap((f) => ['', `--- ${f.path}${f.truncated ? ' (only its start: the file is longer)' : ''} ---`, f.text, `--- end of ${f.path} ---`]),
+  ];
+}
 
 function serviceSection(services: PromptService[]): string[] {
   return [

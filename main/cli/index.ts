@@ -126,8 +126,16 @@ export function buildProgram(options: { open?: OpenSession } = {}): Command {
         // The run ends with the task's last task:updated (done, failed or cancelled).
         const ended = new Map<string, Task>();
         let waiting: { id: string; resolve: (task: Task) => void } | null = null;
+        let shownPlan = '';
         unsubscribe.push(
           api.on('task:updated', (task) => {
+            // The agent's plan, printed each time it changes (a "plan" line in --json).
+            const plan = task.plan ? task.plan.map((item) => `  [${item.done ? 'x' : ' '}] ${item.text}`).join('\n') : '';
+            if (plan !== shownPlan) {
+              shownPlan = plan;
+              if (opts.json) json({ type: 'plan', taskId: task.id, plan: task.plan });
+              else out(`plan:\n${plan}`);
+            }
             if (!FINISHED.has(task.status)) return;
             ended.set(task.id, task);
             if (waiting?.id === task.id) waiting.resolve(task);

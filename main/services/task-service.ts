@@ -10,6 +10,8 @@ import { memorySection } from '../agent/memory-prompt';
 import type { MemoryFile } from '../effects/memory/memory-file';
 import type { MemoryRoute } from '../effects/memory/memory-route';
 import { systemPrompt, type PromptService } from '../agent/system-prompt';
+import { readFolderInstructions } from '../agent/folder-instructions';
+import { withoutReasoning } from '../../shared/codeact/reply';
 import { budgetReached, parseBudget, priceOf, priced, type Budget } from '../agent/usage';
 import { currentGrantHost, grantRefusal } from '../policy/grant-rules';
 import { mountPaths, writeRefusal } from '../sandbox/container-policy';
@@ -34,7 +36,8 @@ export type RunOptions = {
   budget?: string;
 };
 
-type Running = { controller: AbortController; done: Promise<Task> };
+/** A run of the agent; inbox holds what the person sent while it worked, delivered at its next turn. */
+type Running = { controller: AbortController; done: Promise<Task>; inbox: string[] };
 
 export class TaskService {
   private readonly running = new Map<string, Running>();
@@ -81,7 +84,12 @@ export class TaskService {
 
   async send(taskId: string, prompt: string, options: RunOptions = {}): Promise<Task> {
     const task = this.requireTask(taskId);
-    if (this.running.has(taskId)) throw new ServiceError('conflict', 'The agent is still working on this task; wait for it or cancel it first.');
+    const run = this.running.get(taskId);
+    if (run) {
+      // Steering: the agent is working, so the message waits for its next turn (recorded when delivered).
+      run.inbox.push(prompt);
+      return task;
+    }
     budgetOf(options);
     const llm = await this.settings.llmConfig({ model: options.model ?? task.model });
     await this.preflight();
@@ -147,6 +155,7 @@ export class TaskService {
 
   private launch(task: Task, llm: LlmClient, options: RunOptions): void {
     const controller = new AbortController();
+    const inbox: string[] = [];
     const maxSteps = options.maxSteps ?? this.settings.maxSteps();
     const timeout = options.actionTimeoutSeconds ?? this.settings.actionTimeoutSeconds();
     const streamId = `${task.id}:${Date.now()}`;
@@ -165,7 +174,7 @@ export class TaskService {
           signal: controller.signal,
           fit: (messages, signal) => budget.fit(messages, signal),
           hooks: {
-            complete: (messages, onDelta, signal) => llm.complete(messages, onDelta, signal),
+            complete: (messages, onDelta, signal) => llm.reply(messages, { onDelta }, signal),
             onDelta: (delta) => this.events.emit('message:delta', { taskId: task.id, streamId, delta }),
             onAssistantMessage: (text) => {
               const message = this.store.addMessage(task.id, 'assistant', text);
@@ -175,6 +184,8 @@ export class TaskService {
             },
             runAction: (block, messageId) => this.runner.run(task, block, timeout, controller.signal, messageId),
             onObservation: (text) => this.events.emit('message:added', this.store.addMessage(task.id, 'observation', text)),
+            onPlan: (plan) => this.events.emit('task:updated', this.store.setTaskPlan(task.id, plan)),
+            takeMessages: () => inbox.splice(0).map((text) => this.deliver(task.id, text)),
           },
         });
       } catch (error) {
@@ -183,6 +194,8 @@ export class TaskService {
       detachDatabases?.();
       detachMemory?.();
       this.running.delete(task.id);
+      // What the person sent after the agent's last turn stays in the conversation, for the next run.
+      for (const text of inbox.splice(0)) this.deliver(task.id, text);
       switch (outcome.status) {
         case 'done':
           return this.setTask(task.id, { status: 'done', answer: outcome.answer, error: null });
@@ -192,7 +205,7 @@ export class TaskService {
           return this.setTask(task.id, { status: 'cancelled', error: 'Cancelled by the person.' });
       }
     })();
-    this.running.set(task.id, { controller, done });
+    this.running.set(task.id, { controller, done, inbox });
   }
 
   /**
@@ -229,13 +242,19 @@ export class TaskService {
     };
   }
 
+  /** A message the person sent while the agent worked, recorded as theirs when it reaches the model. */
+  private deliver(taskId: string, text: string): string {
+    this.events.emit('message:added', this.store.addMessage(taskId, 'user', text));
+    return text;
+  }
+
   private async history(task: Task, maxSteps: number): Promise<ChatMessage[]> {
     const databases = await this.databases?.prompt(task);
     const services = task.services.flatMap((name) => this.serviceInfo?.(name) ?? []);
     const memory = this.memory && !this.withoutMemory.has(task.id) ? memorySection(this.memory.file.read()).join('\n') : '';
-    const messages: ChatMessage[] = [{ role: 'system', content: systemPrompt(task.workspaces, maxSteps, databases, services) + (memory ? `\n${memory}` : '') }];
+    const messages: ChatMessage[] = [{ role: 'system', content: systemPrompt(task.workspaces, maxSteps, databases, services, await readFolderInstructions(task.workspaces)) + (memory ? `\n${memory}` : '') }];
     for (const m of this.store.listMessages(task.id)) {
-      messages.push({ role: m.role === 'assistant' ? 'assistant' : 'user', content: m.content });
+      messages.push(m.role === 'assistant' ? { role: 'assistant', content: withoutReasoning(m.content) } : { role: 'user', content: m.content });
     }
     return messages;
   }

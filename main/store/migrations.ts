@@ -218,4 +218,8 @@ export const migrations: readonly string[] = [
   ALTER TABLE messages ADD COLUMN usage_json TEXT;
   ALTER TABLE tasks ADD COLUMN usage_json TEXT;
   `,
+  // The agent's plan (issue 15): the checklist its last <plan> tag held, as JSON [{text, done}].
+  `
+  ALTER TABLE tasks ADD COLUMN plan_json TEXT;
+  `,
 ];

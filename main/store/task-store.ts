@@ -10,6 +10,7 @@ import {
   type ActionStatus,
   type DatabaseGrant,
   type MessageRole,
+  type PlanItem,
   type Usage,
   type WorkspaceGrant,
 } from '../../shared/domain';
@@ -23,7 +24,7 @@ const ActionFields = Action.omit({ reverse: true });
 type TaskRow = {
   id: string; title: string; status: string; workspaces_json: string; services_json: string; databases_json: string; model: string;
   answer: string | null; error: string | null; created_at: string; updated_at: string;
-  owner_pid: number | null; owner_start: string | null; usage_json?: string | null;
+  owner_pid: number | null; owner_start: string | null; usage_json?: string | null; plan_json?: string | null;
 };
 type ActionRow = {
   id: string; task_id: string; seq: number; kind: string; language: string; source: string; status: string;
@@ -91,6 +92,14 @@ export class TaskStore {
     const total = sumUsage(task.usage ?? null, usage);
     this.db.prepare('UPDATE tasks SET usage_json = ?, updated_at = ? WHERE id = ?').run(JSON.stringify(total), now(), taskId);
     return this.getTask(taskId)!;
+  }
+
+  /** The agent's plan, as its last <plan> tag said. */
+  setTaskPlan(taskId: string, plan: PlanItem[]): Task {
+    this.db.prepare('UPDATE tasks SET plan_json = ?, updated_at = ? WHERE id = ?').run(JSON.stringify(plan), now(), taskId);
+    const task = this.getTask(taskId);
+    if (!task) throw new Error(`No task ${taskId}`);
+    return task;
   }
 
   /** The usage of the reply an assistant message is; the actions of that reply carry it. */
@@ -265,6 +274,7 @@ function toTask(row: TaskRow): Task {
     answer: row.answer,
     error: row.error,
     usage: row.usage_json ? JSON.parse(row.usage_json) : EMPTY_USAGE,
+    ...(row.plan_json ? { plan: JSON.parse(row.plan_json) } : {}),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   });

@@ -72,6 +72,10 @@ export const Usage = z.object({
 });
 export type Usage = z.infer<typeof Usage>;
 
+/** One item of the agent's plan: a short step, done or not. */
+export const PlanItem = z.object({ text: z.string(), done: z.boolean() });
+export type PlanItem = z.infer<typeof PlanItem>;
+
 export const Task = z.object({
   id: z.string(),
   title: z.string(),
@@ -86,6 +90,8 @@ export const Task = z.object({
   error: z.string().nullable(),
   /** Every model call of the task, totalled (absent on tasks from before usage was recorded). */
   usage: Usage.optional(),
+  /** The agent's checklist, as its last <plan> said (shared/codeact/reply.ts); absent until it keeps one. */
+  plan: z.array(PlanItem).optional(),
   createdAt: z.string(),
   updatedAt: z.string(),
 });

@@ -10,6 +10,7 @@ import { AssistantText, MessageView, StreamingMessage } from './message-view';
 import { StatusDot } from './status-dot';
 import { UndoTimeline } from './timeline';
 import { UsageLine } from './usage-line';
+import { PlanView } from './plan-view';
 
 /** Distance from the bottom (px) within which the view keeps following new output. */
 const FOLLOW_THRESHOLD = 80;
@@ -88,6 +89,8 @@ export function TaskView({ taskId }: { taskId: string }) {
           {task.usage && task.usage.calls > 0 && <UsageLine usage={task.usage} testId="task-usage" title="Every model call of this task" />}
         </div>
       </header>
+
+      <PlanView plan={task.plan} />
 
       <div className="task-body">
         <div

@@ -1,0 +1,22 @@
+// The agent's plan, above the conversation: the checklist its last <plan> tag held (shared/codeact/reply.ts).
+// Its text is the model's: rendered only as text.
+import type { PlanItem } from '../../../shared/domain';
+
+export function PlanView({ plan }: { plan: readonly PlanItem[] | undefined }) {
+  if (plan === undefined || plan.length === 0) return null;
+  const done = plan.filter((item) => item.done).length;
+  return (
+    <section className="task-plan" data-testid="task-plan" aria-label="The agent's plan">
+      <div className="task-plan-heading">
+        Plan <span className="muted">{done} of {plan.length} done</span>
+      </div>
+      <ul className="task-plan-items">
+        {plan.map((item, index) => (
+          <li key={index} className={item.done ? 'task-plan-item is-done' : 'task-plan-item'} data-testid="task-plan-item" data-done={item.done}>
+            <span aria-hidden="true">{item.done ? '☑' : '☐'}</span> {item.text}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
