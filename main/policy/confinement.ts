@@ -30,6 +30,8 @@ export function confinementOf(facts: SandboxFacts, effects: readonly Effect[]): 
   const reads = new Set<string>();
   /** Files the action changed whose earlier content no checkpoint holds (over the storage budget, or not a file). */
   const notCoveredChanged: string[] = [];
+  /** Notes written to the agent's memory. */
+  let notes = 0;
   for (const effect of effects) {
     switch (effect.channel) {
       case 'fs':
@@ -52,6 +54,7 @@ export function confinementOf(facts: SandboxFacts, effects: readonly Effect[]): 
         break;
       case 'memory':
         // A note appended to Posthoc's own memory file: undo takes it off (effects/memory).
+        if (effect.refused === null) notes++;
         break;
       default:
         assertNever(effect, 'effect');
@@ -88,6 +91,10 @@ export function confinementOf(facts: SandboxFacts, effects: readonly Effect[]): 
     const how = heldOn.size > 0 ? `held in an open transaction on ${[...heldOn].join(', ')} until kept or undone (rolled back exactly)` : 'restored exactly by undo from before-images captured while the SQL ran';
     const files = fileChanges > 0 ? `, and ${fileChanges} file change(s) in checkpointed folders` : '';
     return { level: 'reversible', reason: `Changed ${changed.join(', ')}${files}: ${how}${readNote}.` };
+  }
+  if (notes > 0) {
+    const files = fileChanges > 0 ? ` and made ${fileChanges} file change(s) in checkpointed folders, restored exactly by undo` : '';
+    return { level: 'reversible', reason: `${door}; it wrote ${notes === 1 ? 'a note' : `${notes} notes`} to the agent's memory, which undo takes off unless the memory was edited since${files}${readNote}.` };
   }
   const databases = [...new Set(effects.flatMap((e) => (e.channel === 'db' ? [e.database] : [])))];
   if (fileChanges === 0 && databases.length > 0) {

@@ -14,6 +14,7 @@ import { ConfinementBadge } from './confinement-badge';
 import { UsageLine } from './usage-line';
 import { DbChanges } from './db-changes';
 import { NotCovered } from './not-covered';
+import { MemoryNotes } from './memory-notes';
 import { PackageDownloads } from './package-downloads';
 import { WhileRunning } from './while-running';
 import { RewindOffer } from './rewind-offer';
@@ -132,7 +133,8 @@ export function ActionCard({ action }: { action: Action }) {
         {(finished || calls.some((c) => c.hold?.state === 'waiting')) && <ServiceCalls calls={calls} />}
         {finished && <DbChanges effects={dbEffects} rolledBack={action.status === 'failed' || action.status === 'awaiting-approval'} />}
         {finished && <PackageDownloads effects={action.effects} />}
-        {finished && changes.length + calls.length + dbUndoable > 0 && (
+        {finished && <MemoryNotes effects={action.effects} />}
+        {finished && changes.length + calls.length + dbUndoable + action.reverse.steps.filter((s) => s.channel === 'memory').length > 0 && (
           <p className="reverse-plan" data-testid="reverse-plan" data-state={action.reverse.state}>
             <span className="reverse-label">Undo will:</span> {describeReversePlan(action.reverse, action.kind)}
           </p>

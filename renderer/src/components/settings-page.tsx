@@ -1,6 +1,7 @@
 // Settings: the provider and the agent's limits (with where each value comes from), then the sandbox and
 // the vault.
 import { appActions, useAppStore } from '../state/app-store';
+import { MemorySettings } from './memory-settings';
 import { PackageSettings } from './package-settings';
 import { ProviderForm } from './provider-form';
 import { SystemStatus } from './system-status';
@@ -41,6 +42,10 @@ export function SettingsPage() {
       <section className="panel">
         <h2>Undo storage</h2>
         <UndoStorageSettings />
+      </section>
+      <section className="panel">
+        <h2>Memory</h2>
+        <MemorySettings />
       </section>
     </div>
   );

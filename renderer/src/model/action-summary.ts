@@ -28,8 +28,7 @@ export function listChanges(effects: readonly Effect[]): Change[] {
       case 'packages':
         break; // downloads are listed apart: see listDownloads
       case 'memory':
-        if (!effect.refused) changes.push({ mark: 'added', channel: 'memory', where: 'memory', path: `memory: ${effect.note}` });
-        break;
+        break; // notes are listed apart: see components/memory-notes
       default:
         assertNever(effect, 'effect');
     }
@@ -68,7 +67,14 @@ export const changeMarker: Record<ChangeMark, string> = { added: '+', modified: 
 
 /** Undo makes sense for a finished action that changed something. */
 export function canUndo(action: Action): boolean {
-  return isApplied(action.status) && action.output.interrupted?.recorded !== false && (listChanges(action.effects).length > 0 || undoableDbEffects(action.effects).length > 0 || undoableCalls(action.effects).length > 0);
+  return (
+    isApplied(action.status) &&
+    action.output.interrupted?.recorded !== false &&
+    (listChanges(action.effects).length > 0 ||
+      undoableDbEffects(action.effects).length > 0 ||
+      undoableCalls(action.effects).length > 0 ||
+      action.effects.some((e) => e.channel === 'memory' && e.refused === null))
+  );
 }
 
 /** The database effects of an action, in the order they were recorded. */

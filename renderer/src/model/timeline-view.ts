@@ -66,6 +66,8 @@ export function changeCount(action: Action): { total: number; text: string } {
   }
   for (const [db, n] of rows) parts.push(`${n} row${n === 1 ? '' : 's'} in ${db}`);
   for (const [service, n] of calls) parts.push(`${n} call${n === 1 ? '' : 's'} to ${service}`);
+  const notes = action.effects.filter((e) => e.channel === 'memory' && e.refused === null).length;
+  if (notes > 0) parts.push(`${notes} note${notes === 1 ? '' : 's'} to memory`);
   return { total: changes.length, text: parts.length === 0 ? 'no changes' : parts.join(', ') };
 }
 
