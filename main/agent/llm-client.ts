@@ -215,6 +215,43 @@ export class LlmClient {
     }
   }
 
+  /**
+   * Test connection: lists the provider's models, then, when a model is set, asks it for one token. Answers in
+   * plain words what works and what to do; never throws for a provider's fault.
+   */
+  async check(signal?: AbortSignal): Promise<{ ok: boolean; message: string; models: string[] }> {
+    const where = this.where();
+    let models: string[] = [];
+    let listed = false;
+    try {
+      models = await this.listModels(signal);
+      listed = true;
+    } catch (error) {
+      const e = error instanceof LlmError ? error : this.finalError(error);
+      // Some servers have no model list; the model itself may still answer.
+      if (e.kind === 'auth' || e.kind === 'connection') return { ok: false, message: e.message, models: [] };
+    }
+    const model = this.config.model;
+    if (!model) {
+      return listed
+        ? { ok: true, message: `Connected to ${where}: ${models.length} model${models.length === 1 ? '' : 's'} listed. Choose one.`, models }
+        : { ok: false, message: `${where} answered but does not list its models. Type the model's name, then test again.`, models };
+    }
+    try {
+      await this.client.chat.completions.create(
+        { model, messages: [{ role: 'user', content: 'Reply with the word ok.' }], max_tokens: 1 },
+        { signal, maxRetries: 0 },
+      );
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      const e = passingFault(error);
+      const message = e ? `${where} is reachable but did not answer the model now (${e.message}). Try again in a moment.` : this.finalError(error).message;
+      return { ok: false, message, models };
+    }
+    const note = listed && !models.includes(model) ? ` (it is not in the provider's list of ${models.length} models, but it answered)` : '';
+    return { ok: true, message: `Connected to ${where}: model "${model}" answered${note}.`, models };
+  }
+
   private async callWithRetries(messages: ChatMessage[], events: LlmEvents, signal: AbortSignal | undefined, counted: () => void): Promise<Part> {
     const maxRetries = this.config.maxRetries ?? 4;
     for (let attempt = 0; ; attempt++) {
@@ -311,6 +348,13 @@ export class LlmClient {
     const where = this.where();
     const model = this.config.model;
     if (error instanceof LlmError) return error;
+    if (error instanceof APIConnectionError) {
+      return new LlmError(
+        `Nothing answered at ${where} (${messageOf(error.cause ?? error)}). Check the URL, and that the server is running (for Ollama: ollama serve).`,
+        'connection',
+        null,
+      );
+    }
     const status = statusOf(error);
     const code = codeOf(error);
     const text = messageOf(error);

@@ -65,8 +65,8 @@ export function validateService(name: string, baseUrl: string): { name: string; 
 
 /** Why a vault entry of Posthoc's own can never be a service's credential, or null for the person's own secrets. */
 export function ownEntryProblem(name: string): string | null {
-  if (name === 'llm-api-key') {
-    return '"llm-api-key" is Posthoc\'s own key for the language model; it is never sent to a service. Store the service\'s own key (posthoc secret set NAME) and name that.';
+  if (name === 'llm-api-key' || name.startsWith('llm-api-key:')) {
+    return `"${name}" is Posthoc's own key for the language model; it is never sent to a service. Store the service's own key (posthoc secret set NAME) and name that.`;
   }
   if (name.startsWith('db-password')) {
     return `"${name}" is a database password Posthoc keeps for a granted database; it is never sent to a service. Store the service's own key (posthoc secret set NAME) and name that.`;

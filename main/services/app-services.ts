@@ -26,6 +26,7 @@ import { TaskStore } from '../store/task-store';
 import { UndoOperations } from '../store/undo-operations';
 import { UndoStore } from '../store/undo-store';
 import { Vault } from '../vault/vault';
+import { LlmClient } from '../agent/llm-client';
 import { ActionRunner } from './action-runner';
 import { npmRoute } from '../gateway/packages/npm-route';
 import { PackageCache } from '../gateway/packages/package-cache';
@@ -159,7 +160,8 @@ export function createServices(options: {
   const handlers: Handlers = afterStartup(ready, {
     'task:list': async () => tasks.list(),
     'task:get': async ({ taskId }) => tasks.get(taskId),
-    'task:start': ({ model, maxSteps, actionTimeoutSeconds, contextWindow, budget, ...input }) => tasks.start(input, { model, maxSteps, actionTimeoutSeconds, contextWindow, budget }),
+    'task:start': ({ model, maxSteps, actionTimeoutSeconds, contextWindow, budget, provider, ...input }) =>
+      tasks.start(input, { model, maxSteps, actionTimeoutSeconds, contextWindow, budget, provider }),
     'task:send': ({ taskId, prompt, budget }) => tasks.send(taskId, prompt, { budget }),
     'task:cancel': async ({ taskId }) => tasks.cancel(taskId),
     'action:list': async ({ taskId }) => {
@@ -180,6 +182,9 @@ export function createServices(options: {
     'action:preview': (input) => previews.preview(input),
     'settings:get': () => settings.get(),
     'settings:update': (input) => settings.update(input),
+    'provider:save': (input) => settings.saveProvider(input),
+    'provider:remove': ({ id }) => settings.removeProvider(id),
+    'provider:test': async ({ provider, model }) => new LlmClient(await settings.llmConfig({ provider, model, requireModel: false })).check(),
     'memory:get': async () => ({ text: memory.read(), path: memory.path }),
     'memory:update': async ({ text }) => (memory.write(text), { text: memory.read(), path: memory.path }),
     'memory:clear': async () => (memory.write(''), { text: '', path: memory.path }),

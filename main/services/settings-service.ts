@@ -2,7 +2,7 @@
 // OPENAI_API_KEY and OPENAI_BASE_URL, plus POSTHOC_MODEL) or from settings, the key then from the vault.
 // The environment wins, so one launch can point elsewhere without touching saved settings.
 import type { CallInput } from '../../shared/contract';
-import type { ProviderSettings } from '../../shared/domain';
+import type { LlmProvider, ProviderSettings } from '../../shared/domain';
 import type { LlmConfig, LlmProtocol } from '../agent/llm-client';
 import { BUILT_IN_PRICES, parseBudget, type Budget, type ModelPrice } from '../agent/usage';
 import { LIMIT_SETTINGS, resolveLimits, type GatewayLimits } from '../gateway/gateway-limits';
@@ -26,6 +26,7 @@ const KEYS = {
   packagesAllowed: 'packages.allowed',
   pipIndexUrl: 'packages.pipIndexUrl',
   npmRegistryUrl: 'packages.npmRegistryUrl',
+  providers: 'providers',
 } as const;
 
 export const DEFAULT_MAX_STEPS = 20;
@@ -65,7 +66,44 @@ export class SettingsService {
       actionTimeoutSeconds: this.actionTimeoutSeconds(),
       gateway: { maxResponseMiB: toMiB(limits.responseBytes), taskMiB: toMiB(limits.taskBytes) },
       packages: this.packageSettings(),
+      providers: await this.providers(),
+      agent: { protocol: this.protocol(), budget: this.store.getSetting<string>('agent.budget') ?? null, prices: this.prices() },
     };
+  }
+
+  /** Saved providers besides the default one (setting "providers"); each one's key is the vault entry llm-api-key:ID. */
+  async providers(): Promise<LlmProvider[]> {
+    const saved = this.store.getSetting<SavedProvider[]>(KEYS.providers) ?? [];
+    return Promise.all(saved.map(async (p) => ({ ...p, apiKeySet: await this.vault.has(providerKey(p.id)).catch(() => false) })));
+  }
+
+  /** Adds a provider, or changes one (by id); an apiKey goes to the vault ("" removes it). */
+  async saveProvider(input: { id?: string; name: string; baseUrl: string | null; model?: string | null; apiKey?: string }): Promise<LlmProvider[]> {
+    const saved = this.store.getSetting<SavedProvider[]>(KEYS.providers) ?? [];
+    const id = input.id ?? providerId(input.name, saved);
+    if (id === DEFAULT_PROVIDER) throw new ServiceError('invalid-input', `"${DEFAULT_PROVIDER}" names the provider set above (base URL, model, key); give this one another name.`);
+    const existing = saved.find((p) => p.id === id);
+    if (input.id !== undefined && !existing) throw new ServiceError('not-found', `No saved provider ${input.id}.`);
+    const next: SavedProvider = { id, name: input.name.trim(), baseUrl: input.baseUrl, model: input.model ?? existing?.model ?? null };
+    if (input.apiKey !== undefined) {
+      try {
+        if (input.apiKey === '') await this.vault.remove(providerKey(id));
+        else await this.vault.set(providerKey(id), input.apiKey);
+      } catch (error) {
+        if (error instanceof VaultUnavailable) throw new ServiceError('unavailable', error.message);
+        throw error;
+      }
+    }
+    this.store.setSetting(KEYS.providers, existing ? saved.map((p) => (p.id === id ? next : p)) : [...saved, next]);
+    return this.providers();
+  }
+
+  async removeProvider(id: string): Promise<LlmProvider[]> {
+    const saved = this.store.getSetting<SavedProvider[]>(KEYS.providers) ?? [];
+    if (!saved.some((p) => p.id === id)) throw new ServiceError('not-found', `No saved provider ${id}.`);
+    await this.vault.remove(providerKey(id)).catch(() => undefined);
+    this.store.setSetting(KEYS.providers, saved.filter((p) => p.id !== id));
+    return this.providers();
   }
 
   async update(input: CallInput<'settings:update'>): Promise<ProviderSettings> {
@@ -88,6 +126,19 @@ export class SettingsService {
     if (input.packagesAllowed !== undefined) this.store.setSetting(KEYS.packagesAllowed, input.packagesAllowed);
     if (input.pipIndexUrl !== undefined) this.store.setSetting(KEYS.pipIndexUrl, input.pipIndexUrl);
     if (input.npmRegistryUrl !== undefined) this.store.setSetting(KEYS.npmRegistryUrl, input.npmRegistryUrl);
+    if (input.protocol !== undefined) this.store.setSetting('agent.protocol', input.protocol);
+    if (input.budget !== undefined) {
+      if (input.budget !== null && !parseBudget(input.budget)) throw new ServiceError('invalid-input', `The budget ${input.budget} is neither tokens (50000, 50k) nor dollars ($0.50).`);
+      this.store.setSetting('agent.budget', input.budget);
+    }
+    if (input.prices !== undefined) {
+      const saved = { ...(this.store.getSetting<Record<string, ModelPrice>>('agent.prices') ?? {}) };
+      for (const [model, price] of Object.entries(input.prices)) {
+        if (price === null) delete saved[model];
+        else saved[model] = price;
+      }
+      this.store.setSetting('agent.prices', saved);
+    }
     return this.get();
   }
 
@@ -156,10 +207,12 @@ export class SettingsService {
   }
 
   /** The provider configuration for a run; the key stays in the main process. */
-  async llmConfig(override: { model?: string } = {}): Promise<LlmConfig> {
+  async llmConfig(override: { model?: string; provider?: string | null; requireModel?: boolean } = {}): Promise<LlmConfig> {
+    const requireModel = override.requireModel ?? true;
+    if (override.provider && override.provider !== DEFAULT_PROVIDER) return this.savedProviderConfig(override.provider, override.model, requireModel);
     const s = await this.get();
-    const model = override.model ?? s.model;
-    if (!model) {
+    const model = override.model ?? s.model ?? (requireModel ? null : '');
+    if (model === null) {
       throw new ServiceError(
         'unavailable',
         'No model is configured. Set POSTHOC_MODEL (and OPENAI_BASE_URL for a local server such as Ollama, LM Studio or vLLM), pass --model, or choose one in Settings.',
@@ -176,6 +229,25 @@ export class SettingsService {
     return { apiKey: apiKey ?? PLACEHOLDER_KEY, baseUrl: s.baseUrl, model, stream: this.env.POSTHOC_STREAM !== '0', protocol: this.protocol() };
   }
 
+  private async savedProviderConfig(id: string, modelOverride: string | undefined, requireModel: boolean): Promise<LlmConfig> {
+    const provider = (this.store.getSetting<SavedProvider[]>(KEYS.providers) ?? []).find((p) => p.id === id);
+    if (!provider) throw new ServiceError('not-found', `No saved provider ${id}. Add it in Settings, or leave it out to use the default provider.`);
+    // Model names differ between providers: a saved provider's model is its own, never the default one's.
+    const model = modelOverride ?? provider.model ?? (requireModel ? undefined : '');
+    if (model === undefined) throw new ServiceError('unavailable', `No model is set for provider ${provider.name}. Choose one in Settings (Test connection lists them), or pass --model.`);
+    let apiKey: string | null = null;
+    try {
+      apiKey = await this.vault.get(providerKey(id));
+    } catch (error) {
+      if (error instanceof VaultUnavailable) throw new ServiceError('unavailable', error.message);
+      throw error;
+    }
+    if (!apiKey && !provider.baseUrl) {
+      throw new ServiceError('unavailable', `Provider ${provider.name} is the OpenAI API but has no key. Save its key in Settings.`);
+    }
+    return { apiKey: apiKey ?? PLACEHOLDER_KEY, baseUrl: provider.baseUrl, model, stream: this.env.POSTHOC_STREAM !== '0', protocol: this.protocol() };
+  }
+
   private async vaultHasKey(): Promise<boolean> {
     try {
       return await this.vault.has(KNOWN_SECRETS.llmApiKey);
@@ -187,6 +259,21 @@ export class SettingsService {
 
 function toMiB(bytes: number): number {
   return Math.round((bytes / (1024 * 1024)) * 100) / 100;
+}
+
+type SavedProvider = { id: string; name: string; baseUrl: string | null; model: string | null };
+
+/** The provider set with base URL, model and key in Settings (and the environment). */
+export const DEFAULT_PROVIDER = 'default';
+
+const providerKey = (id: string) => `${KNOWN_SECRETS.llmApiKey}:${id}`;
+
+function providerId(name: string, saved: SavedProvider[]): string {
+  const base = name.trim().toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40) || 'provider';
+  let id = base;
+  if (base === DEFAULT_PROVIDER) throw new ServiceError('invalid-input', `"${DEFAULT_PROVIDER}" names the provider set above (base URL, model, key); give this one another name.`);
+  for (let n = 2; saved.some((p) => p.id === id); n++) id = `${base}-${n}`;
+  return id;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

@@ -34,6 +34,8 @@ export type RunOptions = {
   contextWindow?: number;
   /** The task's budget for this run, as --budget takes it ("50000" tokens, "$0.50"); else Settings. */
   budget?: string;
+  /** A saved model provider's id (Settings); else the default one. A task keeps its provider when continued. */
+  provider?: string;
 };
 
 /** A run of the agent; inbox holds what the person sent while it worked, delivered at its next turn. */
@@ -71,10 +73,10 @@ export class TaskService {
       throw new ServiceError('invalid-input', `No service named ${unknown.join(', ')}. Define it first: posthoc service add NAME --base-url URL.`);
     }
     budgetOf(options);
-    const llm = await this.settings.llmConfig({ model: options.model });
+    const llm = await this.settings.llmConfig({ model: options.model, provider: options.provider });
     await this.preflight();
     const databases = await this.grantDatabases(input.databases ?? []);
-    const task = this.store.createTask({ title: titleOf(input.prompt), workspaces: grants, services, databases, model: llm.model });
+    const task = this.store.createTask({ title: titleOf(input.prompt), workspaces: grants, services, databases, model: llm.model, provider: options.provider ?? null });
     if (input.memory === false) this.withoutMemory.add(task.id);
     this.events.emit('task:updated', task);
     this.events.emit('message:added', this.store.addMessage(task.id, 'user', input.prompt));
@@ -91,7 +93,7 @@ export class TaskService {
       return task;
     }
     budgetOf(options);
-    const llm = await this.settings.llmConfig({ model: options.model ?? task.model });
+    const llm = await this.settings.llmConfig({ model: options.model ?? task.model, provider: task.provider });
     await this.preflight();
     this.events.emit('message:added', this.store.addMessage(taskId, 'user', prompt));
     const updated = this.setTask(taskId, { status: 'running', answer: null, error: null });

@@ -84,7 +84,8 @@ export async function loadKeytarDirect(): Promise<Keytar> {
 
 /** What a vault entry is, from its name alone (the value is never read for this). */
 export function kindOf(name: string): string {
-  if (name === KNOWN_SECRETS.llmApiKey) return 'llm-api-key';
+  // The default provider's key, and each saved provider's (llm-api-key:ID).
+  if (name === KNOWN_SECRETS.llmApiKey || name.startsWith(`${KNOWN_SECRETS.llmApiKey}:`)) return 'llm-api-key';
   const oauth = /^oauth:[^:]+:(access|refresh|client-secret)$/.exec(name);
   if (oauth) return oauth[1] === 'access' ? 'oauth-access-token' : oauth[1] === 'refresh' ? 'oauth-refresh-token' : 'oauth-client-secret';
   if (name.startsWith('db-password')) return 'database-password';

@@ -5,7 +5,10 @@ import {
   Action,
   ActionFigure,
   DatabaseMode,
+  LlmProvider,
   Message,
+  ModelPrice,
+  ProviderCheck,
   ProviderSettings,
   SandboxStatus,
   ServiceDefinition,
@@ -85,6 +88,8 @@ export const calls = {
       memory: z.boolean().optional(),
       /** The task's budget (instead of Settings): tokens ("50000", "50k") or dollars ("$0.50"); reached, the task stops saying so. */
       budget: z.string().trim().min(1).max(40).optional(),
+      /** A saved provider's id (settings providers) instead of the default one; the task keeps it. */
+      provider: z.string().trim().min(1).optional(),
     }),
     output: Task,
   },
@@ -111,6 +116,23 @@ export const calls = {
   'memory:get': { input: z.object({}), output: MemoryView },
   'memory:update': { input: z.object({ text: z.string().max(32 * 1024, 'The memory holds at most 32 KiB.') }), output: MemoryView },
   'memory:clear': { input: z.object({}), output: MemoryView },
+  /** Adds a model provider (any OpenAI-compatible URL; null: the OpenAI API), or changes one by id; the key goes to the vault ("" removes it). */
+  'provider:save': {
+    input: z.object({
+      id: z.string().min(1).optional(),
+      name: z.string().trim().min(1).max(60),
+      baseUrl: z.url().nullable(),
+      model: z.string().trim().min(1).nullable().optional(),
+      apiKey: z.string().optional(),
+    }),
+    output: z.array(LlmProvider),
+  },
+  'provider:remove': { input: z.object({ id: z.string().min(1) }), output: z.array(LlmProvider) },
+  /** Test connection: lists the provider's models and asks the model for one token; answers in plain words (never an error for the provider's fault). */
+  'provider:test': {
+    input: z.object({ provider: z.string().min(1).optional(), model: z.string().trim().min(1).optional() }),
+    output: ProviderCheck,
+  },
   'settings:update': {
     input: z.object({
       model: z.string().trim().min(1).nullable().optional(),
@@ -128,6 +150,12 @@ export const calls = {
       /** Upstreams (null: the default); POSTHOC_PIP_INDEX_URL and POSTHOC_NPM_REGISTRY_URL win. */
       pipIndexUrl: z.url().nullable().optional(),
       npmRegistryUrl: z.url().nullable().optional(),
+      /** How the model acts: fenced code (default), the run_code tool, or auto. */
+      protocol: z.enum(['fenced', 'tools', 'auto']).optional(),
+      /** The default per-task budget as --budget takes it ("50000", "$0.50"); null: none. */
+      budget: z.string().trim().min(1).max(40).nullable().optional(),
+      /** Prices per model (USD per 1M tokens) over the built-in table; null for a model removes the person's entry. */
+      prices: z.record(z.string().min(1), ModelPrice.nullable()).optional(),
     }),
     output: ProviderSettings,
   },

@@ -86,6 +86,8 @@ export const Task = z.object({
   /** Databases granted to the task (absent on tasks from before database grants). */
   databases: z.array(DatabaseGrant).optional(),
   model: z.string(),
+  /** The saved model provider the task runs on (its id), or null for the default one (Settings' base URL and key). */
+  provider: z.string().nullable().optional(),
   answer: z.string().nullable(),
   error: z.string().nullable(),
   /** Every model call of the task, totalled (absent on tasks from before usage was recorded). */
@@ -489,6 +491,27 @@ export const UndoResult = z.discriminatedUnion('outcome', [
 ]);
 export type UndoResult = z.infer<typeof UndoResult>;
 
+/** A saved model provider besides the default: any OpenAI-compatible URL (null: the OpenAI API); its key lives in the vault. */
+export const LlmProvider = z.object({
+  id: z.string(),
+  name: z.string(),
+  baseUrl: z.string().nullable(),
+  /** The model tasks on it use unless they name one. */
+  model: z.string().nullable(),
+  apiKeySet: z.boolean(),
+});
+export type LlmProvider = z.infer<typeof LlmProvider>;
+
+/** What Test connection found, in plain words, with the provider's models when it lists them. */
+export const ProviderCheck = z.object({
+  ok: z.boolean(),
+  message: z.string(),
+  models: z.array(z.string()),
+});
+export type ProviderCheck = z.infer<typeof ProviderCheck>;
+
+export const ModelPrice = z.object({ promptPerMTok: z.number().nonnegative(), completionPerMTok: z.number().nonnegative() });
+
 export const ProviderSettings = z.object({
   model: z.string().nullable(),
   baseUrl: z.string().nullable(),
@@ -512,6 +535,16 @@ export const ProviderSettings = z.object({
       pipIndexUrl: z.string(),
       npmRegistryUrl: z.string(),
       sources: z.object({ pipIndexUrl: z.enum(['env', 'settings', 'default']), npmRegistryUrl: z.enum(['env', 'settings', 'default']) }),
+    })
+    .optional(),
+  /** Saved providers besides the default one, each chosen per task. */
+  providers: z.array(LlmProvider).optional(),
+  /** How the model acts (fenced code, the run_code tool, or auto), the default per-task budget, and prices per model (USD per 1M tokens). */
+  agent: z
+    .object({
+      protocol: z.enum(['fenced', 'tools', 'auto']),
+      budget: z.string().nullable(),
+      prices: z.record(z.string(), ModelPrice),
     })
     .optional(),
 });

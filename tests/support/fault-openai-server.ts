@@ -41,13 +41,19 @@ export type FaultServer = {
   close(): Promise<void>;
 };
 
-export async function startFaultServer(steps: Step[], options: { chunkSize?: number; models?: string[] } = {}): Promise<FaultServer> {
+/** `apiKey`: every request without "Authorization: Bearer <apiKey>" gets OpenAI's 401. */
+export async function startFaultServer(steps: Step[], options: { chunkSize?: number; models?: string[]; apiKey?: string } = {}): Promise<FaultServer> {
   const queue = [...steps];
   const requests: FaultRequest[] = [];
   const counted = { promptTokens: 0, completionTokens: 0, calls: 0 };
   const server: Server = createServer((req, res) => {
     void (async () => {
       const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
+      if (options.apiKey !== undefined && req.headers.authorization !== `Bearer ${options.apiKey}`) {
+        res.writeHead(401, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: { message: 'Incorrect API key provided.', type: 'invalid_request_error', code: 'invalid_api_key' } }));
+        return;
+      }
       if (req.method === 'GET' && /\/models$/.test(path)) {
         const data = (options.models ?? ['scripted']).map((id) => ({ id, object: 'model', created: 0, owned_by: 'test' }));
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data }));

@@ -1,4 +1,5 @@
 // Provider settings over a real store (temporary SQLite) and a vault backed by an in-memory keychain.
+import { BUILT_IN_PRICES } from '../../main/agent/usage';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -68,6 +69,8 @@ describe('SettingsService.get', () => {
         npmRegistryUrl: 'https://registry.npmjs.org',
         sources: { pipIndexUrl: 'default', npmRegistryUrl: 'default' },
       },
+      providers: [],
+      agent: { protocol: 'fenced', budget: null, prices: BUILT_IN_PRICES },
     });
   });
 
@@ -89,6 +92,8 @@ describe('SettingsService.get', () => {
         npmRegistryUrl: 'https://registry.npmjs.org',
         sources: { pipIndexUrl: 'default', npmRegistryUrl: 'default' },
       },
+      providers: [],
+      agent: { protocol: 'fenced', budget: null, prices: BUILT_IN_PRICES },
     });
   });
 
