@@ -1,9 +1,10 @@
-// Ask more of a finished task: the agent continues with the same folders and the whole conversation.
+// Ask more of a finished task: the agent continues with the same folders and the whole conversation. While
+// the agent works, the same form steers it: the message reaches the model at its next turn (no need to stop).
 import { useState } from 'react';
 import { appActions } from '../state/app-store';
 import { submitHandlers } from './submit-handlers';
 
-export function FollowUpForm({ taskId }: { taskId: string }) {
+export function FollowUpForm({ taskId, steering = false }: { taskId: string; steering?: boolean }) {
   const [prompt, setPrompt] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -23,10 +24,10 @@ export function FollowUpForm({ taskId }: { taskId: string }) {
   return (
     <form className="follow-up-form" onSubmit={onSubmit} noValidate>
       <textarea
-        aria-label="Follow-up"
+        aria-label={steering ? 'Message to the working agent' : 'Follow-up'}
         data-testid="follow-up-input"
         rows={2}
-        placeholder="Ask for more, or correct the agent…"
+        placeholder={steering ? 'Tell the agent something; it reads it at its next step…' : 'Ask for more, or correct the agent…'}
         value={prompt}
         onChange={(e) => setPrompt(e.target.value)}
         onKeyDown={onKeyDown}

@@ -161,6 +161,7 @@ export function TaskView({ taskId }: { taskId: string }) {
         ) : (
           <FollowUpForm taskId={task.id} />
         )}
+        {running && <FollowUpForm taskId={task.id} steering />}
         {cancelError !== null && (
           <p className="form-error" role="alert" data-testid="cancel-error">
             {cancelError}
