@@ -139,6 +139,7 @@ export class SettingsService {
       }
       this.store.setSetting('agent.prices', saved);
     }
+    for (const [model, tokens] of Object.entries(input.contextWindows ?? {})) this.store.setSetting(`agent.contextWindow.${model}`, tokens);
     return this.get();
   }
 

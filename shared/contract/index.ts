@@ -156,6 +156,8 @@ export const calls = {
       budget: z.string().trim().min(1).max(40).nullable().optional(),
       /** Prices per model (USD per 1M tokens) over the built-in table; null for a model removes the person's entry. */
       prices: z.record(z.string().min(1), ModelPrice.nullable()).optional(),
+      /** Context windows per model, in tokens (a run's --context-window wins; null for a model removes it). */
+      contextWindows: z.record(z.string().min(1), z.number().int().min(2048).max(10_000_000).nullable()).optional(),
     }),
     output: ProviderSettings,
   },

@@ -103,3 +103,30 @@ describe('providerContextWindow', () => {
     }
   });
 });
+
+describe('the context window per model (settings:update contextWindows)', () => {
+  it('is saved per model and removed with null', async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { openDatabase } = await import('../../main/store/database');
+    const { TaskStore } = await import('../../main/store/task-store');
+    const { Vault } = await import('../../main/vault/vault');
+    const { SettingsService } = await import('../../main/services/settings-service');
+    const dir = mkdtempSync(join(tmpdir(), 'posthoc-window-'));
+    const db = openDatabase(dir);
+    try {
+      const settings = new SettingsService(new TaskStore(db), new Vault('test', async () => { throw new Error('no keychain in this test'); }), {});
+      expect(settings.contextWindow('qwen2.5-coder')).toBeNull();
+      await settings.update({ contextWindows: { 'qwen2.5-coder': 32768, llama3: 8192 } });
+      expect(settings.contextWindow('qwen2.5-coder')).toBe(32768);
+      expect(settings.contextWindow('llama3')).toBe(8192);
+      await settings.update({ contextWindows: { llama3: null } });
+      expect(settings.contextWindow('llama3')).toBeNull();
+      expect(settings.contextWindow('qwen2.5-coder')).toBe(32768);
+    } finally {
+      db.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
