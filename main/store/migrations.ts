@@ -218,12 +218,12 @@ export const migrations: readonly string[] = [
   ALTER TABLE messages ADD COLUMN usage_json TEXT;
   ALTER TABLE tasks ADD COLUMN usage_json TEXT;
   `,
-  // The saved model provider a task runs on (null: the default one).
-  `
-  ALTER TABLE tasks ADD COLUMN provider TEXT;
-  `,
   // The agent's plan (issue 15): the checklist its last <plan> tag held, as JSON [{text, done}].
   `
   ALTER TABLE tasks ADD COLUMN plan_json TEXT;
+  `,
+  // The saved model provider a task runs on (null: the default one).
+  `
+  ALTER TABLE tasks ADD COLUMN provider TEXT;
   `,
 ];
