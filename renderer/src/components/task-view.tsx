@@ -58,6 +58,9 @@ export function TaskView({ taskId }: { taskId: string }) {
   const running = task.status === 'running';
   const answer = !running ? task.answer : null;
   const answerMessageId = answer !== null ? findAnswerMessageId(items) : null;
+  // The reply the answer came from, when shown in its place: its reasoning stays there, folded.
+  const answerItem = items.find((item) => item.kind === 'message' && item.message.id === answerMessageId);
+  const answerText = answerItem?.kind === 'message' ? answerItem.message.content : answer;
   const actionRunning = actions.some((action) => action.status === 'running');
 
   async function cancel(): Promise<void> {
@@ -127,7 +130,7 @@ export function TaskView({ taskId }: { taskId: string }) {
           {answer !== null && (
             <section className="task-answer" data-testid="task-answer">
               <div className="message-label">Answer</div>
-              <AssistantText text={answer} foldActionCode={false} />
+              <AssistantText text={answerText ?? ''} foldActionCode={false} />
             </section>
           )}
           {task.status === 'failed' && task.error !== null && (
