@@ -93,10 +93,11 @@ export function buildProgram(options: { open?: OpenSession } = {}): Command {
     .option('--max-steps <n>', 'the most replies the agent may take', positiveInt('--max-steps'))
     .option('--action-timeout <seconds>', 'stop an action after this many seconds', positiveInt('--action-timeout'))
     .option('--context-window <tokens>', 'the model\'s context window: no request exceeds it (default: Settings, the provider\'s model list, else 8192)', positiveInt('--context-window'))
+    .option('--provider <id>', 'a model provider saved in Settings (default: OPENAI_BASE_URL or the one set in Settings)')
     .option('--budget <tokens|$usd>', 'stop the task once it used this many tokens (50000, 50k) or dollars ($0.50) (default: Settings)')
     .option('--no-memory', 'run this task without the agent\'s memory: nothing read from it or written to it')
     .option('--json', 'print one JSON object per line')
-    .action(async (prompt: string, opts: { workspace: string[]; service: string[]; dataDir?: string; model?: string; maxSteps?: number; actionTimeout?: number; contextWindow?: number; memory: boolean; budget?: string; json?: boolean } & DbFlags) => {
+    .action(async (prompt: string, opts: { workspace: string[]; service: string[]; dataDir?: string; model?: string; maxSteps?: number; actionTimeout?: number; contextWindow?: number; memory: boolean; budget?: string; provider?: string; json?: boolean } & DbFlags) => {
       const databases = databaseRequests(opts);
       let stop = () => {};
       const signals = stopOnSignals(() => stop(), (line) => process.stderr.write(`${line}\n`));
@@ -152,6 +153,7 @@ export function buildProgram(options: { open?: OpenSession } = {}): Command {
             contextWindow: opts.contextWindow,
             memory: opts.memory,
             budget: opts.budget,
+            provider: opts.provider,
             actionTimeoutSeconds: opts.actionTimeout,
           }),
         );

@@ -76,4 +76,10 @@ describe('posthoc run: tokens and cost', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--budget plenty is neither tokens/);
   });
+
+  it('--provider names a saved provider; an unknown one exits 2, saying so', async () => {
+    const result = await run([], ['--provider', 'nope']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/No saved provider nope/);
+  });
 });

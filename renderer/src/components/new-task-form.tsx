@@ -1,6 +1,6 @@
 // A new task: what to do and which folders the agent may touch (mounted under /workspace in the sandbox).
 import { useId, useState } from 'react';
-import { appActions } from '../state/app-store';
+import { appActions, useAppStore } from '../state/app-store';
 import { DatabaseGrantsFieldset, toGrantInputs, type DatabaseRow } from './database-grants-fieldset';
 import { ServicePicker } from './service-picker';
 import { submitHandlers } from './submit-handlers';
@@ -11,6 +11,10 @@ export function NewTaskForm() {
   const [folders, setFolders] = useState<string[]>(['']);
   const [databases, setDatabases] = useState<DatabaseRow[]>([]);
   const [services, setServices] = useState<string[]>([]);
+  const [provider, setProvider] = useState('');
+  const [budget, setBudget] = useState('');
+  const settings = useAppStore((s) => s.system.settings);
+  const providers = settings.state === 'ready' ? (settings.value.providers ?? []) : [];
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
 
@@ -20,7 +24,14 @@ export function NewTaskForm() {
     setError(null);
     const workspaces = folders.map((folder) => folder.trim()).filter((folder) => folder !== '');
     const grants = toGrantInputs(databases);
-    const result = await appActions.startTask({ prompt, workspaces, services, ...(grants.length > 0 ? { databases: grants } : {}) });
+    const result = await appActions.startTask({
+      prompt,
+      workspaces,
+      services,
+      ...(grants.length > 0 ? { databases: grants } : {}),
+      ...(provider !== '' ? { provider } : {}),
+      ...(budget.trim() !== '' ? { budget: budget.trim() } : {}),
+    });
     setBusy(false);
     if (!result.ok) setError(result.error.message);
   }
@@ -92,6 +103,34 @@ export function NewTaskForm() {
         <ServicePicker selected={services} onChange={setServices} />
 
         <DatabaseGrantsFieldset rows={databases} onChange={setDatabases} />
+
+        <div className="field-row">
+          {providers.length > 0 && (
+            <div className="field">
+              <label htmlFor={`${id}-provider`}>Model provider</label>
+              <select id={`${id}-provider`} value={provider} onChange={(e) => setProvider(e.target.value)} data-testid="new-task-provider">
+                <option value="">The one in Settings</option>
+                {providers.map((p) => (
+                  <option key={p.id} value={p.id}>
+                    {p.name}
+                    {p.model ? ` (${p.model})` : ''}
+                  </option>
+                ))}
+              </select>
+            </div>
+          )}
+          <div className="field">
+            <label htmlFor={`${id}-budget`}>Budget</label>
+            <input
+              id={`${id}-budget`}
+              value={budget}
+              onChange={(e) => setBudget(e.target.value)}
+              placeholder="Settings' (50000 tokens, or $0.50)"
+              data-testid="new-task-budget"
+              autoComplete="off"
+            />
+          </div>
+        </div>
 
         <div className="form-actions">
           <button type="submit" className="button button-primary" data-testid="new-task-submit" disabled={busy}>

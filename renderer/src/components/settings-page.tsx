@@ -2,6 +2,7 @@
 // the vault.
 import { appActions, useAppStore } from '../state/app-store';
 import { MemorySettings } from './memory-settings';
+import { ModelProviders, SpendingSettings } from './model-providers';
 import { PackageSettings } from './package-settings';
 import { ProviderForm } from './provider-form';
 import { SystemStatus } from './system-status';
@@ -29,6 +30,18 @@ export function SettingsPage() {
           </p>
         )}
       </section>
+      {settings.state === 'ready' && (
+        <section className="panel">
+          <h2>Model providers</h2>
+          <ModelProviders settings={settings.value} />
+        </section>
+      )}
+      {settings.state === 'ready' && settings.value.agent && (
+        <section className="panel">
+          <h2>Tokens and cost</h2>
+          <SpendingSettings agent={settings.value.agent} />
+        </section>
+      )}
       <section className="panel">
         <h2>Sandbox and vault</h2>
         <SystemStatus />

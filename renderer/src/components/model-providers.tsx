@@ -1,0 +1,275 @@
+// Settings → Model providers: Test connection (the provider's models, and whether the model answers, in plain
+// words), providers saved besides the default one (any OpenAI-compatible URL; each key in the OS keychain),
+// and how the agent acts and what it may spend: the protocol, a default budget, prices per model.
+import { useId, useState, type FormEvent } from 'react';
+import type { Result } from '../../../shared/contract';
+import type { LlmProvider, ProviderCheck, ProviderSettings } from '../../../shared/domain';
+import { appActions } from '../state/app-store';
+
+async function call<T>(fn: () => Promise<Result<T>>): Promise<Result<T>> {
+  try {
+    return await fn();
+  } catch (error) {
+    return { ok: false, error: { code: 'internal', message: error instanceof Error ? error.message : String(error) } };
+  }
+}
+
+/** Test connection for one provider (undefined: the default one), with the models it lists. */
+function TestConnection({ provider, onModel }: { provider?: string; onModel?: (model: string) => void }) {
+  const [check, setCheck] = useState<Result<ProviderCheck> | null>(null);
+  const [busy, setBusy] = useState(false);
+  async function test(): Promise<void> {
+    setBusy(true);
+    setCheck(await call(() => window.posthoc.providerTest(provider === undefined ? {} : { provider })));
+    setBusy(false);
+  }
+  const result = check === null ? null : check.ok ? check.value : { ok: false, message: check.error.message, models: [] };
+  return (
+    <div className="provider-test" data-testid="provider-test">
+      <button type="button" className="button button-small" disabled={busy} onClick={() => void test()} data-testid="provider-test-button">
+        {busy ? 'Testing…' : 'Test connection'}
+      </button>
+      {result && (
+        <p className={result.ok ? 'muted' : 'form-error'} role={result.ok ? 'status' : 'alert'} data-testid="provider-test-result">
+          {result.message}
+        </p>
+      )}
+      {result && result.models.length > 0 && (
+        <details className="provider-models" data-testid="provider-models">
+          <summary>
+            {result.models.length} model{result.models.length === 1 ? '' : 's'} listed
+          </summary>
+          <ul>
+            {result.models.map((m) => (
+              <li key={m}>
+                <code>{m}</code>{' '}
+                {onModel && (
+                  <button type="button" className="button button-small" onClick={() => onModel(m)}>
+                    Use
+                  </button>
+                )}
+              </li>
+            ))}
+          </ul>
+        </details>
+      )}
+    </div>
+  );
+}
+
+function SavedProvider({ provider, onChange }: { provider: LlmProvider; onChange: (list: LlmProvider[]) => void }) {
+  const [error, setError] = useState<string | null>(null);
+  async function update(input: { model?: string } | 'remove'): Promise<void> {
+    const result =
+      input === 'remove'
+        ? await call(() => window.posthoc.providerRemove({ id: provider.id }))
+        : await call(() => window.posthoc.providerSave({ id: provider.id, name: provider.name, baseUrl: provider.baseUrl, ...input }));
+    if (result.ok) onChange(result.value);
+    setError(result.ok ? null : result.error.message);
+  }
+  return (
+    <li className="saved-provider" data-testid="saved-provider" data-provider-id={provider.id}>
+      <div>
+        <strong>{provider.name}</strong> <span className="muted">({provider.id})</span> · {provider.baseUrl ?? 'the OpenAI API'} · model{' '}
+        {provider.model ? <code>{provider.model}</code> : <span className="muted">not chosen</span>} ·{' '}
+        {provider.apiKeySet ? 'key in the keychain' : <span className="muted">no key</span>}
+      </div>
+      <TestConnection provider={provider.id} onModel={(model) => void update({ model })} />
+      <button type="button" className="button button-small" onClick={() => void update('remove')} data-testid="provider-remove">
+        Remove
+      </button>
+      {error && (
+        <p className="form-error" role="alert">
+          {error}
+        </p>
+      )}
+    </li>
+  );
+}
+
+function AddProvider({ onChange }: { onChange: (list: LlmProvider[]) => void }) {
+  const id = useId();
+  const [name, setName] = useState('');
+  const [baseUrl, setBaseUrl] = useState('');
+  const [model, setModel] = useState('');
+  const [apiKey, setApiKey] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  async function submit(event: FormEvent<HTMLFormElement>): Promise<void> {
+    event.preventDefault();
+    const result = await call(() =>
+      window.posthoc.providerSave({
+        name,
+        baseUrl: baseUrl.trim() === '' ? null : baseUrl.trim(),
+        model: model.trim() === '' ? null : model.trim(),
+        ...(apiKey.trim() ? { apiKey: apiKey.trim() } : {}),
+      }),
+    );
+    setError(result.ok ? null : result.error.message);
+    if (result.ok) {
+      onChange(result.value);
+      setName('');
+      setBaseUrl('');
+      setModel('');
+      setApiKey('');
+    }
+  }
+  return (
+    <form className="add-provider" onSubmit={(e) => void submit(e)} noValidate data-testid="add-provider">
+      <div className="field-row">
+        <div className="field">
+          <label htmlFor={`${id}-name`}>Name</label>
+          <input type="text" id={`${id}-name`} value={name} onChange={(e) => setName(e.target.value)} placeholder="Local vLLM" data-testid="provider-name" />
+        </div>
+        <div className="field">
+          <label htmlFor={`${id}-url`}>Base URL</label>
+          <input
+            id={`${id}-url`}
+            type="url"
+            value={baseUrl}
+            onChange={(e) => setBaseUrl(e.target.value)}
+            placeholder="http://localhost:8000/v1 (empty: the OpenAI API)"
+            spellCheck={false}
+            data-testid="provider-url"
+          />
+        </div>
+      </div>
+      <div className="field-row">
+        <div className="field">
+          <label htmlFor={`${id}-model`}>Model</label>
+          <input type="text" id={`${id}-model`} value={model} onChange={(e) => setModel(e.target.value)} placeholder="Test connection lists them" spellCheck={false} />
+        </div>
+        <div className="field">
+          <label htmlFor={`${id}-key`}>API key</label>
+          <input
+            id={`${id}-key`}
+            type="password"
+            value={apiKey}
+            onChange={(e) => setApiKey(e.target.value)}
+            placeholder="Kept in the OS keychain; empty for local servers"
+            autoComplete="off"
+          />
+        </div>
+      </div>
+      <div className="form-actions">
+        <button type="submit" className="button" disabled={name.trim() === ''} data-testid="provider-add">
+          Add provider
+        </button>
+        {error && (
+          <span className="form-error" role="alert">
+            {error}
+          </span>
+        )}
+      </div>
+    </form>
+  );
+}
+
+export function ModelProviders({ settings }: { settings: ProviderSettings }) {
+  const [providers, setList] = useState<LlmProvider[]>(settings.providers ?? []);
+  // The new-task form offers them from the app's settings: reload those too.
+  const setProviders = (list: LlmProvider[]) => {
+    setList(list);
+    void appActions.loadSettings();
+  };
+  return (
+    <div className="model-providers" data-testid="model-providers">
+      <h3>The provider above</h3>
+      <TestConnection onModel={(model) => void appActions.updateSettings({ model })} />
+      <h3>More providers</h3>
+      <p className="muted">Each one is chosen per task (in the new-task form, or posthoc run --provider ID); a task keeps its provider.</p>
+      {providers.length > 0 && (
+        <ul className="saved-providers">
+          {providers.map((p) => (
+            <SavedProvider key={p.id} provider={p} onChange={setProviders} />
+          ))}
+        </ul>
+      )}
+      <AddProvider onChange={setProviders} />
+    </div>
+  );
+}
+
+/** The protocol, a default budget per task, and prices per model (USD per 1M tokens; the person's over the built-in ones). */
+export function SpendingSettings({ agent }: { agent: NonNullable<ProviderSettings['agent']> }) {
+  const id = useId();
+  const [budget, setBudget] = useState(agent.budget ?? '');
+  const [model, setModel] = useState('');
+  const [prompt, setPrompt] = useState('');
+  const [completion, setCompletion] = useState('');
+  const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
+  async function save(input: Parameters<typeof appActions.updateSettings>[0]): Promise<void> {
+    const result = await appActions.updateSettings(input);
+    setMessage(result.ok ? { ok: true, text: 'Saved.' } : { ok: false, text: result.error.message });
+  }
+  const prices = Object.entries(agent.prices).sort(([a], [b]) => a.localeCompare(b));
+  return (
+    <div className="spending-settings" data-testid="spending-settings">
+      <div className="field-row">
+        <div className="field">
+          <label htmlFor={`${id}-protocol`}>How the model acts</label>
+          <select id={`${id}-protocol`} value={agent.protocol} onChange={(e) => void save({ protocol: e.target.value as 'fenced' | 'tools' | 'auto' })}>
+            <option value="fenced">Code in its reply (fenced blocks, &lt;execute&gt;)</option>
+            <option value="tools">The run_code tool (native tool calls)</option>
+            <option value="auto">Tool calls when the provider takes them</option>
+          </select>
+        </div>
+        <form
+          className="field"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void save({ budget: budget.trim() === '' ? null : budget.trim() });
+          }}
+        >
+          <label htmlFor={`${id}-budget`}>Budget per task</label>
+          <input type="text" id={`${id}-budget`} value={budget} onChange={(e) => setBudget(e.target.value)} placeholder="50000 tokens, or $0.50" data-testid="settings-budget" />
+          <p className="field-hint">A task stops once it used this much (--budget overrides it). Empty: no budget.</p>
+        </form>
+      </div>
+      <table className="prices" data-testid="prices">
+        <thead>
+          <tr>
+            <th>Model</th>
+            <th>$ per 1M prompt tokens</th>
+            <th>$ per 1M completion tokens</th>
+          </tr>
+        </thead>
+        <tbody>
+          {prices.map(([name, price]) => (
+            <tr key={name}>
+              <td>
+                <code>{name}</code>
+              </td>
+              <td>{price.promptPerMTok}</td>
+              <td>{price.completionPerMTok}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <form
+        className="form-actions"
+        onSubmit={(e) => {
+          e.preventDefault();
+          const p = Number(prompt);
+          const c = Number(completion);
+          if (model.trim() === '' || !Number.isFinite(p) || !Number.isFinite(c) || p < 0 || c < 0 || prompt === '' || completion === '') {
+            setMessage({ ok: false, text: 'Give the model and both prices (dollars per million tokens, 0 for a free local model).' });
+            return;
+          }
+          void save({ prices: { [model.trim()]: { promptPerMTok: p, completionPerMTok: c } } });
+        }}
+      >
+        <input type="text" value={model} onChange={(e) => setModel(e.target.value)} placeholder="model" aria-label="Model to price" data-testid="price-model" />
+        <input type="text" value={prompt} onChange={(e) => setPrompt(e.target.value)} placeholder="prompt $/1M" aria-label="Prompt price" inputMode="decimal" />
+        <input type="text" value={completion} onChange={(e) => setCompletion(e.target.value)} placeholder="completion $/1M" aria-label="Completion price" inputMode="decimal" />
+        <button type="submit" className="button button-small">
+          Set price
+        </button>
+      </form>
+      {message && (
+        <p className={message.ok ? 'muted' : 'form-error'} role={message.ok ? 'status' : 'alert'}>
+          {message.text}
+        </p>
+      )}
+    </div>
+  );
+}
