@@ -137,6 +137,8 @@ export class LlmClient {
   private readonly client: OpenAI;
   /** "auto" found the provider refusing tools: fenced from then on. */
   private toolsRefused = false;
+  /** The provider refused stream_options (an older server): streamed requests go without it from then on (no usage). */
+  private streamOptionsRefused = false;
   meter: LlmMeter = {};
 
   constructor(readonly config: LlmConfig) {
@@ -264,6 +266,11 @@ export class LlmClient {
           attempt--;
           continue;
         }
+        if (this.config.stream && !this.streamOptionsRefused && refusesStreamOptions(error)) {
+          this.streamOptionsRefused = true;
+          attempt--;
+          continue;
+        }
         const fault = error instanceof PassingFault ? error : passingFault(error);
         if (!fault) throw this.finalError(error);
         if (attempt >= maxRetries) {
@@ -298,7 +305,7 @@ export class LlmClient {
       return { text, reasoning, toolCalls: calls, finish: finishOf(choice.finish_reason), usage: usageOf(res.usage) };
     }
     const stream = await this.client.chat.completions.create(
-      { model: this.config.model, messages: wire, stream: true, stream_options: { include_usage: true }, ...tools },
+      { model: this.config.model, messages: wire, stream: true, ...(this.streamOptionsRefused ? {} : { stream_options: { include_usage: true } }), ...tools },
       { signal },
     );
     let text = '';
@@ -466,6 +473,12 @@ function messageOf(error: unknown): string {
 function refusesTools(error: unknown): boolean {
   const status = statusOf(error);
   return (status === 400 || status === 404 || status === 422) && /tool|function/i.test(messageOf(error)) && !/context/i.test(messageOf(error));
+}
+
+/** An older server answers 400 (or 422) naming the stream_options it does not know. */
+function refusesStreamOptions(error: unknown): boolean {
+  const status = statusOf(error);
+  return (status === 400 || status === 422) && /stream_options|include_usage/i.test(messageOf(error));
 }
 
 /** 429, 5xx, 408/409, a refused or reset connection: passes, so retried. Null for faults that do not pass. */

@@ -132,6 +132,18 @@ describe('usage', () => {
     expect(server.counted).toEqual({ promptTokens: 123, completionTokens: 7, calls: 1 });
   });
 
+  it('streams on without stream_options when an older server refuses it (no usage then)', async () => {
+    const { llm, server } = await client([
+      { status: 400, body: { error: { message: "Unrecognized request argument supplied: stream_options" } } },
+      { text: 'one' },
+      { text: 'two' },
+    ]);
+    const first = await llm.reply(messages);
+    expect(first).toMatchObject({ text: 'one', usage: null });
+    expect((await llm.reply(messages)).text).toBe('two');
+    expect(server.requests.map((r) => r.stream_options)).toEqual([{ include_usage: true }, undefined, undefined]);
+  });
+
   it('reads usage from a whole (not streamed) reply', async () => {
     const { llm } = await client([{ text: 'Counted.', usage: { prompt: 40, completion: 3 } }], { stream: false });
     expect((await llm.reply(messages)).usage).toEqual({ promptTokens: 40, completionTokens: 3, calls: 1 });
