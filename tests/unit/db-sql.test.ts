@@ -94,6 +94,21 @@ describe('compensating statements', () => {
     expect(previewStatements([parent, child], 'undo', dialect, 1)).toEqual({ first: ['INSERT INTO "child" ("id", "name") VALUES (7, \'gone\');'], count: 3 });
   });
 
+  it('moves rows off a key before another row takes it, both ways; a swap keeps both statements', () => {
+    // The action moved id 2 to 4, then id 1 to 2 (logged in key order): undo must free 2 before taking it back.
+    const chain = log('parent', [
+      { beforeKey: ['1'], afterKey: ['2'], before: ['1', "'a'"], after: ['2', "'a'"] },
+      { beforeKey: ['2'], afterKey: ['4'], before: ['2', "'b'"], after: ['4', "'b'"] },
+    ]);
+    expect(orderedStatements([chain], 'undo', dialect)).toEqual(['UPDATE "parent" SET "id" = 1 WHERE "id" = 2;', 'UPDATE "parent" SET "id" = 2 WHERE "id" = 4;']);
+    expect(orderedStatements([chain], 'redo', dialect)).toEqual(['UPDATE "parent" SET "id" = 4 WHERE "id" = 2;', 'UPDATE "parent" SET "id" = 2 WHERE "id" = 1;']);
+    const swap = log('parent', [
+      { beforeKey: ['1'], afterKey: ['2'], before: ['1', "'a'"], after: ['2', "'a'"] },
+      { beforeKey: ['2'], afterKey: ['1'], before: ['2', "'b'"], after: ['1', "'b'"] },
+    ]);
+    expect(orderedStatements([swap], 'undo', dialect)).toHaveLength(2);
+  });
+
   it('writes the rowid when it is not a column, and matches keyless rows by every value', () => {
     const moved = log('t', [{ beforeKey: ['1'], afterKey: ['9'], before: ['1', "'a'"], after: ['1', "'a'"] }], { keyColumns: ['rowid'] });
     expect(orderedStatements([moved], 'undo', dialect)).toEqual(['UPDATE "t" SET "rowid" = 1 WHERE "rowid" = 9;']);

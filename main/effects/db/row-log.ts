@@ -88,9 +88,8 @@ function groupOf(m: RowMove): Group | null {
 /** The statements of one group for one table, generated as they are needed. */
 function* groupStatements(t: TableLog, direction: Direction, d: Dialect, group: Group): Generator<string> {
   const keyOnly = t.keyColumns.filter((k) => !t.columns.includes(k));
-  for (const entry of t.rows) {
-    const m = moveOf(entry, direction);
-    if (groupOf(m) !== group) continue;
+  const moves = t.rows.map((entry) => moveOf(entry, direction)).filter((m) => groupOf(m) === group);
+  for (const m of group === 'update' ? chainOrder(moves) : moves) {
     if (group === 'insert') {
       const cols = [...keyOnly, ...t.columns].map(d.quote).join(', ');
       const values = [...keyOnly.map((k) => m.toKey![t.keyColumns.indexOf(k)]!), ...m.to!].join(', ');
@@ -106,6 +105,36 @@ function* groupStatements(t: TableLog, direction: Direction, d: Dialect, group: 
       if (sets.length > 0) yield `UPDATE ${t.table} SET ${sets.join(', ')} WHERE ${locate(t, m.fromKey, m.from!, d)};`;
     }
   }
+}
+
+/**
+ * Updates that move rows between keys, ordered so that a row leaves a key before another row takes it
+ * (undo of 2→4 then 1→2 runs 2→1 before 4→2): a unique key is never held twice in between. A cycle (a swap)
+ * is cut where it closes; the savepointed attempt then refuses it as before.
+ */
+function chainOrder(moves: RowMove[]): RowMove[] {
+  const keyOf = (k: string[] | null) => (k === null ? null : k.join('\u0000'));
+  const moving = moves.filter((m) => m.fromKey !== null && m.toKey !== null && keyOf(m.fromKey) !== keyOf(m.toKey));
+  if (moving.length < 2) return moves;
+  // Linear: before a move, the move leaving its target key (if any), depth first; a cycle is cut where met.
+  const leavingKey = new Map(moving.map((m) => [keyOf(m.fromKey)!, m]));
+  const state = new Map<RowMove, 'visiting' | 'done'>();
+  const out: RowMove[] = [];
+  for (const start of moves) {
+    const path: RowMove[] = [];
+    let m: RowMove | undefined = start;
+    while (m !== undefined && !state.has(m)) {
+      state.set(m, 'visiting');
+      path.push(m);
+      const target = keyOf(m.toKey);
+      m = target === null ? undefined : leavingKey.get(target);
+    }
+    for (const x of path.reverse()) {
+      state.set(x, 'done');
+      out.push(x);
+    }
+  }
+  return out;
 }
 
 function locate(t: TableLog, key: string[] | null, image: string[], d: Dialect): string {
