@@ -188,6 +188,13 @@ export function describeObservation(action: Action): string {
       case 'memory':
         lines.push(effect.refused ? `memory write refused: ${effect.refused}` : `remembered: ${effect.note}`);
         break;
+      case 'mcp':
+        lines.push(
+          effect.refused
+            ? `tool ${effect.server}.${effect.tool} refused: ${effect.refused}`
+            : `called tool ${effect.server}.${effect.tool}${effect.isError ? ' (it answered with an error)' : ''}`,
+        );
+        break;
       default:
         assertNever(effect, 'effect');
     }

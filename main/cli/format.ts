@@ -62,6 +62,13 @@ function formatEffect(effect: Effect): string[] {
       ];
     case 'memory':
       return [`  ✎ memory: ${effect.refused ? `refused — ${effect.refused}` : `+ ${effect.note}`}`];
+    case 'mcp':
+      return [
+        `  ⚙ ${effect.server}.${effect.tool}  ${effect.refused ? `refused: ${effect.refused}` : effect.isError ? 'error' : effect.mutating ? 'changed' : 'read'}`,
+        ...(effect.hold ? [`    held (approval): ${effect.hold.state}`] : []),
+        ...(effect.inverse ? [`    ↶ ${effect.server}.${effect.inverse.tool} — ${effect.inverse.summary}`] : []),
+        ...(effect.undone ? [`    ↶ ${effect.undone.error ? `failed: ${effect.undone.error}` : 'taken back'}`] : []),
+      ];
     default:
       return assertNever(effect, 'effect');
   }

@@ -105,6 +105,7 @@ export function serviceCallsOf(action: Action): RestEffect[] {
       case 'db':
       case 'packages':
       case 'memory':
+      case 'mcp':
         break;
       default:
         assertNever(e, 'effect');

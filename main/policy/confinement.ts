@@ -32,6 +32,8 @@ export function confinementOf(facts: SandboxFacts, effects: readonly Effect[]): 
   const notCoveredChanged: string[] = [];
   /** Notes written to the agent's memory. */
   let notes = 0;
+  /** MCP tool calls whose changes no inverse and no checkpoint covers. */
+  const toolWrites: string[] = [];
   for (const effect of effects) {
     switch (effect.channel) {
       case 'fs':
@@ -56,6 +58,17 @@ export function confinementOf(facts: SandboxFacts, effects: readonly Effect[]): 
         // A note appended to Posthoc's own memory file: undo takes it off (effects/memory).
         if (effect.refused === null) notes++;
         break;
+      case 'mcp': {
+        if (effect.refused !== null) break; // refused at the gateway: it never reached the server
+        const name = `${effect.server}.${effect.tool}`;
+        if (!effect.mutating) reads.add(`the ${effect.server} tools`);
+        else if (effect.inverse) compensable.push(name);
+        // A confined server that keeps nothing but the granted folders: its changes are the checkpoint's.
+        else if (effect.transport === 'stdio' && effect.folderOnly) break;
+        else if (effect.transport === 'stdio' && effect.annotations?.destructiveHint === false) break;
+        else toolWrites.push(name);
+        break;
+      }
       default:
         assertNever(effect, 'effect');
     }
@@ -66,6 +79,16 @@ export function confinementOf(facts: SandboxFacts, effects: readonly Effect[]): 
     return {
       level: 'confined',
       reason: `${writes.length === 1 ? writes[0] : `${writes.length} calls (${writes[0]}, …)`} may have changed the service and has no known inverse; only the services granted to this task (${granted.join(', ') || 'none'}) were reachable.`,
+    };
+  }
+  if (toolWrites.length > 0) {
+    const named = toolWrites.length === 1 ? toolWrites[0] : `${toolWrites.length} tool calls (${toolWrites.slice(0, 3).join(', ')}${toolWrites.length > 3 ? ', …' : ''})`;
+    const stdio = effects.some((e) => e.channel === 'mcp' && e.transport === 'stdio' && !e.refused && e.mutating && !e.inverse);
+    return {
+      level: 'confined',
+      reason: `${named} may have changed the server's state and has no known inverse; ${
+        stdio ? 'a local server ran with no network, writing only the granted folders (restored by undo) and its own task environment' : 'only the servers granted to this task were reachable'
+      }.`,
     };
   }
   if (notCoveredChanged.length > 0) {

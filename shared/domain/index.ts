@@ -2,6 +2,7 @@
 // This folder is a leaf: it imports nothing from main, preload, renderer, electron, node or the DOM.
 import { z } from 'zod';
 import { RestHold, RestInverse, ServiceAuth, ServiceRules } from './connections';
+import { McpEffect } from './mcp';
 
 export const confinementLevels = ['reversible', 'compensable', 'confined', 'unconfined'] as const;
 export const ConfinementLevel = z.enum(confinementLevels);
@@ -304,7 +305,7 @@ export const MemoryEffect = z.object({
 export type MemoryEffect = z.infer<typeof MemoryEffect>;
 
 /** Discriminated on `channel`. */
-export const Effect = z.discriminatedUnion('channel', [FsEffect, RestEffect, DbEffect, PackagesEffect, MemoryEffect]);
+export const Effect = z.discriminatedUnion('channel', [FsEffect, RestEffect, DbEffect, PackagesEffect, MemoryEffect, McpEffect]);
 export type Effect = z.infer<typeof Effect>;
 
 /** One step of an action's reverse plan, per channel; a new channel adds one member. */
@@ -346,6 +347,14 @@ export const ReverseStep = z.discriminatedUnion('channel', [
     /** The note taken off the memory. */
     note: z.string(),
   }),
+  z.object({
+    channel: z.literal('mcp'),
+    /** The exact inverse tool call, made through the same server. */
+    server: z.string(),
+    tool: z.string(),
+    arguments: z.string(),
+    summary: z.string(),
+  }),
 ]);
 export type ReverseStep = z.infer<typeof ReverseStep>;
 
@@ -364,12 +373,22 @@ export const ReversePlan = z.object({
   /** Local steps first (files, databases), then the calls that leave the machine, newest first. */
   steps: z.array(ReverseStep),
   /** What nothing can take back: calls with no known inverse. */
-  irreversible: z.array(z.discriminatedUnion('channel', [z.object({ channel: z.literal('rest'), service: z.string(), method: z.string(), path: z.string() })])),
+  irreversible: z.array(
+    z.discriminatedUnion('channel', [
+      z.object({ channel: z.literal('rest'), service: z.string(), method: z.string(), path: z.string() }),
+      z.object({ channel: z.literal('mcp'), server: z.string(), tool: z.string() }),
+    ]),
+  ),
   /**
    * Calls already taken back for good by an undo the provider then refused part of (a partial undo): they are
    * not sent again, and while the action stays applied the card says it is partly undone.
    */
-  takenBack: z.array(z.object({ channel: z.literal('rest'), service: z.string(), method: z.string(), path: z.string(), summary: z.string() })),
+  takenBack: z.array(
+    z.discriminatedUnion('channel', [
+      z.object({ channel: z.literal('rest'), service: z.string(), method: z.string(), path: z.string(), summary: z.string() }),
+      z.object({ channel: z.literal('mcp'), server: z.string(), tool: z.string(), summary: z.string() }),
+    ]),
+  ),
 });
 export type ReversePlan = z.infer<typeof ReversePlan>;
 
@@ -427,7 +446,7 @@ export const UndoBlocker = z.object({
   /** by: 'external' — the action being undone or redone also wrote the path then, so whose edit it holds is unknown. */
   ambiguous: z.boolean().optional(),
   /** The channel that found it; absent means files. */
-  channel: z.enum(['files', 'databases', 'services', 'memory']).optional(),
+  channel: z.enum(['files', 'databases', 'services', 'memory', 'tools']).optional(),
   /** A database's or a service's own words for why it blocks (files are described from `by`). */
   reason: z.string().optional(),
 });
@@ -435,7 +454,7 @@ export type UndoBlocker = z.infer<typeof UndoBlocker>;
 
 /** One channel's part of an undo, redo or rewind, as the result, the card and the timeline show it. */
 export const UndoStep = z.object({
-  channel: z.enum(['files', 'databases', 'services', 'memory']),
+  channel: z.enum(['files', 'databases', 'services', 'memory', 'tools']),
   /**
    * done: applied; refused: its check (or, for service calls, the provider) refused; compensated: applied,
    * then put back because a later step was refused; not-run: never started because something else refused.

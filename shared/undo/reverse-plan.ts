@@ -5,12 +5,23 @@
 // statements), the services (the exact inverse calls, newest first) and what nothing can take back.
 // Pure; a leaf like the rest of shared/.
 import type { Action, DbEffect, Effect, FsEffect, ReversePlan, ReverseStep, RestEffect } from '../domain';
+import type { McpEffect } from '../domain/mcp';
 
 type PlanInput = Pick<Action, 'kind' | 'status' | 'output' | 'effects'>;
 
 /** Calls that may have changed a service: mutating, and not refused or cancelled at the gateway. */
 export function sentWrites(effects: readonly Effect[]): RestEffect[] {
   return effects.filter((c): c is RestEffect => c.channel === 'rest' && c.mutating && !c.refused);
+}
+
+/** MCP tool calls that may have changed something: not read-only, not refused, not answered with an error. */
+export function mcpWrites(effects: readonly Effect[]): McpEffect[] {
+  return effects.filter((c): c is McpEffect => c.channel === 'mcp' && c.mutating && c.refused === null && !c.isError);
+}
+
+/** An MCP call whose inverse a partial undo already made. */
+export function isMcpTakenBack(c: McpEffect): boolean {
+  return c.undone !== null && c.undone !== undefined && c.undone.error === null;
 }
 
 /** The reverse plan of an action as it stands: its state, the steps undo takes, and what nothing can take back. */
@@ -26,6 +37,9 @@ export function reversePlanOf(action: PlanInput): ReversePlan {
   const effects = action.kind === 'sql' && action.status === 'failed' ? action.effects.filter((e) => e.channel !== 'db') : action.effects;
   const unrecorded = action.status === 'interrupted' && action.output.interrupted?.recorded === false;
   const writes = sentWrites(effects);
+  const tools = mcpWrites(effects);
+  // A stdio server's calls with no inverse are covered by the action's checkpoint only as far as the granted
+  // folders go; a remote one's are not covered at all. Both are named as what undo cannot take back.
   return {
     state: unrecorded ? 'unrecorded' : 'ready',
     folders,
@@ -39,9 +53,19 @@ export function reversePlanOf(action: PlanInput): ReversePlan {
         .filter((c) => c.inverse && !isTakenBack(c))
         .reverse()
         .map((c): ReverseStep => ({ channel: 'rest', ...c.inverse! })),
+      ...tools
+        .filter((c) => c.inverse && !isMcpTakenBack(c))
+        .reverse()
+        .map((c): ReverseStep => ({ channel: 'mcp', server: c.server, tool: c.inverse!.tool, arguments: JSON.stringify(c.inverse!.arguments), summary: c.inverse!.summary })),
     ],
-    irreversible: writes.filter((c) => !c.inverse).map((c) => ({ channel: 'rest' as const, service: c.service, method: c.method, path: c.path })),
-    takenBack: writes.filter(isTakenBack).map((c) => ({ channel: 'rest' as const, service: c.service, method: c.method, path: c.path, summary: c.inverse?.summary ?? '' })),
+    irreversible: [
+      ...writes.filter((c) => !c.inverse).map((c) => ({ channel: 'rest' as const, service: c.service, method: c.method, path: c.path })),
+      ...tools.filter((c) => !c.inverse).map((c) => ({ channel: 'mcp' as const, server: c.server, tool: c.tool })),
+    ],
+    takenBack: [
+      ...writes.filter(isTakenBack).map((c) => ({ channel: 'rest' as const, service: c.service, method: c.method, path: c.path, summary: c.inverse?.summary ?? '' })),
+      ...tools.filter(isMcpTakenBack).map((c) => ({ channel: 'mcp' as const, server: c.server, tool: c.tool, summary: c.inverse?.summary ?? '' })),
+    ],
   };
 }
 
@@ -138,19 +162,24 @@ function readyWords(plan: ReversePlan, kind: Action['kind'], sayNothing: boolean
   if (notes.length > 0) {
     sentences.push(`${fs.length + db.length > 0 ? 'Then take' : 'Take'} ${notes.map((n) => `"${n.note}"`).join(', ')} off the memory, if it was not edited since.`);
   }
-  const calls = plan.steps.flatMap((s) => (s.channel === 'rest' ? [s] : []));
+  const calls = plan.steps.flatMap((s) => (s.channel === 'rest' || s.channel === 'mcp' ? [s] : []));
   if (calls.length > 0) {
-    sentences.push(`${fs.length + db.length + notes.length > 0 ? 'Last, send' : 'Send'} ${calls.map((c) => `${c.method} svc/${c.service}${c.path} (${c.summary})`).join(', then ')}.`);
+    sentences.push(`${fs.length + db.length + notes.length > 0 ? 'Last, send' : 'Send'} ${calls.map((c) => `${callName(c)} (${c.summary})`).join(', then ')}.`);
   }
   if (plan.takenBack.length > 0) {
-    sentences.push(`Already taken back by an earlier undo: ${plan.takenBack.map((c) => `${c.method} svc/${c.service}${c.path}${c.summary ? ` (${c.summary})` : ''}`).join(', ')}.`);
+    sentences.push(`Already taken back by an earlier undo: ${plan.takenBack.map((c) => `${callName(c)}${c.summary ? ` (${c.summary})` : ''}`).join(', ')}.`);
   }
   if (plan.irreversible.length > 0) {
-    sentences.push(`${plan.irreversible.map((c) => `${c.method} svc/${c.service}${c.path}`).join(', ')} cannot be undone (no known inverse).`);
+    sentences.push(`${plan.irreversible.map(callName).join(', ')} cannot be undone (no known inverse).`);
     if (plan.steps.length === 0 && sayNothing) sentences.push('Nothing else to undo.');
   }
   if (sentences.length === 0 && sayNothing) return kind === 'sql' ? 'Nothing to undo: no row or table changed.' : 'Nothing to undo: no file changed.';
   return sentences.join(' ');
+}
+
+/** A call as the card and the CLI name it: `POST svc/slack/chat.delete`, or `memory.delete_entities` for an MCP tool. */
+export function callName(c: { channel: 'rest'; service: string; method: string; path: string } | { channel: 'mcp'; server: string; tool: string }): string {
+  return c.channel === 'rest' ? `${c.method} svc/${c.service}${c.path}` : `${c.server}.${c.tool}`;
 }
 
 function list(paths: string[]): string {

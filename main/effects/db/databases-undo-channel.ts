@@ -25,6 +25,7 @@ export function dbEffectsOf(action: Action): DbEffect[] {
       case 'rest':
       case 'packages': // packages live in the task's own environment: nothing to undo
       case 'memory': // the memory's own channel (effects/memory) undoes it
+      case 'mcp': // the tools' own channel (main/mcp) undoes it
         break;
       default:
         assertNever(e, 'effect');

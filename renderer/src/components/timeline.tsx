@@ -143,7 +143,7 @@ function Entry({ taskId, entry }: { taskId: string; entry: TimelineEntry }) {
   }
 }
 
-const CHANNEL_WORDS: Record<UndoStep['channel'], string> = { files: 'Files', databases: 'Databases', services: 'Service calls', memory: 'Memory' };
+const CHANNEL_WORDS: Record<UndoStep['channel'], string> = { files: 'Files', databases: 'Databases', services: 'Service calls', memory: 'Memory', tools: 'Tool calls' };
 const STEP_WORDS: Record<UndoStep['result'], string> = {
   done: 'done',
   refused: 'refused',

@@ -29,6 +29,8 @@ export function listChanges(effects: readonly Effect[]): Change[] {
         break; // downloads are listed apart: see listDownloads
       case 'memory':
         break; // notes are listed apart: see components/memory-notes
+      case 'mcp':
+        break; // tool calls are listed apart: see components/mcp-calls
       default:
         assertNever(effect, 'effect');
     }

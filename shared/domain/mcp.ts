@@ -1,0 +1,135 @@
+// MCP servers: how the person describes them (a stdio command Posthoc runs confined, or a remote URL the
+// gateway calls from the host), their rules per tool, the tools they offer, and each call an action made
+// (McpEffect, on the action like any other effect). Only names of secrets appear here: never a value.
+import { z } from 'zod';
+import { RestHold } from './connections';
+
+/** A server's name: what the sandbox writes (posthoc_tools.NAME, $POSTHOC_GATEWAY/mcp/NAME/TOOL). */
+export const McpServerName = z
+  .string()
+  .trim()
+  .regex(/^[A-Za-z][A-Za-z0-9_-]{0,39}$/, 'A server name starts with a letter and holds only letters, digits, - and _ (at most 40).');
+
+/** The MCP tool annotations (all hints: a server may say anything, so they only ever make Posthoc more careful). */
+export const McpToolAnnotations = z
+  .object({
+    title: z.string().optional(),
+    readOnlyHint: z.boolean().optional(),
+    destructiveHint: z.boolean().optional(),
+    idempotentHint: z.boolean().optional(),
+    openWorldHint: z.boolean().optional(),
+  })
+  .passthrough();
+export type McpToolAnnotations = z.infer<typeof McpToolAnnotations>;
+
+/** How Posthoc reaches a server. */
+export const McpTransport = z.discriminatedUnion('kind', [
+  /** A command run inside the task's own MCP container (no network, granted folders at the sandbox's paths). */
+  z.object({
+    kind: z.literal('stdio'),
+    command: z.string().min(1),
+    args: z.array(z.string()),
+    /** Plain settings only: a value that looks like a secret is refused (it would reach the container). */
+    env: z.record(z.string(), z.string()),
+  }),
+  /** A remote server over streamable HTTP, called by the gateway from the host; credentials by name from the vault. */
+  z.object({
+    kind: z.literal('http'),
+    url: z.string().min(1),
+    auth: z.discriminatedUnion('kind', [
+      z.object({ kind: z.literal('none') }),
+      z.object({ kind: z.literal('bearer'), secret: z.string().min(1) }),
+      z.object({ kind: z.literal('oauth') }),
+    ]),
+  }),
+]);
+export type McpTransport = z.infer<typeof McpTransport>;
+
+/** What happens to a call of a tool: sent, held for the person's approval, or refused before it reaches the server. */
+export const McpToolRule = z.enum(['allow', 'hold', 'deny']);
+export type McpToolRule = z.infer<typeof McpToolRule>;
+
+export const McpRules = z.object({
+  /** Tools refused: the call never reaches the server, and the agent reads why. */
+  deny: z.array(z.string()).default([]),
+  /** Tools whose every call waits for the person's approval. */
+  hold: z.array(z.string()).default([]),
+  /** What happens to a call that may change something and has no known inverse (and no checkpoint covers). */
+  noInverse: McpToolRule.default('allow'),
+});
+export type McpRules = z.infer<typeof McpRules>;
+
+export const McpServerDefinition = z.object({
+  name: McpServerName,
+  transport: McpTransport,
+  rules: McpRules,
+  /** Whose inverse data describes its tools ('memory' for @modelcontextprotocol/server-memory), if any. */
+  api: z.string().nullable(),
+  createdAt: z.string(),
+});
+export type McpServerDefinition = z.infer<typeof McpServerDefinition>;
+
+/** One tool as the server listed it, with what Posthoc does with its calls. */
+export const McpToolView = z.object({
+  name: z.string(),
+  description: z.string(),
+  inputSchema: z.record(z.string(), z.unknown()),
+  annotations: McpToolAnnotations.optional(),
+  /** The rule that applies to its calls (the person's, else allow). */
+  rule: McpToolRule,
+  /** The tool undo calls to take a call back, when the server's inverse data knows one. */
+  inverseTool: z.string().nullable(),
+});
+export type McpToolView = z.infer<typeof McpToolView>;
+
+/** A server as the Connections page and `posthoc mcp list` show it; tools when they were listed. */
+export const McpServerView = McpServerDefinition.extend({
+  tools: z.array(McpToolView).nullable(),
+  /** Why the tools could not be listed (the server did not start, refused the token, …), in plain words. */
+  toolsError: z.string().nullable(),
+});
+export type McpServerView = z.infer<typeof McpServerView>;
+
+/** The exact call undo makes to take one back: derived from the real arguments and result by the inverse data. */
+export const McpInverse = z.object({
+  tool: z.string(),
+  arguments: z.record(z.string(), z.unknown()),
+  /** In words, for the card and the CLI ("delete entity alice"). */
+  summary: z.string(),
+});
+export type McpInverse = z.infer<typeof McpInverse>;
+
+/** One MCP tool call an action made, through the gateway (`POST $POSTHOC_GATEWAY/mcp/SERVER/TOOL`). */
+export const McpEffect = z.object({
+  channel: z.literal('mcp'),
+  server: z.string(),
+  transport: z.enum(['stdio', 'http']),
+  tool: z.string(),
+  /** The arguments as JSON text, secrets redacted, cut short. */
+  arguments: z.string(),
+  annotations: McpToolAnnotations.optional(),
+  /** What the tool answered, as text, secrets redacted, cut short; null when it never ran. */
+  result: z.string().nullable(),
+  /** The server answered with an error (its message is the result). */
+  isError: z.boolean(),
+  durationMs: z.number(),
+  /**
+   * May it have changed anything? false for readOnlyHint tools. A confined stdio server's changes to the granted
+   * folders are in the action's checkpoint whatever this says.
+   */
+  mutating: z.boolean(),
+  /**
+   * A confined stdio server whose inverse data says it keeps no state but the granted folders (the filesystem
+   * server): what the call changed is in the action's checkpoint, and undo restores it with the files.
+   */
+  folderOnly: z.boolean().optional(),
+  /** Set when the call was refused (denied, not granted, schema, the person cancelled it); it never reached the server. */
+  refused: z.string().nullable(),
+  /** The call undo makes to take this one back; null when none is known. */
+  inverse: McpInverse.nullable(),
+  /** Set when the gateway kept the call back for the person's approval. */
+  hold: RestHold.nullable().optional(),
+  /** Set once undo made the inverse call: when, and the server's error if it refused. */
+  undone: z.object({ at: z.string(), error: z.string().nullable() }).nullable().optional(),
+});
+export type McpEffect = z.infer<typeof McpEffect>;
