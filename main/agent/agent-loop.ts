@@ -133,15 +133,15 @@ export function correction(issue: ReplyIssue): string {
   const how = 'To act, write the code in a fenced block tagged ```python or ```bash (```sql for a granted database), or in <execute>…</execute>.';
   switch (issue) {
     case 'promise':
-      return `Your reply said what you would do but held no code, so nothing ran. ${how} If the task is complete, reply with the answer and no code.`;
+      return `Your reply said what you would do but held no code, so nothing ran. ${how} If the task is complete, reply with the answer in <answer>…</answer> and no code outside it.`;
     case 'unterminated':
       return `Your reply ended inside a block that was never closed, so nothing ran. Send the whole block again and close it. ${how}`;
     case 'other-language':
-      return `Your reply held code in a language Posthoc does not run, so nothing ran. ${how} If the task is complete, reply with the answer and no code.`;
+      return `Your reply held code in a language Posthoc does not run, so nothing ran. ${how} If the task is complete, reply with the answer in <answer>…</answer> and no code outside it.`;
     case 'reasoning-only':
-      return `Your reply held only reasoning (<think>), no code and no answer. ${how} If the task is complete, reply with the answer.`;
+      return `Your reply held only reasoning (<think>), no code and no answer. ${how} If the task is complete, reply with the answer in <answer>…</answer>.`;
     case 'empty':
-      return `Your reply was empty. ${how} If the task is complete, reply with the answer.`;
+      return `Your reply was empty. ${how} If the task is complete, reply with the answer in <answer>…</answer>.`;
     default:
       return assertNever(issue, 'reply issue');
   }

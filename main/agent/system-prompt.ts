@@ -28,7 +28,7 @@ export function systemPrompt(
     'How to act:',
     '- To act, write one or more fenced code blocks tagged ```python or ```bash (<execute>…</execute> holds Python too). Each block is run in order, in a Linux container (Debian) with Python 3, Node.js, bash and the tools listed under "The sandbox". A block that fails stops the blocks after it.',
     '- After your blocks run you receive an observation per block: stdout, stderr, exit code and the files it changed. Read it and continue; fix your own errors.',
-    '- When the task is complete, reply with a short answer for the person and no code block. That reply ends the task.',
+    '- When the task is complete, reply with a short answer for the person inside <answer>…</answer> (Markdown: headings, lists, tables, code blocks), and no code outside it. That reply ends the task. Code blocks inside <answer> are shown to the person and never run: use them for commands or code the person may want to run themselves, never for work still to do.',
     `- You have at most ${maxSteps} replies.`,
     '- For a task of several steps, keep a short plan the person can see: a checklist in a <plan> tag, one step a line, "- [ ] step" open and "- [x] step" done, e.g. <plan>\n- [x] read the CSV\n- [ ] sum the totals\n</plan>. Write it in your first reply and again, whole, whenever a step is done or the plan changes. It is shown to the person, never run.',
     '- The person may write to you while you work; their message arrives as a user message before your next reply. Follow it.',

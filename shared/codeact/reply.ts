@@ -11,16 +11,21 @@
 // - An untagged fence is an action only when the reply holds no other action and the line before it says
 //   so (run / execute, or "let me …" / "I'll …" ending in a colon); it is bash when it reads as shell (a `$ ` prompt, a shebang,
 //   or a well-known command first), python otherwise.
+// - `<answer>…</answer>` is the final answer the system prompt teaches: everything inside is shown to the
+//   person and never run, fences included (a "to run it again" block in an answer is an example, not an
+//   action). A reply whose only content is an answer ends the task; an answer left open at the end (a cut
+//   reply, or one still streaming) runs to the end. Code outside the tag still runs, and then the reply is
+//   not the final answer.
 // - `<plan>…</plan>` holds the agent's checklist: lines `- [ ] step` / `- [x] step` (a bare `- step` is an
 //   open item). The last plan in a reply wins. It is never run.
-// A reply with code in it is never the final answer, whatever it says: the code runs first.
+// A reply with code in it (outside <answer>) is never the final answer, whatever it says: the code runs first.
 // A leaf like the rest of shared/.
 import { readFences, type CodeBlock } from './fences';
 
 export type PlanItem = { text: string; done: boolean };
 
 export type ReplyPart =
-  | { kind: 'text'; text: string }
+  | { kind: 'text'; text: string; answer?: true }
   | { kind: 'reasoning'; text: string }
   | { kind: 'plan'; items: PlanItem[] }
   | {
@@ -33,6 +38,8 @@ export type ReplyPart =
       isAction: boolean;
       closed: boolean;
       form: 'fence' | 'tag';
+      /** It stands inside <answer>: shown, never run. */
+      answer?: true;
     };
 
 /** Why a reply with no action does not end the task by itself (the loop sends one corrective observation). */
@@ -45,6 +52,8 @@ export type ReadReply = {
   prose: string;
   reasoning: string | null;
   plan: PlanItem[] | null;
+  /** What the reply's <answer> tags hold (their fences as written), or null when it has none. */
+  answer: string | null;
   issue: ReplyIssue | null;
 };
 
@@ -73,11 +82,18 @@ export function readReply(reply: string): ReadReply {
     text = text.slice(close + '</think>'.length);
   }
   let plan: PlanItem[] | null = null;
+  const answers: string[] = [];
   let unterminatedThink = false;
   // Split into reasoning, plan, execute tags and the rest, in order.
-  const pattern = /<(think|thinking|thought)>([\s\S]*?)(?:<\/\1>|$)|<plan>([\s\S]*?)<\/plan>|<(execute|execute_ipython|execute_bash|code)>([\s\S]*?)(?:<\/\4>|$)/gi;
+  const pattern =
+    /<(think|thinking|thought)>([\s\S]*?)(?:<\/\1>|$)|<plan>([\s\S]*?)<\/plan>|<(execute|execute_ipython|execute_bash|code)>([\s\S]*?)(?:<\/\4>|$)|<answer>([\s\S]*?)(?:<\/answer>|$)/gi;
   let at = 0;
-  for (const m of text.matchAll(pattern)) {
+  for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) {
+    // An <answer> inside a fence that is still open (code that prints the tag) is that code's text.
+    if (m[6] !== undefined && insideOpenFence(text.slice(at, m.index))) {
+      pattern.lastIndex = m.index + 1;
+      continue;
+    }
     if (m.index > at) parts.push(...fencedParts(text.slice(at, m.index)));
     at = m.index + m[0].length;
     if (m[1] !== undefined) {
@@ -90,6 +106,11 @@ export function readReply(reply: string): ReadReply {
     } else if (m[3] !== undefined) {
       plan = planItems(m[3]);
       parts.push({ kind: 'plan', items: plan });
+    } else if (m[6] !== undefined) {
+      // The final answer: its fences are shown, never run.
+      const inside = answerParts(m[6]);
+      parts.push(...inside);
+      answers.push(inside.map((p) => (p.kind === 'code' ? fenceText(p) : p.kind === 'text' ? p.text : '')).join('\n'));
     } else {
       const tag = (m[4] ?? '').toLowerCase();
       const raw = m[5] ?? '';
@@ -109,7 +130,7 @@ export function readReply(reply: string): ReadReply {
   if (!parts.some((p) => p.kind === 'code' && p.isAction)) {
     for (let i = 0; i < parts.length; i++) {
       const p = parts[i]!;
-      if (p.kind !== 'code' || p.form !== 'fence' || p.tag !== '' || p.body.trim() === '') continue;
+      if (p.kind !== 'code' || p.form !== 'fence' || p.tag !== '' || p.body.trim() === '' || p.answer) continue;
       const before = parts[i - 1];
       const lead = before?.kind === 'text' ? lastLine(before.text) : '';
       if (!RUN_WORD.test(lead) && !(INTENT.test(lead) && lead.trimEnd().endsWith(':'))) continue;
@@ -127,7 +148,10 @@ export function readReply(reply: string): ReadReply {
     .join('\n')
     .replace(/\n{3,}/g, '\n\n')
     .trim();
-  return { parts, actions, prose, reasoning: reasoning.length ? reasoning.join('\n\n') : null, plan, issue: actions.length ? null : issueOf(parts, prose, unterminatedThink) };
+  const answer = answers.length ? answers.join('\n\n').trim() : null;
+  // An answer in its tag is the answer, whatever its last line says ("run it again with:").
+  const issue = actions.length ? null : answer ? null : issueOf(parts, prose, unterminatedThink);
+  return { parts, actions, prose, reasoning: reasoning.length ? reasoning.join('\n\n') : null, plan, answer, issue };
 }
 
 /** The reply as sent back to the model: without its reasoning (providers ask for it not to be replayed). */
@@ -170,7 +194,21 @@ function fencedParts(text: string): ReplyPart[] {
 }
 
 function fenceText(p: Extract<ReplyPart, { kind: 'code' }>): string {
-  return [`\`\`\`${p.tag}`, p.body, ...(p.closed ? ['```'] : [])].join('\n');
+  // A fence longer than any run of backticks in the body, so the body cannot close it.
+  const longest = Math.max(2, ...Array.from(p.body.matchAll(/`+/g), (m) => m[0].length));
+  const fence = '`'.repeat(longest + 1);
+  return [`${fence}${p.tag}`, p.body, ...(p.closed ? [fence] : [])].join('\n');
+}
+
+/** The text ends inside a fence that has not been closed. */
+function insideOpenFence(text: string): boolean {
+  const last = readFences(text).at(-1);
+  return last?.kind === 'fence' && last.close === null;
+}
+
+/** The inside of <answer>: its text and fences, every fence shown and none an action. */
+function answerParts(body: string): ReplyPart[] {
+  return fencedParts(body).map((p): ReplyPart => (p.kind === 'code' ? { ...p, action: null, isAction: false, answer: true } : p.kind === 'text' ? { ...p, answer: true } : p));
 }
 
 /** `<execute>` with a single fenced block inside: the block's code. */

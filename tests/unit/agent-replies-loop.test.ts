@@ -164,3 +164,27 @@ describe('runAgent: native tool calls and streamed reasoning', () => {
     expect(hooks.onAssistantMessage).toHaveBeenLastCalledWith('<think>\nThe output says 1.\n</think>\n\nOne.');
   });
 });
+
+describe('runAgent: the final answer in <answer>', () => {
+  it('ends the task with the answer, its bash block shown and never run (issue 17)', async () => {
+    const { hooks } = hooksFor([
+      '```python\nprint(503)\n```',
+      '<answer>\n## Sales summary\n\n**Total: 503.**\n\nTo run it again:\n```bash\npython3 sum_sales.py\n```\n</answer>',
+    ]);
+    const outcome = await runAgent({ history, maxSteps: 5, hooks, signal });
+    expect(hooks.runAction).toHaveBeenCalledTimes(1);
+    expect(outcome).toEqual({ status: 'done', answer: '## Sales summary\n\n**Total: 503.**\n\nTo run it again:\n```bash\npython3 sum_sales.py\n```' });
+  });
+
+  it('the system prompt teaches the form and says its code is never run', async () => {
+    const { systemPrompt } = await import('../../main/agent/system-prompt');
+    const prompt = systemPrompt([], 10);
+    expect(prompt).toContain('<answer>…</answer>');
+    expect(prompt).toMatch(/Code blocks inside <answer> are shown to the person and never run/);
+  });
+
+  it('the corrections name the answer form', () => {
+    expect(correction('promise')).toContain('<answer>…</answer>');
+    expect(correction('empty')).toContain('<answer>…</answer>');
+  });
+});

@@ -111,3 +111,46 @@ describe('splitFences (renderer): reasoning folded, CodeAct tags folded like fen
     ]);
   });
 });
+
+describe('readReply: the final answer in <answer>', () => {
+  it('shows its fences as written and runs none of them', () => {
+    const read = readReply('<answer>\n## Done\n\nTo run it again:\n\n```bash\npython3 sum.py\n```\n</answer>');
+    expect(read.actions).toEqual([]);
+    expect(read.issue).toBeNull();
+    expect(read.answer).toBe('## Done\n\nTo run it again:\n```bash\npython3 sum.py\n```');
+    expect(read.prose).toBe('## Done\n\nTo run it again:\n```bash\npython3 sum.py\n```');
+    const code = read.parts.filter((p) => p.kind === 'code');
+    expect(code).toHaveLength(1);
+    expect(code[0]).toMatchObject({ tag: 'bash', body: 'python3 sum.py', action: null, isAction: false, answer: true });
+  });
+
+  it('without the tag, the same reply still runs its block (the old form is unchanged)', () => {
+    const read = readReply('## Done\n\nTo run it again:\n\n```bash\npython3 sum.py\n```');
+    expect(read.actions).toEqual([{ language: 'bash', source: 'python3 sum.py' }]);
+    expect(read.answer).toBeNull();
+  });
+
+  it('keeps a body holding backticks whole: the fence written back is longer than any run inside it', () => {
+    const read = readReply('<answer>\n````markdown\n```python\nprint(1)\n```\n````\n</answer>');
+    expect(read.actions).toEqual([]);
+    expect(read.answer).toBe('````markdown\n```python\nprint(1)\n```\n````');
+  });
+
+  it('is read case-insensitively, and text around it stays in the prose', () => {
+    const read = readReply('Here it is.\n<ANSWER>\n42\n</ANSWER>');
+    expect(read.answer).toBe('42');
+    expect(read.prose).toBe('Here it is.\n42');
+    expect(read.issue).toBeNull();
+  });
+
+  it('an empty answer is corrected like an empty reply', () => {
+    expect(readReply('<answer>\n</answer>').issue).toBe('empty');
+  });
+
+  it('the renderer shows the answer\'s code as code, never folded as an action', async () => {
+    const { splitFences } = await import('../../renderer/src/model/conversation');
+    const segments = splitFences('<answer>\nTo run it again:\n```bash\nls\n```\n</answer>');
+    expect(segments.some((s) => s.kind === 'code' && s.isAction)).toBe(false);
+    expect(segments.map((s) => s.text).join('\n')).toContain('ls');
+  });
+});
