@@ -1,0 +1,185 @@
+// The remote half of the tools channel: an MCP server over streamable HTTP, reached from the host with the
+// SDK's StreamableHTTPClientTransport. Its credential is looked up by name when the connection opens
+// (McpHttpCredentials, implemented in main/services over the vault and the secrets' origins), handed to
+// the task's redactor before anything is sent (onSecret), and added to each request on the way out —
+// only to requests for the server's own origin, so a redirect elsewhere never carries it. The sandbox
+// never sees it: it reaches the server only through the gateway's /mcp route, which calls through here.
+// Errors say what happened in plain words (refused token, unreachable, not an MCP server).
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import type { McpServerDefinition } from '../../../shared/domain/mcp';
+import type { McpConnection, McpConnector, McpTaskContext } from './connection';
+
+/** Where a remote server's credential comes from; the composition root implements it (main/services/mcp-credentials.ts). */
+export interface McpHttpCredentials {
+  /**
+   * The value of secret `secret`, when it may be sent to `url`'s origin. Throws an Error in plain words
+   * otherwise (not stored, bound elsewhere, one of Posthoc's own entries).
+   */
+  bearer(secret: string, url: string): Promise<string>;
+}
+
+export type HttpConnectorOptions = {
+  credentials: McpHttpCredentials;
+  /** Called with each credential value before it is first sent for the task (the task's redactor learns it). */
+  onSecret?: (taskId: string, secret: string) => void;
+  /** HTTP (tests may wrap it); default fetch. */
+  fetch?: FetchLike;
+  /** How long initializing may take, in ms (default 30 s). */
+  connectTimeoutMs?: number;
+  clientVersion?: string;
+};
+
+type HttpServer = McpServerDefinition & { transport: Extract<McpServerDefinition['transport'], { kind: 'http' }> };
+
+/** A remote server's URL, checked: http(s) only; a credential only over https, or plain http to this machine. */
+export function checkServerUrl(server: HttpServer): URL {
+  let url: URL;
+  try {
+    url = new URL(server.transport.url);
+  } catch {
+    throw new Error(`The MCP server ${server.name} has no usable URL ("${server.transport.url}"): give its endpoint, for example https://mcp.example.com/mcp.`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new Error(`The MCP server ${server.name} is at ${url.protocol}//…: only http and https (streamable HTTP) servers can be reached.`);
+  }
+  if (url.username || url.password) {
+    throw new Error(`The URL of the MCP server ${server.name} holds a user name or password: remove it, store the token with posthoc secret set NAME and use --auth bearer --secret NAME.`);
+  }
+  if (server.transport.auth.kind !== 'none' && url.protocol === 'http:' && !isLoopback(url.hostname)) {
+    throw new Error(
+      `The MCP server ${server.name} is at plain http://${url.host}: its credential would cross the network unencrypted. Use its https:// URL (plain http is accepted only on this machine, 127.0.0.1 or localhost).`,
+    );
+  }
+  return url;
+}
+
+export class HttpMcpConnector implements McpConnector {
+  constructor(private readonly options: HttpConnectorOptions) {}
+
+  async connect(server: McpServerDefinition, task: McpTaskContext, signal?: AbortSignal): Promise<McpConnection> {
+    if (server.transport.kind !== 'http') throw new Error(`The MCP server ${server.name} is not a remote (http) server.`);
+    const remote = server as HttpServer;
+    const url = checkServerUrl(remote);
+    const auth = remote.transport.auth;
+    let token: string | null = null;
+    if (auth.kind === 'bearer') {
+      token = await this.options.credentials.bearer(auth.secret, url.href);
+      this.options.onSecret?.(task.taskId, token);
+    } else if (auth.kind === 'oauth') {
+      throw new Error(
+        `The MCP server ${server.name} is set up to sign in with OAuth, which Posthoc cannot do for MCP servers yet. Create a token on the server's side, store it (posthoc secret set NAME --origin ${url.origin}) and add the server with --auth bearer --secret NAME.`,
+      );
+    }
+    const describe = errorWords(server.name, url, auth.kind === 'bearer' ? auth.secret : null, token);
+    const base = this.options.fetch ?? fetch;
+    // The credential travels only to the server's own origin, whatever URL the transport is asked to fetch.
+    const send: FetchLike = (input, init) => {
+      const target = new URL(typeof input === 'string' ? input : input.href);
+      const headers = new Headers(init?.headers);
+      headers.delete('authorization');
+      if (token && target.origin === url.origin) headers.set('authorization', `Bearer ${token}`);
+      return base(input, { ...init, headers });
+    };
+    const transport = new StreamableHTTPClientTransport(url, { fetch: send, redirectPolicy: 'same-origin' });
+    const client = new Client({ name: 'posthoc', version: this.options.clientVersion ?? '0.1.0' }, { capabilities: {} });
+    try {
+      await client.connect(transport, { signal, timeout: this.options.connectTimeoutMs ?? 30_000 });
+    } catch (error) {
+      await client.close().catch(() => undefined);
+      throw describe(error);
+    }
+    return new HttpConnection(client, transport, describe);
+  }
+}
+
+class HttpConnection implements McpConnection {
+  private queue: Promise<unknown> = Promise.resolve();
+  private closed = false;
+
+  constructor(
+    private readonly client: Client,
+    private readonly transport: StreamableHTTPClientTransport,
+    private readonly describe: (error: unknown) => Error,
+  ) {}
+
+  use<T>(fn: (client: Client) => Promise<T>, signal?: AbortSignal): Promise<T> {
+    const run = async (): Promise<T> => {
+      if (this.closed) throw new Error('The connection to the MCP server was closed.');
+      signal?.throwIfAborted();
+      try {
+        return await fn(this.client);
+      } catch (error) {
+        throw this.describe(error);
+      }
+    };
+    const result = this.queue.then(run, run);
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.queue;
+    // Ends the session on the server's side too (a server that does not support it answers 405: fine).
+    await this.transport.terminateSession().catch(() => undefined);
+    await this.client.close().catch(() => undefined);
+  }
+}
+
+/**
+ * Turns the transport's errors into sentences a person can act on. The server's own words are kept, with
+ * the token taken out (a server may echo what it was sent). Errors the server answered in the protocol
+ * (a tool's error, an unknown tool) keep their class: only their message is cleaned.
+ */
+function errorWords(name: string, url: URL, secret: string | null, token: string | null): (error: unknown) => Error {
+  const clean = (text: string): string => (token && token.length > 0 ? text.split(token).join('[REDACTED]') : text);
+  return (error: unknown): Error => {
+    const e = error instanceof Error ? error : new Error(String(error));
+    const where = `the MCP server ${name} (${url.href})`;
+    const code = e instanceof StreamableHTTPError ? e.code : undefined;
+    if (e instanceof McpError || e.name === 'AbortError' || e.name === 'TimeoutError') {
+      if (token && e.message.includes(token)) e.message = clean(e.message);
+      return e;
+    }
+    const text = clean(e.message).replace(/^Streamable HTTP error:\s*/, '').replace(/^Error POSTing to endpoint:\s*/, '').trim();
+    // An HTML page says nothing useful here; the server's JSON or text does.
+    const said = /^\s*</.test(text) ? '' : text.slice(0, 300);
+    if (code === 401 || code === 403 || e instanceof UnauthorizedError) {
+      const status = code ? `HTTP ${code}` : 'HTTP 401';
+      return new Error(
+        secret
+          ? `${cap(where)} refused the token in secret ${secret}: ${status}${said ? ` (${said})` : ''}. Store the right token with: posthoc secret set ${secret}`
+          : `${cap(where)} asks for credentials (${status}${said ? `: ${said}` : ''}). Store its token (posthoc secret set NAME) and add the server with --auth bearer --secret NAME.`,
+      );
+    }
+    const cause = (e as { cause?: { code?: string; message?: string } }).cause;
+    if (e instanceof TypeError && /fetch failed/i.test(e.message)) {
+      const why = cause?.code === 'ECONNREFUSED' ? 'nothing is listening there' : cause?.code === 'ENOTFOUND' ? 'the host name is not known' : clean(cause?.message ?? cause?.code ?? e.message);
+      return new Error(`Could not reach ${where}: ${why}. Check that the server is running and the URL is right.`);
+    }
+    if (code !== undefined && code !== -1 && code >= 400) {
+      const hint = code === 404 || code === 405 ? ' Check the URL: it must be the server\'s MCP endpoint (often ending in /mcp).' : '';
+      return new Error(`${cap(where)} answered HTTP ${code}${said ? `: ${said}` : ''}.${hint}`);
+    }
+    if (code === -1 || e instanceof SyntaxError || /Unexpected content type|invalid_union|invalid_type/i.test(e.message)) {
+      return new Error(
+        `${cap(where)} did not answer as an MCP server (${said}). Check the URL: it must be the server's streamable HTTP endpoint (often ending in /mcp); servers that only speak the older SSE transport are not supported.`,
+      );
+    }
+    if (token && e.message.includes(token)) e.message = clean(e.message);
+    return e;
+  };
+}
+
+function cap(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host);
+}
