@@ -1,11 +1,10 @@
 // `posthoc run` database grants: --db NAME=URL (sqlite:PATH or postgres://…; a password in the URL goes to
-// the vault and is never stored or printed) with per-grant settings keyed by name, and the terminal prompt
-// for an action held over its grant's rows-affected limit.
-import { createInterface } from 'node:readline/promises';
-import type { DatabaseGrantInput, PosthocApi } from '../../shared/contract';
-import type { Action, StatementClass } from '../../shared/domain';
+// the vault and is never stored or printed) with per-grant settings keyed by name. (An action held over its
+// grant's rows-affected limit is asked about in approval-commands.ts.)
+import type { DatabaseGrantInput } from '../../shared/contract';
+import type { StatementClass } from '../../shared/domain';
 import { GrantError, parseDbSpec, parseNamedValue, redact } from '../effects/db/db-grant';
-import { CliFailure, value } from './session';
+import { CliFailure } from './session';
 
 export type DbFlags = {
   db: string[];
@@ -68,26 +67,5 @@ export function databaseRequests(flags: DbFlags): DatabaseGrantInput[] {
   } catch (error) {
     if (error instanceof GrantError) throw new CliFailure('invalid-input', redact(error.message));
     throw error;
-  }
-}
-
-/**
- * An action over its grant's rows-affected limit: on a terminal, ask; otherwise decline (nobody can answer)
- * and say how to allow it.
- */
-export async function answerApproval(api: PosthocApi, action: Action, write: (line: string) => void): Promise<void> {
-  const reason = action.output.stderr.trim();
-  if (!process.stdin.isTTY) {
-    write(`Action ${action.seq} waits for approval and no one can answer here, so it is declined: ${reason} To allow it, raise the limit with --db-max-rows NAME=N, or run posthoc in a terminal.`);
-    await value(api.actionReject({ actionId: action.id }));
-    return;
-  }
-  const rl = createInterface({ input: process.stdin, output: process.stderr });
-  try {
-    const answer = await rl.question(`\n${reason}\nRun action ${action.seq} anyway? [y/N] `);
-    if (/^y(es)?$/i.test(answer.trim())) await value(api.actionApprove({ actionId: action.id }));
-    else await value(api.actionReject({ actionId: action.id }));
-  } finally {
-    rl.close();
   }
 }

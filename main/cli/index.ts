@@ -24,7 +24,8 @@ import { createServices } from '../services/app-services';
 import { DataDirUnusable, resolveDataDir } from '../store/data-dir';
 import { VaultUnavailable } from '../vault/vault';
 import type { PosthocApi } from '../../shared/contract';
-import { answerApproval, collect, databaseRequests, DB_OPTION_HELP, type DbFlags } from './db-options';
+import { collect, databaseRequests, DB_OPTION_HELP, type DbFlags } from './db-options';
+import { approvalPrompter, heldIn, registerApprovalCommands } from './approval-commands';
 import { formatAction, formatActionLine, formatTaskLine } from './format';
 import { registerConnectionCommands } from './connection-commands';
 import { registerFigureCommand } from './figure-command';
@@ -103,14 +104,17 @@ export function buildProgram(options: { open?: OpenSession } = {}): Command {
       const signals = stopOnSignals(() => stop(), (line) => process.stderr.write(`${line}\n`));
       await withApi(opts.dataDir, async (api) => {
         const printed = new Set<string>();
+        // What waits for the person: asked on a terminal; otherwise the approve/reject commands are printed.
+        const askPerson = approvalPrompter(api, { dataDir: opts.dataDir, interactive: process.stdin.isTTY === true, write: (line) => process.stderr.write(`${line}\n`) });
         const unsubscribe = [
           api.on('action:updated', (action: Action) => {
             if (action.status === 'awaiting-approval') {
               if (opts.json) json({ type: 'action', action });
               else out(formatAction(action));
-              void answerApproval(api, action, (line) => process.stderr.write(`${line}\n`)).catch((error: Error) => process.stderr.write(`posthoc: ${error.message}\n`));
+              askPerson(action);
               return;
             }
+            if (heldIn(action).length > 0) askPerson(action);
             if (action.status === 'running' || printed.has(action.id)) return;
             printed.add(action.id);
             if (opts.json) json({ type: 'action', action });
@@ -159,7 +163,10 @@ export function buildProgram(options: { open?: OpenSession } = {}): Command {
         );
         stop = () => void api.taskCancel({ taskId: started.id });
         if (signals.stopped()) stop();
-        const task = ended.get(started.id) ?? (await new Promise<Task>((resolve) => (waiting = { id: started.id, resolve })));
+        // The run lives until its task ends, even while only a decision from another terminal is awaited.
+        const alive = setInterval(() => undefined, 60_000);
+        const task = ended.get(started.id) ?? (await new Promise<Task>((resolve) => (waiting = { id: started.id, resolve })).finally(() => clearInterval(alive)));
+        clearInterval(alive);
         for (const off of unsubscribe) off();
         const usage = task.usage ?? { promptTokens: 0, completionTokens: 0, calls: 0, costUsd: null };
         if (opts.json) json({ type: 'task', task: { id: task.id, status: task.status, answer: task.answer, error: task.error, usage } });
@@ -205,6 +212,7 @@ export function buildProgram(options: { open?: OpenSession } = {}): Command {
     });
 
   registerUndoCommands(program, { withApi, dataDirOption, out, json, exitConflict: EXIT.conflict });
+  registerApprovalCommands(program, { withApi, dataDirOption, out, json, exitConflict: EXIT.conflict });
 
   registerConnectionCommands(program, { withApi, dataDirOption, out, json, exitConflict: EXIT.conflict });
   registerFigureCommand(program, { withApi, dataDirOption });

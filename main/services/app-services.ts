@@ -28,6 +28,7 @@ import { UndoStore } from '../store/undo-store';
 import { Vault } from '../vault/vault';
 import { LlmClient } from '../agent/llm-client';
 import { ActionRunner } from './action-runner';
+import { approvalDoors } from './approval-relay';
 import { npmRoute } from '../gateway/packages/npm-route';
 import { PackageCache } from '../gateway/packages/package-cache';
 import { pipRoute } from '../gateway/packages/pip-route';
@@ -141,6 +142,9 @@ export function createServices(options: {
     for (const id of actionIds) if (store.getAction(id)) events.emit('action:updated', store.setActionStatus(id, 'undone'));
   };
   const undoViews = new UndoViews(store, fsChannel, undo, (taskId) => tasks.isRunning(taskId), operations);
+  // Approve and reject from another process (posthoc approve|reject ID in a second terminal).
+  const approvals = approvalDoors(join(options.dataDir, 'approvals'), { sql: sqlRunner, holds: gateway.holds, connections, store });
+  approvals.relay.start();
   tasks.undoService = undo;
   tasks.serviceInfo = (name) => connections.promptInfo(name);
   tasks.databases = new DatabaseGrants(databases, vault, engines, dbRoute);
@@ -205,8 +209,8 @@ export function createServices(options: {
     'task:timeline': async ({ taskId }) => undoViews.timeline(taskId),
     'budget:get': () => undoViews.storage(),
     'budget:set': (input) => undoViews.setBudget(input),
-    'action:approve': async ({ actionId }) => sqlRunner.approve(actionId),
-    'action:reject': async ({ actionId }) => sqlRunner.reject(actionId),
+    'action:approve': ({ actionId }) => approvals.action(actionId, true),
+    'action:reject': ({ actionId }) => approvals.action(actionId, false),
     'connection:list': () => connections.list(),
     'connection:configure': (input) => connections.configure(input),
     'connection:connect': async ({ provider, port, timeoutSeconds }) => {
@@ -218,8 +222,8 @@ export function createServices(options: {
     'secret:list': () => connections.secrets(),
     'secret:set': ({ name, value, origins }) => connections.setSecret(name, value, origins),
     'secret:remove': ({ name }) => connections.removeSecret(name),
-    'hold:cancel': async ({ holdId }) => connections.cancelHold(holdId),
-    'hold:approve': async ({ holdId }) => connections.approveHold(holdId),
+    'hold:cancel': ({ holdId }) => approvals.hold(holdId, false),
+    'hold:approve': ({ holdId }) => approvals.hold(holdId, true),
   });
 
   return {
@@ -243,6 +247,7 @@ export function createServices(options: {
     ready,
     async close() {
       await ready;
+      approvals.relay.stop();
       connections.close();
       await tasks.shutdown();
       await gateway.closeAll();

@@ -72,6 +72,11 @@ export class SqlActionRunner {
     return this.decide(actionId, false);
   }
 
+  /** The actions an agent of this process waits on for the person's decision. */
+  waitingIds(): string[] {
+    return [...this.pending.keys()];
+  }
+
   /** A cancelled or shut-down task declines what waits for approval. */
   rejectPending(taskId?: string): void {
     for (const p of this.pending.values()) if (taskId === undefined || p.taskId === taskId) p.decide(false);
