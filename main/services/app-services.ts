@@ -35,6 +35,8 @@ import { pipRoute } from '../gateway/packages/pip-route';
 import { FilePreviews } from './file-previews';
 import { Figures } from '../effects/figures/figures';
 import { FigureStore } from '../store/figure-store';
+import { McpServerStore } from '../store/mcp-servers';
+import { McpService } from './mcp-service';
 import { ConnectionsService, type ConnectionsOptions } from './connections-service';
 import { DatabaseGrants } from './database-grants';
 import { EventBus } from './event-bus';
@@ -70,6 +72,8 @@ export type AppServices = {
   undoViews: UndoViews;
   /** OAuth connections, services' credentials and rules, secrets by name, held calls. */
   connections: ConnectionsService;
+  /** MCP servers as the person defined them, with their tools. */
+  mcp: McpService;
   handlers: Handlers;
   /**
    * What this start closed — actions a crashed or killed Posthoc left open, one line each — once orphan
@@ -149,6 +153,8 @@ export function createServices(options: {
   tasks.serviceInfo = (name) => connections.promptInfo(name);
   tasks.databases = new DatabaseGrants(databases, vault, engines, dbRoute);
   tasks.memory = { file: memory, route: memoryRoute };
+  const mcp = new McpService(new McpServerStore(db), events);
+  tasks.mcpServers = mcp;
   // Before anything answers: containers left by a Posthoc process that crashed are removed (found by their
   // labels), restores a crash interrupted are finished or rolled back, then the actions it left running are
   // closed and recorded. A new action first closes what is still open (a failed checkpoint in this process).
@@ -224,6 +230,11 @@ export function createServices(options: {
     'secret:remove': ({ name }) => connections.removeSecret(name),
     'hold:cancel': ({ holdId }) => approvals.hold(holdId, false),
     'hold:approve': ({ holdId }) => approvals.hold(holdId, true),
+    'mcp:list': ({ refresh }) => mcp.list(refresh),
+    'mcp:add': async (input) => mcp.add(input),
+    'mcp:remove': async ({ name }) => mcp.remove(name),
+    'mcp:rules': async ({ name, rules }) => mcp.setRules(name, rules),
+    'mcp:import': async ({ json, only }) => mcp.import(json, only),
   });
 
   return {
@@ -243,6 +254,7 @@ export function createServices(options: {
     undo,
     undoViews,
     connections,
+    mcp,
     handlers,
     ready,
     async close() {

@@ -65,8 +65,16 @@ export class TaskService {
     return { task, messages: this.store.listMessages(taskId), actions: this.store.listActions(taskId) };
   }
 
-  async start(input: { prompt: string; workspaces: string[]; services?: string[]; databases?: DatabaseGrantInput[]; memory?: boolean }, options: RunOptions = {}): Promise<Task> {
+  async start(
+    input: { prompt: string; workspaces: string[]; services?: string[]; databases?: DatabaseGrantInput[]; memory?: boolean; mcp?: string[] },
+    options: RunOptions = {},
+  ): Promise<Task> {
     const grants = await this.grants(input.workspaces);
+    const mcp = [...new Set(input.mcp ?? [])];
+    if (mcp.length) {
+      if (!this.mcpServers) throw new ServiceError('unavailable', 'This Posthoc was built without MCP support.');
+      this.mcpServers.require(mcp);
+    }
     const services = [...new Set(input.services ?? [])];
     const unknown = services.filter((s) => !this.serviceExists(s));
     if (unknown.length > 0) {
@@ -76,7 +84,7 @@ export class TaskService {
     const llm = await this.settings.llmConfig({ model: options.model, provider: options.provider });
     await this.preflight();
     const databases = await this.grantDatabases(input.databases ?? []);
-    const task = this.store.createTask({ title: titleOf(input.prompt), workspaces: grants, services, databases, model: llm.model, provider: options.provider ?? null });
+    const task = this.store.createTask({ title: titleOf(input.prompt), workspaces: grants, services, databases, model: llm.model, provider: options.provider ?? null, mcp });
     if (input.memory === false) this.withoutMemory.add(task.id);
     this.events.emit('task:updated', task);
     this.events.emit('message:added', this.store.addMessage(task.id, 'user', input.prompt));
@@ -127,6 +135,9 @@ export class TaskService {
   memory: { file: MemoryFile; route: MemoryRoute } | null = null;
   /** Tasks this process runs without memory (--no-memory): nothing read from it or written to it. */
   private readonly withoutMemory = new Set<string>();
+
+  /** MCP servers by name: a task granted one that is not defined is refused (app-services sets it). */
+  mcpServers: { require(names: readonly string[]): unknown } | null = null;
 
   /** What the prompt says about a granted service (its route and rules, never a secret); app-services sets it. */
   serviceInfo: ((name: string) => PromptService | undefined) | null = null;

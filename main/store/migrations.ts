@@ -226,4 +226,14 @@ export const migrations: readonly string[] = [
   `
   ALTER TABLE tasks ADD COLUMN provider TEXT;
   `,
+  // MCP servers as the person defined them (issue 16; definition: McpServerDefinition as JSON, names of
+  // secrets only), and the servers each task was granted (JSON array of names; null before MCP).
+  `
+  CREATE TABLE mcp_servers (
+    name TEXT PRIMARY KEY,
+    definition_json TEXT NOT NULL,
+    created_at TEXT NOT NULL
+  );
+  ALTER TABLE tasks ADD COLUMN mcp_json TEXT;
+  `,
 ];

@@ -25,6 +25,7 @@ type TaskRow = {
   id: string; title: string; status: string; workspaces_json: string; services_json: string; databases_json: string; model: string;
   answer: string | null; error: string | null; created_at: string; updated_at: string;
   owner_pid: number | null; owner_start: string | null; usage_json?: string | null; plan_json?: string | null; provider?: string | null;
+  mcp_json?: string | null;
 };
 type ActionRow = {
   id: string; task_id: string; seq: number; kind: string; language: string; source: string; status: string;
@@ -39,17 +40,17 @@ export type ActionRecord = Omit<Action, 'reverse'> & { reverse?: unknown };
 export class TaskStore {
   constructor(private readonly db: AppDatabase) {}
 
-  createTask(input: { title: string; workspaces: WorkspaceGrant[]; services?: string[]; databases?: DatabaseGrant[]; model: string; provider?: string | null }): Task {
+  createTask(input: { title: string; workspaces: WorkspaceGrant[]; services?: string[]; databases?: DatabaseGrant[]; model: string; provider?: string | null; mcp?: string[] }): Task {
     const at = now();
     const id = randomUUID();
     this.db
       .prepare(
-        `INSERT INTO tasks (id, title, status, workspaces_json, services_json, databases_json, model, answer, error, created_at, updated_at, owner_pid, owner_start, provider)
-         VALUES (?, ?, 'running', ?, ?, ?, ?, NULL, NULL, ?, ?, ?, ?, ?)`,
+        `INSERT INTO tasks (id, title, status, workspaces_json, services_json, databases_json, model, answer, error, created_at, updated_at, owner_pid, owner_start, provider, mcp_json)
+         VALUES (?, ?, 'running', ?, ?, ?, ?, NULL, NULL, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         id, input.title, JSON.stringify(input.workspaces), JSON.stringify(input.services ?? []), JSON.stringify(input.databases ?? []), input.model, at, at,
-        thisProcess().pid, thisProcess().start, input.provider ?? null,
+        thisProcess().pid, thisProcess().start, input.provider ?? null, input.mcp?.length ? JSON.stringify(input.mcp) : null,
       );
     return this.getTask(id)!;
   }
@@ -276,6 +277,7 @@ function toTask(row: TaskRow): Task {
     error: row.error,
     usage: row.usage_json ? JSON.parse(row.usage_json) : EMPTY_USAGE,
     ...(row.plan_json ? { plan: JSON.parse(row.plan_json) } : {}),
+    ...(row.mcp_json ? { mcp: JSON.parse(row.mcp_json) } : {}),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   });

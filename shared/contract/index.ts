@@ -20,6 +20,7 @@ import {
 } from '../domain';
 import { FileDiff, RedoResult, RewindResult, Timeline, UndoStorage } from '../domain/undo';
 import { ConnectionView, ConnectStarted, RestHold, SecretEntry, ServiceAuth, ServiceRules } from '../domain/connections';
+import { McpRules, McpServerView, McpTransport } from '../domain/mcp';
 
 const TaskRef = z.object({ taskId: z.string().min(1) });
 
@@ -90,6 +91,8 @@ export const calls = {
       budget: z.string().trim().min(1).max(40).optional(),
       /** A saved provider's id (settings providers) instead of the default one; the task keeps it. */
       provider: z.string().trim().min(1).optional(),
+      /** MCP servers (their names, `posthoc mcp list`) whose tools the agent may call from its code. */
+      mcp: z.array(z.string().min(1)).max(16).optional(),
     }),
     output: Task,
   },
@@ -255,6 +258,31 @@ export const calls = {
   'hold:approve': { input: z.object({ holdId: z.string().min(1) }), output: RestHold },
 } as const;
 
+  /** MCP servers as defined, with their tools as last listed; refresh lists them again (starting each server). */
+  'mcp:list': { input: z.object({ refresh: z.boolean().optional() }), output: z.array(McpServerView) },
+  /** Defines a server (a stdio command run confined, or a remote URL); replace: instead of one of that name. */
+  'mcp:add': {
+    input: z.object({
+      name: z.string().min(1),
+      transport: McpTransport,
+      rules: McpRules.partial().optional(),
+      /** Whose inverse data describes its tools; absent: recognised from the command where known. */
+      api: z.string().min(1).nullable().optional(),
+      replace: z.boolean().optional(),
+    }),
+    output: McpServerView,
+  },
+  'mcp:remove': { input: z.object({ name: z.string().min(1) }), output: z.object({ removed: z.boolean() }) },
+  /** Changes a server's rules (those given replace its own; the others stay). */
+  'mcp:rules': { input: z.object({ name: z.string().min(1), rules: McpRules.partial() }), output: McpServerView },
+  /** Reads a desktop agent's config (Claude Desktop, Cursor, VS Code): each server added or skipped with the reason. */
+  'mcp:import': {
+    input: z.object({
+      json: z.string().max(1024 * 1024, 'The config file is over 1 MiB; give the file that lists your MCP servers (claude_desktop_config.json, mcp.json).'),
+      only: z.array(z.string().min(1)).max(64).optional(),
+    }),
+    output: z.object({ added: z.array(McpServerView), skipped: z.array(z.object({ name: z.string(), reason: z.string() })) }),
+  },
 export const events = {
   'task:updated': Task,
   'message:added': Message,
@@ -268,6 +296,8 @@ export const events = {
   'sandbox:progress': SandboxBuildProgress,
 } as const;
 
+  /** An MCP server's definition or its listed tools changed. */
+  'mcp:updated': McpServerView,
 export type Calls = typeof calls;
 export type CallName = keyof Calls;
 export type CallInput<K extends CallName> = z.input<Calls[K]['input']>;

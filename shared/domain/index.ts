@@ -95,6 +95,8 @@ export const Task = z.object({
   usage: Usage.optional(),
   /** The agent's checklist, as its last <plan> said (shared/codeact/reply.ts); absent until it keeps one. */
   plan: z.array(PlanItem).optional(),
+  /** Names of the MCP servers whose tools the agent may call (absent on tasks from before MCP). */
+  mcp: z.array(z.string()).optional(),
   createdAt: z.string(),
   updatedAt: z.string(),
 });

@@ -1,0 +1,171 @@
+// MCP servers as the person describes them: defined (a stdio command Posthoc runs confined, or a remote URL),
+// listed with their tools, their rules changed, removed, or imported from a desktop agent's config. Every
+// definition is checked (mcp-validation.ts) before it is stored: no secret value is ever written here.
+import type { CallInput, CallOutput } from '../../shared/contract';
+import type { McpRules, McpServerDefinition, McpServerView, McpToolRule, McpToolView, McpTransport } from '../../shared/domain/mcp';
+import type { McpServerStore } from '../store/mcp-servers';
+import type { EventBus } from './event-bus';
+import { readMcpConfig } from './mcp-import';
+import { checkRules, checkServerName, checkTransport, McpDefinitionError } from './mcp-validation';
+import { ServiceError } from './service-error';
+
+/** The tools a server offers, as the tools channel listed them (the composition root joins the hub here). */
+export interface McpToolSource {
+  /** The tools as last listed, or null with why (never listed yet, the server did not start). */
+  cached(server: McpServerDefinition): { tools: McpToolView[] | null; error: string | null };
+  /** Lists them again (starting the server, or reaching it). */
+  refresh(server: McpServerDefinition): Promise<{ tools: McpToolView[] | null; error: string | null }>;
+  /** The server's definition changed or it is gone: what was listed for it no longer holds. */
+  forget(name: string): void;
+}
+
+export const NOT_LISTED_YET = 'The tools are listed when a task first uses the server.';
+
+const noTools: McpToolSource = {
+  cached: () => ({ tools: null, error: NOT_LISTED_YET }),
+  refresh: async () => ({ tools: null, error: NOT_LISTED_YET }),
+  forget: () => undefined,
+};
+
+export type McpServiceOptions = {
+  tools?: McpToolSource;
+  /** Whose inverse data describes a server's tools, recognised from how it is started (the reference servers). */
+  detectApi?: (transport: McpTransport) => string | null;
+  now?: () => string;
+};
+
+export class McpService {
+  constructor(
+    private readonly store: McpServerStore,
+    private readonly events: EventBus,
+    private readonly options: McpServiceOptions = {},
+  ) {}
+
+  /** The tools channel, once the composition root has one. */
+  set tools(source: McpToolSource) {
+    this.options.tools = source;
+  }
+
+  private get source(): McpToolSource {
+    return this.options.tools ?? noTools;
+  }
+
+  get(name: string): McpServerDefinition | undefined {
+    return this.store.get(name);
+  }
+
+  definitions(): McpServerDefinition[] {
+    return this.store.list();
+  }
+
+  /** The named servers' definitions, or a refusal naming those not defined. */
+  require(names: readonly string[]): McpServerDefinition[] {
+    const found = names.map((n) => [n, this.store.get(n)] as const);
+    const missing = found.filter(([, d]) => !d).map(([n]) => n);
+    if (missing.length) {
+      throw new ServiceError(
+        'invalid-input',
+        `No MCP server named ${missing.join(', ')}. See the servers defined with: posthoc mcp list (define one with posthoc mcp add NAME -- COMMAND ARGS...).`,
+      );
+    }
+    return found.map(([, d]) => d!);
+  }
+
+  async list(refresh = false): Promise<McpServerView[]> {
+    const definitions = this.store.list();
+    if (!refresh) return definitions.map((d) => this.view(d, this.source.cached(d)));
+    return Promise.all(
+      definitions.map(async (d) => {
+        const listed = await this.source.refresh(d).catch((error: unknown) => ({ tools: null, error: error instanceof Error ? error.message : String(error) }));
+        const view = this.view(d, listed);
+        this.events.emit('mcp:updated', view);
+        return view;
+      }),
+    );
+  }
+
+  add(input: CallInput<'mcp:add'>): McpServerView {
+    const definition = this.definition(input);
+    const existing = this.store.get(definition.name);
+    if (existing && !input.replace) {
+      throw new ServiceError(
+        'conflict',
+        `A server named ${definition.name} is already defined. Remove it first (posthoc mcp remove ${definition.name}) or add it again with --replace.`,
+      );
+    }
+    this.store.put(definition);
+    this.source.forget(definition.name);
+    return this.publish(definition);
+  }
+
+  remove(name: string): { removed: boolean } {
+    const removed = this.store.remove(name);
+    if (removed) this.source.forget(name);
+    return { removed };
+  }
+
+  setRules(name: string, rules: Partial<McpRules>): McpServerView {
+    const server = this.store.get(name);
+    if (!server) throw new ServiceError('not-found', `No MCP server named ${name}. See the servers defined with: posthoc mcp list.`);
+    const next = { ...server, rules: guard(() => checkRules(rules, server.rules)) };
+    this.store.put(next);
+    return this.publish(next);
+  }
+
+  /** Each server of a desktop agent's config added, or skipped with the reason (a name taken, a secret, …). */
+  import(json: string, only?: string[]): CallOutput<'mcp:import'> {
+    const read = guard(() => readMcpConfig(json, only));
+    const added: McpServerView[] = [];
+    const skipped = [...read.skipped];
+    for (const server of read.servers) {
+      if (this.store.get(server.name)) {
+        skipped.push({ name: server.name, reason: `A server named ${server.name} is already defined (posthoc mcp remove ${server.name} first to replace it).` });
+        continue;
+      }
+      try {
+        added.push(this.add({ name: server.name, transport: server.transport }));
+      } catch (error) {
+        skipped.push({ name: server.name, reason: error instanceof Error ? error.message : String(error) });
+      }
+    }
+    return { added, skipped };
+  }
+
+  /** A view of a server with the tools its rules apply to. */
+  view(definition: McpServerDefinition, listed = this.source.cached(definition)): McpServerView {
+    const tools = listed.tools?.map((t) => ({ ...t, rule: ruleOf(definition.rules, t.name) })) ?? null;
+    return { ...definition, tools, toolsError: tools ? null : (listed.error ?? NOT_LISTED_YET) };
+  }
+
+  private definition(input: CallInput<'mcp:add'>): McpServerDefinition {
+    return guard(() => {
+      const name = checkServerName(input.name);
+      const transport = checkTransport(input.transport as McpTransport);
+      const rules = checkRules(input.rules as Partial<McpRules> | undefined);
+      const api = input.api ?? this.options.detectApi?.(transport) ?? null;
+      return { name, transport, rules, api, createdAt: this.options.now?.() ?? new Date().toISOString() };
+    });
+  }
+
+  private publish(definition: McpServerDefinition): McpServerView {
+    const view = this.view(definition);
+    this.events.emit('mcp:updated', view);
+    return view;
+  }
+}
+
+/** The person's rule for a tool's calls: denied, held, else allowed (the channel adds the no-inverse rule per call). */
+export function ruleOf(rules: McpRules, tool: string): McpToolRule {
+  if (rules.deny.includes(tool)) return 'deny';
+  if (rules.hold.includes(tool)) return 'hold';
+  return 'allow';
+}
+
+function guard<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (error) {
+    if (error instanceof McpDefinitionError) throw new ServiceError('invalid-input', error.message);
+    throw error;
+  }
+}
