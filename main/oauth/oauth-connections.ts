@@ -4,6 +4,7 @@
 import * as oauth from 'oauth4webapi';
 import type { ConnectionView } from '../../shared/domain/connections';
 import { ConnectionStore, emptyRecord, type ConnectionRecord } from './connection-store';
+import { startDeviceFlow } from './device-flow';
 import { describe, startLoopbackFlow } from './loopback-flow';
 import { redirectUriOf, type ProviderConfig, type ProviderSpec } from './provider-spec';
 import { authorizationServer, clientAuthOf, normalizerOf, OAuthConfigError, specOf, usesLoopbackHttp, validateCustomConfig } from './provider-resolver';
@@ -28,7 +29,10 @@ export const tokenSecret = {
 /** Refresh this long before the expiry the provider gave. */
 const REFRESH_MARGIN_MS = 60_000;
 
-export type ConnectOptions = { port?: number; timeoutMs?: number };
+/** flow: 'device' (RFC 8628: a code the person enters on the provider's page) or 'browser' (the loopback redirect); default: device where the provider offers it. */
+export type ConnectOptions = { port?: number; timeoutMs?: number; flow?: 'browser' | 'device' };
+/** A device sign-in: the code the person enters, and where. */
+export type DeviceSignIn = { userCode: string; verificationUri: string; verificationUriComplete: string | null; expiresAt: string };
 export type ConfigureInput = ProviderConfig & { provider: string; clientSecret?: string };
 
 export class OAuthConnections {
@@ -71,21 +75,46 @@ export class OAuthConnections {
   }
 
   /** Starts a sign-in; `done` settles when the browser comes back (or the flow fails or times out). */
-  async connect(provider: string, options: ConnectOptions = {}): Promise<{ authorizationUrl: string; done: Promise<ConnectionRecord> }> {
+  async connect(provider: string, options: ConnectOptions = {}): Promise<{ authorizationUrl: string; done: Promise<ConnectionRecord>; device?: DeviceSignIn }> {
     const spec = this.spec(provider);
     const config = this.store.config(provider);
-    if (!config?.clientId) {
+    // A client id shipped as provider data (public clients of the device flow) serves until the person sets their own.
+    const clientId = config?.clientId ?? spec.publicClientId ?? null;
+    if (!clientId) {
       throw new OAuthError(
-        `Connecting to ${spec.displayName} needs the client id of the app you registered${spec.setupUrl ? ` at ${spec.setupUrl}` : ''} (redirect URI ${redirectUriOf(spec)}): posthoc connect ${provider} --client-id ID, or the Connections page.`,
+        spec.deviceAuthorizationUrl && options.flow !== 'browser'
+          ? `Connecting to ${spec.displayName} needs the client id of an app with its device flow enabled${spec.setupUrl ? ` (register one at ${spec.setupUrl}; no redirect URI is needed)` : ''}: posthoc connect ${provider} --client-id ID, or the Connections page.`
+          : `Connecting to ${spec.displayName} needs the client id of the app you registered${spec.setupUrl ? ` at ${spec.setupUrl}` : ''} (redirect URI ${redirectUriOf(spec)}): posthoc connect ${provider} --client-id ID, or the Connections page.`,
       );
     }
     const clientSecret = await this.vault.get(tokenSecret.client(provider));
+    this.flows.get(provider)?.();
+    const as = await authorizationServer(spec, this.options.send);
+    const client: oauth.Client = { client_id: clientId };
+    const useDevice = options.flow === 'device' || (options.flow === undefined && Boolean(as.device_authorization_endpoint));
+    if (options.flow === 'device' && !as.device_authorization_endpoint) {
+      throw new OAuthError(`${spec.displayName} does not offer the device sign-in (no device authorization endpoint). Connect in the browser instead: posthoc connect ${provider} --browser.`);
+    }
+    if (useDevice) {
+      const flow = await startDeviceFlow(
+        {
+          as,
+          client,
+          clientAuth: clientAuthOf(spec, clientSecret),
+          insecureLoopback: usesLoopbackHttp(spec),
+          providerName: spec.displayName,
+          scopes: spec.scopes,
+          scopeSeparator: spec.scopeSeparator,
+          normalize: normalizerOf(spec),
+          send: this.options.send,
+        },
+        { timeoutMs: options.timeoutMs },
+      );
+      return { ...this.track(provider, spec, as, flow.tokens, flow.cancel), authorizationUrl: flow.verificationUriComplete ?? flow.verificationUri, device: flow };
+    }
     if (spec.clientSecret === 'required' && !clientSecret) {
       throw new OAuthError(`${spec.displayName} needs the app's client secret too: posthoc connect ${provider} --client-secret-stdin (reads it from standard input), or the Connections page.`);
     }
-    this.flows.get(provider)?.();
-    const as = await authorizationServer(spec, this.options.send);
-    const client: oauth.Client = { client_id: config.clientId };
     const flow = await startLoopbackFlow(
       {
         as,
@@ -103,10 +132,15 @@ export class OAuthConnections {
       },
       { port: options.port ?? spec.redirectPort, timeoutMs: options.timeoutMs },
     );
-    this.flows.set(provider, flow.cancel);
+    return { ...this.track(provider, spec, as, flow.tokens, flow.cancel), authorizationUrl: flow.authorizationUrl };
+  }
+
+  /** Follows a sign-in to its end: the tokens saved and the connection marked, or its error kept on it. */
+  private track(provider: string, spec: ProviderSpec, as: oauth.AuthorizationServer, tokens: Promise<oauth.TokenEndpointResponse>, cancel: () => void): { done: Promise<ConnectionRecord> } {
+    this.flows.set(provider, cancel);
     this.store.patch(provider, { status: 'connecting', error: null });
-    const done = flow.tokens.then(
-      async (tokens) => this.saveTokens(provider, spec, as, tokens, spec.scopes),
+    const done = tokens.then(
+      async (t) => this.saveTokens(provider, spec, as, t, spec.scopes),
       (error: Error) => {
         const previous = this.store.get(provider);
         this.store.patch(provider, { status: previous?.connectedAt ? 'connected' : 'error', error: error.message });
@@ -114,7 +148,7 @@ export class OAuthConnections {
       },
     );
     void done.finally(() => this.flows.delete(provider)).catch(() => undefined);
-    return { authorizationUrl: flow.authorizationUrl, done };
+    return { done };
   }
 
   /** A current access token: refreshed first when it expires within a minute, or when `refresh` is asked (after a 401). */

@@ -112,6 +112,8 @@ export async function authorizationServer(spec: ProviderSpec, send: typeof fetch
     ...as,
     authorization_endpoint: spec.authorizationUrl ?? as.authorization_endpoint,
     token_endpoint: spec.tokenUrl ?? as.token_endpoint,
+    // A discovered device endpoint is used only on an origin the provider is known by (else: the browser sign-in).
+    device_authorization_endpoint: spec.deviceAuthorizationUrl ?? (onKnownOrigin(spec, as.device_authorization_endpoint) ? as.device_authorization_endpoint : undefined),
     userinfo_endpoint: spec.userinfoUrl ?? as.userinfo_endpoint,
     revocation_endpoint: spec.revocation.style === 'rfc7009' && spec.revocation.url ? spec.revocation.url : as.revocation_endpoint,
   };
@@ -123,6 +125,16 @@ const DISCOVERED: Array<{ key: 'authorization_endpoint' | 'token_endpoint' | 'us
   { key: 'userinfo_endpoint', label: 'userinfo endpoint', flag: '--userinfo-url' },
   { key: 'revocation_endpoint', label: 'revocation endpoint', flag: '--revocation-url' },
 ];
+
+function onKnownOrigin(spec: ProviderSpec, value: unknown): boolean {
+  if (typeof value !== 'string' || value === '') return false;
+  try {
+    const url = new URL(value);
+    return knownOrigins(spec).has(url.origin) && (url.protocol === 'https:' || (url.protocol === 'http:' && isLoopback(url))) && url.username === '' && url.password === '';
+  } catch {
+    return false;
+  }
+}
 
 /** The origins a provider is known by: its issuer's and those of the endpoints the person or Posthoc set explicitly. */
 export function knownOrigins(spec: ProviderSpec): Set<string> {
@@ -147,7 +159,12 @@ export function knownOrigins(spec: ProviderSpec): Set<string> {
  */
 export function checkDiscoveredOrigins(spec: ProviderSpec, as: oauth.AuthorizationServer): void {
   const known = knownOrigins(spec);
-  const explicit = { authorization_endpoint: spec.authorizationUrl, token_endpoint: spec.tokenUrl, userinfo_endpoint: spec.userinfoUrl, revocation_endpoint: spec.revocation.style === 'rfc7009' ? spec.revocation.url : undefined };
+  const explicit = {
+    authorization_endpoint: spec.authorizationUrl,
+    token_endpoint: spec.tokenUrl,
+    userinfo_endpoint: spec.userinfoUrl,
+    revocation_endpoint: spec.revocation.style === 'rfc7009' ? spec.revocation.url : undefined,
+  };
   for (const { key, label, flag } of DISCOVERED) {
     const value = as[key];
     if (typeof value !== 'string' || value === '' || explicit[key]) continue;

@@ -26,6 +26,13 @@ export type ProviderSpec = {
   /** Explicit endpoints, or an issuer to discover them from (OpenID Connect / RFC 8414). */
   authorizationUrl?: string;
   tokenUrl?: string;
+  /** RFC 8628's device authorization endpoint, when the provider offers the device flow (discovered from an issuer too). */
+  deviceAuthorizationUrl?: string;
+  /**
+   * A public client id Posthoc ships for the device flow (no secret, no redirect URI), used until the person sets
+   * their own. None is shipped yet: Posthoc has no registered app at any provider.
+   */
+  publicClientId?: string;
   issuer?: string;
   userinfoUrl?: string;
   scopes: string[];

@@ -88,7 +88,10 @@ export class ConnectionsService {
     );
     done.catch(() => undefined);
     const opened = this.options.openExternal ? await this.options.openExternal(started.authorizationUrl).catch(() => false) : false;
-    return { provider, authorizationUrl: started.authorizationUrl, opened, done };
+    const device = started.device
+      ? { userCode: started.device.userCode, verificationUri: started.device.verificationUri, expiresAt: started.device.expiresAt }
+      : {};
+    return { provider, authorizationUrl: started.authorizationUrl, opened, ...device, done };
   }
 
   async disconnect(provider: string): Promise<ConnectionView> {

@@ -140,5 +140,9 @@ export const ConnectStarted = z.object({
   authorizationUrl: z.string(),
   /** Whether Posthoc opened the system browser itself. */
   opened: z.boolean(),
+  /** The device sign-in (RFC 8628): the code the person enters at verificationUri, until expiresAt. */
+  userCode: z.string().optional(),
+  verificationUri: z.string().optional(),
+  expiresAt: z.string().optional(),
 });
 export type ConnectStarted = z.infer<typeof ConnectStarted>;

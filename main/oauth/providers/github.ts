@@ -7,6 +7,8 @@ export const github: ProviderSpec = {
   setupUrl: 'https://github.com/settings/applications/new',
   authorizationUrl: 'https://github.com/login/oauth/authorize',
   tokenUrl: 'https://github.com/login/oauth/access_token',
+  // The device flow (RFC 8628): no redirect URI; an OAuth app with "Enable Device Flow" ticked, no client secret needed.
+  deviceAuthorizationUrl: 'https://github.com/login/device/code',
   scopes: ['repo', 'read:user'],
   pkce: true,
   clientSecret: 'required',

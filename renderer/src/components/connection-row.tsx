@@ -9,7 +9,7 @@ export function ConnectionRow({ connection: c, onChange }: { connection: Connect
   const [clientSecret, setClientSecret] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  const [signIn, setSignIn] = useState<{ url: string; opened: boolean } | null>(null);
+  const [signIn, setSignIn] = useState<{ url: string; opened: boolean; userCode?: string; verificationUri?: string } | null>(null);
   const [setup, setSetup] = useState(false);
 
   async function save(event: FormEvent): Promise<void> {
@@ -34,7 +34,8 @@ export function ConnectionRow({ connection: c, onChange }: { connection: Connect
     const result = await window.posthoc.connectionConnect({ provider: c.provider });
     setBusy(false);
     if (!result.ok) return setError(result.error.message);
-    setSignIn({ url: result.value.authorizationUrl, opened: result.value.opened });
+    const { authorizationUrl, opened, userCode, verificationUri } = result.value;
+    setSignIn({ url: authorizationUrl, opened, userCode, verificationUri });
   }
 
   async function disconnect(): Promise<void> {
@@ -79,7 +80,21 @@ export function ConnectionRow({ connection: c, onChange }: { connection: Connect
           {c.services.length > 0 && <>Services: {c.services.join(', ')}.</>}
         </p>
       )}
-      {signIn && c.status === 'connecting' && (
+      {signIn?.userCode && c.status === 'connecting' && (
+        <p className="note" data-testid="connection-device-code">
+          {signIn.opened ? 'In the page that opened, enter the code ' : 'Enter the code '}
+          <strong className="device-code">{signIn.userCode}</strong>{' '}
+          <button type="button" className="button button-small" onClick={() => void navigator.clipboard?.writeText(signIn.userCode!)}>
+            Copy
+          </button>{' '}
+          at{' '}
+          <a href={signIn.url} target="_blank" rel="noopener noreferrer" data-testid="connection-sign-in-link">
+            {signIn.verificationUri}
+          </a>
+          , then allow Posthoc. No redirect address is needed.
+        </p>
+      )}
+      {signIn && !signIn.userCode && c.status === 'connecting' && (
         <p className="note" data-testid="connection-sign-in">
           {signIn.opened ? 'Finish signing in in your browser. ' : 'Sign in here: '}
           <a href={signIn.url} target="_blank" rel="noopener noreferrer" data-testid="connection-sign-in-link">
