@@ -109,14 +109,14 @@ export function confinementOf(facts: SandboxFacts, effects: readonly Effect[]): 
   }
   if (rowChanges > 0 || heldOn.size > 0) {
     const changed = effects.flatMap((e) =>
-      e.channel === 'db' && !e.refused && e.undo.kind !== 'none' ? [`${e.rowsAffected} row(s)${e.undo.kind === 'snapshot' ? ' and the schema' : ''} of ${e.database}`] : [],
+      e.channel === 'db' && !e.refused && e.undo.kind !== 'none' ? [`${e.rowsAffected} ${e.rowsAffected === 1 ? 'row' : 'rows'}${e.undo.kind === 'snapshot' ? ' and the schema' : ''} of ${e.database}`] : [],
     );
     const how = heldOn.size > 0 ? `held in an open transaction on ${[...heldOn].join(', ')} until kept or undone (rolled back exactly)` : 'restored exactly by undo from before-images captured while the SQL ran';
-    const files = fileChanges > 0 ? `, and ${fileChanges} file change(s) in checkpointed folders` : '';
+    const files = fileChanges > 0 ? `, and ${fileChanges} ${fileChanges === 1 ? 'file change' : 'file changes'} in checkpointed folders` : '';
     return { level: 'reversible', reason: `Changed ${changed.join(', ')}${files}: ${how}${readNote}.` };
   }
   if (notes > 0) {
-    const files = fileChanges > 0 ? ` and made ${fileChanges} file change(s) in checkpointed folders, restored exactly by undo` : '';
+    const files = fileChanges > 0 ? ` and made ${fileChanges} ${fileChanges === 1 ? 'file change' : 'file changes'} in checkpointed folders, restored exactly by undo` : '';
     return { level: 'reversible', reason: `${door}; it wrote ${notes === 1 ? 'a note' : `${notes} notes`} to the agent's memory, which undo takes off unless the memory was edited since${files}${readNote}.` };
   }
   const databases = [...new Set(effects.flatMap((e) => (e.channel === 'db' ? [e.database] : [])))];

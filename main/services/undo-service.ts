@@ -241,7 +241,7 @@ export class UndoService {
         channel: f.channel.name,
         result: f.blockers.length > 0 ? 'refused' : 'not-run',
         items: f.blockers.map((b) => `${b.path}: ${describeBlocker(b)}`),
-        detail: f.blockers.length > 0 ? `${f.blockers.length} conflict(s)` : null,
+        detail: f.blockers.length > 0 ? (f.blockers.length === 1 ? '1 conflict' : `${f.blockers.length} conflicts`) : null,
       }));
       return { out: this.refusal(job, title, blockers, steps), refs: [] };
     }
@@ -355,7 +355,7 @@ export class UndoService {
       kind: 'refused',
       blockers,
       canRewind,
-      message: `${title} refused: ${blockers.length} conflict(s), nothing was changed: ${shown}.${hint}`,
+      message: `${title} refused: ${blockers.length === 1 ? '1 conflict' : `${blockers.length} conflicts`}, nothing was changed: ${shown}.${hint}`,
       steps,
     };
   }

@@ -238,7 +238,7 @@ function asText(content: Buffer): string | null {
 
 function availability(blockers: Availability['blockers'], reason: string | null): Availability {
   if (blockers.length === 0) return { possible: true, reason, blockers };
-  return { possible: false, reason: `${blockers.length} path(s) changed since: ${blockers.map((b) => b.path).slice(0, 5).join(', ')}${blockers.length > 5 ? ', …' : ''}`, blockers };
+  return { possible: false, reason: `${blockers.length === 1 ? '1 file' : `${blockers.length} files`} changed since: ${blockers.map((b) => b.path).slice(0, 5).join(', ')}${blockers.length > 5 ? ', …' : ''}`, blockers };
 }
 
 function unavailable(reason: string): Availability {

@@ -256,8 +256,6 @@ export const calls = {
   /** A service call the gateway keeps back: cancel it (it never leaves), or approve it (it leaves now). */
   'hold:cancel': { input: z.object({ holdId: z.string().min(1) }), output: RestHold },
   'hold:approve': { input: z.object({ holdId: z.string().min(1) }), output: RestHold },
-} as const;
-
   /** MCP servers as defined, with their tools as last listed; refresh lists them again (starting each server). */
   'mcp:list': { input: z.object({ refresh: z.boolean().optional() }), output: z.array(McpServerView) },
   /** Defines a server (a stdio command run confined, or a remote URL); replace: instead of one of that name. */
@@ -283,6 +281,8 @@ export const calls = {
     }),
     output: z.object({ added: z.array(McpServerView), skipped: z.array(z.object({ name: z.string(), reason: z.string() })) }),
   },
+} as const;
+
 export const events = {
   'task:updated': Task,
   'message:added': Message,
@@ -294,10 +294,10 @@ export const events = {
   'timeline:updated': z.object({ taskId: z.string() }),
   /** A sandbox image build moved on; the last event has phase 'done' or 'failed' (with the reason as its line). */
   'sandbox:progress': SandboxBuildProgress,
-} as const;
-
   /** An MCP server's definition or its listed tools changed. */
   'mcp:updated': McpServerView,
+} as const;
+
 export type Calls = typeof calls;
 export type CallName = keyof Calls;
 export type CallInput<K extends CallName> = z.input<Calls[K]['input']>;

@@ -83,7 +83,7 @@ describe('a database effect', () => {
   it('is reversible with its reason, and the model reads what changed', () => {
     expect(confinementOf({ network: 'none', writableMountsCheckpointed: true, checkpointsTaken: true }, [effect()])).toEqual({
       level: 'reversible',
-      reason: 'Changed 4 row(s) of shop: restored exactly by undo from before-images captured while the SQL ran.',
+      reason: 'Changed 4 rows of shop: restored exactly by undo from before-images captured while the SQL ran.',
     });
     const held = effect({ undo: { kind: 'held', logId: 'x', statements: ['ROLLBACK TO SAVEPOINT p'], statementCount: 1 }, heldUntil: '2025-01-01T01:00:00.000Z' });
     expect(confinementOf({ network: 'none', writableMountsCheckpointed: true, checkpointsTaken: true }, [held]).reason).toMatch(/held in an open transaction on shop/);

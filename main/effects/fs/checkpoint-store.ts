@@ -230,7 +230,7 @@ export class CheckpointStore {
 export class CheckpointMissing extends Error {
   constructor(readonly commit: string) {
     super(
-      `Checkpoint ${commit.slice(0, 8)} is no longer stored: it was released when its action was kept, or Posthoc's checkpoints folder was removed.`,
+      `The saved copy of these files is no longer stored: it was released when its action was kept, or Posthoc's checkpoints folder was removed.`,
     );
   }
 }

@@ -84,7 +84,7 @@ export function ConnectionsPage() {
                 <code>{s.name}</code> <span className="muted">{s.baseUrl}</span> · {describeAuth(s)}
                 {s.api ? ` · undo rules: ${s.api}` : ' · no undo rules'}
                 {s.rules && s.rules.allow.length > 0 && ` · only ${s.rules.allow.map((p) => `${p.method} ${p.path}`).join(', ')}`}
-                {s.rules && s.rules.body.length > 0 && ` · ${s.rules.body.length} body rule(s)`}{' '}
+                {s.rules && s.rules.body.length > 0 && ` · ${s.rules.body.length === 1 ? '1 body rule' : `${s.rules.body.length} body rules`}`}{' '}
                 <button type="button" className="button button-small" onClick={() => void removeService(s.name)}>
                   Remove
                 </button>

@@ -5,6 +5,7 @@ import { useId, useState, type FormEvent } from 'react';
 import type { Result } from '../../../shared/contract';
 import type { LlmProvider, ProviderCheck, ProviderSettings } from '../../../shared/domain';
 import { appActions } from '../state/app-store';
+import { urlProblem } from './provider-form';
 
 async function call<T>(fn: () => Promise<Result<T>>): Promise<Result<T>> {
   try {
@@ -96,6 +97,8 @@ function AddProvider({ onChange }: { onChange: (list: LlmProvider[]) => void }) 
   const [error, setError] = useState<string | null>(null);
   async function submit(event: FormEvent<HTMLFormElement>): Promise<void> {
     event.preventDefault();
+    const problem = name.trim() === '' ? 'Give the provider a name, for example Local vLLM.' : urlProblem(baseUrl.trim());
+    if (problem !== null) return setError(problem);
     const result = await call(() =>
       window.posthoc.providerSave({
         name,

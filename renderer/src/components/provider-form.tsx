@@ -99,6 +99,26 @@ export function ProviderForm({
       if (steps !== settings.maxSteps) input.maxSteps = steps;
       if (seconds !== settings.actionTimeoutSeconds) input.actionTimeoutSeconds = seconds;
     }
+    const problem = urlProblem(nextBaseUrl);
+    if (problem !== null) {
+      setSaved(null);
+      setError(problem);
+      return;
+    }
+    // The first screen needs both before Posthoc can start: say what is missing instead of saving nothing.
+    if (!showLimits) {
+      const missing = [nextBaseUrl === '' ? 'the base URL' : null, nextModel === '' ? 'the model' : null].filter((m) => m !== null);
+      if (missing.length > 0) {
+        setSaved(null);
+        setError(`Fill in ${missing.join(' and ')} first${nextBaseUrl === '' ? ', or pick a provider above' : ''}.`);
+        return;
+      }
+    }
+    if (Object.keys(input).length === 0) {
+      setError(null);
+      setSaved('Nothing to save: no field was changed.');
+      return;
+    }
     if (await save(input, 'Saved.')) setApiKey('');
   }
 
@@ -229,4 +249,16 @@ export function ProviderForm({
       )}
     </form>
   );
+}
+
+/** Why a base URL cannot be used, in words a person can act on; null when it can (or is left empty). */
+export function urlProblem(url: string): string | null {
+  if (url === '') return null;
+  if (!/^https?:\/\//i.test(url)) return 'The base URL must start with http:// or https://, for example http://localhost:11434/v1.';
+  try {
+    new URL(url);
+    return null;
+  } catch {
+    return `"${url}" is not a web address: check it for spaces or a missing host, for example http://localhost:11434/v1.`;
+  }
 }

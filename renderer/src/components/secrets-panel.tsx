@@ -34,7 +34,7 @@ export function SecretsPanel({ secrets, onChange }: { secrets: SecretEntry[] | s
         <ul className="secret-list" data-testid="secret-list">
           {secrets.map((s) => (
             <li key={s.name}>
-              <code>{s.name}</code> <span className="muted">{s.kind}</span>{' '}
+              {describeSecret(s)}{' '}
               {!s.name.startsWith('oauth:') && s.kind !== 'llm-api-key' && (
                 <button type="button" className="button button-small" onClick={() => void remove(s.name)}>
                   Remove
@@ -62,4 +62,33 @@ export function SecretsPanel({ secrets, onChange }: { secrets: SecretEntry[] | s
       {error && <p className="form-error" role="alert">{error}</p>}
     </div>
   );
+}
+
+/** A keychain entry in plain words: Posthoc's own entries by what they are, the person's by the name they gave. */
+function describeSecret(entry: SecretEntry) {
+  const oauth = /^oauth:([^:]+):/.exec(entry.name);
+  switch (entry.kind) {
+    case 'llm-api-key': {
+      const provider = entry.name.split(':')[1];
+      return <span>{provider ? <>The API key of the model provider <code>{provider}</code></> : "The model's API key"}</span>;
+    }
+    case 'oauth-access-token':
+      return <span>Sign-in token for {oauth?.[1] ?? 'a service'}</span>;
+    case 'oauth-refresh-token':
+      return <span>Token that renews the sign-in to {oauth?.[1] ?? 'a service'}</span>;
+    case 'oauth-client-secret':
+      return <span>App secret for signing in to {oauth?.[1] ?? 'a service'}</span>;
+    case 'database-password':
+      return (
+        <span>
+          <code>{entry.name}</code> <span className="muted">database password</span>
+        </span>
+      );
+    default:
+      return (
+        <span>
+          <code>{entry.name}</code> <span className="muted">secret</span>
+        </span>
+      );
+  }
 }
