@@ -60,6 +60,8 @@ export interface ImageFile {
 export const IMAGE_FILES: readonly ImageFile[] = [
   // matplotlib's backend (MPLBACKEND=module://posthoc_figures): figures come back to the card (main/effects/figures/).
   { source: 'posthoc_figures.py', target: '/usr/lib/python3/dist-packages/posthoc_figures.py', mode: 0o644 },
+  // The granted MCP servers' tools as Python functions (from posthoc_tools import NAME), through $POSTHOC_GATEWAY/mcp.
+  { source: 'posthoc_tools.py', target: '/usr/lib/python3/dist-packages/posthoc_tools.py', mode: 0o644 },
 ];
 const IMAGE_DIR = join('main', 'sandbox', 'image');
 
