@@ -19,6 +19,7 @@ import { PackageDownloads } from './package-downloads';
 import { WhileRunning } from './while-running';
 import { RewindOffer } from './rewind-offer';
 import { ServiceCalls } from './service-calls';
+import { McpCalls } from './mcp-calls';
 import { statusWords } from '../model/timeline-view';
 
 
@@ -131,6 +132,7 @@ export function ActionCard({ action }: { action: Action }) {
         {finished && <NotCovered effects={action.effects} />}
         {finished && <WhileRunning effects={action.effects} />}
         {(finished || calls.some((c) => c.hold?.state === 'waiting')) && <ServiceCalls calls={calls} />}
+        <McpCalls effects={action.effects} finished={finished} />
         {finished && <DbChanges effects={dbEffects} rolledBack={action.status === 'failed' || action.status === 'awaiting-approval'} />}
         {finished && <PackageDownloads effects={action.effects} />}
         {finished && <MemoryNotes effects={action.effects} />}

@@ -5,6 +5,7 @@ import type { ServiceDefinition } from '../../../shared/domain';
 import type { ConnectionView, SecretEntry } from '../../../shared/domain/connections';
 import { ConnectionRow } from './connection-row';
 import { CustomProviderForm } from './custom-provider-form';
+import { McpServers } from './mcp-servers';
 import { SecretsPanel } from './secrets-panel';
 import { ServiceForm } from './service-form';
 
@@ -97,6 +98,7 @@ export function ConnectionsPage() {
           <ServiceForm connections={connections} onSaved={() => void load()} />
         </details>
       </section>
+      <McpServers />
       <section className="panel">
         <h2>Secrets</h2>
         <SecretsPanel secrets={secrets} onChange={() => void load()} />
