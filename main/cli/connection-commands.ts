@@ -78,6 +78,8 @@ export function registerConnectionCommands(program: Command, ctx: CliContext): v
     .option('--port <n>', 'listen for the answer on this 127.0.0.1 port (when the provider needs an exact redirect URI)', port)
     .option('--timeout <seconds>', 'give up waiting for the browser after this long (default 300)', seconds)
     .option('--no-open', 'print the sign-in URL without opening a browser')
+    .option('--browser', 'sign in through the browser with a redirect to 127.0.0.1, even where the provider offers the device sign-in (a code you enter on its page)')
+    .option('--device', 'sign in with a code entered on the provider\'s page (RFC 8628); refused where the provider does not offer it')
     .addOption(ctx.dataDirOption())
     .option('--json', 'print JSON')
     .action(
@@ -85,7 +87,7 @@ export function registerConnectionCommands(program: Command, ctx: CliContext): v
         provider: string,
         opts: Opts & {
           clientId?: string; clientSecretStdin?: boolean; scope: string[]; issuer?: string; authorizationUrl?: string; tokenUrl?: string;
-          revocationUrl?: string; userinfoUrl?: string; name?: string; port?: number; timeout?: number; open: boolean;
+          revocationUrl?: string; userinfoUrl?: string; name?: string; port?: number; timeout?: number; open: boolean; browser?: boolean; device?: boolean;
         },
       ) => {
         const clientSecret = opts.clientSecretStdin ? await readSecretFromStdin(`the client secret of ${provider}`) : undefined;
@@ -115,8 +117,14 @@ export function registerConnectionCommands(program: Command, ctx: CliContext): v
               }
             });
           });
-          const started = await value(api.connectionConnect({ provider, port: opts.port, timeoutSeconds: opts.timeout }));
-          process.stderr.write(`Sign in to ${provider} in your browser:\n`);
+          if (opts.browser && opts.device) throw new CliFailure('invalid-input', 'Choose one of --browser and --device.');
+          const flow = opts.browser ? 'browser' : opts.device ? 'device' : undefined;
+          const started = await value(api.connectionConnect({ provider, port: opts.port, timeoutSeconds: opts.timeout, flow }));
+          if (started.userCode) {
+            process.stderr.write(`Sign in to ${provider}: open ${started.verificationUri} and enter the code\n  ${started.userCode}\n(or open the address below, which has the code in it). Waiting until ${started.expiresAt?.slice(11, 16) ?? 'it expires'} UTC.\n`);
+          } else {
+            process.stderr.write(`Sign in to ${provider} in your browser:\n`);
+          }
           out(started.authorizationUrl);
           if (opts.open && !openBrowser(started.authorizationUrl)) process.stderr.write('(Could not open a browser; open the URL above yourself.)\n');
           const view = await finished;

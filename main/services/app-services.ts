@@ -219,8 +219,8 @@ export function createServices(options: {
     'action:reject': ({ actionId }) => approvals.action(actionId, false),
     'connection:list': () => connections.list(),
     'connection:configure': (input) => connections.configure(input),
-    'connection:connect': async ({ provider, port, timeoutSeconds }) => {
-      const wait = port !== undefined || timeoutSeconds !== undefined ? { port, timeoutMs: timeoutSeconds === undefined ? undefined : timeoutSeconds * 1000 } : undefined;
+    'connection:connect': async ({ provider, port, timeoutSeconds, flow }) => {
+      const wait = port !== undefined || timeoutSeconds !== undefined || flow !== undefined ? { port, flow, timeoutMs: timeoutSeconds === undefined ? undefined : timeoutSeconds * 1000 } : undefined;
       const { done: _done, ...started } = await connections.connect(provider, wait);
       return started;
     },

@@ -235,6 +235,8 @@ export const calls = {
       provider: z.string().min(1),
       port: z.number().int().min(1024).max(65535).optional(),
       timeoutSeconds: z.number().int().min(0).max(3600).optional(),
+      /** device: a code entered on the provider's page (RFC 8628); browser: the loopback redirect. Default: device where offered. */
+      flow: z.enum(['browser', 'device']).optional(),
     }),
     output: ConnectStarted,
   },
