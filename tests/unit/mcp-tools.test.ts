@@ -6,7 +6,9 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { Effect, Task } from '../../shared/domain';
-import type { McpEffect, McpServerDefinition } from '../../shared/domain/mcp';
+import type { McpEffect, McpServerDefinition, McpToolView } from '../../shared/domain/mcp';
+import { MCP_PROMPT_MAX_TOKENS, mcpSection } from '../../main/agent/mcp-prompt';
+import { estimateTokens } from '../../main/agent/token-estimate';
 import { Holds } from '../../main/gateway/holds';
 import { Redactor } from '../../main/gateway/redaction';
 import { deriveInverse, detectApi } from '../../main/effects/mcp/inverses';
@@ -313,5 +315,44 @@ describe('the /mcp route', () => {
     expect(tools.map((x) => x.name).slice(0, 3)).toEqual(['t0', 't1', 't2']);
     expect(tools).toHaveLength(50);
     expect(pages).toBe(50);
+  });
+});
+
+describe("the system prompt's MCP section", () => {
+  const view = (name: string, patch: Partial<McpToolView> = {}): McpToolView => ({
+    name, description: `Does ${name}.\nMore words that stay out of the prompt.`, inputSchema: { type: 'object', properties: { path: { type: 'string' } } }, rule: 'allow', inverseTool: null, ...patch,
+  });
+  const grant = { name: 'notes', hostPath: '/home/me/notes', mountPath: '/workspace/notes', readOnly: false };
+
+  it('names each tool with its first line, how to call it, where a local server sees the folders, and what is denied', () => {
+    const text = mcpSection(
+      [
+        { server: def('my-files'), tools: [view('write_file'), view('delete_file', { rule: 'deny' }), view('read_file', { annotations: { readOnlyHint: true } })] },
+        { server: def('remote', { transport: { kind: 'http', url: 'http://127.0.0.1:1/mcp', auth: { kind: 'none' } } }), tools: null, error: 'HTTP 401: the token was refused' },
+      ],
+      [grant],
+    ).join('\n');
+    expect(text).toContain('from posthoc_tools import my_files');
+    expect(text).toContain('my_files.write_file(path=…)');
+    expect(text).toContain('help(my_files.write_file)');
+    expect(text).toContain('POST $POSTHOC_GATEWAY/mcp/SERVER/TOOL');
+    expect(text).toContain('my_files (local, "my-files"):');
+    expect(text).toContain('  - write_file: Does write_file.\n');
+    expect(text).toContain('  - delete_file: Does delete_file. [denied: refused]');
+    expect(text).toContain('  - read_file: Does read_file. [read-only]');
+    expect(text).toContain('/workspace/notes (also at /home/me/notes)');
+    expect(text).toContain('(its tools could not be listed: HTTP 401: the token was refused)');
+    expect(text).not.toContain('More words');
+    expect(mcpSection([], [grant])).toEqual([]);
+  });
+
+  it('stays bounded with a server of many tools: names only past the budget, then a count', () => {
+    const tools = Array.from({ length: 2000 }, (_, i) => view(`tool_number_${i}`, { description: `A long description of tool ${i} `.repeat(20) }));
+    const lines = mcpSection([{ server: def('big'), tools }], []);
+    const tokens = estimateTokens(lines.join('\n'));
+    expect(tokens).toBeLessThan(MCP_PROMPT_MAX_TOKENS + 400);
+    expect(lines.filter((l) => l.startsWith('  - ')).length).toBeGreaterThan(5);
+    expect(lines.find((l) => l.startsWith('  also: '))).toMatch(/tool_number_\d+, .* and \d+ more$/);
+    expect(lines.at(-1)).toMatch(/Not every tool is described here/);
   });
 });
