@@ -23,6 +23,7 @@ import type { UndoOperations } from '../store/undo-operations';
 import { DatabasesUndoChannel, dbEffectsOf, type DatabaseUndo } from '../effects/db/databases-undo-channel';
 import type { MemoryFile } from '../effects/memory/memory-file';
 import { MemoryUndoChannel } from '../effects/memory/memory-undo-channel';
+import { McpUndoChannel, type McpUndoPort } from '../effects/mcp/mcp-undo-channel';
 import { DbRefusal } from '../effects/db/db-errors';
 import type { EventBus } from './event-bus';
 import { ServiceError } from './service-error';
@@ -42,6 +43,8 @@ export type UndoServiceOptions = {
   release?: (actionId: string) => Promise<void>;
   /** The agent's memory file (effects/memory): its notes are taken off by undo. */
   memory?: MemoryFile;
+  /** The tools channel (effects/mcp, the McpHub): each MCP call's recorded inverse, made last (it cannot be put back). */
+  tools?: McpUndoPort;
 };
 
 type SagaOutcome =
@@ -87,6 +90,7 @@ export class UndoService {
       }),
       ...(options.memory ? [new MemoryUndoChannel(options.memory)] : []),
       new ServicesUndoChannel(options.rest, (action) => this.store.saveAction(action)),
+      new McpUndoChannel(options.tools, (action) => this.store.saveAction(action)),
     ];
   }
 
@@ -298,7 +302,7 @@ export class UndoService {
       const back = stuck ? ` ${stuck[0]!.toUpperCase()}${stuck.slice(1)}.` : applied.some((a) => !a.channel.leavesMachine) ? ' The files and database changes were put back.' : '';
       // Refused with nothing changed anywhere — unless a local step could not be put back (then it is partial too).
       if (sent.length === 0 && !stuck && applied.every((a) => !a.channel.leavesMachine)) {
-        const blocker: UndoBlocker = { path: r.refused.what, by: 'content', actionId: null, actionSeq: null, taskTitle: null, channel: 'services', reason: `refused: ${r.refused.why}` };
+        const blocker: UndoBlocker = { path: r.refused.what, by: 'content', actionId: null, actionSeq: null, taskTitle: null, channel: o.channel.name, reason: `refused: ${r.refused.why}` };
         return {
           out: {
             kind: 'refused',
