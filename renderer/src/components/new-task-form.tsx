@@ -2,6 +2,7 @@
 import { useId, useState } from 'react';
 import { appActions, useAppStore } from '../state/app-store';
 import { DatabaseGrantsFieldset, toGrantInputs, type DatabaseRow } from './database-grants-fieldset';
+import { McpPicker } from './mcp-picker';
 import { ServicePicker } from './service-picker';
 import { submitHandlers } from './submit-handlers';
 
@@ -11,6 +12,7 @@ export function NewTaskForm() {
   const [folders, setFolders] = useState<string[]>(['']);
   const [databases, setDatabases] = useState<DatabaseRow[]>([]);
   const [services, setServices] = useState<string[]>([]);
+  const [mcp, setMcp] = useState<string[]>([]);
   const [provider, setProvider] = useState('');
   const [budget, setBudget] = useState('');
   const settings = useAppStore((s) => s.system.settings);
@@ -28,6 +30,7 @@ export function NewTaskForm() {
       prompt,
       workspaces,
       services,
+      ...(mcp.length > 0 ? { mcp } : {}),
       ...(grants.length > 0 ? { databases: grants } : {}),
       ...(provider !== '' ? { provider } : {}),
       ...(budget.trim() !== '' ? { budget: budget.trim() } : {}),
@@ -101,6 +104,7 @@ export function NewTaskForm() {
         </fieldset>
 
         <ServicePicker selected={services} onChange={setServices} />
+        <McpPicker selected={mcp} onChange={setMcp} />
 
         <DatabaseGrantsFieldset rows={databases} onChange={setDatabases} />
 
