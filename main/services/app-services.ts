@@ -37,6 +37,8 @@ import { Figures } from '../effects/figures/figures';
 import { FigureStore } from '../store/figure-store';
 import { McpServerStore } from '../store/mcp-servers';
 import { McpService } from './mcp-service';
+import { McpCredentials } from './mcp-credentials';
+import { detectApi } from '../effects/mcp/inverses';
 import { ConnectionsService, type ConnectionsOptions } from './connections-service';
 import { DatabaseGrants } from './database-grants';
 import { EventBus } from './event-bus';
@@ -153,7 +155,11 @@ export function createServices(options: {
   tasks.serviceInfo = (name) => connections.promptInfo(name);
   tasks.databases = new DatabaseGrants(databases, vault, engines, dbRoute);
   tasks.memory = { file: memory, route: memoryRoute };
-  const mcp = new McpService(new McpServerStore(db), events);
+  const mcpCredentials = new McpCredentials(vault, services);
+  const mcp = new McpService(new McpServerStore(db), events, {
+    detectApi,
+    bindCredential: (server, secret, url) => mcpCredentials.bind(server, secret, url),
+  });
   tasks.mcpServers = mcp;
   // Before anything answers: containers left by a Posthoc process that crashed are removed (found by their
   // labels), restores a crash interrupted are finished or rolled back, then the actions it left running are

@@ -122,6 +122,10 @@ export function parseJsonc(text: string): unknown {
     return JSON.parse(cleaned);
   } catch (error) {
     const message = (error as Error).message;
+    const position = /position (\d+)/.exec(message);
+    if (position && Number(position[1]) >= cleaned.trimEnd().length) {
+      throw new McpDefinitionError('The file is not valid JSON: it ends before the JSON does (a } or ] is missing at the end).');
+    }
     const at = /line (\d+) column (\d+)/.exec(message);
     if (at) throw new McpDefinitionError(`The file is not valid JSON at line ${at[1]}, column ${at[2]}: ${message.replace(/ in JSON at position.*$/, '')}.`);
     if (/Unexpected end/.test(message)) throw new McpDefinitionError('The file is not valid JSON: it ends before the JSON does (a } or ] is missing at the end).');
@@ -142,7 +146,10 @@ function stripJsonc(text: string): string {
       while (i < text.length && text[i] !== '"' && text[i] !== '\n') i += text[i] === '\\' ? 2 : 1;
       out += text.slice(start, ++i);
     } else if (c === '/' && text[i + 1] === '/') {
-      while (i < text.length && text[i] !== '\n') (out += ' '), i++;
+      while (i < text.length && text[i] !== '\n') {
+        out += ' ';
+        i++;
+      }
     } else if (c === '/' && text[i + 1] === '*') {
       const end = text.indexOf('*/', i + 2);
       const stop = end < 0 ? text.length : end + 2;
@@ -168,12 +175,16 @@ function lineColumn(text: string, position: number): { line: number; column: num
 
 /** Where the parser first fails when V8 does not say: the shortest start of the text that is wrong, not just unfinished (binary search). */
 function firstError(text: string): { line: number; column: number } | null {
+  // Wrong: an error before the cut; an error at the cut (or the input's end) only says the text is unfinished.
   const wrong = (k: number): boolean => {
     try {
       JSON.parse(text.slice(0, k));
       return false;
     } catch (error) {
-      return !/Unexpected end/.test((error as Error).message);
+      const message = (error as Error).message;
+      const pos = /position (\d+)/.exec(message);
+      if (pos) return Number(pos[1]) < k;
+      return !/Unexpected end/.test(message);
     }
   };
   if (!wrong(text.length)) return null;

@@ -31,6 +31,8 @@ export type McpServiceOptions = {
   tools?: McpToolSource;
   /** Whose inverse data describes a server's tools, recognised from how it is started (the reference servers). */
   detectApi?: (transport: McpTransport) => string | null;
+  /** Before a remote server with a token is stored: may its secret go to the server's origin? Throws in plain words if not. */
+  bindCredential?: (server: string, secret: string, url: string) => void;
   now?: () => string;
 };
 
@@ -93,6 +95,14 @@ export class McpService {
         `A server named ${definition.name} is already defined. Remove it first (posthoc mcp remove ${definition.name}) or add it again with --replace.`,
       );
     }
+    const { transport } = definition;
+    if (transport.kind === 'http' && transport.auth.kind === 'bearer' && this.options.bindCredential) {
+      try {
+        this.options.bindCredential(definition.name, transport.auth.secret, transport.url);
+      } catch (error) {
+        throw new ServiceError('forbidden', error instanceof Error ? error.message : String(error));
+      }
+    }
     this.store.put(definition);
     this.source.forget(definition.name);
     return this.publish(definition);
@@ -142,7 +152,7 @@ export class McpService {
       const name = checkServerName(input.name);
       const transport = checkTransport(input.transport as McpTransport);
       const rules = checkRules(input.rules as Partial<McpRules> | undefined);
-      const api = input.api ?? this.options.detectApi?.(transport) ?? null;
+      const api = input.api !== undefined ? input.api : (this.options.detectApi?.(transport) ?? null);
       return { name, transport, rules, api, createdAt: this.options.now?.() ?? new Date().toISOString() };
     });
   }
