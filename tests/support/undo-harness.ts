@@ -58,8 +58,8 @@ export async function startUndoHarness(
     dataDir?: string;
     workspaces?: string[];
     budgetBytes?: number;
-    /** The UndoService's other channels (`db`, `rest`), as the composition root passes them. */
-    channels?: Pick<UndoServiceOptions, 'db' | 'rest'>;
+    /** The UndoService's other channels (`db`, `rest`, `tools`), as the composition root passes them. */
+    channels?: Pick<UndoServiceOptions, 'db' | 'rest' | 'tools'>;
   } = {},
 ): Promise<UndoHarness> {
   const dirs = tempDirs();
