@@ -224,6 +224,8 @@ export class OAuthConnections {
     return {
       provider,
       displayName: spec.displayName,
+      ...(spec.about ? { about: spec.about } : {}),
+      deviceFlow: Boolean(spec.deviceAuthorizationUrl),
       builtIn: Boolean(builtInProvider(provider)),
       status: expired ? 'expired' : record.status,
       account: record.account,

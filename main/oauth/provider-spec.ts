@@ -21,6 +21,8 @@ export type AccountSource =
 export type ProviderSpec = {
   id: string;
   displayName: string;
+  /** What the connection lets the agent do, and what undo takes back, in one or two sentences for the gallery. */
+  about?: string;
   /** Where the person registers the app (and finds the client id). */
   setupUrl: string | null;
   /** Explicit endpoints, or an issuer to discover them from (OpenID Connect / RFC 8414). */

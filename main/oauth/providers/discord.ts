@@ -5,6 +5,7 @@ import type { ProviderSpec } from '../provider-spec';
 export const discord: ProviderSpec = {
   id: 'discord',
   displayName: 'Discord',
+  about: 'Post messages, react, pin and create channels. Undo deletes its messages and channels and removes its reactions and pins.',
   setupUrl: 'https://discord.com/developers/applications',
   authorizationUrl: 'https://discord.com/oauth2/authorize',
   tokenUrl: 'https://discord.com/api/oauth2/token',

@@ -6,6 +6,7 @@ const reads = ['/2/files/list_folder', '/2/files/list_folder/continue', '/2/file
 export const dropbox: ProviderSpec = {
   id: 'dropbox',
   displayName: 'Dropbox',
+  about: 'Upload, copy, move and make folders in Dropbox. Undo deletes what it made and moves files back.',
   setupUrl: 'https://www.dropbox.com/developers/apps',
   authorizationUrl: 'https://www.dropbox.com/oauth2/authorize',
   tokenUrl: 'https://api.dropboxapi.com/oauth2/token',

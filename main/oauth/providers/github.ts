@@ -4,6 +4,7 @@ import type { ProviderSpec } from '../provider-spec';
 export const github: ProviderSpec = {
   id: 'github',
   displayName: 'GitHub',
+  about: 'Open issues, comment, label, create branches and gists, star repositories. Undo closes the issues it opened and deletes its comments, labels, branches and gists.',
   setupUrl: 'https://github.com/settings/applications/new',
   authorizationUrl: 'https://github.com/login/oauth/authorize',
   tokenUrl: 'https://github.com/login/oauth/access_token',

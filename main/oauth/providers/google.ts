@@ -4,6 +4,7 @@ import type { ProviderSpec } from '../provider-spec';
 export const google: ProviderSpec = {
   id: 'google',
   displayName: 'Google (Gmail)',
+  about: 'Write Gmail drafts, label, archive and trash mail. Undo deletes its drafts, puts labels back and takes mail out of the trash; a sent mail cannot be taken back.',
   setupUrl: 'https://console.cloud.google.com/apis/credentials',
   authorizationUrl: 'https://accounts.google.com/o/oauth2/v2/auth',
   tokenUrl: 'https://oauth2.googleapis.com/token',

@@ -4,6 +4,7 @@ import type { ProviderSpec } from '../provider-spec';
 export const slack: ProviderSpec = {
   id: 'slack',
   displayName: 'Slack',
+  about: 'Post, schedule and react to messages, pin them and create channels. Undo deletes what it posted, removes reactions and pins, and archives channels it made.',
   setupUrl: 'https://api.slack.com/apps',
   authorizationUrl: 'https://slack.com/oauth/v2/authorize',
   tokenUrl: 'https://slack.com/api/oauth.v2.access',

@@ -4,6 +4,7 @@ import type { ProviderSpec } from '../provider-spec';
 export const spotify: ProviderSpec = {
   id: 'spotify',
   displayName: 'Spotify',
+  about: 'Create playlists, add tracks and save music to the library. Undo removes what it added and unfollows playlists it made.',
   setupUrl: 'https://developer.spotify.com/dashboard',
   authorizationUrl: 'https://accounts.spotify.com/authorize',
   tokenUrl: 'https://accounts.spotify.com/api/token',

@@ -64,7 +64,8 @@ export function ConnectionsPage() {
       {error && <p className="form-error" role="alert">{error}</p>}
       <section className="panel">
         <h2>Accounts</h2>
-        <ul className="connection-list" data-testid="connection-list">
+        <p className="muted">Connect an account and the agent can use its API; each card says what it may do and what undo takes back.</p>
+        <ul className="connection-list provider-gallery" data-testid="connection-list">
           {connections.map((c) => (
             <ConnectionRow key={c.provider} connection={c} onChange={replace} />
           ))}
