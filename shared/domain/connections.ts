@@ -111,6 +111,10 @@ export type ConnectionStatus = z.infer<typeof ConnectionStatus>;
 export const ConnectionView = z.object({
   provider: z.string(),
   displayName: z.string(),
+  /** What the connection lets the agent do and what undo takes back (built-in providers). */
+  about: z.string().optional(),
+  /** The provider offers the device sign-in (a code entered on its page): no redirect URI to register. */
+  deviceFlow: z.boolean().optional(),
   builtIn: z.boolean(),
   status: ConnectionStatus,
   account: z.string().nullable(),
