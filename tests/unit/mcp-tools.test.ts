@@ -5,7 +5,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { Effect, Task } from '../../shared/domain';
+import type { Action, Effect, Task } from '../../shared/domain';
 import type { McpEffect, McpServerDefinition, McpToolView } from '../../shared/domain/mcp';
 import { MCP_PROMPT_MAX_TOKENS, mcpSection } from '../../main/agent/mcp-prompt';
 import { estimateTokens } from '../../main/agent/token-estimate';
@@ -13,6 +13,7 @@ import { Holds } from '../../main/gateway/holds';
 import { Redactor } from '../../main/gateway/redaction';
 import { deriveInverse, detectApi } from '../../main/effects/mcp/inverses';
 import { McpHub } from '../../main/effects/mcp/mcp-hub';
+import { McpUndoChannel } from '../../main/effects/mcp/mcp-undo-channel';
 import { McpRoute, RESULT_BYTES, type McpRouteContext } from '../../main/effects/mcp/mcp-route';
 import { judgeToolCall, toolRule } from '../../main/effects/mcp/rules';
 import { hostStdioConnector, inMemoryConnector, MEMORY_SERVER, memoryFilePath } from '../support/mcp-test-connectors';
@@ -354,5 +355,30 @@ describe("the system prompt's MCP section", () => {
     expect(lines.filter((l) => l.startsWith('  - ')).length).toBeGreaterThan(5);
     expect(lines.find((l) => l.startsWith('  also: '))).toMatch(/tool_number_\d+, .* and \d+ more$/);
     expect(lines.at(-1)).toMatch(/Not every tool is described here/);
+  });
+});
+
+describe('the tools undo channel', () => {
+  const call = (patch: Partial<McpEffect> = {}): McpEffect => ({
+    channel: 'mcp', server: 'mem', transport: 'stdio', tool: 'create_entities', arguments: '{}', result: '{}', isError: false, durationMs: 1, mutating: true, refused: null,
+    inverse: { tool: 'delete_entities', arguments: { entityNames: ['bob'] }, summary: 'delete entity bob' }, hold: null, ...patch,
+  });
+  const job = (direction: 'undo' | 'redo', effects: McpEffect[]) => ({ taskId: 't', operation: direction, direction, actions: [{ id: 'a', effects } as unknown as Action], later: [] });
+
+  it('has nothing to do for refused, failed, read-only or inverse-less calls', async () => {
+    const channel = new McpUndoChannel(undefined, () => undefined);
+    const effects = [call({ refused: 'denied' }), call({ isError: true }), call({ mutating: false }), call({ inverse: null }), call({ undone: { at: 'x', error: null } })];
+    expect(await channel.session(job('undo', effects), async (step) => step)).toBeNull();
+  });
+
+  it('refuses, naming the call, when this Posthoc has no tools channel; redo of a taken-back call is refused', async () => {
+    const none = new McpUndoChannel(undefined, () => undefined);
+    expect(await none.session(job('undo', [call()]), async (step) => step!.check())).toEqual([
+      expect.objectContaining({ channel: 'tools', path: 'mem.delete_entities', reason: expect.stringContaining('without the tools channel') }),
+    ]);
+    expect(await none.session(job('redo', [call({ undone: { at: 'x', error: null } })]), async (step) => step!.check())).toEqual([
+      expect.objectContaining({ channel: 'tools', path: 'mem.create_entities', reason: expect.stringContaining('redo cannot call tools again') }),
+    ]);
+    expect(await none.session(job('redo', [call({ undone: { at: 'x', error: 'refused' } })]), async (step) => step)).toBeNull();
   });
 });
