@@ -290,7 +290,7 @@ function envName(taskId: string): string {
 }
 
 /** The task's environment folder, made once and owned by the action user (who installs into it). */
-async function taskEnvFolder(base: string, taskId: string, user: string): Promise<string> {
+export async function taskEnvFolder(base: string, taskId: string, user: string): Promise<string> {
   const dir = join(base, envName(taskId));
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const [uid, gid] = user.split(':').map(Number);
@@ -299,7 +299,7 @@ async function taskEnvFolder(base: string, taskId: string, user: string): Promis
 }
 
 /** The owner of the first writable granted folder: who the sandbox runs as when Posthoc runs as root. */
-async function folderOwner(workspaces: WorkspaceGrant[]): Promise<{ uid: number; gid: number } | undefined> {
+export async function folderOwner(workspaces: readonly WorkspaceGrant[]): Promise<{ uid: number; gid: number } | undefined> {
   const first = workspaces.find((w) => !w.readOnly) ?? workspaces[0];
   if (!first) return undefined;
   const st = await stat(first.hostPath).catch(() => undefined);

@@ -12,6 +12,7 @@ import { SandboxError } from '../sandbox/docker-client';
 import type { RunnerResult } from '../sandbox/action-channel';
 import type { ActionClaims } from '../sandbox/claims';
 import type { SandboxExecutor } from '../sandbox/executor';
+import { mergeClaims, type McpClaimsSource } from '../sandbox/mcp-container';
 import type { ActionRecord, TaskStore } from '../store/task-store';
 import type { EventBus } from './event-bus';
 import { changedAnything, INTERRUPTED, withEffects } from './action-record';
@@ -37,6 +38,9 @@ export class ActionRunner {
 
   /** Closes actions left unrecorded or running by a crash before a new one starts (app-services sets it). */
   settleEarlier: (() => Promise<unknown>) | null = null;
+
+  /** The task's stdio MCP servers (sandbox/mcp-container.ts): what they wrote during the action is its own (app-services sets it). */
+  mcpClaims: McpClaimsSource | null = null;
 
   /** `messageId`: the assistant message whose code block this is (the card is shown under it). */
   async run(task: Task, block: CodeBlock, timeoutSeconds: number, signal?: AbortSignal, messageId: string | null = null): Promise<Action> {
@@ -90,6 +94,7 @@ export class ActionRunner {
     let failure: unknown = null;
     // What the action's processes said they wrote: how its changes are told from edits made meanwhile.
     let claims: ActionClaims | null = null;
+    const mcpMark = this.mcpClaims?.mark(task.id);
     let drawn: RunnerResult['figures'] | null = null;
     try {
       output = await this.executor.run({
@@ -123,6 +128,8 @@ export class ActionRunner {
       failure = error;
     }
     const calls = this.gateway.endAction(task.id);
+    // A tool call's writes (a confined stdio MCP server, frozen outside calls) are this action's too.
+    if (this.mcpClaims && mcpMark !== undefined) claims = mergeClaims(claims, this.mcpClaims.claimsSince(task.id, mcpMark, task.workspaces));
     const stopped = signal?.aborted === true;
 
     let recorded: Awaited<ReturnType<FsChannel['after']>>;

@@ -21,6 +21,13 @@
 //   /run/posthoc), so any HTTP client in the sandbox reaches $POSTHOC_GATEWAY. There is no other network.
 //   It is one thread with a selector for every connection, with bounded buffers: a flood of connections
 //   is answered 503 past a limit instead of taking the relay down.
+// - \`posthoc-init mcp COMMAND ARGS...\` (an MCP server's container, main/sandbox/mcp-container.ts): no action
+//   runner. PID 1 connects to the host's control socket first (so nothing the server runs can take its
+//   place), then forks COMMAND as the action user exactly as an action starts (become_action_user: bounding
+//   set emptied, every capability cleared), its stdin, stdout and stderr the container's own (the host's
+//   attached MCP stdio). The relay runs as for actions. On the host's C frame PID 1 answers with the claim
+//   log's lines written since the last C (same first byte: 0 whole, 1 cut, 2 missing). When the server
+//   exits, PID 1 ends what is left and exits with its status, so the container stops.
 export const INIT_SCRIPT = String.raw`#!/usr/bin/python3
 # Posthoc sandbox init: reaper, per-action cleanup, gateway relay. See main/sandbox/image/posthoc-init.ts.
 import ctypes
@@ -671,6 +678,125 @@ def runner():
         if head[:1] == b'A':
             run_action(conn, json.loads(body))
 
+
+def connect_control():
+    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    for _ in range(200):
+        try:
+            conn.connect(CONTROL_PATH)
+            return conn
+        except OSError:
+            time.sleep(0.025)
+    return None
+
+
+def claims_since(pid, offset):
+    # The claim log's complete lines from offset on (the server's processes keep writing it between
+    # calls' reads, so only whole lines are taken; the rest waits for the next read). Returns the C frame's
+    # payload and the new offset.
+    try:
+        fd = os.open(CLAIMS, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return b'\x02', offset
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return b'\x02', offset
+        if b'\t' + canary_path(pid).encode() + b'\n' not in os.pread(fd, 8192, 0):
+            return b'\x02', offset
+        if st.st_size < offset:
+            # Cut short by someone: lines may be lost.
+            return b'\x01', st.st_size
+        chunks = []
+        size = 0
+        while size <= CLAIMS_LIMIT:
+            chunk = os.pread(fd, 1 << 20, offset + size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    finally:
+        os.close(fd)
+    data = b''.join(chunks)
+    if len(data) > CLAIMS_LIMIT:
+        return b'\x01' + data[:CLAIMS_LIMIT], offset + len(data)
+    end = data.rfind(b'\n') + 1
+    try:
+        room = os.statvfs(CLAIMS_DIR)
+        full = room.f_bavail * room.f_frsize < CLAIMS_ROOM
+    except OSError:
+        full = True
+    return (b'\x01' if full else b'\x00') + data[:end], offset + end
+
+
+def mcp_claims(conn, pid):
+    offset = 0
+    while True:
+        head = read_exact(conn, 5)
+        if head is None:
+            return
+        body = read_exact(conn, struct.unpack('>I', head[1:])[0])
+        if body is None:
+            return
+        if head[:1] == b'C':
+            payload, offset = claims_since(pid, offset)
+            send_frame(conn, b'C', payload)
+
+
+def server_env():
+    # The container's environment without what only PID 1 needs.
+    env = dict(os.environ)
+    for key in ('POSTHOC_ACTION_UID', 'POSTHOC_ACTION_GID', 'POSTHOC_RELAY_PORT', 'POSTHOC_GATEWAY_SOCKET', 'MPLBACKEND'):
+        env.pop(key, None)
+    return env
+
+
+def mcp_main(argv):
+    conn = None
+    if os.path.exists(CONTROL_PATH):
+        conn = connect_control()
+        if conn is None:
+            print('posthoc: the MCP container could not reach Posthoc (control socket)', file=sys.stderr)
+            os._exit(1)
+        send_frame(conn, b'R', b'{}')
+    fresh_claims_log()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            if conn is not None:
+                conn.close()
+            os.setsid()
+            become_action_user()
+            claim_canary()
+            for sig in CATCHABLE:
+                signal.signal(sig, signal.SIG_DFL)
+            os.execvpe(argv[0], argv, server_env())
+        except BaseException as e:
+            print('posthoc: could not start the server %s: %s' % (argv[0] if argv else '(none)', e), file=sys.stderr)
+        os._exit(127)
+    # PID 1 keeps nothing of the server's stdio: its stdout is the MCP channel.
+    devnull = os.open('/dev/null', os.O_RDWR)
+    os.dup2(devnull, 0)
+    os.dup2(devnull, 1)
+    os.close(devnull)
+    threading.Thread(target=relay, daemon=True).start()
+    if conn is not None:
+        threading.Thread(target=mcp_claims, args=(conn, pid), daemon=True).start()
+    while True:
+        try:
+            done, status = os.waitpid(-1, 0)
+        except OSError:
+            time.sleep(0.2)
+            continue
+        if done == pid:
+            cleanup()
+            if os.WIFSIGNALED(status):
+                os._exit(128 + os.WTERMSIG(status))
+            os._exit(os.WEXITSTATUS(status))
+
+
+if len(sys.argv) > 1 and sys.argv[1] == 'mcp':
+    mcp_main(sys.argv[2:])
 
 if os.path.exists(CONTROL_PATH):
     if os.fork() == 0:
