@@ -14,15 +14,16 @@ text: a str, several: a list). A tool that fails raises ToolError with the serve
 Posthoc refused (a tool the person denied, arguments that do not fit the schema, a server not granted)
 raises ToolRefused, a ToolError, with the reason.
 """
-import inspect
-import json
-import keyword
-import os
-import re
-import types
-import urllib.error
-import urllib.parse
-import urllib.request
+# Standard modules under private names: a granted server may be called json or os.
+import inspect as _inspect
+import json as _jsonlib
+import keyword as _keyword
+import os as _os
+import re as _re
+import types as _types
+import urllib.error as _urlerror
+import urllib.parse as _urlparse
+import urllib.request as _urlrequest
 
 __all__ = ['ToolError', 'ToolRefused', 'servers']
 
@@ -35,42 +36,42 @@ class ToolRefused(ToolError):
     """Posthoc refused the call before it reached the server; the message says why and what to do."""
 
 
-_opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+_opener = _urlrequest.build_opener(_urlrequest.ProxyHandler({}))
 _listing = None
 _servers = {}
 
 
 def _gateway():
-    url = os.environ.get('POSTHOC_GATEWAY', '').rstrip('/')
+    url = _os.environ.get('POSTHOC_GATEWAY', '').rstrip('/')
     if not url:
         raise ToolError('POSTHOC_GATEWAY is not set: posthoc_tools works only inside a Posthoc sandbox.')
     return url + '/mcp'
 
 
 def _request(method, path, body=None):
-    data = None if body is None else json.dumps(body).encode('utf-8')
-    req = urllib.request.Request(_gateway() + path, data=data, method=method,
+    data = None if body is None else _jsonlib.dumps(body).encode('utf-8')
+    req = _urlrequest.Request(_gateway() + path, data=data, method=method,
                                  headers={'content-type': 'application/json', 'accept': 'application/json'})
     try:
         with _opener.open(req) as res:
-            return res.status, _json(res.read())
-    except urllib.error.HTTPError as e:
-        return e.code, _json(e.read())
-    except urllib.error.URLError as e:
+            return res.status, _parse(res.read())
+    except _urlerror.HTTPError as e:
+        return e.code, _parse(e.read())
+    except _urlerror.URLError as e:
         raise ToolError('The gateway could not be reached: %s' % (e.reason,)) from None
 
 
-def _json(raw):
+def _parse(raw):
     try:
-        return json.loads(raw.decode('utf-8')) if raw else None
+        return _jsonlib.loads(raw.decode('utf-8')) if raw else None
     except ValueError:
         return {'error': raw.decode('utf-8', 'replace')[:2000]}
 
 
 def _identifier(name):
     """A Python name for a server or tool name: other characters become '_'."""
-    ident = re.sub(r'\W', '_', name)
-    if not ident or ident[0].isdigit() or keyword.iskeyword(ident):
+    ident = _re.sub(r'\W', '_', name)
+    if not ident or ident[0].isdigit() or _keyword.iskeyword(ident):
         ident = '_' + ident
     return ident
 
@@ -129,7 +130,7 @@ def _tool(server, spec):
         if args:
             example = next(iter(props), 'arg')
             raise TypeError('%s takes keyword arguments only, for example %s(%s=...); see help(%s)' % (qualname, qualname, example, qualname))
-        path = '/%s/%s' % (urllib.parse.quote(server, safe=''), urllib.parse.quote(spec['name'], safe=''))
+        path = '/%s/%s' % (_urlparse.quote(server, safe=''), _urlparse.quote(spec['name'], safe=''))
         status, answer = _request('POST', path, kwargs)
         if not isinstance(answer, dict):
             raise ToolError('%s: the gateway answered HTTP %s with no body' % (qualname, status))
@@ -153,12 +154,12 @@ def _tool(server, spec):
     call.__module__ = 'posthoc_tools'
     call.__doc__ = '%s\n\n%sArguments:\n%s\n\nInput schema:\n%s' % (
         spec.get('description') or '(no description)', ''.join(n + '\n' for n in notes) + ('\n' if notes else ''),
-        _schema_text(schema) or '    (none)', json.dumps(schema, indent=2))
-    params = [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY,
-                                default=inspect.Parameter.empty if n in (schema.get('required') or []) else None)
-              for n in props if n.isidentifier() and not keyword.iskeyword(n)]
-    params.sort(key=lambda p: p.default is not inspect.Parameter.empty)
-    call.__signature__ = inspect.Signature(params)
+        _schema_text(schema) or '    (none)', _jsonlib.dumps(schema, indent=2))
+    params = [_inspect.Parameter(n, _inspect.Parameter.KEYWORD_ONLY,
+                                default=_inspect.Parameter.empty if n in (schema.get('required') or []) else None)
+              for n in props if n.isidentifier() and not _keyword.iskeyword(n)]
+    params.sort(key=lambda p: p.default is not _inspect.Parameter.empty)
+    call.__signature__ = _inspect.Signature(params)
     return call
 
 
@@ -170,7 +171,7 @@ def _server(spec):
         tools[_identifier(tool['name'])] = _tool(name, tool)
     listed = '\n'.join('    %s: %s' % (n, (f.__doc__ or '').strip().split('\n')[0][:120]) for n, f in tools.items())
     error = spec.get('error')
-    module = types.ModuleType('posthoc_tools.' + _identifier(name), 'The MCP server "%s" (%s).\n\n%s' % (
+    module = _types.ModuleType('posthoc_tools.' + _identifier(name), 'The MCP server "%s" (%s).\n\n%s' % (
         name, spec.get('transport') or 'unknown', ('Tools:\n' + listed) if listed else (error or 'No tools.')))
     module.__dict__.update(tools)
     module.__all__ = list(tools)
