@@ -134,6 +134,7 @@ function testServer(received: string[]): McpServer {
     received.push('huge');
     return { content: [{ type: 'text', text: 'x'.repeat(mib * 1024 * 1024) }, { type: 'image', data: 'A'.repeat(1024), mimeType: 'image/png' }] };
   });
+  server.registerTool('verbose', { description: `Talks a lot. ${'blah '.repeat(40000)}`, inputSchema: {}, annotations: { readOnlyHint: true } }, async () => ({ content: [] }));
   server.registerTool('fail', { description: 'Always fails.', inputSchema: {} }, async () => {
     received.push('fail');
     return { content: [{ type: 'text', text: 'the disk is full' }], isError: true };
@@ -184,6 +185,10 @@ describe('the /mcp route', () => {
     expect(Object.keys(echo.inputSchema.properties)).toEqual(['text', 'times']);
     expect(echo.inputSchema.required).toEqual(['text']);
     expect(servers[0]!.tools.find((x) => x.name === 'remove')!.rule).toBe('deny');
+    // A hostile description is cut in the listing.
+    const verbose = servers[0]!.tools.find((x) => x.name === 'verbose') as unknown as { description: string };
+    expect(verbose.description.length).toBeLessThan(8300);
+    expect(verbose.description).toMatch(/^Talks a lot\. blah .*… \(cut: 200013 characters\)$/);
     expect(t.received).toEqual([]);
     // Listing twice opens one connection.
     await t.route.route(t.ctx, { method: 'GET', path: '/tools', body: Buffer.alloc(0) });
@@ -220,7 +225,7 @@ describe('the /mcp route', () => {
     expect((await t.post('/tools/echo', { text: 5 })).status).toBe(422);
     expect((await t.post('/tools/echo', '[1,2]')).status).toBe(400);
     expect((await t.post('/tools/echo', '{not json')).status).toBe(400);
-    expect((await t.post('/tools/nope', {})).body).toMatchObject({ error: expect.stringContaining('has no tool "nope". Its tools: echo, remove, leak, huge, fail') });
+    expect((await t.post('/tools/nope', {})).body).toMatchObject({ error: expect.stringContaining('has no tool "nope". Its tools: echo, remove, leak, huge, verbose, fail') });
     expect(t.received).toEqual([]);
     expect(t.effects.every((e) => (e as McpEffect).refused !== null)).toBe(true);
   });

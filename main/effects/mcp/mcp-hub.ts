@@ -144,7 +144,7 @@ export class McpHub {
         const facts = { name: tool.name, annotations: tool.annotations };
         out.push({
           name: tool.name,
-          description: tool.description ?? tool.annotations?.title ?? tool.title ?? '',
+          description: cutDescription(tool.description ?? tool.annotations?.title ?? tool.title ?? ''),
           inputSchema: tool.inputSchema as Record<string, unknown>,
           annotations: tool.annotations,
           rule: toolRule(entry.server, facts),
@@ -156,6 +156,13 @@ export class McpHub {
     }
     return out;
   }
+}
+
+/** A description longer than this is cut (a hostile server could send megabytes into every listing). */
+export const MAX_DESCRIPTION_CHARS = 8192;
+
+function cutDescription(text: string): string {
+  return text.length > MAX_DESCRIPTION_CHARS ? `${text.slice(0, MAX_DESCRIPTION_CHARS)}… (cut: ${text.length} characters)` : text;
 }
 
 async function closeEntry(entry: Entry): Promise<void> {
