@@ -62,6 +62,7 @@ describe('a remote MCP server with a bearer token from the vault', () => {
         ['echo', true],
         ['list_notes', true],
         ['remove_note', null],
+        ['wait_for_release', true],
       ]);
       expect(tools.find((t) => t.name === 'add_note')?.inputSchema).toMatchObject({ type: 'object', properties: { text: { type: 'string' } }, required: ['text'] });
       // Two calls at once are sent one after the other on the connection, and both answer.
@@ -103,6 +104,19 @@ describe('a remote MCP server with a bearer token from the vault', () => {
     const error = await connection.use((c) => c.callTool({ name: 'list_notes', arguments: {} })).catch((e: Error) => e);
     expect((error as Error).message).toMatch(/refused the token in secret notes-token: HTTP 401/);
     await connection.close();
+  });
+
+  it('closing does not wait for a call still running: the call is given up', async () => {
+    const connection = await connector.connect(server('notes', bearer(mcp.url)), task);
+    const waiting = connection.use((c) => c.callTool({ name: 'wait_for_release', arguments: {} })).catch((e: Error) => e);
+    const queued = connection.use((c) => c.listTools()).catch((e: Error) => e);
+    while (!mcp.calls.some((c) => c.tool === 'wait_for_release')) await new Promise((resolve) => setTimeout(resolve, 10));
+    await connection.close();
+    expect(((await waiting) as Error).message).toMatch(/Connection closed/);
+    expect(((await queued) as Error).message).toBe('The connection to the MCP server was closed.');
+    mcp.release();
+    const after = await connection.use((c) => c.listTools()).catch((e: Error) => e);
+    expect((after as Error).message).toBe('The connection to the MCP server was closed.');
   });
 
   it('an unreachable URL and a URL that is no MCP server say so', async () => {

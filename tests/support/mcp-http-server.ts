@@ -2,7 +2,7 @@
 // StreamableHTTPServerTransport, one session per client): it requires `Authorization: Bearer TOKEN` and
 // answers 401 otherwise, and logs every request it was sent (so a test can see what reached it and what
 // never did). Its tools: `list_notes` (read-only), `add_note` (changes its state; `remove_note` takes it
-// back), and `echo`, which answers with everything it was sent — the arguments and the request's
+// back), `wait_for_release` (answers when the test says so), and `echo`, which answers with everything it was sent — the arguments and the request's
 // Authorization header, raw and base64 — for the canary.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -25,6 +25,8 @@ export type McpHttpServer = {
   notes: string[];
   /** The token it accepts from now on. */
   setToken(token: string): void;
+  /** Lets every `wait_for_release` call that is waiting answer. */
+  release(): void;
   close(): Promise<void>;
 };
 
@@ -34,6 +36,7 @@ export async function startMcpHttpServer(token: string): Promise<McpHttpServer> 
   const calls: McpHttpServer['calls'] = [];
   const notes: string[] = [];
   const sessions = new Map<string, StreamableHTTPServerTransport>();
+  let released = Promise.withResolvers<void>();
 
   const newServer = (): McpServer => {
     const mcp = new McpServer({ name: 'notes-over-http', version: '1.0.0' });
@@ -67,6 +70,15 @@ export async function startMcpHttpServer(token: string): Promise<McpHttpServer> 
         if (at < 0) return { content: [{ type: 'text', text: `no note "${text}"` }], isError: true };
         notes.splice(at, 1);
         return { content: [{ type: 'text', text: 'removed' }] };
+      },
+    );
+    mcp.registerTool(
+      'wait_for_release',
+      { description: 'Answers once the test releases it.', inputSchema: {}, annotations: { readOnlyHint: true } },
+      async () => {
+        calls.push({ tool: 'wait_for_release', arguments: {} });
+        await released.promise;
+        return { content: [{ type: 'text', text: 'released' }] };
       },
     );
     mcp.registerTool(
@@ -132,6 +144,10 @@ export async function startMcpHttpServer(token: string): Promise<McpHttpServer> 
     notes,
     setToken: (t) => {
       accepted = t;
+    },
+    release: () => {
+      released.resolve();
+      released = Promise.withResolvers<void>();
     },
     close: async () => {
       for (const t of sessions.values()) await t.close().catch(() => undefined);

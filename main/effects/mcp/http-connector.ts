@@ -124,7 +124,7 @@ class HttpConnection implements McpConnection {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.queue;
+    // A call still waiting is not waited for: closing the client rejects it ("Connection closed").
     // Ends the session on the server's side too (a server that does not support it answers 405: fine).
     await this.transport.terminateSession().catch(() => undefined);
     await this.client.close().catch(() => undefined);
