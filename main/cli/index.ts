@@ -30,6 +30,7 @@ import { formatAction, formatActionLine, formatTaskLine } from './format';
 import { registerConnectionCommands } from './connection-commands';
 import { registerFigureCommand } from './figure-command';
 import { registerMemoryCommands } from './memory-commands';
+import { registerMcpCommands } from './mcp-commands';
 import { CliFailure, EXIT, exitCodeOf, value, type OpenSession } from './session';
 import { registerUndoCommands } from './undo-commands';
 import { EXIT_INTERRUPTED, stopOnSignals, stoppedSummary } from './stop-signals';
@@ -83,6 +84,7 @@ export function buildProgram(options: { open?: OpenSession } = {}): Command {
     .argument('<task>', 'what the agent should do')
     .option('--workspace <dir>', 'grant a folder (repeat for several)', (v: string, acc: string[]) => [...acc, v], [] as string[])
     .option('--service <name>', 'let the sandbox call this service through the gateway (repeat for several)', (v: string, acc: string[]) => [...acc, v], [] as string[])
+    .option('--mcp <name>', "let the agent call this MCP server's tools from its code (posthoc mcp list; repeat for several)", (v: string, acc: string[]) => [...acc, v], [] as string[])
     .option('--db <name=url>', DB_OPTION_HELP.db, collect, [] as string[])
     .option('--db-read-only <name>', DB_OPTION_HELP.readOnly, collect, [] as string[])
     .option('--db-allow <name=classes>', DB_OPTION_HELP.allow, collect, [] as string[])
@@ -98,7 +100,7 @@ export function buildProgram(options: { open?: OpenSession } = {}): Command {
     .option('--budget <tokens|$usd>', 'stop the task once it used this many tokens (50000, 50k) or dollars ($0.50) (default: Settings)')
     .option('--no-memory', 'run this task without the agent\'s memory: nothing read from it or written to it')
     .option('--json', 'print one JSON object per line')
-    .action(async (prompt: string, opts: { workspace: string[]; service: string[]; dataDir?: string; model?: string; maxSteps?: number; actionTimeout?: number; contextWindow?: number; memory: boolean; budget?: string; provider?: string; json?: boolean } & DbFlags) => {
+    .action(async (prompt: string, opts: { workspace: string[]; service: string[]; mcp: string[]; dataDir?: string; model?: string; maxSteps?: number; actionTimeout?: number; contextWindow?: number; memory: boolean; budget?: string; provider?: string; json?: boolean } & DbFlags) => {
       const databases = databaseRequests(opts);
       let stop = () => {};
       const signals = stopOnSignals(() => stop(), (line) => process.stderr.write(`${line}\n`));
@@ -151,6 +153,7 @@ export function buildProgram(options: { open?: OpenSession } = {}): Command {
             prompt,
             workspaces: opts.workspace,
             services: opts.service,
+            ...(opts.mcp.length ? { mcp: opts.mcp } : {}),
             databases,
             model: opts.model,
             maxSteps: opts.maxSteps,
@@ -217,6 +220,7 @@ export function buildProgram(options: { open?: OpenSession } = {}): Command {
   registerConnectionCommands(program, { withApi, dataDirOption, out, json, exitConflict: EXIT.conflict });
   registerFigureCommand(program, { withApi, dataDirOption });
   registerMemoryCommands(program, { withApi, dataDirOption, out, json });
+  registerMcpCommands(program, { withApi, dataDirOption, out, json });
 
   const sandbox = program.command('sandbox').description('the Docker sandbox');
   sandbox

@@ -20,7 +20,7 @@ import {
 } from '../domain';
 import { FileDiff, RedoResult, RewindResult, Timeline, UndoStorage } from '../domain/undo';
 import { ConnectionView, ConnectStarted, RestHold, SecretEntry, ServiceAuth, ServiceRules } from '../domain/connections';
-import { McpRules, McpServerView, McpTransport } from '../domain/mcp';
+import { McpServerView, McpToolRule, McpTransport } from '../domain/mcp';
 
 const TaskRef = z.object({ taskId: z.string().min(1) });
 
@@ -67,6 +67,9 @@ export type DatabaseGrantInput = z.infer<typeof DatabaseGrantInput>;
 /** The agent's memory as the person sees it: its text and where the file is. */
 export const MemoryView = z.object({ text: z.string(), path: z.string() });
 export type MemoryView = z.infer<typeof MemoryView>;
+
+/** Rules as a call changes them: only those given change (no defaults filled in, so an absent one stays). */
+const McpRulesChange = z.object({ deny: z.array(z.string()).optional(), hold: z.array(z.string()).optional(), noInverse: McpToolRule.optional() });
 
 export const calls = {
   'task:list': { input: z.object({}), output: z.array(Task) },
@@ -265,7 +268,7 @@ export const calls = {
     input: z.object({
       name: z.string().min(1),
       transport: McpTransport,
-      rules: McpRules.partial().optional(),
+      rules: McpRulesChange.optional(),
       /** Whose inverse data describes its tools; absent: recognised from the command where known. */
       api: z.string().min(1).nullable().optional(),
       replace: z.boolean().optional(),
@@ -274,7 +277,7 @@ export const calls = {
   },
   'mcp:remove': { input: z.object({ name: z.string().min(1) }), output: z.object({ removed: z.boolean() }) },
   /** Changes a server's rules (those given replace its own; the others stay). */
-  'mcp:rules': { input: z.object({ name: z.string().min(1), rules: McpRules.partial() }), output: McpServerView },
+  'mcp:rules': { input: z.object({ name: z.string().min(1), rules: McpRulesChange }), output: McpServerView },
   /** Reads a desktop agent's config (Claude Desktop, Cursor, VS Code): each server added or skipped with the reason. */
   'mcp:import': {
     input: z.object({
