@@ -36,7 +36,8 @@ export async function startMcpHttpServer(token: string): Promise<McpHttpServer> 
   const calls: McpHttpServer['calls'] = [];
   const notes: string[] = [];
   const sessions = new Map<string, StreamableHTTPServerTransport>();
-  let released = Promise.withResolvers<void>();
+  let release!: () => void;
+  let released = new Promise<void>((resolve) => (release = resolve));
 
   const newServer = (): McpServer => {
     const mcp = new McpServer({ name: 'notes-over-http', version: '1.0.0' });
@@ -77,7 +78,7 @@ export async function startMcpHttpServer(token: string): Promise<McpHttpServer> 
       { description: 'Answers once the test releases it.', inputSchema: {}, annotations: { readOnlyHint: true } },
       async () => {
         calls.push({ tool: 'wait_for_release', arguments: {} });
-        await released.promise;
+        await released;
         return { content: [{ type: 'text', text: 'released' }] };
       },
     );
@@ -146,8 +147,8 @@ export async function startMcpHttpServer(token: string): Promise<McpHttpServer> 
       accepted = t;
     },
     release: () => {
-      released.resolve();
-      released = Promise.withResolvers<void>();
+      release();
+      released = new Promise<void>((resolve) => (release = resolve));
     },
     close: async () => {
       for (const t of sessions.values()) await t.close().catch(() => undefined);
