@@ -92,7 +92,8 @@ function AddServerForm({ onAdded }: { onAdded(view: McpServerView): void }) {
   const [kind, setKind] = useState<'stdio' | 'http'>('stdio');
   const [commandLine, setCommandLine] = useState('');
   const [url, setUrl] = useState('');
-  const [auth, setAuth] = useState<'none' | 'bearer' | 'oauth'>('bearer');
+  // OAuth sign-in for MCP servers is not offered yet: a server that needs it takes a token made on its side.
+  const [auth, setAuth] = useState<'none' | 'bearer'>('bearer');
   const [secret, setSecret] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -102,7 +103,7 @@ function AddServerForm({ onAdded }: { onAdded(view: McpServerView): void }) {
     let transport: McpTransport;
     try {
       if (kind === 'stdio') transport = { kind: 'stdio', ...parseCommandLine(commandLine) };
-      else transport = { kind: 'http', url: url.trim(), auth: auth === 'bearer' ? { kind: 'bearer', secret: secret.trim() } : { kind: auth } };
+      else transport = { kind: 'http', url: url.trim(), auth: auth === 'bearer' ? { kind: 'bearer', secret: secret.trim() } : { kind: 'none' } };
     } catch (e) {
       return setError((e as Error).message);
     }
@@ -154,7 +155,6 @@ function AddServerForm({ onAdded }: { onAdded(view: McpServerView): void }) {
             Signs in with
             <select value={auth} onChange={(e) => setAuth(e.target.value as typeof auth)} data-testid="mcp-auth">
               <option value="bearer">a token in the keychain</option>
-              <option value="oauth">OAuth</option>
               <option value="none">nothing</option>
             </select>
           </label>
@@ -172,7 +172,7 @@ function AddServerForm({ onAdded }: { onAdded(view: McpServerView): void }) {
           : 'Posthoc calls it from this computer; the token is added on the way out and never reaches the agent. Store it first under Secrets.'}
       </p>
       <div className="form-actions">
-        <button type="submit" className="button" data-testid="mcp-add-submit" disabled={busy || !name.trim() || (kind === 'stdio' ? !commandLine.trim() : !url.trim())}>
+        <button type="submit" className="button" data-testid="mcp-add-submit" disabled={busy || !name.trim() || (kind === 'stdio' ? !commandLine.trim() : !url.trim() || (auth === 'bearer' && !secret.trim()))}>
           {busy ? 'Adding…' : 'Add server'}
         </button>
       </div>
