@@ -177,6 +177,8 @@ export class McpRoute {
       const ajv = typeof $schema === 'string' && /2020-12|2019-09/.test($schema) ? this.ajv2020 : this.ajv;
       try {
         validate = ajv.compile(schema);
+        // Ajv keeps every schema it compiled; ours live as long as the tool listing (the WeakMap above).
+        ajv.removeSchema(schema);
       } catch {
         // A schema ajv cannot compile is the server's to check: the call goes to it.
         validate = null;
