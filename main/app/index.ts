@@ -26,7 +26,7 @@ if (!app.requestSingleInstanceLock()) app.quit();
 app.on('web-contents-created', (_event, contents) => hardenContents(contents, (url) => shell.openExternal(url), devServerUrl));
 
 app.whenReady().then(() => {
-  hardenSession(session.defaultSession);
+  hardenSession(session.defaultSession, devServerUrl);
   serveAppScheme(protocol, fileURLToPath(new URL('../renderer', import.meta.url)));
   try {
     services = createServices({

@@ -1,5 +1,6 @@
 // Electron security defaults, in one place: isolated and sandboxed renderers, no Node in pages, a CSP,
-// navigation and new windows denied, external links only to allow-listed origins, permissions denied,
+// navigation and new windows denied, external links only to allow-listed origins, permissions denied (but
+// notifications for the app's own page),
 // the renderer's own origin app://posthoc, devtools and the dev server only outside packaged builds.
 import type { BrowserWindowConstructorOptions, Session, WebContents } from 'electron';
 
@@ -112,9 +113,12 @@ export function isAppUrl(raw: string, devServerUrl: string | undefined): boolean
   return false;
 }
 
-export function hardenSession(session: Session): void {
-  session.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));
-  session.setPermissionCheckHandler(() => false);
+export function hardenSession(session: Session, devServerUrl?: string): void {
+  // One permission, for the app's own page only: desktop notifications (a task waits for the person).
+  session.setPermissionRequestHandler((_contents, permission, callback, details) =>
+    callback(permission === 'notifications' && isAppUrl(details?.requestingUrl ?? '', devServerUrl)),
+  );
+  session.setPermissionCheckHandler((_contents, permission, requestingOrigin) => permission === 'notifications' && isAppUrl(requestingOrigin, devServerUrl));
   session.webRequest.onHeadersReceived((details, callback) => {
     callback({
       responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [CONTENT_SECURITY_POLICY] },

@@ -249,21 +249,29 @@ describe('hardenSession', () => {
     return session;
   }
 
-  it('denies every permission request', () => {
+  it('denies every permission request but notifications for the app’s own page', () => {
     const session = fakeSession();
     const handler = session.setPermissionRequestHandler.mock.calls[0]![0] as Handler;
     for (const permission of ['media', 'geolocation', 'notifications', 'clipboard-read', 'openExternal']) {
+      for (const requestingUrl of ['https://evil.example/', 'file:///etc/passwd', 'app://posthoc.evil/index.html']) {
+        const callback = vi.fn();
+        handler({}, permission, callback, { requestingUrl });
+        expect(callback).toHaveBeenCalledExactlyOnceWith(false);
+      }
       const callback = vi.fn();
-      handler({}, permission, callback, {});
-      expect(callback).toHaveBeenCalledExactlyOnceWith(false);
+      handler({}, permission, callback, { requestingUrl: 'app://posthoc/index.html' });
+      expect(callback).toHaveBeenCalledExactlyOnceWith(permission === 'notifications');
     }
   });
 
-  it('denies every permission check', () => {
+  it('denies every permission check but notifications for the app’s own page', () => {
     const session = fakeSession();
     const check = session.setPermissionCheckHandler.mock.calls[0]![0] as Handler;
     expect(check({}, 'media', 'file://', {})).toBe(false);
     expect(check(null, 'clipboard-sanitized-write', 'file://', {})).toBe(false);
+    expect(check({}, 'media', 'app://posthoc', {})).toBe(false);
+    expect(check({}, 'notifications', 'https://evil.example', {})).toBe(false);
+    expect(check({}, 'notifications', 'app://posthoc', {})).toBe(true);
   });
 
   it('adds the Content-Security-Policy header to every response, keeping the others', () => {
