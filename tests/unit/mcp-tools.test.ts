@@ -303,6 +303,30 @@ describe('the /mcp route', () => {
     expect(t.received).toEqual([]);
   });
 
+  it('opens the server again after its connection broke, and closes every connection with the task', async () => {
+    const made: McpServer[] = [];
+    const received: string[] = [];
+    const connector = inMemoryConnector(() => {
+      const server = testServer(received);
+      made.push(server);
+      return server;
+    });
+    hub = new McpHub({ connectors: { stdio: connector, http: connector }, server: (n) => def(n), task: (id) => ({ taskId: id, workspaces: [] }) });
+    expect((await hub.call('t', 'tools', 'echo', { text: 'a' })).content).toEqual([{ type: 'text', text: 'a' }]);
+    await made[0]!.close(); // the server went away
+    await expect(hub.call('t', 'tools', 'echo', { text: 'b' })).rejects.toThrow();
+    expect((await hub.call('t', 'tools', 'echo', { text: 'c' })).content).toEqual([{ type: 'text', text: 'c' }]);
+    expect(connector.opened).toEqual(['tools', 'tools']);
+    // A protocol error (an unknown tool) keeps the connection.
+    await expect(hub.call('t', 'tools', 'no_such_tool', {})).resolves.toMatchObject({ isError: true });
+    await hub.call('t', 'tools', 'echo', { text: 'd' });
+    expect(connector.opened).toHaveLength(2);
+    await hub.closeTask('t');
+    expect(connector.closed).toBe(2);
+    await expect(hub.call('t', 'tools', 'echo', { text: 'e' })).resolves.toMatchObject({ isError: false });
+    expect(connector.opened).toHaveLength(3);
+  });
+
   it('lists every page of a server that pages its tools, and stops a server that pages forever', async () => {
     const { Server } = await import('@modelcontextprotocol/sdk/server/index.js');
     const { ListToolsRequestSchema } = await import('@modelcontextprotocol/sdk/types.js');
