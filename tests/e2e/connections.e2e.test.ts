@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tokenSecret } from '../../main/oauth/oauth-connections';
 import { Vault } from '../../main/vault/vault';
 import { launchChromium, openApp, SCREENSHOTS } from '../support/browser';
+import { expandCard } from '../support/cards';
 import { findSecretInFiles, secretFinder } from '../support/canary';
 import { startFakeGitHub, type FakeGitHub } from '../support/fake-github';
 import { startFakeSlack, type FakeSlack } from '../support/fake-slack';
@@ -96,17 +97,23 @@ describe('connected services, as a new user', () => {
       github.tokens.add(token);
 
       // Two services on the connection, with the person's rule for Slack.
-      await page.getByTestId('add-service').locator('summary').click();
+      await page.getByTestId('add-service').locator(':scope > summary').click();
       for (const s of [
-        { name: 'slack', url: slack.baseUrl, api: 'slack', rule: 'POST /chat.postMessage channel=#team,C0TEAM' },
-        { name: 'github', url: github.baseUrl, api: 'github', rule: '' },
+        { name: 'slack', url: slack.baseUrl, api: 'slack', channels: '#team, C0TEAM' },
+        { name: 'github', url: github.baseUrl, api: 'github', channels: '' },
       ]) {
         await page.getByTestId('service-name').fill(s.name);
         await page.getByTestId('service-base-url').fill(s.url);
         await page.getByTestId('service-auth').selectOption('oauth');
         await page.getByTestId('service-provider').selectOption('acme');
         await page.getByTestId('service-api').selectOption(s.api);
-        await page.getByTestId('service-body-rules').fill(s.rule);
+        if (s.channels) {
+          // The rule in words: "Only these channels", written as the rule language's lines, shown under Rules as text.
+          await page.getByTestId('rule-preset-channels').click();
+          await page.getByTestId('rule-preset-value').fill(s.channels);
+          await page.getByTestId('rule-preset-add').click();
+          expect(await page.getByTestId('service-body-rules').inputValue()).toBe('POST /chat.postMessage channel=#team,C0TEAM\nPOST /chat.scheduleMessage channel=#team,C0TEAM');
+        }
         await page.getByTestId('service-submit').click();
         if (s.name === 'github') {
           // The connection's token went only to Slack's origin so far: the form asks before sending it to another.
@@ -119,7 +126,7 @@ describe('connected services, as a new user', () => {
         await page.getByTestId(`service-${s.name}`).waitFor();
       }
       expect(await page.getByTestId('service-slack').textContent()).toContain('OAuth connection acme');
-      await page.getByTestId('add-service').locator('summary').click();
+      await page.getByTestId('add-service').locator(':scope > summary').click();
       await page.getByTestId('connections-page').evaluate((el) => el.closest('.main-pane')?.scrollTo(0, 0));
       await page.screenshot({ path: join(SCREENSHOTS, 'connections.png'), fullPage: true });
 
@@ -133,6 +140,7 @@ describe('connected services, as a new user', () => {
 
       const card = page.getByTestId('action-card').first();
       await card.and(page.locator('[data-status="done"]')).waitFor({ timeout: 90_000 });
+      await expandCard(card);
       await page.getByTestId('task-answer').waitFor({ timeout: 60_000 });
       const inverses = await card.getByTestId('call-inverse').allTextContents();
       expect(inverses).toHaveLength(2);
@@ -189,6 +197,8 @@ describe('connected services, as a new user', () => {
       await page.screenshot({ path: join(SCREENSHOTS, 'connections-hold.png'), fullPage: true });
       await cancel.click();
       await card.and(page.locator('[data-status="done"]')).waitFor({ timeout: 60_000 });
+      // Cancel was pressed inside the open card: it stays open when the action finishes.
+      expect(await card.getAttribute('data-expanded')).toBe('true');
       expect(await card.getByTestId('call-hold').textContent()).toBe('cancelled: never sent');
       expect(await card.getByTestId('action-output').textContent()).toContain('409 The person cancelled POST');
       expect(slack.calls.length).toBe(before);

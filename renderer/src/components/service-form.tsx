@@ -4,6 +4,7 @@
 import { useState, type FormEvent } from 'react';
 import type { ConnectionView } from '../../../shared/domain/connections';
 import { serviceInput, type ServiceFormFields } from '../model/connection-forms';
+import { RulePresets, type RuleLines } from './rule-presets';
 
 const APIS = ['slack', 'github', 'gmail', 'spotify', 'dropbox', 'dropbox-content', 'discord'];
 
@@ -19,6 +20,7 @@ export function ServiceForm({ connections, onSaved }: { connections: ConnectionV
   const [error, setError] = useState<string | null>(null);
   const [saved, setSaved] = useState<string | null>(null);
   const [question, setQuestion] = useState<OriginQuestion | null>(null);
+  const [rulesOpen, setRulesOpen] = useState(false);
   const set = <K extends keyof ServiceFormFields>(key: K) => (value: ServiceFormFields[K]) => {
     // What the person confirmed was this service at this origin; any change asks again.
     setQuestion(null);
@@ -42,7 +44,16 @@ export function ServiceForm({ connections, onSaved }: { connections: ConnectionV
     setQuestion(null);
     setSaved(`Saved ${result.value.name}: the sandbox reaches it at $POSTHOC_GATEWAY/svc/${result.value.name}/…`);
     setF(empty);
+    setRulesOpen(false);
     onSaved();
+  }
+
+  /** A preset's lines, added under what is there, and shown. */
+  function addRules(lines: Partial<RuleLines>): void {
+    setQuestion(null);
+    const joined = (key: keyof RuleLines) => [f[key].trim(), lines[key] ?? ''].filter(Boolean).join('\n');
+    setF({ ...f, allow: joined('allow'), bodyRules: joined('bodyRules'), hold: joined('hold') });
+    setRulesOpen(true);
   }
 
   async function submit(event: FormEvent): Promise<void> {
@@ -119,10 +130,18 @@ export function ServiceForm({ connections, onSaved }: { connections: ConnectionV
           </select>
         </label>
       </div>
-      {text('allow', 'Allowed calls', 'One per line, METHOD /path/glob ("*" one segment, "**" any). Empty: every call.', 'service-allow')}
-      {text('bodyRules', 'Body rules', 'METHOD /path FIELD=V1,V2 (only these values) or METHOD /path FIELD@=example.com (mail only to these domains).', 'service-body-rules')}
-      {text('hold', 'Held for your approval', 'Calls that always wait for you, one per line.', 'service-hold')}
-      {text('sends', 'Sends that can never be taken back', 'They wait 30 s before they leave; you can cancel them on the card until then.', 'service-sends')}
+      <fieldset className="rules-fieldset">
+        <legend>Rules</legend>
+        <p className="field-hint">Without rules the agent may make any call; each is on the action's card, and undo takes back those it knows how to.</p>
+        <RulePresets api={f.api} name={f.name} onAdd={addRules} />
+        <details open={rulesOpen} onToggle={(e) => setRulesOpen(e.currentTarget.open)} data-testid="service-rules-text">
+          <summary>Rules as text</summary>
+          {text('allow', 'Allowed calls', 'One per line, METHOD /path/glob ("*" one segment, "**" any). Empty: every call.', 'service-allow')}
+          {text('bodyRules', 'Body rules', 'METHOD /path FIELD=V1,V2 (only these values) or METHOD /path FIELD@=example.com (mail only to these domains).', 'service-body-rules')}
+          {text('hold', 'Held for your approval', 'Calls that always wait for you, one per line.', 'service-hold')}
+          {text('sends', 'Sends that can never be taken back', 'They wait 30 s before they leave; you can cancel them on the card until then.', 'service-sends')}
+        </details>
+      </fieldset>
       <div className="field-row">
         <label className="field">
           Calls outside these rules
