@@ -403,7 +403,12 @@ class ContainerConnection implements McpConnection {
       if (signal?.aborted) throw new Error(`The call to the MCP server ${this.name} was stopped before it started.`);
       this.owner.setBusy(this.taskId, 1);
       try {
-        await this.thaw();
+        try {
+          await this.thaw();
+        } catch (error) {
+          this.end(`could not be resumed (${(error as Error).message}): its container was stopped or removed outside Posthoc`);
+          throw new Error(this.message(this.ended!));
+        }
         let result: T;
         try {
           result = await Promise.race([fn(this.client), this.endedPromise()]);

@@ -12,7 +12,7 @@ import { Gateway } from '../../main/gateway/gateway';
 import { npmRoute } from '../../main/gateway/packages/npm-route';
 import { PackageCache } from '../../main/gateway/packages/package-cache';
 import type { PackagePolicy } from '../../main/gateway/packages/package-policy';
-import { TASK_LABEL } from '../../main/sandbox/container-policy';
+import { OWNER_LABEL, SANDBOX_LABEL, TASK_LABEL } from '../../main/sandbox/container-policy';
 import { MCP_SERVER_LABEL, McpContainers, mergeClaims, type McpConnection } from '../../main/sandbox/mcp-container';
 import { SANDBOX_IMAGE } from '../../main/sandbox/sandbox-image';
 import { startNpmModulesRegistry, type NpmModulesRegistry } from '../support/npm-modules-registry';
@@ -126,6 +126,9 @@ describe('a stdio MCP server in its own container', () => {
 
     const [info] = await containersOf(taskId);
     expect(info!.Labels[MCP_SERVER_LABEL]).toBe('files');
+    // The sandbox's labels: the orphan cleanup at the next start removes it once this process is gone.
+    expect(info!.Labels[SANDBOX_LABEL]).toBe('1');
+    expect(info!.Labels[OWNER_LABEL]).toBe(String(process.pid));
     const inspect = await docker.getContainer(info!.Id).inspect();
     expect(inspect.State.Paused).toBe(true);
     expect(inspect.HostConfig.NetworkMode).toBe('none');
@@ -213,6 +216,18 @@ describe('a stdio MCP server in its own container', () => {
     await expect(mcp.connect(stdio('raw', 'node', [join(dir, 'server.mjs'), 'silent']), { taskId, workspaces: [grant(dir)] })).rejects.toThrow(
       /The MCP server raw did not answer within 4 s of starting/,
     );
+    expect(await containersOf(taskId)).toEqual([]);
+  });
+
+  it('stopping the start (the AbortSignal) ends it at once and removes its container', async () => {
+    const mcp = connector();
+    const dir = rawServer();
+    const taskId = 'mcp-stdio-abort';
+    const stop = new AbortController();
+    const started = mcp.connect(stdio('raw', 'node', [join(dir, 'server.mjs'), 'silent']), { taskId, workspaces: [grant(dir)] }, stop.signal);
+    await expect.poll(async () => (await containersOf(taskId)).some((c) => c.State === 'running')).toBe(true);
+    stop.abort();
+    await expect(started).rejects.toThrow('Starting the MCP server raw was stopped.');
     expect(await containersOf(taskId)).toEqual([]);
   });
 
