@@ -36,9 +36,12 @@ import { FilePreviews } from './file-previews';
 import { Figures } from '../effects/figures/figures';
 import { FigureStore } from '../store/figure-store';
 import { McpServerStore } from '../store/mcp-servers';
-import { McpService } from './mcp-service';
+import { HubToolSource, isListing, ListingHub, mcpPrompt, McpService } from './mcp-service';
 import { McpCredentials } from './mcp-credentials';
 import { detectApi } from '../effects/mcp/inverses';
+import { HttpMcpConnector } from '../effects/mcp/http-connector';
+import { McpRoute } from '../effects/mcp/mcp-route';
+import { McpContainers } from '../sandbox/mcp-container';
 import { ConnectionsService, type ConnectionsOptions } from './connections-service';
 import { DatabaseGrants } from './database-grants';
 import { EventBus } from './event-bus';
@@ -127,6 +130,35 @@ export function createServices(options: {
     // Each task's own environment (pip and npm installs), kept while the task exists.
     envDir: join(options.dataDir, 'task-env'),
   });
+  // MCP servers (issue 16): stdio servers in the task's own confined containers, remote ones over streamable
+  // HTTP from here with their token from the vault; every tool call through the gateway's /mcp route.
+  const mcpServers = new McpServerStore(db);
+  const mcpCredentials = new McpCredentials(vault, services);
+  const mcpContainers = new McpContainers(docker, {
+    image: executor.image,
+    controlDir: join(options.dataDir, 'sandbox'),
+    envDir: join(options.dataDir, 'task-env'),
+    // Listing tools outside any task has no door: such a server starts only from what it already has.
+    doors: { open: async (taskId) => (isListing(taskId) ? null : (await gateway.open(taskId)).dir) },
+  });
+  const mcpHub = new ListingHub({
+    connectors: {
+      stdio: mcpContainers,
+      http: new HttpMcpConnector({ credentials: mcpCredentials, onSecret: (taskId, secret) => gateway.redactor(taskId).add(secret) }),
+    },
+    server: (name) => mcpServers.get(name),
+    task: (taskId) => {
+      if (isListing(taskId)) return { taskId, workspaces: [] };
+      const task = store.getTask(taskId);
+      return task && { taskId, workspaces: task.workspaces };
+    },
+  });
+  gateway.route('mcp', new McpRoute(mcpHub, { granted: (task) => task.mcp ?? [], wait: (...args) => gateway.holds.wait(...args) }).route);
+  const mcp = new McpService(mcpServers, events, {
+    tools: new HubToolSource(mcpHub),
+    detectApi,
+    bindCredential: (server, secret, url) => mcpCredentials.bind(server, secret, url),
+  });
   const fsChannel = new FsChannel(join(options.dataDir, 'checkpoints'), new UndoStore(db), {
     ...options.checkpoints,
     budgetFor: (folder) => storageBudget(store, folder),
@@ -135,6 +167,8 @@ export function createServices(options: {
   const runner = new ActionRunner(store, executor, fsChannel, events, gateway);
   const previews = new FilePreviews(store, fsChannel, new Figures(join(options.dataDir, 'figures'), new FigureStore(db)));
   runner.figures = previews.figures;
+  // What a task's stdio MCP servers write to its folders during an action is the action's (undo restores it).
+  runner.mcpClaims = mcpContainers;
   const sqlRunner = new SqlActionRunner(store, databases, events);
   runner.sql = sqlRunner;
   const tasks = new TaskService(store, settings, runner, executor, docker, events, [options.dataDir, dockerSocketPath()], (name) =>
@@ -142,7 +176,7 @@ export function createServices(options: {
   );
   const operations = new UndoOperations(db);
   const undo = new UndoService(store, fsChannel, events, { isRunning: (taskId) => tasks.isRunning(taskId), db: databases, rest: connections.restUndo, operations,
-    release: (actionId) => previews.figures.release(actionId), memory });
+    release: (actionId) => previews.figures.release(actionId), memory, tools: mcpHub });
   // A held transaction nobody kept in time was rolled back: its actions are undone.
   databases.held.onExpired = (actionIds) => {
     for (const id of actionIds) if (store.getAction(id)) events.emit('action:updated', store.setActionStatus(id, 'undone'));
@@ -155,12 +189,10 @@ export function createServices(options: {
   tasks.serviceInfo = (name) => connections.promptInfo(name);
   tasks.databases = new DatabaseGrants(databases, vault, engines, dbRoute);
   tasks.memory = { file: memory, route: memoryRoute };
-  const mcpCredentials = new McpCredentials(vault, services);
-  const mcp = new McpService(new McpServerStore(db), events, {
-    detectApi,
-    bindCredential: (server, secret, url) => mcpCredentials.bind(server, secret, url),
-  });
   tasks.mcpServers = mcp;
+  tasks.mcpPrompt = (task, signal) =>
+    mcpPrompt(task, { hub: mcpHub, open: (taskId) => gateway.beginAction(taskId, `mcp-start:${taskId}`), close: (taskId) => gateway.endAction(taskId) }, signal);
+  tasks.mcpRunEnded = (taskId) => mcpHub.closeTask(taskId);
   // Before anything answers: containers left by a Posthoc process that crashed are removed (found by their
   // labels), restores a crash interrupted are finished or rolled back, then the actions it left running are
   // closed and recorded. A new action first closes what is still open (a failed checkpoint in this process).
@@ -268,6 +300,8 @@ export function createServices(options: {
       approvals.relay.stop();
       connections.close();
       await tasks.shutdown();
+      await mcpHub.close();
+      await mcpContainers.closeAll();
       await gateway.closeAll();
       await databases.shutdown();
       await undo.settle();

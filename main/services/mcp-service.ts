@@ -3,6 +3,10 @@
 // definition is checked (mcp-validation.ts) before it is stored: no secret value is ever written here.
 import type { CallInput, CallOutput } from '../../shared/contract';
 import type { McpRules, McpServerDefinition, McpServerView, McpToolRule, McpToolView, McpTransport } from '../../shared/domain/mcp';
+import { randomUUID } from 'node:crypto';
+import type { Task } from '../../shared/domain';
+import { mcpSection, type McpPromptServer } from '../agent/mcp-prompt';
+import { McpHub } from '../effects/mcp/mcp-hub';
 import type { McpServerStore } from '../store/mcp-servers';
 import type { EventBus } from './event-bus';
 import { readMcpConfig } from './mcp-import';
@@ -178,4 +182,79 @@ function guard<T>(fn: () => T): T {
     if (error instanceof McpDefinitionError) throw new ServiceError('invalid-input', error.message);
     throw error;
   }
+}
+
+/** Task ids the tool listing outside any task runs under (`posthoc mcp list --tools`, the Connections page). */
+export const LISTING_PREFIX = 'mcp-list:';
+export const isListing = (taskId: string): boolean => taskId.startsWith(LISTING_PREFIX);
+
+/** The hub, remembering the tools it last listed for each server (whichever task listed them). */
+export class ListingHub extends McpHub {
+  readonly listed = new Map<string, { createdAt: string; tools: McpToolView[] }>();
+
+  override async tools(taskId: string, server: string, signal?: AbortSignal): Promise<McpToolView[]> {
+    const tools = await super.tools(taskId, server, signal);
+    const definition = this.definition(server);
+    if (definition) this.listed.set(server, { createdAt: definition.createdAt, tools });
+    return tools;
+  }
+}
+
+/** The tools as the hub listed them; a refresh starts (or reaches) the server outside any task, then closes it. */
+export class HubToolSource implements McpToolSource {
+  constructor(private readonly hub: ListingHub) {}
+
+  cached(server: McpServerDefinition): { tools: McpToolView[] | null; error: string | null } {
+    const listed = this.hub.listed.get(server.name);
+    return listed && listed.createdAt === server.createdAt ? { tools: listed.tools, error: null } : { tools: null, error: NOT_LISTED_YET };
+  }
+
+  async refresh(server: McpServerDefinition): Promise<{ tools: McpToolView[] | null; error: string | null }> {
+    const taskId = `${LISTING_PREFIX}${randomUUID()}`;
+    try {
+      return { tools: await this.hub.tools(taskId, server.name), error: null };
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      return { tools: null, error: `The server could not be asked for its tools: ${message}` };
+    } finally {
+      await this.hub.closeTask(taskId);
+    }
+  }
+
+  forget(name: string): void {
+    this.hub.listed.delete(name);
+  }
+}
+
+/**
+ * The system prompt's MCP part for a task: each granted server's tools, listed through the hub as the run
+ * begins. A stdio server's first start may install its package with npx through the gateway, which answers
+ * a task's requests only while one of its actions runs: `open` / `close` hold it open for the listing.
+ */
+export async function mcpPrompt(
+  task: Task,
+  deps: { hub: McpHub; open(taskId: string): void; close(taskId: string): void },
+  signal?: AbortSignal,
+): Promise<string> {
+  const names = task.mcp ?? [];
+  if (names.length === 0) return '';
+  deps.open(task.id);
+  let servers: McpPromptServer[];
+  try {
+    servers = await Promise.all(
+      names.flatMap((name) => {
+        const server = deps.hub.definition(name);
+        if (!server) return [];
+        return [
+          deps.hub.tools(task.id, name, signal).then(
+            (tools): McpPromptServer => ({ server, tools }),
+            (error: unknown): McpPromptServer => ({ server, tools: null, error: error instanceof Error ? error.message : String(error) }),
+          ),
+        ];
+      }),
+    );
+  } finally {
+    deps.close(task.id);
+  }
+  return mcpSection(servers, task.workspaces).join('\n');
 }

@@ -138,6 +138,10 @@ export class TaskService {
 
   /** MCP servers by name: a task granted one that is not defined is refused (app-services sets it). */
   mcpServers: { require(names: readonly string[]): unknown } | null = null;
+  /** The system prompt's part about the task's MCP servers, their tools listed (app-services sets it). */
+  mcpPrompt: ((task: Task, signal: AbortSignal) => Promise<string>) | null = null;
+  /** Closes the task's MCP connections when its run ends (a stdio server's container goes; app-services sets it). */
+  mcpRunEnded: ((taskId: string) => Promise<void>) | null = null;
 
   /** What the prompt says about a granted service (its route and rules, never a secret); app-services sets it. */
   serviceInfo: ((name: string) => PromptService | undefined) | null = null;
@@ -182,7 +186,7 @@ export class TaskService {
         const window = options.contextWindow ?? this.settings.contextWindow(llm.config.model) ?? (await providerContextWindow(llm.config)) ?? DEFAULT_CONTEXT_WINDOW;
         const budget = new ContextBudget(window, (messages, onDelta, signal) => llm.complete(messages, onDelta, signal));
         outcome = await runAgent({
-          history: await this.history(task, maxSteps),
+          history: await this.history(task, maxSteps, controller.signal),
           maxSteps,
           signal: controller.signal,
           fit: (messages, signal) => budget.fit(messages, signal),
@@ -206,6 +210,7 @@ export class TaskService {
       }
       detachDatabases?.();
       detachMemory?.();
+      await this.mcpRunEnded?.(task.id).catch(() => undefined);
       this.running.delete(task.id);
       // What the person sent after the agent's last turn stays in the conversation, for the next run.
       for (const text of inbox.splice(0)) this.deliver(task.id, text);
@@ -261,11 +266,12 @@ export class TaskService {
     return text;
   }
 
-  private async history(task: Task, maxSteps: number): Promise<ChatMessage[]> {
+  private async history(task: Task, maxSteps: number, signal: AbortSignal): Promise<ChatMessage[]> {
     const databases = await this.databases?.prompt(task);
     const services = task.services.flatMap((name) => this.serviceInfo?.(name) ?? []);
     const memory = this.memory && !this.withoutMemory.has(task.id) ? memorySection(this.memory.file.read()).join('\n') : '';
-    const messages: ChatMessage[] = [{ role: 'system', content: systemPrompt(task.workspaces, maxSteps, databases, services, await readFolderInstructions(task.workspaces)) + (memory ? `\n${memory}` : '') }];
+    const mcp = task.mcp?.length && this.mcpPrompt ? await this.mcpPrompt(task, signal) : '';
+    const messages: ChatMessage[] = [{ role: 'system', content: systemPrompt(task.workspaces, maxSteps, databases, services, await readFolderInstructions(task.workspaces)) + (memory ? `\n${memory}` : '') + mcp }];
     for (const m of this.store.listMessages(task.id)) {
       messages.push(m.role === 'assistant' ? { role: 'assistant', content: withoutReasoning(m.content) } : { role: 'user', content: m.content });
     }

@@ -6,7 +6,7 @@
 // or refused, is an McpEffect on the running action, arguments and answer redacted and cut short, with the
 // exact call that takes it back when the server's inverse data knows one. What the sandbox gets is bounded.
 import Ajv, { type ValidateFunction } from 'ajv';
-import Ajv2020 from 'ajv/dist/2020';
+import Ajv2020 from 'ajv/dist/2020.js';
 import type { Effect, Task } from '../../../shared/domain';
 import type { McpEffect, McpToolView } from '../../../shared/domain/mcp';
 import { deriveInverse, isFolderOnly } from './inverses';
