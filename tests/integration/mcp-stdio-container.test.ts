@@ -5,8 +5,17 @@
 import Docker from 'dockerode';
 import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Task, WorkspaceGrant } from '../../shared/domain';
+import type { FsEffect, Task, WorkspaceGrant } from '../../shared/domain';
+import { FsChannel } from '../../main/effects/fs/fs-channel';
+import { SandboxExecutor } from '../../main/sandbox/executor';
+import { ActionRunner } from '../../main/services/action-runner';
+import { EventBus } from '../../main/services/event-bus';
+import { openDatabase } from '../../main/store/database';
+import { TaskStore } from '../../main/store/task-store';
+import { UndoStore } from '../../main/store/undo-store';
 import type { McpServerDefinition } from '../../shared/domain/mcp';
 import { Gateway } from '../../main/gateway/gateway';
 import { npmRoute } from '../../main/gateway/packages/npm-route';
@@ -89,7 +98,7 @@ if (mode === 'network') {
   s.on('connect', () => { console.error('network reached'); process.exit(0); });
   s.on('error', (e) => { console.error('no network: ' + e.code); process.exit(2); });
 }
-readline.createInterface({ input: process.stdin }).on('line', (line) => {
+readline.createInterface({ input: process.stdin }).on('line', async (line) => {
   const msg = JSON.parse(line);
   if (msg.method === 'initialize') {
     if (mode === 'silent') return;
@@ -97,6 +106,9 @@ readline.createInterface({ input: process.stdin }).on('line', (line) => {
     send({ jsonrpc: '2.0', id: msg.id, result: { protocolVersion: msg.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'raw', version: '1' } } });
   } else if (msg.method === 'tools/list') {
     send({ jsonrpc: '2.0', id: msg.id, result: { tools: [{ name: 'boom', inputSchema: { type: 'object' } }] } });
+  } else if (msg.method === 'tools/call' && mode === 'write') {
+    (await import('node:fs')).writeFileSync(msg.params.arguments.path, msg.params.arguments.content);
+    send({ jsonrpc: '2.0', id: msg.id, result: { content: [{ type: 'text', text: 'written' }] } });
   } else if (msg.method === 'tools/call') {
     console.error('boom: the disk is on fire');
     process.exit(3);
@@ -245,5 +257,43 @@ describe('a stdio MCP server in its own container', () => {
     expect(mcp.claimsSince(taskId, mark, [grant(dir)])?.complete).toBe(false);
     await expect(conn.use((c) => c.listTools())).rejects.toThrow(/The MCP server raw exited/);
     await expect.poll(async () => (await containersOf(taskId)).length).toBe(0);
+  });
+});
+
+describe('the action runner with a stdio MCP server', () => {
+  it("a server's write during the action is the action's (not the person's edit), and the person's own edit stays apart", async () => {
+    const dataDir = dirs.make('posthoc-mcp-runner-');
+    const db = openDatabase(dataDir);
+    const store = new TaskStore(db);
+    const door = new Gateway(join(dataDir, 'gateway'), (id) => store.getTask(id));
+    const executor = new SandboxExecutor(docker, image, { controlDir: join(dataDir, 'sandbox'), envDir: join(dataDir, 'task-env'), doors: { open: async (id) => (await door.open(id)).dir, close: (id) => door.close(id) } });
+    const mcp = new McpContainers(docker, { image, controlDir: join(dataDir, 'sandbox'), envDir: join(dataDir, 'task-env'), doors: { open: async (id) => (await door.open(id)).dir } });
+    const runner = new ActionRunner(store, executor, new FsChannel(join(dataDir, 'checkpoints'), new UndoStore(db)), new EventBus(), door);
+    runner.mcpClaims = mcp;
+    const ws = dirs.workspace();
+    const scripts = rawServer();
+    const task = store.createTask({ title: 't', model: 'm', workspaces: [grant(ws, 'ws', '/workspace/ws'), grant(scripts, 'scripts', '/workspace/scripts', true)] });
+    try {
+      const source = ["import os, time", "open('ws/started.txt', 'w').write('started')", "while not os.path.exists('ws/go.txt'):", '    time.sleep(0.05)'].join('\n');
+      const running = runner.run(task, { language: 'python', source }, 60);
+      while (!existsSync(join(ws, 'started.txt'))) await sleep(20);
+      // A tool call made while the action runs (the hub starts the server on the first call).
+      const conn = await mcp.connect(stdio('raw', 'node', [join(scripts, 'server.mjs'), 'write']), { taskId: task.id, workspaces: task.workspaces });
+      opened.push(conn);
+      await conn.use((c) => c.callTool({ name: 'write', arguments: { path: join(ws, 'server.txt'), content: 'from the server' } }));
+      // The person's own edit, which lets the action end.
+      writeFileSync(join(ws, 'go.txt'), 'go');
+      const action = await running;
+      expect(action.status).toBe('done');
+      const effect = action.effects.find((e): e is FsEffect => e.channel === 'fs')!;
+      expect(effect.added).toEqual(['server.txt', 'started.txt']);
+      expect(effect.whileRunning?.added).toEqual(['go.txt']);
+      expect(effect.unattributed).toBeUndefined();
+    } finally {
+      await mcp.closeAll();
+      await executor.stopAll();
+      await door.closeAll();
+      db.close();
+    }
   });
 });
