@@ -386,6 +386,7 @@ class ContainerConnection implements McpConnection {
       await this.control.waitReady(10_000);
       await this.harvest();
       await this.freeze();
+      if (this.ended) throw new McpStartError(this.message(this.ended));
     } catch (error) {
       if (error instanceof McpStartError) throw error;
       if (this.transport.isDone) await Promise.race([this.endSettled, delay(4000, undefined)]);
