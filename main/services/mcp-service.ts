@@ -2,11 +2,12 @@
 // listed with their tools, their rules changed, removed, or imported from a desktop agent's config. Every
 // definition is checked (mcp-validation.ts) before it is stored: no secret value is ever written here.
 import type { CallInput, CallOutput } from '../../shared/contract';
-import type { McpRules, McpServerDefinition, McpServerView, McpToolRule, McpToolView, McpTransport } from '../../shared/domain/mcp';
+import type { McpRules, McpServerDefinition, McpServerView, McpToolView, McpTransport } from '../../shared/domain/mcp';
 import { randomUUID } from 'node:crypto';
 import type { Task } from '../../shared/domain';
 import { mcpSection, type McpPromptServer } from '../agent/mcp-prompt';
 import { McpHub } from '../effects/mcp/mcp-hub';
+import { toolRule } from '../effects/mcp/rules';
 import type { McpServerStore } from '../store/mcp-servers';
 import type { EventBus } from './event-bus';
 import { readMcpConfig } from './mcp-import';
@@ -147,7 +148,8 @@ export class McpService {
 
   /** A view of a server with the tools its rules apply to. */
   view(definition: McpServerDefinition, listed = this.source.cached(definition)): McpServerView {
-    const tools = listed.tools?.map((t) => ({ ...t, rule: ruleOf(definition.rules, t.name) })) ?? null;
+    // The rules now (they may have changed since the tools were listed), as the /mcp route applies them.
+    const tools = listed.tools?.map((t) => ({ ...t, rule: toolRule(definition, { name: t.name, annotations: t.annotations }) })) ?? null;
     return { ...definition, tools, toolsError: tools ? null : (listed.error ?? NOT_LISTED_YET) };
   }
 
@@ -168,12 +170,6 @@ export class McpService {
   }
 }
 
-/** The person's rule for a tool's calls: denied, held, else allowed (the channel adds the no-inverse rule per call). */
-export function ruleOf(rules: McpRules, tool: string): McpToolRule {
-  if (rules.deny.includes(tool)) return 'deny';
-  if (rules.hold.includes(tool)) return 'hold';
-  return 'allow';
-}
 
 function guard<T>(fn: () => T): T {
   try {

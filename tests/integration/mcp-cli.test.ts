@@ -6,6 +6,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CLAUDE_DESKTOP_CONFIG } from '../fixtures/mcp/claude-desktop-config';
+import { startMcpHttpServer } from '../support/mcp-http-server';
 import { cliTestbed, runPosthoc } from '../support/posthoc-cli';
 
 const { dirs } = cliTestbed();
@@ -80,6 +81,41 @@ describe('posthoc mcp', () => {
     const badName = await runPosthoc(['mcp', 'add', 'my server', '--data-dir', dataDir, '--', 'npx', 'x']);
     expect(badName.code).toBe(2);
     expect(badName.stderr).toMatch(/Try "my-server"/);
+  }, 120_000);
+
+  it('list --tools reaches a remote server with its token from the keychain: tools, annotations and rules shown, the token nowhere', async () => {
+    const token = 'mcp-cli-canary-7Qz2Wk9Lp4Rt8Vx1';
+    const server = await startMcpHttpServer(token);
+    try {
+      const dataDir = dirs.make('posthoc-data-');
+      const set = await runPosthoc(['secret', 'set', 'notes-token', '--origin', server.origin, '--data-dir', dataDir], {}, { stdin: token });
+      expect(set.code, set.stderr).toBe(0);
+      const add = await runPosthoc(['mcp', 'add', 'notes', '--url', server.url, '--auth', 'bearer', '--secret', 'notes-token', '--deny', 'remove_note', '--no-inverse', 'hold', '--data-dir', dataDir]);
+      expect(add.code, add.stderr).toBe(0);
+      const list = await runPosthoc(['mcp', 'list', '--tools', '--data-dir', dataDir]);
+      expect(list.code, list.stderr).toBe(0);
+      expect(list.stdout).toContain(`notes  http: ${server.url}  auth bearer (secret notes-token)  ·  deny remove_note; no inverse: hold  ·  5 tools`);
+      expect(list.stdout).toContain('  list_notes [allow] (read-only) — Lists the notes kept on the server.');
+      expect(list.stdout).toMatch(/ {2}add_note \[hold\]/);
+      expect(list.stdout).toMatch(/ {2}remove_note \[deny\] \(destructive\) — Removes a note by its text\./);
+      // Listing calls no tool; every request carried the token, and nothing Posthoc printed or stored does.
+      expect(server.calls).toEqual([]);
+      expect(server.requests.length).toBeGreaterThan(0);
+      expect(server.requests.every((r) => r.authorization === `Bearer ${token}`)).toBe(true);
+      expect(list.stdout + list.stderr + add.stdout + add.stderr).not.toContain(token);
+      expect(dataBytes(dataDir)).not.toContain(token);
+
+      // A token the server refuses: the tools are not listed, and the reason says so in plain words.
+      server.setToken('another-token-entirely-0000');
+      const refused = await runPosthoc(['mcp', 'list', '--tools', '--json', '--data-dir', dataDir]);
+      expect(refused.code, refused.stderr).toBe(0);
+      const [view] = JSON.parse(refused.stdout);
+      expect(view.tools).toBeNull();
+      expect(view.toolsError).toMatch(/^The server could not be asked for its tools: /);
+      expect(refused.stdout).not.toContain(token);
+    } finally {
+      await server.close();
+    }
   }, 120_000);
 
   it('refuses a token in a stdio server\'s env, naming the key, and stores nothing of it', async () => {
