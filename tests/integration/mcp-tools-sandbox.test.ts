@@ -26,6 +26,8 @@ const servers: McpServerDefinition[] = [
   { name: 'everything', transport: stdio([EVERYTHING_SERVER, 'stdio']), rules: { deny: ['get-sum'], hold: [], noInverse: 'allow' }, api: null, createdAt: '2026-01-01T00:00:00.000Z' },
   { name: 'mem', transport: stdio([MEMORY_SERVER], { MEMORY_FILE_PATH: memoryFilePath() }), rules: { deny: [], hold: [], noInverse: 'allow' }, api: 'memory', createdAt: '2026-01-01T00:00:00.000Z' },
   { name: 'big-data', transport: { kind: 'http', url: 'http://127.0.0.1:9/mcp', auth: { kind: 'none' } }, rules: { deny: [], hold: [], noInverse: 'allow' }, api: null, createdAt: '2026-01-01T00:00:00.000Z' },
+  // A command that does not exist: the server cannot start.
+  { name: 'broken', transport: { kind: 'stdio', command: '/nonexistent/mcp-server', args: [], env: {} }, rules: { deny: [], hold: [], noInverse: 'allow' }, api: null, createdAt: '2026-01-01T00:00:00.000Z' },
 ];
 const task = { id: 'mcp-sandbox-task', title: 't', status: 'running', workspaces: [], services: [], model: 'm', answer: null, error: null, createdAt: '', updatedAt: '' } as Task;
 
@@ -83,10 +85,18 @@ print('CREATED', json.dumps(created))
 print('HELP-BEGIN')
 print(pydoc.render_doc(everything.get_sum, renderer=pydoc.plaintext))
 print('HELP-END')
+print('SERVER-HELP-BEGIN')
+print(pydoc.render_doc(everything, renderer=pydoc.plaintext))
+print('SERVER-HELP-END')
+from posthoc_tools import broken, ToolError
+try:
+    broken.anything(x=1)
+except ToolError as e:
+    print('BROKEN', e)
 `);
     expect(out.stderr).toBe('');
     expect(out.exitCode).toBe(0);
-    expect(out.stdout).toContain("SERVERS ['everything', 'mem', 'big_data']");
+    expect(out.stdout).toContain("SERVERS ['everything', 'mem', 'big_data', 'broken']");
     expect(out.stdout).toContain("ECHO 'Echo: hi there'");
     expect(out.stdout).toContain('WEATHER {"conditions": "Light rain / drizzle", "humidity": 82, "temperature": 36}');
     expect(out.stdout).toContain('CREATED {"entities": [{"name": "zed", "entityType": "cat", "observations": ["naps"]}]}');
@@ -96,6 +106,12 @@ print('HELP-END')
     expect(help).toContain('The person denied this tool');
     expect(help).toContain('a (number, required): First number');
     expect(help).toMatch(/Input schema:\s+\{\s+"type": "object"/);
+    const serverHelp = out.stdout.slice(out.stdout.indexOf('SERVER-HELP-BEGIN'), out.stdout.indexOf('SERVER-HELP-END'));
+    expect(serverHelp).toContain('The MCP server "everything" (stdio).');
+    expect(serverHelp).toContain('echo: Echoes back the input string');
+    expect(serverHelp).toMatch(/FUNCTIONS\n\s+echo\(\*, message\)/);
+    expect(serverHelp).not.toContain('__getattr__');
+    expect(out.stdout).toMatch(/^BROKEN The server "broken" could not be reached: .*ENOENT/m);
     expect(out.effects().map((e) => [e.server, e.tool, e.refused, e.mutating])).toEqual([
       ['everything', 'echo', null, false],
       ['everything', 'get-structured-content', null, false],
@@ -133,7 +149,7 @@ except TypeError as e:
     expect(out.stdout).toMatch(/^SCHEMA REFUSED The arguments of everything\.echo do not fit its input schema, so it was not called: message must be string/m);
     expect(out.stdout).toMatch(/^MISSING REFUSED .*lack "location"/m);
     expect(out.stdout).toMatch(/^FAILING ERROR everything\.get-resource-reference: .*Invalid resourceId: -1/m);
-    expect(out.stdout).toMatch(/^IMPORT No MCP server "stranger" is granted to this task\. Granted: everything, mem, big_data/m);
+    expect(out.stdout).toMatch(/^IMPORT No MCP server "stranger" is granted to this task\. Granted: everything, mem, big_data, broken/m);
     expect(out.stdout).toMatch(/^TYPE everything\.echo takes keyword arguments only, for example everything\.echo\(message=\.\.\.\)/m);
     expect(out.effects().map((e) => [e.tool, e.refused === null, e.isError])).toEqual([
       ['get-sum', false, false],

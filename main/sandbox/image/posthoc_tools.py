@@ -163,27 +163,30 @@ def _tool(server, spec):
     return call
 
 
+class _ServerModule(_types.ModuleType):
+    """A granted server: its tools are its functions (help() lists them); a missing one is named."""
+
+    def __getattr__(self, attr):
+        if attr.startswith('__'):
+            raise AttributeError(attr)
+        if self._error:
+            raise ToolError(self._error)
+        raise AttributeError('The MCP server "%s" has no tool %r. Its tools: %s' % (self._server, attr, ', '.join(self.__all__) or 'none'))
+
+
 def _server(spec):
-    """One server as a module of its own: its tools are its functions, so help() lists them."""
     name = spec['name']
     tools = {}
     for tool in spec.get('tools') or []:
         tools[_identifier(tool['name'])] = _tool(name, tool)
     listed = '\n'.join('    %s: %s' % (n, (f.__doc__ or '').strip().split('\n')[0][:120]) for n, f in tools.items())
     error = spec.get('error')
-    module = _types.ModuleType('posthoc_tools.' + _identifier(name), 'The MCP server "%s" (%s).\n\n%s' % (
+    module = _ServerModule('posthoc_tools.' + _identifier(name), 'The MCP server "%s" (%s).\n\n%s' % (
         name, spec.get('transport') or 'unknown', ('Tools:\n' + listed) if listed else (error or 'No tools.')))
     module.__dict__.update(tools)
     module.__all__ = list(tools)
-
-    def missing(attr):
-        if attr.startswith('__'):
-            raise AttributeError(attr)
-        if error:
-            raise ToolError(error)
-        raise AttributeError('The MCP server "%s" has no tool %r. Its tools: %s' % (name, attr, ', '.join(tools) or 'none'))
-
-    module.__getattr__ = missing
+    module._server = name
+    module._error = error
     return module
 
 
