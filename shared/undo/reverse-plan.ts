@@ -60,7 +60,8 @@ export function reversePlanOf(action: PlanInput): ReversePlan {
     ],
     irreversible: [
       ...writes.filter((c) => !c.inverse).map((c) => ({ channel: 'rest' as const, service: c.service, method: c.method, path: c.path })),
-      ...tools.filter((c) => !c.inverse).map((c) => ({ channel: 'mcp' as const, server: c.server, tool: c.tool })),
+      // A confined server that keeps nothing but the granted folders (folderOnly): the checkpoint covers its calls.
+      ...tools.filter((c) => !c.inverse && !(c.transport === 'stdio' && c.folderOnly)).map((c) => ({ channel: 'mcp' as const, server: c.server, tool: c.tool })),
     ],
     takenBack: [
       ...writes.filter(isTakenBack).map((c) => ({ channel: 'rest' as const, service: c.service, method: c.method, path: c.path, summary: c.inverse?.summary ?? '' })),
