@@ -411,3 +411,31 @@ describe('the tools undo channel', () => {
     expect(await none.session(job('redo', [call({ undone: { at: 'x', error: 'refused' } })]), async (step) => step)).toBeNull();
   });
 });
+
+describe('the tools undo channel against a server that hangs', () => {
+  it('gives up on an inverse call the server never answers, and says so; nothing is marked taken back', async () => {
+    const connector = inMemoryConnector(() => {
+      const server = new McpServer({ name: 'stuck', version: '1' });
+      server.registerTool('delete_entities', { description: 'Never answers.', inputSchema: { entityNames: z.array(z.string()) } }, () => new Promise(() => undefined));
+      return server;
+    });
+    const hub = new McpHub({ connectors: { stdio: connector, http: connector }, server: (n) => def(n, { api: 'memory' }), task: (id) => ({ taskId: id, workspaces: [] }) });
+    const effect: McpEffect = {
+      channel: 'mcp', server: 'mem', transport: 'stdio', tool: 'create_entities', arguments: '{}', result: '{}', isError: false, durationMs: 1, mutating: true, refused: null,
+      inverse: { tool: 'delete_entities', arguments: { entityNames: ['bob'] }, summary: 'delete entity bob' }, hold: null,
+    };
+    const saved: Action[] = [];
+    const channel = new McpUndoChannel(hub, (a) => saved.push(a), 300);
+    const action = { id: 'a', effects: [effect] } as unknown as Action;
+    const result = await channel.session({ taskId: 't', operation: 'undo', direction: 'undo', actions: [action], later: [] }, async (step) => {
+      expect(await step!.check()).toEqual([]);
+      return step!.apply();
+    });
+    expect(result).toMatchObject({ ok: false, refused: { what: 'mem.delete_entities (delete entity bob)', why: expect.stringMatching(/^mem did not answer delete_entities within 300 ms; it may or may not have taken create_entities back/) } });
+    expect(effect.undone).toMatchObject({ error: expect.stringContaining('did not answer') });
+    expect(saved).toHaveLength(1);
+    // The connection the undo opened is closed again.
+    expect(connector.closed).toBe(connector.opened.length);
+    await hub.close();
+  });
+});

@@ -10,6 +10,9 @@ import type { ApplyResult, ChannelStep, UndoChannel, UndoJob } from '../../../sh
 import { callName, isMcpTakenBack, mcpWrites } from '../../../shared/undo/reverse-plan';
 import type { ToolResult } from './mcp-hub';
 
+/** How long undo waits for one inverse call (a server that hangs must not hold the undo for ever). */
+export const UNDO_CALL_MS = 120_000;
+
 /** What the channel needs of the hub (McpHub implements it). */
 export type McpUndoPort = {
   definition(server: string): unknown;
@@ -35,6 +38,7 @@ export class McpUndoChannel implements UndoChannel {
     private readonly port: McpUndoPort | undefined,
     /** Saves the action's effects after the calls (what was taken back, what the server answered). */
     private readonly save: (action: Action) => void,
+    private readonly callMs = UNDO_CALL_MS,
   ) {}
 
   async session<T>(job: UndoJob, body: (step: ChannelStep | null) => Promise<T>): Promise<T> {
@@ -45,7 +49,7 @@ export class McpUndoChannel implements UndoChannel {
     const actions = job.actions.filter((a) => pendingToolInverses(a).length > 0);
     if (actions.length === 0) return body(null);
     try {
-      return await body(new CallInverses(this.port, this.save, job.taskId, actions));
+      return await body(new CallInverses(this.port, this.save, job.taskId, actions, this.callMs));
     } finally {
       await this.port?.releaseUndo(job.taskId).catch(() => undefined);
     }
@@ -58,6 +62,7 @@ class CallInverses implements ChannelStep {
     private readonly save: (action: Action) => void,
     private readonly taskId: string,
     private readonly actions: Action[],
+    private readonly callMs: number,
   ) {}
 
   async check(): Promise<UndoBlocker[]> {
@@ -91,8 +96,9 @@ class CallInverses implements ChannelStep {
   /** Makes one inverse call; the server's (or the connection's) refusal in words, or null when it went through. */
   private async send(effect: McpEffect): Promise<string | null> {
     const inverse = effect.inverse!;
+    const signal = AbortSignal.timeout(this.callMs);
     try {
-      const result = await this.port!.call(this.taskId, effect.server, inverse.tool, inverse.arguments, undefined, 'undo');
+      const result = await this.port!.call(this.taskId, effect.server, inverse.tool, inverse.arguments, signal, 'undo');
       if (!result.isError) return null;
       const text = result.content
         .map((c) => ((c as { type?: string }).type === 'text' ? String((c as { text?: unknown }).text) : ''))
@@ -100,6 +106,7 @@ class CallInverses implements ChannelStep {
         .trim();
       return `${effect.server} refused ${inverse.tool}: ${(text || 'it answered with an error').slice(0, 500)}`;
     } catch (error) {
+      if (signal.aborted) return `${effect.server} did not answer ${inverse.tool} within ${this.callMs >= 1000 ? `${Math.round(this.callMs / 1000)} seconds` : `${this.callMs} ms`}; it may or may not have taken ${effect.tool} back. Check the server, then undo again.`;
       return `${effect.server} could not take ${effect.tool} back (${inverse.tool}): ${error instanceof Error ? error.message : String(error)}`.slice(0, 800);
     }
   }
