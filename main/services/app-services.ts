@@ -176,7 +176,21 @@ export function createServices(options: {
   );
   const operations = new UndoOperations(db);
   const undo = new UndoService(store, fsChannel, events, { isRunning: (taskId) => tasks.isRunning(taskId), db: databases, rest: connections.restUndo, operations,
-    release: (actionId) => previews.figures.release(actionId), memory, tools: mcpHub });
+    release: (actionId) => previews.figures.release(actionId), memory, tools: {
+      definition: (server) => mcpHub.definition(server),
+      // Undo after the run may start a stdio server again, its package from the task's npx cache; npx asks
+      // the registry through the gateway, which answers a task only while one of its actions runs.
+      call: async (taskId, server, tool, args, signal, purpose) => {
+        const hold = !tasks.isRunning(taskId);
+        if (hold) gateway.beginAction(taskId, `mcp-undo:${taskId}`);
+        try {
+          return await mcpHub.call(taskId, server, tool, args, signal, purpose);
+        } finally {
+          if (hold) gateway.endAction(taskId);
+        }
+      },
+      releaseUndo: (taskId) => mcpHub.releaseUndo(taskId),
+    } });
   // A held transaction nobody kept in time was rolled back: its actions are undone.
   databases.held.onExpired = (actionIds) => {
     for (const id of actionIds) if (store.getAction(id)) events.emit('action:updated', store.setActionStatus(id, 'undone'));

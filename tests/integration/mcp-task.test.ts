@@ -2,11 +2,12 @@
 // agent's config (`posthoc mcp add files -- npx -y @modelcontextprotocol/server-filesystem DIR`), a task
 // that calls its tools from Python (`from posthoc_tools import files`), each call on the card with the
 // action's level, undo bringing the folder back exactly; then with `--deny write_file` the call is refused
-// with a reason the agent reads in its observation, and the server never saw it (nothing written).
+// with a reason the agent reads in its observation, and the server never saw it (nothing written). And the
+// memory server: a create carries its inverse, and undo after the run makes that call (the graph as before).
 // Real parts: Docker, the sandbox image, the real @modelcontextprotocol/server-filesystem installed by npx
 // inside the server's confined container through the gateway's npm route from a local registry stand-in
 // serving this repository's node_modules; only the model is scripted (a local OpenAI-compatible server).
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startNpmModulesRegistry, type NpmModulesRegistry } from '../support/npm-modules-registry';
@@ -16,7 +17,7 @@ const { dirs, model } = cliTestbed();
 let registry: NpmModulesRegistry;
 
 beforeAll(async () => {
-  registry = await startNpmModulesRegistry(['@modelcontextprotocol/server-filesystem']);
+  registry = await startNpmModulesRegistry(['@modelcontextprotocol/server-filesystem', '@modelcontextprotocol/server-memory']);
 });
 afterAll(async () => {
   await registry?.close();
@@ -35,7 +36,15 @@ function snapshot(dir: string, base = dir): Record<string, string> {
 
 const python = (code: string) => `\`\`\`python\n${code}\n\`\`\``;
 
-describe('an MCP filesystem server in a task', () => {
+/** Files named `name` anywhere under `dir` (the memory server keeps its graph next to its code, in the task's npx cache). */
+function findFiles(dir: string, name: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((p) => p.split('/').at(-1) === name)
+    .map((p) => join(dir, p));
+}
+
+describe('MCP servers in a task (the reference servers from npm, confined)', () => {
   it('a write through it is on the card with the level, undo restores the folder exactly; a denied tool is refused, the agent reads why, the server never sees it', async () => {
     const dataDir = dirs.make('posthoc-data-');
     const folder = dirs.workspace();
@@ -118,5 +127,44 @@ describe('an MCP filesystem server in a task', () => {
     expect(refusedCall.refused).toMatch(/denied/);
     // Nothing reached the server: the folder is as the person left it.
     expect(snapshot(folder)).toEqual(before);
+  }, 600_000);
+
+  it('a create through the memory server carries its inverse; undo after the run calls it and the graph is as before', async () => {
+    const dataDir = dirs.make('posthoc-data-');
+    const folder = dirs.workspace();
+    const add = await runPosthoc(['mcp', 'add', 'memory', '--data-dir', dataDir, '--', 'npx', '-y', '@modelcontextprotocol/server-memory']);
+    expect(add.code, add.stderr).toBe(0);
+    expect(add.stdout).toContain('api memory');
+    const create = python(
+      [
+        'from posthoc_tools import memory',
+        'print(memory.create_entities(entities=[{"name": "alice", "entityType": "person", "observations": ["likes tea"]}, {"name": "bob", "entityType": "person", "observations": []}]))',
+      ].join('\n'),
+    );
+    const llm = await model([create, 'Alice and Bob are in the graph.']);
+    const run = await runPosthoc(['run', 'remember alice and bob', '--mcp', 'memory', '--workspace', folder, '--data-dir', dataDir, '--json'], {
+      OPENAI_BASE_URL: llm.baseUrl,
+      POSTHOC_MODEL: 'scripted',
+      POSTHOC_NPM_REGISTRY_URL: registry.url,
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(llm.requests[0]!.messages[0]!.content).toMatch(/- create_entities: .*undo takes it back/);
+    const action = jsonLines(run.stdout).find((l) => l.type === 'action')!.action;
+    const call = action.effects.find((e: { channel: string }) => e.channel === 'mcp');
+    expect(call).toMatchObject({ server: 'memory', tool: 'create_entities', mutating: true, refused: null, isError: false });
+    expect(call.inverse).toMatchObject({ tool: 'delete_entities', arguments: { entityNames: ['alice', 'bob'] } });
+    expect(action.confinement.level).toBe('compensable');
+    // The server's graph, in the task's own environment (the npx cache), holds them now.
+    const [graph] = findFiles(join(dataDir, 'task-env'), 'memory.jsonl');
+    expect(graph, 'the memory server\'s graph file').toBeDefined();
+    expect(readFileSync(graph!, 'utf8')).toContain('"alice"');
+
+    const undo = await runPosthoc(['undo', action.id, '--data-dir', dataDir, '--json'], { POSTHOC_NPM_REGISTRY_URL: registry.url });
+    expect(undo.code, undo.stderr + undo.stdout).toBe(0);
+    expect(readFileSync(graph!, 'utf8')).not.toContain('alice');
+    expect(readFileSync(graph!, 'utf8')).not.toContain('bob');
+    const after = JSON.parse((await runPosthoc(['actions', '--json', '--data-dir', dataDir])).stdout)[0];
+    expect(after.status).toBe('undone');
+    expect(after.effects.find((e: { channel: string }) => e.channel === 'mcp').undone).toMatchObject({ error: null });
   }, 600_000);
 });
