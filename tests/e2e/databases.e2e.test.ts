@@ -4,6 +4,7 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { browserTestbed, SCREENSHOTS } from '../support/browser';
+import { expandCard } from '../support/cards';
 import { startHarness } from '../support/services-harness';
 import { createSqliteShop, sqliteFileDump } from '../support/shop-db';
 import { tempDirs } from '../support/temp-dir';
@@ -37,6 +38,9 @@ describe('a database task in the browser', () => {
 
     const query = page.getByTestId('action-card').first();
     await query.and(page.locator('[data-status="done"]')).waitFor({ timeout: 60_000 });
+    await expandCard(query);
+    // The result shows once, as a table: not again as the text the model was sent.
+    expect(await query.getByTestId('action-stdout').count()).toBe(0);
     expect(await query.getByTestId('query-result-count').textContent()).toBe('4 rows');
     expect(await query.getByTestId('query-result').locator('tbody tr').count()).toBe(4);
     expect(await query.getByTestId('query-result').textContent()).toContain('Green tea');
@@ -53,6 +57,8 @@ describe('a database task in the browser', () => {
 
     await update.and(page.locator('[data-status="done"]')).waitFor({ timeout: 60_000 });
     await expect.poll(() => page.getByTestId('task-status').textContent()).toBe('done');
+    // The person approved it: the card stays open to show how it went.
+    expect(await update.getAttribute('data-expanded')).toBe('true');
     expect(await update.getByTestId('db-changed').textContent()).toBe(
       "8 rows changed in price_history, products (4 by the statements, the rest by cascades and the database's own triggers).",
     );

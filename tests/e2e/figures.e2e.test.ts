@@ -6,6 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { browserTestbed, SCREENSHOTS } from '../support/browser';
+import { expandCard } from '../support/cards';
 import { startHarness, type Harness } from '../support/services-harness';
 
 const { open, defer } = browserTestbed({ width: 1280, height: 1100 });
@@ -55,6 +56,7 @@ describe('figures and pictures on the card (browser)', () => {
 
     const card = page.getByTestId('action-card').first();
     await card.and(page.locator('[data-status="done"]')).waitFor({ timeout: 120_000 });
+    await expandCard(card);
     expect(await card.textContent()).toContain('coefficient: 2.50');
 
     const figure = card.getByTestId('action-figure');

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { browserTestbed, SCREENSHOTS } from '../support/browser';
+import { expandCard } from '../support/cards';
 import { startHarness, type Harness } from '../support/services-harness';
 
 const { open, defer } = browserTestbed({ width: 1280, height: 1000 });
@@ -23,6 +24,7 @@ describe('memory (browser)', () => {
     await page.getByTestId('new-task-submit').click();
     const card = page.getByTestId('action-card').first();
     await card.and(page.locator('[data-status="done"]')).waitFor({ timeout: 120_000 });
+    await expandCard(card);
     await expect.poll(async () => card.getByTestId('memory-note').allTextContents()).toEqual([`remembered: ${NOTE}`]);
     expect(await card.textContent()).toContain("it wrote a note to the agent's memory");
     expect(await card.getByTestId('reverse-plan').textContent()).toContain(`Take "${NOTE}" off the memory`);

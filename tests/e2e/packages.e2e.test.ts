@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { browserTestbed, SCREENSHOTS } from '../support/browser';
+import { expandCard } from '../support/cards';
 import { startPackageIndex } from '../support/package-index';
 import { startHarness, type Harness } from '../support/services-harness';
 
@@ -36,6 +37,7 @@ describe('packages (browser)', () => {
     await page.getByTestId('new-task-submit').click();
     const card = page.getByTestId('action-card').first();
     await card.and(page.locator('[data-status="done"]')).waitFor({ timeout: 120_000 });
+    await expandCard(card);
     expect(await card.textContent()).toContain('tiny_pkg says 42');
     expect(await card.textContent()).toContain('tiny-npm says hello');
     const downloads = card.getByTestId('package-download');

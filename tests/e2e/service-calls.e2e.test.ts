@@ -5,6 +5,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEchoServer, type EchoServer } from '../support/echo-server';
 import { launchChromium, openApp, SCREENSHOTS } from '../support/browser';
+import { expandCard } from '../support/cards';
 import { startHarness, type Harness } from '../support/services-harness';
 
 let browser: Browser;
@@ -48,6 +49,7 @@ describe('service calls on the action card', () => {
 
       const card = page.getByTestId('action-card').first();
       await card.and(page.locator('[data-status="done"]')).waitFor({ timeout: 60_000 });
+      await expandCard(card);
       const calls = card.getByTestId('service-calls');
       await calls.waitFor();
       const text = await calls.textContent();

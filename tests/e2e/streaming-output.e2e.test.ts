@@ -2,6 +2,7 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, openApp } from '../support/browser';
+import { expandCard } from '../support/cards';
 import { startHarness, type Harness } from '../support/services-harness';
 
 let browser: Browser;
@@ -31,6 +32,8 @@ describe('streamed action output', () => {
       await liveOutput.getByText('first line').waitFor({ timeout: 30_000 });
       expect(await liveOutput.textContent()).not.toContain('second line');
       const done = page.locator('[data-testid="action-card"][data-status="done"]');
+      await done.waitFor({ timeout: 30_000 });
+      await expandCard(done);
       await done.getByTestId('action-stdout').getByText('second line').waitFor({ timeout: 30_000 });
       expect(errors).toEqual([]);
     } finally {

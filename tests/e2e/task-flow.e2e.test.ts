@@ -4,6 +4,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { browserTestbed, SCREENSHOTS } from '../support/browser';
+import { expandCard } from '../support/cards';
 import { createServices } from '../../main/services/app-services';
 import { startHarness, type Harness } from '../support/services-harness';
 import { tempDirs } from '../support/temp-dir';
@@ -30,6 +31,10 @@ describe('delegating a task in the browser', () => {
     await page.getByTestId('task-answer').waitFor();
     await expect.poll(() => page.getByTestId('task-status').textContent()).toBe('done');
     expect(await page.getByTestId('task-answer').textContent()).toContain('hello.txt now greets you');
+    // Finished, the card is folded: its level and "Undo will" on the summary, the rest inside.
+    expect(await card.getAttribute('data-expanded')).toBe('false');
+    expect(await card.getByTestId('reverse-plan').textContent()).toMatch(/hello\.txt/);
+    await expandCard(card);
     expect(await card.getByTestId('confinement-badge').textContent()).toBe('reversible');
     expect(await card.getByTestId('confinement-reason').textContent()).toMatch(/checkpointed/);
     expect(await card.getByTestId('changed-files').textContent()).toContain('hello.txt');

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { type Locator, type Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { browserTestbed, SCREENSHOTS } from '../support/browser';
+import { expandCard } from '../support/cards';
 import { startHarness, type Harness } from '../support/services-harness';
 
 
@@ -122,6 +123,8 @@ describe('the undo timeline in the browser', () => {
 
     const cards = page.getByTestId('action-card');
     const grown = cards.nth(1);
+    await expandCard(grown);
+    await expandCard(cards.nth(0));
     expect(await grown.getByTestId('confinement-badge').textContent()).toBe('confined');
     expect(await grown.getByTestId('not-covered').textContent()).toMatch(/big\.bin \(9\.0 MB\).*over the folder’s undo storage budget, before and after.*changed by this action/);
     expect(await cards.nth(0).getByTestId('not-covered').textContent()).toMatch(/big\.bin.*after this action/);

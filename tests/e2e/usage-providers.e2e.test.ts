@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { createServices } from '../../main/services/app-services';
 import { Vault } from '../../main/vault/vault';
 import { browserTestbed, SCREENSHOTS } from '../support/browser';
+import { expandCard } from '../support/cards';
 import { startFaultServer } from '../support/fault-openai-server';
 import { tempDirs } from '../support/temp-dir';
 
@@ -80,6 +81,7 @@ describe('model setup and usage in the browser', () => {
     }).toEqual({ promptTokens: 2634, completionTokens: 63, calls: 2 });
     // 2,634 × $0.50 + 63 × $1.50 per million = $0.0014115
     await expect.poll(() => page.getByTestId('task-usage').textContent()).toBe('2,634 in · 63 out tokens · 2 calls · $0.0014');
+    await expandCard(page.getByTestId('action-card').first());
     expect(await page.getByTestId('action-usage').textContent()).toBe('1,234 in · 56 out tokens · 1 call · $0.0007');
     expect(await page.locator('.task-model').textContent()).toBe('qwen2.5-coder:7b');
     await page.screenshot({ path: join(SCREENSHOTS, 'usage-task.png') });

@@ -80,15 +80,18 @@ describe('buildConversation', () => {
 });
 
 describe('splitFences', () => {
-  it('separates prose, action code and other code', () => {
+  it('separates prose and action code; other code stays in the markdown around it, as a fence', () => {
     const text = 'Let me look.\n\n```python\nprint("hi")\n```\nThen:\n~~~json\n{"a": 1}\n~~~\nDone.';
     expect(splitFences(text)).toEqual([
       { kind: 'prose', text: 'Let me look.' },
       { kind: 'code', tag: 'python', text: 'print("hi")', isAction: true },
-      { kind: 'prose', text: 'Then:' },
-      { kind: 'code', tag: 'json', text: '{"a": 1}', isAction: false },
-      { kind: 'prose', text: 'Done.' },
+      { kind: 'prose', text: 'Then:\n\n```json\n{"a": 1}\n```\n\nDone.' },
     ]);
+  });
+
+  it('writes a fence back longer than the backticks inside it, and leaves an unclosed one open', () => {
+    expect(splitFences('<answer>\n````md\n```py\nx\n```\n````\n</answer>')).toEqual([{ kind: 'prose', text: '````md\n```py\nx\n```\n````' }]);
+    expect(splitFences('<answer>\nRun:\n```bash\nls')).toEqual([{ kind: 'prose', text: 'Run:\n\n```bash\nls' }]);
   });
 
   it('folds an executed ```sql block into its card like python (it used to show twice)', () => {

@@ -1,6 +1,8 @@
-// One action as a card: the code, its output, what it changed, what undo will do, its confinement, and
-// the Undo and Keep buttons.
-import { useMemo, useState } from 'react';
+// One action as a folded card: a summary line (status, language, what changed, the confinement level, Undo)
+// with "Undo will: …" under it, expanding to the code, its output, what it changed (files, diffs, figures,
+// tables, calls, rows), the confinement's reason and Keep. A running action and one that needs the person
+// (held, failed, stopped) start expanded; finished ones folded, until the person opens or closes the card.
+import { useId, useMemo, useState } from 'react';
 import type { Result } from '../../../shared/contract';
 import type { Action, UndoResult } from '../../../shared/domain';
 import { describeReversePlan, partlyUndone } from '../../../shared/undo/reverse-plan';
@@ -20,7 +22,8 @@ import { WhileRunning } from './while-running';
 import { RewindOffer } from './rewind-offer';
 import { ServiceCalls } from './service-calls';
 import { McpCalls } from './mcp-calls';
-import { statusWords } from '../model/timeline-view';
+import { changeCount, statusWords } from '../model/timeline-view';
+import './action-card.css';
 
 
 function duration(action: Action): string | null {
@@ -50,16 +53,27 @@ function UndoFeedback({ result, action }: { result: Result<UndoResult>; action: 
   );
 }
 
+/** Open at first: a running action, and one that needs the person (held, failed, stopped). */
+export function opensExpanded(status: Action['status']): boolean {
+  return status === 'running' || status === 'awaiting-approval' || status === 'failed' || status === 'interrupted';
+}
+
 export function ActionCard({ action }: { action: Action }) {
   const [busy, setBusy] = useState<'undo' | 'keep' | 'approve' | null>(null);
   const [undoResult, setUndoResult] = useState<Result<UndoResult> | null>(null);
   const [keepError, setKeepError] = useState<string | null>(null);
+  // null: follow the status; true/false once the person opened or closed the card.
+  const [chosen, setChosen] = useState<boolean | null>(null);
+  const bodyId = useId();
   const changes = useMemo(() => listChanges(action.effects), [action.effects]);
   const calls = useMemo(() => listCalls(action.effects), [action.effects]);
   const dbEffects = useMemo(() => listDbEffects(action.effects), [action.effects]);
+  const changed = useMemo(() => changeCount(action).text, [action]);
   const dbUndoable = undoableDbEffects(action.effects).length;
   const finished = action.status !== 'running';
   const took = duration(action);
+  const expanded = chosen ?? opensExpanded(action.status);
+  const firstLine = action.source.split('\n').find((line) => line.trim() !== '')?.trim() ?? '';
 
   async function undo(): Promise<void> {
     setBusy('undo');
@@ -69,6 +83,8 @@ export function ActionCard({ action }: { action: Action }) {
   }
 
   async function decide(approve: boolean): Promise<void> {
+    // The person who decided will want to see how it went: the card stays open when it finishes.
+    setChosen((current) => current ?? true);
     setBusy('approve');
     const result = approve ? await appActions.approveAction(action.id) : await appActions.rejectAction(action.id);
     setKeepError(result.ok ? null : result.error.message);
@@ -93,22 +109,38 @@ export function ActionCard({ action }: { action: Action }) {
         : action.status === 'running'
           ? 'Still running'
           : 'Nothing to undo';
+  const showPlan = finished && changes.length + calls.length + dbUndoable + action.reverse.steps.filter((s) => s.channel === 'memory').length > 0;
 
   return (
     <article
-      className={`action-card action-${action.status}`}
+      className={`action-card action-${action.status}${expanded ? ' is-expanded' : ' is-folded'}`}
       data-testid="action-card"
       data-action-id={action.id}
       data-status={action.status}
+      data-expanded={expanded}
       aria-label={`Action ${action.seq}`}
     >
-      <header className="action-header">
-        <span className="action-title">
-          Action {action.seq} · {action.language}
-        </span>
-        <span className={`action-status action-status-${action.status}`} data-testid="action-status">
-          {statusWords[action.status]}
-        </span>
+      <header className="action-header action-summary">
+        <button
+          type="button"
+          className="action-toggle"
+          data-testid="action-toggle"
+          aria-expanded={expanded}
+          aria-controls={bodyId}
+          title={expanded ? 'Hide the code and output' : 'Show the code and output'}
+          onClick={() => setChosen(!expanded)}
+        >
+          <span className="action-chevron" aria-hidden="true" />
+          <span className="action-title">
+            Action {action.seq} · {action.language}
+          </span>
+          <span className={`action-status action-status-${action.status}`} data-testid="action-status">
+            {statusWords[action.status]}
+          </span>
+          <span className="action-changed" data-testid="action-changed">
+            {finished ? changed : firstLine}
+          </span>
+        </button>
         {partlyUndone(action) && (
           <span
             className="action-status action-status-partial"
@@ -118,35 +150,11 @@ export function ActionCard({ action }: { action: Action }) {
             partly undone
           </span>
         )}
+        <ConfinementBadge confinement={action.confinement} />
         {took !== null && <span className="action-duration muted">{took}</span>}
-        {action.usage && <UsageLine usage={action.usage} testId="action-usage" title="The model reply this action came from" />}
-      </header>
-
-      <ConfinementBadge confinement={action.confinement} />
-
-      <div className="action-body">
-        <CodeView code={action.source} language={action.language} />
-        <ActionOutput action={action} />
-        {finished && action.kind !== 'sql' && <ChangedFiles changes={changes} actionId={action.id} />}
-        {finished && action.kind !== 'sql' && <ActionPictures action={action} changes={changes} />}
-        {finished && <NotCovered effects={action.effects} />}
-        {finished && <WhileRunning effects={action.effects} />}
-        {(finished || calls.some((c) => c.hold?.state === 'waiting')) && <ServiceCalls calls={calls} />}
-        <McpCalls effects={action.effects} finished={finished} />
-        {finished && <DbChanges effects={dbEffects} rolledBack={action.status === 'failed' || action.status === 'awaiting-approval'} />}
-        {finished && <PackageDownloads effects={action.effects} />}
-        {finished && <MemoryNotes effects={action.effects} />}
-        {finished && changes.length + calls.length + dbUndoable + action.reverse.steps.filter((s) => s.channel === 'memory').length > 0 && (
-          <p className="reverse-plan" data-testid="reverse-plan" data-state={action.reverse.state}>
-            <span className="reverse-label">Undo will:</span> {describeReversePlan(action.reverse, action.kind)}
-          </p>
-        )}
-      </div>
-
-      <footer className="action-footer">
         <button
           type="button"
-          className="button"
+          className="button button-small"
           data-testid="action-undo"
           disabled={!undoable || busy !== null}
           title={undoTitle}
@@ -154,28 +162,58 @@ export function ActionCard({ action }: { action: Action }) {
         >
           {busy === 'undo' ? 'Undoing…' : 'Undo'}
         </button>
-        <button
-          type="button"
-          className="button"
-          data-testid="action-keep"
-          disabled={!canKeep(action) || busy !== null}
-          title={action.status === 'kept' ? 'Already kept' : 'Mark this action final'}
-          onClick={() => void keep()}
-        >
-          {busy === 'keep' ? 'Keeping…' : 'Keep'}
-        </button>
-        {action.status === 'awaiting-approval' && (
-          <>
-            <button type="button" className="button button-primary" data-testid="action-approve" disabled={busy !== null} onClick={() => void decide(true)}>
-              {busy === 'approve' ? 'Working…' : 'Approve'}
+      </header>
+
+      {showPlan && (
+        <p className="reverse-plan" data-testid="reverse-plan" data-state={action.reverse.state}>
+          <span className="reverse-label">Undo will:</span> {describeReversePlan(action.reverse, action.kind)}
+        </p>
+      )}
+
+      {expanded && (
+        // A click inside (Cancel on a held call, a diff, Show all) keeps the card open when the action finishes.
+        <div className="action-body" id={bodyId} data-testid="action-body" onClickCapture={() => setChosen((current) => current ?? true)}>
+          <p className="confinement-reason" data-testid="confinement-reason">
+            {action.confinement.reason}
+          </p>
+          <CodeView code={action.source} language={action.language} />
+          <ActionOutput action={action} hideStdout={action.kind === 'sql' && dbEffects.some((e) => e.statements.some((st) => st.result !== null))} />
+          {finished && action.kind !== 'sql' && <ChangedFiles changes={changes} actionId={action.id} />}
+          {finished && action.kind !== 'sql' && <ActionPictures action={action} changes={changes} />}
+          {finished && <NotCovered effects={action.effects} />}
+          {finished && <WhileRunning effects={action.effects} />}
+          {(finished || calls.some((c) => c.hold?.state === 'waiting')) && <ServiceCalls calls={calls} />}
+          <McpCalls effects={action.effects} finished={finished} />
+          {finished && <DbChanges effects={dbEffects} rolledBack={action.status === 'failed' || action.status === 'awaiting-approval'} />}
+          {finished && <PackageDownloads effects={action.effects} />}
+          {finished && <MemoryNotes effects={action.effects} />}
+          <div className="action-body-footer">
+            {action.usage && <UsageLine usage={action.usage} testId="action-usage" title="The model reply this action came from" />}
+            <button
+              type="button"
+              className="button button-small"
+              data-testid="action-keep"
+              disabled={!canKeep(action) || busy !== null}
+              title={action.status === 'kept' ? 'Already kept' : 'Mark this action final'}
+              onClick={() => void keep()}
+            >
+              {busy === 'keep' ? 'Keeping…' : 'Keep'}
             </button>
-            <button type="button" className="button" data-testid="action-reject" disabled={busy !== null} onClick={() => void decide(false)}>
-              Reject
-            </button>
-            <span className="muted">Held: this action waits for your approval before it runs; nothing was changed yet.</span>
-          </>
-        )}
-      </footer>
+          </div>
+        </div>
+      )}
+
+      {action.status === 'awaiting-approval' && (
+        <footer className="action-footer">
+          <button type="button" className="button button-primary" data-testid="action-approve" disabled={busy !== null} onClick={() => void decide(true)}>
+            {busy === 'approve' ? 'Working…' : 'Approve'}
+          </button>
+          <button type="button" className="button" data-testid="action-reject" disabled={busy !== null} onClick={() => void decide(false)}>
+            Reject
+          </button>
+          <span className="muted">Held: this action waits for your approval before it runs; nothing was changed yet.</span>
+        </footer>
+      )}
       {undoResult !== null && <UndoFeedback result={undoResult} action={action} />}
       {keepError !== null && (
         <p className="form-error" role="alert" data-testid="keep-error">

@@ -1,4 +1,5 @@
-// The confinement level of an action, colour-coded, with the one-line reason beside it.
+// The confinement level of an action, colour-coded, on the card's summary line; the reason is its title here
+// and stands in full in the card's expanded part.
 import type { Confinement } from '../../../shared/domain';
 
 const levelHint: Record<Confinement['level'], string> = {
@@ -10,18 +11,13 @@ const levelHint: Record<Confinement['level'], string> = {
 
 export function ConfinementBadge({ confinement }: { confinement: Confinement }) {
   return (
-    <div className="confinement">
-      <span
-        className={`confinement-badge confinement-${confinement.level}`}
-        data-testid="confinement-badge"
-        data-level={confinement.level}
-        title={levelHint[confinement.level]}
-      >
-        {confinement.level}
-      </span>
-      <span className="confinement-reason" data-testid="confinement-reason">
-        {confinement.reason}
-      </span>
-    </div>
+    <span
+      className={`confinement-badge confinement-${confinement.level}`}
+      data-testid="confinement-badge"
+      data-level={confinement.level}
+      title={`${levelHint[confinement.level]} ${confinement.reason}`}
+    >
+      {confinement.level}
+    </span>
   );
 }

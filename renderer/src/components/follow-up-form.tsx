@@ -1,10 +1,12 @@
 // Ask more of a finished task: the agent continues with the same folders and the whole conversation. While
 // the agent works, the same form steers it: the message reaches the model at its next turn (no need to stop).
-import { useState } from 'react';
+import { useId, useState } from 'react';
 import { appActions } from '../state/app-store';
-import { submitHandlers } from './submit-handlers';
+import { SEND_HINT, submitHandlers } from './submit-handlers';
+import './composer.css';
 
 export function FollowUpForm({ taskId, steering = false }: { taskId: string; steering?: boolean }) {
+  const hintId = useId();
   const [prompt, setPrompt] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -31,10 +33,14 @@ export function FollowUpForm({ taskId, steering = false }: { taskId: string; ste
         value={prompt}
         onChange={(e) => setPrompt(e.target.value)}
         onKeyDown={onKeyDown}
+        aria-describedby={hintId}
       />
       <button type="submit" className="button button-primary" data-testid="follow-up-submit" disabled={busy}>
         {busy ? 'Sending…' : 'Send'}
       </button>
+      <p className="field-hint composer-hint" id={hintId} data-testid="follow-up-hint">
+        {SEND_HINT}
+      </p>
       {error !== null && (
         <p className="form-error" role="alert" data-testid="follow-up-error">
           {error}

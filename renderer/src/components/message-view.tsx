@@ -1,19 +1,15 @@
-// One message of the conversation. Assistant text is LLM output: it is only ever rendered as text.
+// One message of the conversation. Assistant text is LLM output: it is rendered as markdown built into React
+// elements (markdown.tsx), never as HTML.
 import { assertNever, type Message } from '../../../shared/domain';
 import { splitFences } from '../model/conversation';
+import { CodeBlock, MarkdownText } from './markdown';
 
-/** Prose and fenced code as text. Code the agent ran is folded away: its action card shows it. */
+/** Prose as markdown, reasoning folded, and action code: folded away when its action card shows it. */
 export function AssistantText({ text, foldActionCode }: { text: string; foldActionCode: boolean }) {
   return (
     <div className="assistant-text">
       {splitFences(text).map((segment, index) => {
-        if (segment.kind === 'prose') {
-          return (
-            <div key={index} className="message-text">
-              {segment.text}
-            </div>
-          );
-        }
+        if (segment.kind === 'prose') return <MarkdownText key={index} text={segment.text} />;
         if (segment.kind === 'reasoning') {
           return (
             <details key={index} className="message-code-fold message-reasoning" data-testid="message-reasoning">
@@ -22,7 +18,7 @@ export function AssistantText({ text, foldActionCode }: { text: string; foldActi
             </details>
           );
         }
-        if (segment.isAction && foldActionCode) {
+        if (foldActionCode) {
           return (
             <details key={index} className="message-code-fold">
               <summary>{segment.tag} code (see the action card)</summary>
@@ -30,11 +26,7 @@ export function AssistantText({ text, foldActionCode }: { text: string; foldActi
             </details>
           );
         }
-        return (
-          <pre key={index} className="message-code">
-            {segment.text}
-          </pre>
-        );
+        return <CodeBlock key={index} code={segment.text} tag={segment.tag} testId="message-action-code" />;
       })}
     </div>
   );

@@ -4,7 +4,7 @@ import { appActions, useAppStore } from '../state/app-store';
 import { DatabaseGrantsFieldset, toGrantInputs, type DatabaseRow } from './database-grants-fieldset';
 import { McpPicker } from './mcp-picker';
 import { ServicePicker } from './service-picker';
-import { submitHandlers } from './submit-handlers';
+import { SEND_HINT, submitHandlers } from './submit-handlers';
 
 export function NewTaskForm() {
   const id = useId();
@@ -58,8 +58,12 @@ export function NewTaskForm() {
             value={prompt}
             onChange={(e) => setPrompt(e.target.value)}
             onKeyDown={onKeyDown}
+            aria-describedby={`${id}-prompt-hint`}
             autoFocus
           />
+          <p className="field-hint composer-hint" id={`${id}-prompt-hint`} data-testid="new-task-hint">
+            {SEND_HINT}
+          </p>
         </div>
 
         <fieldset className="field">
@@ -140,7 +144,6 @@ export function NewTaskForm() {
           <button type="submit" className="button button-primary" data-testid="new-task-submit" disabled={busy}>
             {busy ? 'Starting…' : 'Start task'}
           </button>
-          <span className="muted">Ctrl/⌘ + Enter</span>
         </div>
         {error !== null && (
           <p className="form-error" role="alert" data-testid="form-error">

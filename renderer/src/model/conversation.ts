@@ -50,23 +50,37 @@ export type TextSegment =
   | { kind: 'code'; tag: string; text: string; isAction: boolean };
 
 /**
- * Splits an assistant reply into prose, reasoning (<think>, shown folded) and code, all to be shown as
- * text (never as HTML), read by the parser main runs replies with (shared/codeact/reply.ts). The plan is
- * left out: the task shows it above the conversation. An unclosed fence (a reply still streaming) runs to
- * the end.
+ * Splits an assistant reply into prose (markdown: the text with every fence that is not an action, so a
+ * final answer's code blocks are shown, never run), reasoning (<think>, shown folded) and action code, all
+ * to be shown as text (never as HTML), read by the parser main runs replies with (shared/codeact/reply.ts).
+ * The plan is left out: the task shows it above the conversation. An unclosed fence (a reply still
+ * streaming) runs to the end.
  */
 export function splitFences(text: string): TextSegment[] {
   const segments: TextSegment[] = [];
+  const addProse = (markdown: string): void => {
+    const last = segments.at(-1);
+    if (last?.kind === 'prose') last.text = `${last.text}\n\n${markdown}`;
+    else segments.push({ kind: 'prose', text: markdown });
+  };
   for (const part of readReply(text).parts) {
     if (part.kind === 'text') {
       const joined = part.text.replace(/^\n+|\s+$/g, '');
-      if (joined !== '') segments.push({ kind: 'prose', text: joined });
+      if (joined !== '') addProse(joined);
     } else if (part.kind === 'reasoning') {
       segments.push({ kind: 'reasoning', text: part.text });
     } else if (part.kind === 'code') {
       // Whatever main ran as an action (```sql and <execute> included) is folded into its card, never shown twice.
-      segments.push({ kind: 'code', tag: part.tag, text: part.body, isAction: part.isAction });
+      if (part.isAction) segments.push({ kind: 'code', tag: part.tag, text: part.body, isAction: true });
+      else addProse(fenceMarkdown(part.tag, part.body, part.closed));
     }
   }
   return segments;
+}
+
+/** A fence written back as markdown, longer than any run of backticks in its body. */
+function fenceMarkdown(tag: string, body: string, closed: boolean): string {
+  const longest = Math.max(2, ...Array.from(body.matchAll(/`+/g), (m) => m[0].length));
+  const fence = '`'.repeat(longest + 1);
+  return [`${fence}${tag}`, body, ...(closed ? [fence] : [])].join('\n');
 }
