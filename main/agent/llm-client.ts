@@ -221,7 +221,7 @@ export class LlmClient {
    * Test connection: lists the provider's models, then, when a model is set, asks it for one token. Answers in
    * plain words what works and what to do; never throws for a provider's fault.
    */
-  async check(signal?: AbortSignal): Promise<{ ok: boolean; message: string; models: string[] }> {
+  async check(signal?: AbortSignal, options: { reachOnly?: boolean } = {}): Promise<{ ok: boolean; message: string; models: string[] }> {
     const where = this.where();
     let models: string[] = [];
     let listed = false;
@@ -233,6 +233,8 @@ export class LlmClient {
       // Some servers have no model list; the model itself may still answer.
       if (e.kind === 'auth' || e.kind === 'connection') return { ok: false, message: e.message, models: [] };
     }
+    // Whether the server answers is all that was asked: no model call, no tokens spent.
+    if (options.reachOnly) return { ok: true, message: `${where} answers.`, models };
     const model = this.config.model;
     if (!model) {
       return listed

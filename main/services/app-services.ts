@@ -246,7 +246,7 @@ export function createServices(options: {
     'settings:update': (input) => settings.update(input),
     'provider:save': (input) => settings.saveProvider(input),
     'provider:remove': ({ id }) => settings.removeProvider(id),
-    'provider:test': async ({ provider, model }) => new LlmClient(await settings.llmConfig({ provider, model, requireModel: false })).check(),
+    'provider:test': async ({ provider, model, reach }) => new LlmClient(await settings.llmConfig({ provider, model, requireModel: false })).check(undefined, { reachOnly: reach === true }),
     'memory:get': async () => ({ text: memory.read(), path: memory.path }),
     'memory:update': async ({ text }) => (memory.write(text), { text: memory.read(), path: memory.path }),
     'memory:clear': async () => (memory.write(''), { text: '', path: memory.path }),

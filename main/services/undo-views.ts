@@ -120,7 +120,11 @@ export class UndoViews {
   }
 
   /** One file's change by an action, for the diff view. */
-  async diff(input: { actionId: string; path: string; workspace?: string }): Promise<FileDiff> {
+  /**
+   * What an action changed in one file; with `since`, what changed in it after the action — the folder's
+   * latest checkpoint against what the action left (the person's edit that stands in an undo's way).
+   */
+  async diff(input: { actionId: string; path: string; workspace?: string; since?: boolean }): Promise<FileDiff> {
     const action = this.store.getAction(input.actionId);
     if (!action) throw new ServiceError('not-found', `No action ${input.actionId}.`);
     const task = this.store.getTask(action.taskId)!;
@@ -133,11 +137,13 @@ export class UndoViews {
     const grant = task.workspaces.find((w) => w.name === effect.workspace);
     if (!grant) throw new ServiceError('not-found', `The folder "${effect.workspace}" is not granted to this task.`);
     const store = await this.fs.storeFor(grant.hostPath);
-    const rename = (effect.renamed ?? []).find((r) => r.to.replace(/\/$/, '') === path);
+    const rename = input.since ? undefined : (effect.renamed ?? []).find((r) => r.to.replace(/\/$/, '') === path);
     const oldPath = rename ? rename.from.replace(/\/$/, '') : null;
     try {
-      const before = await store.checkpoint(effect.checkpointBefore);
-      const after = await store.checkpoint(effect.checkpointAfter);
+      const head = input.since ? this.fs.history.head(store.workspace) : null;
+      if (input.since && head === null) throw new ServiceError('not-found', `No checkpoint of ${grant.hostPath} after action ${action.seq}.`);
+      const before = await store.checkpoint(input.since ? effect.checkpointAfter : effect.checkpointBefore);
+      const after = await store.checkpoint(head ?? effect.checkpointAfter);
       const was = store.lookup(before.tree, oldPath ?? path);
       const is = store.lookup(after.tree, path);
       if (was === null && is === null) throw new ServiceError('not-found', `Action ${action.seq} changed no file ${input.path}.`);

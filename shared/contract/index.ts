@@ -136,7 +136,8 @@ export const calls = {
   'provider:remove': { input: z.object({ id: z.string().min(1) }), output: z.array(LlmProvider) },
   /** Test connection: lists the provider's models and asks the model for one token; answers in plain words (never an error for the provider's fault). */
   'provider:test': {
-    input: z.object({ provider: z.string().min(1).optional(), model: z.string().trim().min(1).optional() }),
+    /** reach: only whether the server answers (its model list), no model call and no tokens spent (the new-task screen). */
+    input: z.object({ provider: z.string().min(1).optional(), model: z.string().trim().min(1).optional(), reach: z.boolean().optional() }),
     output: ProviderCheck,
   },
   'settings:update': {
@@ -193,7 +194,8 @@ export const calls = {
   'action:redo': { input: ActionRef, output: RedoResult },
   'action:rewind': { input: ActionRef, output: RewindResult },
   'action:diff': {
-    input: ActionRef.extend({ path: z.string().min(1), workspace: z.string().min(1).optional() }),
+    /** since: the path as last checkpointed against what the action left there (the edits made since it). */
+    input: ActionRef.extend({ path: z.string().min(1), workspace: z.string().min(1).optional(), since: z.boolean().optional() }),
     output: FileDiff,
   },
   'task:timeline': { input: TaskRef, output: Timeline },

@@ -60,6 +60,9 @@ describe('model providers', () => {
     expect(check).toEqual({ ok: true, message: `Connected to ${vllm.baseUrl}: model "qwen2.5-coder" answered.`, models: ['llama3.1', 'qwen2.5-coder'] });
     expect(vllm.requests.at(-1)).toMatchObject({ model: 'qwen2.5-coder', max_tokens: 1 });
     vllm.requests.length = 0;
+    // reach (the new-task screen): the model list only, never a model call.
+    expect(await s.handlers['provider:test']({ provider: 'local-vllm', reach: true })).toEqual({ ok: true, message: `${vllm.baseUrl} answers.`, models: ['llama3.1', 'qwen2.5-coder'] });
+    expect(vllm.requests).toHaveLength(0);
 
     const workspace = dirs.workspace();
     const started = await s.handlers['task:start']({ prompt: 'hello', workspaces: [workspace], provider: 'local-vllm' });
@@ -90,6 +93,7 @@ describe('model providers', () => {
     const nothing = await s.handlers['provider:test']({ provider: 'ollama' });
     expect(nothing).toMatchObject({ ok: false, models: [] });
     expect(nothing.message).toMatch(/^Nothing answered at http:\/\/127\.0\.0\.1:\d+\/v1 .*Check the URL, and that the server is running/);
+    expect(await s.handlers['provider:test']({ provider: 'ollama', reach: true })).toEqual(nothing);
 
     const lists = await server([{ status: 404, body: { error: { message: 'The model `gpt-9` does not exist', code: 'model_not_found' } } }], { models: ['gpt-4o-mini'] });
     await s.handlers['provider:save']({ name: 'Lists', baseUrl: lists.baseUrl });
