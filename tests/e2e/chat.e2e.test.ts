@@ -93,6 +93,9 @@ describe('the chat', () => {
     expect(await boxes.count()).toBe(2);
     expect(await boxes.nth(0).isChecked()).toBe(true);
     expect(await boxes.nth(1).isChecked()).toBe(false);
+    // Not styled as the sidebar's task rows (which share remark-gfm's class name).
+    expect(await answer.locator('li.md-task-item').count()).toBe(2);
+    expect(await answer.locator('.task-list-item').count()).toBe(0);
     expect(await answer.locator('del').textContent()).toBe('Draft');
     expect(await answer.locator('a[href="https://example.com/report"]').count()).toBe(1);
     expect(await answer.locator('a[href="https://example.com/report"]').getAttribute('rel')).toBe('noopener noreferrer');

@@ -143,6 +143,11 @@ function textOf(node: ReactNode): string {
   return '';
 }
 
+function taskClass(className: string | undefined): string | undefined {
+  if (className === undefined) return undefined;
+  return className.replace(/\bcontains-task-list\b/, 'md-task-list').replace(/\btask-list-item\b/, 'md-task-item');
+}
+
 const components: Components = {
   a({ href, children }) {
     const safe = safeHref(href);
@@ -182,6 +187,20 @@ const components: Components = {
         <table>{children}</table>
       </div>
     );
+  },
+  // remark-gfm's task-list classes renamed: the sidebar's own .task-list-item must not style them.
+  ul({ className, children }) {
+    return <ul className={taskClass(className)}>{children}</ul>;
+  },
+  ol({ className, children, start }) {
+    return (
+      <ol className={taskClass(className)} start={start}>
+        {children}
+      </ol>
+    );
+  },
+  li({ className, children }) {
+    return <li className={taskClass(className)}>{children}</li>;
   },
   input({ type, checked }) {
     // remark-gfm's task-list boxes: shown, never editable.
