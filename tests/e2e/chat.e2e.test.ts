@@ -143,6 +143,8 @@ describe('the chat', () => {
     await body.waitFor();
     expect(await toggle.getAttribute('aria-controls')).toBe(await body.getAttribute('id'));
     expect(await body.getByTestId('action-code').textContent()).toContain("range(1, 31)");
+    await body.getByTestId('action-code-copy').click();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe("print('\\n'.join(f'line {i}' for i in range(1, 31)))");
     expect(await body.getByTestId('action-output-lines').textContent()).toBe('Output · 30 lines · the first 20 shown');
     expect(await body.getByTestId('action-stdout').textContent()).toBe(`${LINES.slice(0, 20).join('\n')}\n`);
     await body.getByTestId('action-output-all').focus();

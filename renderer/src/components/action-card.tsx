@@ -13,6 +13,7 @@ import { ActionOutput } from './action-output';
 import { ChangedFiles } from './changed-files';
 import { CodeView } from './code-view';
 import { ConfinementBadge } from './confinement-badge';
+import { CopyButton } from './markdown';
 import { UsageLine } from './usage-line';
 import { DbChanges } from './db-changes';
 import { NotCovered } from './not-covered';
@@ -51,6 +52,11 @@ function UndoFeedback({ result, action }: { result: Result<UndoResult>; action: 
       {offerRewind && <RewindOffer action={action} />}
     </div>
   );
+}
+
+function lineTotal(source: string): string {
+  const n = source.replace(/\n$/, '').split('\n').length;
+  return n === 1 ? '1 line' : `${n} lines`;
 }
 
 /** Open at first: a running action, and one that needs the person (held, failed, stopped). */
@@ -176,6 +182,12 @@ export function ActionCard({ action }: { action: Action }) {
           <p className="confinement-reason" data-testid="confinement-reason">
             {action.confinement.reason}
           </p>
+          <div className="action-code-bar">
+            <span className="muted">
+              Code · {action.language} · {lineTotal(action.source)}
+            </span>
+            <CopyButton text={action.source} testId="action-code-copy" label="Copy code" />
+          </div>
           <CodeView code={action.source} language={action.language} />
           <ActionOutput action={action} hideStdout={action.kind === 'sql' && dbEffects.some((e) => e.statements.some((st) => st.result !== null))} />
           {finished && action.kind !== 'sql' && <ChangedFiles changes={changes} actionId={action.id} />}
