@@ -36,7 +36,7 @@ import { FilePreviews } from './file-previews';
 import { Figures } from '../effects/figures/figures';
 import { FigureStore } from '../store/figure-store';
 import { McpServerStore } from '../store/mcp-servers';
-import { HubToolSource, isListing, ListingHub, mcpPrompt, McpService } from './mcp-service';
+import { actionsOnly, HubToolSource, isListing, ListingHub, listingTask, mcpPrompt, McpService, OWN_WINDOW } from './mcp-service';
 import { McpCredentials } from './mcp-credentials';
 import { detectApi } from '../effects/mcp/inverses';
 import { HttpMcpConnector } from '../effects/mcp/http-connector';
@@ -106,19 +106,19 @@ export function createServices(options: {
   const docker = options.docker ?? createDocker();
   const services = new ServiceRegistry(db);
   // The gateway reads its caps at each call (settings is made below; the closure runs later).
-  const gateway = new Gateway(join(options.dataDir, 'gateway'), (taskId) => store.getTask(taskId), () => settings.gatewayLimits());
+  const gateway = new Gateway(join(options.dataDir, 'gateway'), (taskId) => (isListing(taskId) ? listingTask(taskId) : store.getTask(taskId)), () => settings.gatewayLimits());
   const connections = new ConnectionsService(db, vault, services, gateway, events, options.connections);
-  gateway.route('svc', serviceRoute(services, { caller: connections.caller, holds: gateway.holds, apiOf: apiSpec }));
+  gateway.route('svc', actionsOnly(serviceRoute(services, { caller: connections.caller, holds: gateway.holds, apiOf: apiSpec })));
   // One folder per database engine (effects/db/sqlite, effects/db/postgres); a third engine is registered here.
   // Passwords of granted databases are read from the vault in the main process only.
   const engines = new DbEngines([new SqliteEngine(), new PostgresEngine((name) => vault.get(name))]);
   const databases = new DbChannel(options.dataDir, engines);
   const dbRoute = new DbGatewayRoute();
-  gateway.route('db', dbRoute.route);
+  gateway.route('db', actionsOnly(dbRoute.route));
   // The agent's memory (DATA/memory.md): written by code through /memory, each note an effect undo takes back.
   const memory = new MemoryFile(options.dataDir);
   const memoryRoute = new MemoryRoute(memory);
-  gateway.route('memory', memoryRoute.route);
+  gateway.route('memory', actionsOnly(memoryRoute.route));
   // Packages through the one door: pip's simple API and npm's registry, verified and cached on the host
   // (settings is made below; the policy is read at each request).
   const packageCache = new PackageCache(join(options.dataDir, 'packages'));
@@ -138,8 +138,7 @@ export function createServices(options: {
     image: executor.image,
     controlDir: join(options.dataDir, 'sandbox'),
     envDir: join(options.dataDir, 'task-env'),
-    // Listing tools outside any task has no door: such a server starts only from what it already has.
-    doors: { open: async (taskId) => (isListing(taskId) ? null : (await gateway.open(taskId)).dir) },
+    doors: { open: async (taskId) => (await gateway.open(taskId)).dir },
   });
   const mcpHub = new ListingHub({
     connectors: {
@@ -153,9 +152,17 @@ export function createServices(options: {
       return task && { taskId, workspaces: task.workspaces };
     },
   });
-  gateway.route('mcp', new McpRoute(mcpHub, { granted: (task) => task.mcp ?? [], wait: (...args) => gateway.holds.wait(...args) }).route);
+  gateway.route('mcp', actionsOnly(new McpRoute(mcpHub, { granted: (task) => task.mcp ?? [], wait: (...args) => gateway.holds.wait(...args) }).route));
   const mcp = new McpService(mcpServers, events, {
-    tools: new HubToolSource(mcpHub),
+    // Listing outside a task: a door of its own for npx's install, closed with the listing's environment.
+    tools: new HubToolSource(mcpHub, {
+      open: (taskId) => gateway.beginAction(taskId, `${OWN_WINDOW}list`),
+      close: async (taskId) => {
+        gateway.endAction(taskId);
+        await gateway.close(taskId);
+        await executor.removeEnv(taskId);
+      },
+    }),
     detectApi,
     bindCredential: (server, secret, url) => mcpCredentials.bind(server, secret, url),
   });
@@ -182,7 +189,7 @@ export function createServices(options: {
       // the registry through the gateway, which answers a task only while one of its actions runs.
       call: async (taskId, server, tool, args, signal, purpose) => {
         const hold = !tasks.isRunning(taskId);
-        if (hold) gateway.beginAction(taskId, `mcp-undo:${taskId}`);
+        if (hold) gateway.beginAction(taskId, `${OWN_WINDOW}undo`);
         try {
           return await mcpHub.call(taskId, server, tool, args, signal, purpose);
         } finally {
@@ -205,7 +212,7 @@ export function createServices(options: {
   tasks.memory = { file: memory, route: memoryRoute };
   tasks.mcpServers = mcp;
   tasks.mcpPrompt = (task, signal) =>
-    mcpPrompt(task, { hub: mcpHub, open: (taskId) => gateway.beginAction(taskId, `mcp-start:${taskId}`), close: (taskId) => gateway.endAction(taskId) }, signal);
+    mcpPrompt(task, { hub: mcpHub, open: (taskId) => gateway.beginAction(taskId, `${OWN_WINDOW}start`), close: (taskId) => gateway.endAction(taskId) }, signal);
   tasks.mcpRunEnded = (taskId) => mcpHub.closeTask(taskId);
   // Before anything answers: containers left by a Posthoc process that crashed are removed (found by their
   // labels), restores a crash interrupted are finished or rolled back, then the actions it left running are

@@ -6,6 +6,7 @@ import type { McpRules, McpServerDefinition, McpServerView, McpToolView, McpTran
 import { randomUUID } from 'node:crypto';
 import type { Task } from '../../shared/domain';
 import { mcpSection, type McpPromptServer } from '../agent/mcp-prompt';
+import type { GatewayReply, GatewayRoute, RouteContext, StreamingRoute } from '../gateway/gateway';
 import { McpHub } from '../effects/mcp/mcp-hub';
 import { toolRule } from '../effects/mcp/rules';
 import type { McpServerStore } from '../store/mcp-servers';
@@ -184,6 +185,32 @@ function guard<T>(fn: () => T): T {
 export const LISTING_PREFIX = 'mcp-list:';
 export const isListing = (taskId: string): boolean => taskId.startsWith(LISTING_PREFIX);
 
+/** The task a listing runs under: no folder, no service, no server granted; it exists only for the gateway's package routes. */
+export function listingTask(taskId: string): Task {
+  const at = new Date().toISOString();
+  return { id: taskId, title: 'Listing an MCP server\'s tools', status: 'running', workspaces: [], services: [], mcp: [], model: '', answer: null, error: null, createdAt: at, updatedAt: at };
+}
+
+/**
+ * The gateway answers a task only while one of its actions runs. A stdio server is also started by
+ * Posthoc itself — as a run begins (listing its tools for the prompt), for an undo after the run, and for a
+ * listing outside any task — and npx then installs its package through the gateway. Those windows carry
+ * an action id with this prefix, and in them only the package routes answer: a call to a service, a
+ * database, the memory or a tool would be an effect no action records.
+ */
+export const OWN_WINDOW = 'posthoc-mcp:';
+
+/** A gateway route that refuses requests made in Posthoc's own windows (OWN_WINDOW): only actions' code reaches it. */
+export function actionsOnly<R extends GatewayRoute | StreamingRoute>(route: R): R {
+  const refuse = (ctx: RouteContext): GatewayReply | null =>
+    ctx.actionId.startsWith(OWN_WINDOW)
+      ? { status: 409, body: { error: 'Posthoc is starting an MCP server for this task: only package installs go through the gateway now, nothing else until an action runs.' } }
+      : null;
+  const guarded = (async (ctx: RouteContext, req: never) => refuse(ctx) ?? (route as (c: RouteContext, r: never) => Promise<GatewayReply>)(ctx, req)) as unknown as R;
+  if (route.streaming) Object.assign(guarded, { streaming: true as const });
+  return guarded;
+}
+
 /** The hub, remembering the tools it last listed for each server (whichever task listed them). */
 export class ListingHub extends McpHub {
   readonly listed = new Map<string, { createdAt: string; tools: McpToolView[] }>();
@@ -198,7 +225,11 @@ export class ListingHub extends McpHub {
 
 /** The tools as the hub listed them; a refresh starts (or reaches) the server outside any task, then closes it. */
 export class HubToolSource implements McpToolSource {
-  constructor(private readonly hub: ListingHub) {}
+  constructor(
+    private readonly hub: ListingHub,
+    /** Opens the gateway's door for a listing (npx installs through it), and closes it after. */
+    private readonly window: { open(taskId: string): void; close(taskId: string): Promise<void> } = { open: () => undefined, close: async () => undefined },
+  ) {}
 
   cached(server: McpServerDefinition): { tools: McpToolView[] | null; error: string | null } {
     const listed = this.hub.listed.get(server.name);
@@ -207,6 +238,7 @@ export class HubToolSource implements McpToolSource {
 
   async refresh(server: McpServerDefinition): Promise<{ tools: McpToolView[] | null; error: string | null }> {
     const taskId = `${LISTING_PREFIX}${randomUUID()}`;
+    this.window.open(taskId);
     try {
       return { tools: await this.hub.tools(taskId, server.name), error: null };
     } catch (error) {
@@ -214,6 +246,7 @@ export class HubToolSource implements McpToolSource {
       return { tools: null, error: `The server could not be asked for its tools: ${message}` };
     } finally {
       await this.hub.closeTask(taskId);
+      await this.window.close(taskId).catch(() => undefined);
     }
   }
 
