@@ -6,6 +6,7 @@ import { useEffect, useState } from 'react';
 import type { FilePreview } from '../../../shared/contract';
 import type { Action, ActionFigure } from '../../../shared/domain';
 import type { Change } from '../model/action-summary';
+import { ModalDialog } from './modal-dialog';
 import './action-figures.css';
 
 type Loaded<T> = { state: 'loading' } | { state: 'error'; message: string } | { state: 'ready'; value: T };
@@ -38,20 +39,15 @@ function useCall<T>(key: string, load: () => Promise<{ ok: true; value: T } | { 
 }
 
 function FullSize({ src, alt, onClose }: { src: string; alt: string; onClose: () => void }) {
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      if (e.key === 'Escape') onClose();
-    };
-    window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
-  }, [onClose]);
   return (
-    <div className="picture-full" role="dialog" aria-label={alt} data-testid="picture-full" onClick={onClose}>
-      <img src={src} alt={alt} />
-      <button type="button" className="button" onClick={onClose}>
-        Close
-      </button>
-    </div>
+    <ModalDialog className="picture-full" label={alt} testId="picture-full" onClose={onClose}>
+      <div className="picture-full-body" onClick={onClose}>
+        <img src={src} alt={alt} />
+        <button type="button" className="button" onClick={onClose}>
+          Close
+        </button>
+      </div>
+    </ModalDialog>
   );
 }
 

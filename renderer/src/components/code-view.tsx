@@ -21,17 +21,17 @@ if (Prism.languages.bash === undefined) {
 
 const grammarFor: Record<ActionLanguage, string> = { python: 'python', bash: 'bash', sh: 'bash', sql: 'sql' };
 
-/** Calm, light colours that sit on a grey card. */
+/** Calm colours that sit on a grey card, from styles.css's variables (light and dark). */
 const theme: PrismTheme = {
-  plain: { color: '#24292f', backgroundColor: 'transparent' },
+  plain: { color: 'var(--code-text)', backgroundColor: 'transparent' },
   styles: [
-    { types: ['comment', 'prolog', 'doctype', 'cdata'], style: { color: '#6e7781', fontStyle: 'italic' } },
-    { types: ['string', 'attr-value', 'char', 'triple-quoted-string'], style: { color: '#0a3069' } },
-    { types: ['keyword', 'operator', 'important'], style: { color: '#b42e5c' } },
-    { types: ['builtin', 'class-name', 'function'], style: { color: '#6639ba' } },
-    { types: ['number', 'boolean', 'constant'], style: { color: '#0550ae' } },
-    { types: ['variable', 'decorator', 'annotation'], style: { color: '#953800' } },
-    { types: ['punctuation'], style: { color: '#57606a' } },
+    { types: ['comment', 'prolog', 'doctype', 'cdata'], style: { color: 'var(--code-comment)', fontStyle: 'italic' } },
+    { types: ['string', 'attr-value', 'char', 'triple-quoted-string'], style: { color: 'var(--code-string)' } },
+    { types: ['keyword', 'operator', 'important'], style: { color: 'var(--code-keyword)' } },
+    { types: ['builtin', 'class-name', 'function'], style: { color: 'var(--code-function)' } },
+    { types: ['number', 'boolean', 'constant'], style: { color: 'var(--code-number)' } },
+    { types: ['variable', 'decorator', 'annotation'], style: { color: 'var(--code-variable)' } },
+    { types: ['punctuation'], style: { color: 'var(--code-punctuation)' } },
   ],
 };
 

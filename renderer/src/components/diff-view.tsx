@@ -1,9 +1,11 @@
-// One file's change by one action, in a dialog: text side by side or unified (rendered as text, never as
-// HTML), binary files by size and SHA-256, links by target.
-import { useEffect, useState } from 'react';
+// One file's change by one action, in a modal dialog (focus in, Tab kept inside, Escape closes, focus back
+// to the opener): text side by side or unified (rendered as text, never as HTML), binary files by size and
+// SHA-256, links by target.
+import { useState } from 'react';
 import type { DiffSide, FileDiff } from '../../../shared/domain/undo';
 import { formatBytes, sideBySideRows, unifiedRows, type Cell } from '../model/diff-rows';
 import { timelineActions, useTimelineStore } from '../state/timeline-store';
+import { ModalDialog } from './modal-dialog';
 
 type Mode = 'split' | 'unified';
 
@@ -11,48 +13,37 @@ export function DiffView() {
   const diff = useTimelineStore((s) => s.diff);
   const [mode, setMode] = useState<Mode>('split');
 
-  useEffect(() => {
-    if (diff === null) return;
-    const onKey = (event: KeyboardEvent) => {
-      if (event.key === 'Escape') timelineActions.closeDiff();
-    };
-    window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
-  }, [diff]);
-
   if (diff === null) return null;
   const result = diff.result;
   return (
-    <div className="diff-backdrop" onClick={() => timelineActions.closeDiff()}>
-      <div className="diff-dialog" role="dialog" aria-modal="true" aria-label={`Changes to ${diff.request.path}`} data-testid="diff-view" onClick={(e) => e.stopPropagation()}>
-        <header className="diff-header">
-          <div className="diff-title">
-            <code data-testid="diff-path">{result?.ok && result.value.oldPath ? `${result.value.oldPath} \u2192 ${diff.request.path}` : diff.request.path}</code>
-            {result?.ok && <span className={`diff-status diff-status-${result.value.status}`}>{result.value.status}</span>}
-          </div>
-          <div className="diff-modes" role="group" aria-label="Layout">
-            <button type="button" className="button button-small" aria-pressed={mode === 'split'} data-testid="diff-mode-split" onClick={() => setMode('split')}>
-              Side by side
-            </button>
-            <button type="button" className="button button-small" aria-pressed={mode === 'unified'} data-testid="diff-mode-unified" onClick={() => setMode('unified')}>
-              Unified
-            </button>
-            <button type="button" className="button button-small" data-testid="diff-close" onClick={() => timelineActions.closeDiff()}>
-              Close
-            </button>
-          </div>
-        </header>
-        <div className="diff-body">
-          {result === null && <p className="muted">Loading…</p>}
-          {result !== null && !result.ok && (
-            <p className="form-error" role="alert" data-testid="diff-error">
-              {result.error.message}
-            </p>
-          )}
-          {result?.ok && <DiffBody diff={result.value} mode={mode} />}
+    <ModalDialog className="diff-dialog" label={`Changes to ${diff.request.path}`} testId="diff-view" onClose={() => timelineActions.closeDiff()}>
+      <header className="diff-header">
+        <div className="diff-title">
+          <code data-testid="diff-path">{result?.ok && result.value.oldPath ? `${result.value.oldPath} \u2192 ${diff.request.path}` : diff.request.path}</code>
+          {result?.ok && <span className={`diff-status diff-status-${result.value.status}`}>{result.value.status}</span>}
         </div>
+        <div className="diff-modes" role="group" aria-label="Layout">
+          <button type="button" className="button button-small" aria-pressed={mode === 'split'} data-testid="diff-mode-split" onClick={() => setMode('split')}>
+            Side by side
+          </button>
+          <button type="button" className="button button-small" aria-pressed={mode === 'unified'} data-testid="diff-mode-unified" onClick={() => setMode('unified')}>
+            Unified
+          </button>
+          <button type="button" className="button button-small" data-testid="diff-close" onClick={() => timelineActions.closeDiff()}>
+            Close
+          </button>
+        </div>
+      </header>
+      <div className="diff-body">
+        {result === null && <p className="muted">Loading…</p>}
+        {result !== null && !result.ok && (
+          <p className="form-error" role="alert" data-testid="diff-error">
+            {result.error.message}
+          </p>
+        )}
+        {result?.ok && <DiffBody diff={result.value} mode={mode} />}
       </div>
-    </div>
+    </ModalDialog>
   );
 }
 

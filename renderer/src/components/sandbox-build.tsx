@@ -43,7 +43,7 @@ export function SandboxBuild({ needed }: { needed: boolean }) {
             {view.state === 'running' ? describeBuildProgress(view.progress) : 'Starting the build…'}
           </p>
           {view.state === 'running' && view.progress.line && (
-            <p className="muted" style={{ fontFamily: 'var(--mono, monospace)', fontSize: '0.85em', overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' }}>
+            <p className="muted sandbox-build-line">
               {view.progress.line}
             </p>
           )}

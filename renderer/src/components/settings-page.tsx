@@ -1,11 +1,12 @@
-// Settings: the provider and the agent's limits (with where each value comes from), then the sandbox and
-// the vault.
+// Settings: the theme, the provider and the agent's limits (with where each value comes from), then the
+// sandbox and the vault.
 import { appActions, useAppStore } from '../state/app-store';
 import { MemorySettings } from './memory-settings';
 import { ModelProviders, SpendingSettings } from './model-providers';
 import { PackageSettings } from './package-settings';
 import { ProviderForm } from './provider-form';
 import { SystemStatus } from './system-status';
+import { ThemeSettings } from './theme-settings';
 import { UndoStorageSettings } from './undo-storage-settings';
 
 export function SettingsPage() {
@@ -13,6 +14,10 @@ export function SettingsPage() {
   return (
     <div className="page settings-page" data-testid="settings">
       <h1>Settings</h1>
+      <section className="panel">
+        <h2>Appearance</h2>
+        <ThemeSettings />
+      </section>
       <section className="panel">
         <h2>Provider</h2>
         <p className="muted">

@@ -7,6 +7,7 @@ import type { UndoStep } from '../../../shared/domain';
 import { externalPaths } from '../model/timeline-view';
 import { useAppStore } from '../state/app-store';
 import { selectActions } from '../state/tasks-state';
+import { useMediaQuery } from '../state/theme';
 import { timelineActions, useTimelineStore } from '../state/timeline-store';
 import { DiffView } from './diff-view';
 import { TimelineActionRow } from './timeline-action-row';
@@ -15,7 +16,12 @@ import './timeline.css';
 export function UndoTimeline({ taskId }: { taskId: string }) {
   const slot = useTimelineStore((s) => s.byTask[taskId]);
   const actions = useAppStore((s) => selectActions(s.tasks, taskId));
-  const [open, setOpen] = useState(true);
+  // Open beside the conversation from 1200 px; a rail (opened over the conversation) below. The person's
+  // choice holds until the window crosses that width.
+  const wide = useMediaQuery('(min-width: 1200px)');
+  const [choice, setChoice] = useState<{ wide: boolean; open: boolean } | null>(null);
+  const open = choice !== null && choice.wide === wide ? choice.open : wide;
+  const setOpen = (next: boolean) => setChoice({ wide, open: next });
   // Any change to the task's actions (a new one, a status) can change what the timeline allows.
   const signature = actions.map((a) => `${a.id}:${a.status}`).join(',');
 
