@@ -71,7 +71,11 @@ function SavedProvider({ provider, onChange }: { provider: LlmProvider; onChange
   return (
     <li className="saved-provider" data-testid="saved-provider" data-provider-id={provider.id}>
       <div>
-        <strong>{provider.name}</strong> <span className="muted">({provider.id})</span> · {provider.baseUrl ?? 'the OpenAI API'} · model{' '}
+        <strong>{provider.name}</strong>{' '}
+        <span className="muted" title="Its name on the command line">
+          (posthoc run --provider {provider.id})
+        </span>{' '}
+        · {provider.baseUrl ?? 'the OpenAI API'} · model{' '}
         {provider.model ? <code>{provider.model}</code> : <span className="muted">not chosen</span>} ·{' '}
         {provider.apiKeySet ? 'key in the keychain' : <span className="muted">no key</span>}
       </div>
