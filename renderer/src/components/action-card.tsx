@@ -132,7 +132,7 @@ export function ActionCard({ action }: { action: Action }) {
           className="action-toggle"
           data-testid="action-toggle"
           aria-expanded={expanded}
-          aria-controls={bodyId}
+          aria-controls={expanded ? bodyId : undefined}
           title={expanded ? 'Hide the code and output' : 'Show the code and output'}
           onClick={() => setChosen(!expanded)}
         >

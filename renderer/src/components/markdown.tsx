@@ -72,23 +72,26 @@ export function CopyButton({ text, label = 'Copy', testId = 'copy-code' }: { tex
   const timer = useRef<number | undefined>(undefined);
   useEffect(() => () => window.clearTimeout(timer.current), []);
   return (
-    <button
-      type="button"
-      className="button button-small copy-button"
-      data-testid={testId}
-      onClick={() => {
-        void copyText(text).then((ok) => {
-          setState(ok ? 'copied' : 'failed');
-          window.clearTimeout(timer.current);
-          timer.current = window.setTimeout(() => setState('idle'), 2000);
-        });
-      }}
-    >
-      {state === 'copied' ? 'Copied' : state === 'failed' ? 'Could not copy' : label}
+    <>
+      <button
+        type="button"
+        className="button button-small copy-button"
+        data-testid={testId}
+        onClick={() => {
+          void copyText(text).then((ok) => {
+            setState(ok ? 'copied' : 'failed');
+            window.clearTimeout(timer.current);
+            timer.current = window.setTimeout(() => setState('idle'), 2000);
+          });
+        }}
+      >
+        {state === 'copied' ? 'Copied' : state === 'failed' ? 'Could not copy' : label}
+      </button>
+      {/* Said by screen readers; outside the button, whose content is not read as a live region. */}
       <span className="visually-hidden" role="status">
-        {state === 'copied' ? 'Copied to the clipboard' : ''}
+        {state === 'copied' ? 'Copied to the clipboard' : state === 'failed' ? 'Could not copy' : ''}
       </span>
-    </button>
+    </>
   );
 }
 
