@@ -211,6 +211,7 @@ export function createServices(options: {
   tasks.databases = new DatabaseGrants(databases, vault, engines, dbRoute);
   tasks.memory = { file: memory, route: memoryRoute };
   tasks.mcpServers = mcp;
+  mcpHub.onChanged = (name) => mcp.toolsChanged(name);
   tasks.mcpPrompt = (task, signal) =>
     mcpPrompt(task, { hub: mcpHub, open: (taskId) => gateway.beginAction(taskId, `${OWN_WINDOW}start`), close: (taskId) => gateway.endAction(taskId) }, signal);
   tasks.mcpRunEnded = (taskId) => mcpHub.closeTask(taskId);

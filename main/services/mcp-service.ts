@@ -164,6 +164,12 @@ export class McpService {
     });
   }
 
+  /** Tells the front ends that a server's tools were listed anew (mcp:updated). */
+  toolsChanged(name: string): void {
+    const definition = this.store.get(name);
+    if (definition) this.publish(definition);
+  }
+
   private publish(definition: McpServerDefinition): McpServerView {
     const view = this.view(definition);
     this.events.emit('mcp:updated', view);
@@ -214,11 +220,17 @@ export function actionsOnly<R extends GatewayRoute | StreamingRoute>(route: R): 
 /** The hub, remembering the tools it last listed for each server (whichever task listed them). */
 export class ListingHub extends McpHub {
   readonly listed = new Map<string, { createdAt: string; tools: McpToolView[] }>();
+  /** Told when a server's listed tools changed (the front ends hear mcp:updated). */
+  onChanged: ((server: string) => void) | null = null;
 
   override async tools(taskId: string, server: string, signal?: AbortSignal): Promise<McpToolView[]> {
     const tools = await super.tools(taskId, server, signal);
     const definition = this.definition(server);
-    if (definition) this.listed.set(server, { createdAt: definition.createdAt, tools });
+    if (definition) {
+      const before = this.listed.get(server);
+      this.listed.set(server, { createdAt: definition.createdAt, tools });
+      if (!before || before.createdAt !== definition.createdAt || JSON.stringify(before.tools) !== JSON.stringify(tools)) this.onChanged?.(server);
+    }
     return tools;
   }
 }

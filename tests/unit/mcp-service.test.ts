@@ -23,6 +23,7 @@ let connector: CountingConnector;
 let hub: ListingHub;
 let windows: string[];
 let service: McpService;
+let updated: Array<{ name: string; tools: number | null }>;
 
 function notesServer(): McpServer {
   const server = new McpServer({ name: 'notes', version: '1.0.0' });
@@ -46,7 +47,13 @@ beforeEach(() => {
     open: (taskId) => void windows.push(`open ${isListing(taskId) ? 'listing' : taskId}`),
     close: async (taskId) => void windows.push(`close ${isListing(taskId) ? 'listing' : taskId}`),
   });
-  service = new McpService(store, new EventBus(), { tools: source });
+  const bus = new EventBus();
+  updated = [];
+  bus.subscribe((event, payload) => {
+    if (event === 'mcp:updated') updated.push({ name: (payload as { name: string }).name, tools: (payload as { tools: unknown[] | null }).tools?.length ?? null });
+  });
+  service = new McpService(store, bus, { tools: source });
+  hub.onChanged = (name) => service.toolsChanged(name);
 });
 
 afterEach(async () => {
@@ -103,8 +110,12 @@ describe("the prompt's part as a run begins", () => {
     expect(text).toMatch(/- list_notes: Lists the notes\. \[read-only\]/);
     expect(text).toMatch(/- add_note: Adds a note\./);
     expect(text).not.toContain('gone');
-    // The hub remembered the listing for mcp:list.
+    // The hub remembered the listing for mcp:list, and the front ends heard of it once (not again for the same tools).
     expect((await service.list())[0]!.tools!.map((t) => t.name)).toEqual(['list_notes', 'add_note']);
+    expect(updated).toEqual([{ name: 'notes', tools: null }, { name: 'notes', tools: 2 }]);
+    await hub.closeTask('task-1');
+    await mcpPrompt(task(['notes']), { hub, open: () => undefined, close: () => undefined });
+    expect(updated).toHaveLength(2);
     expect(await mcpPrompt(task([]), { hub, open: () => opened.push('x'), close: () => opened.push('y') })).toBe('');
     expect(opened).toHaveLength(2);
 
