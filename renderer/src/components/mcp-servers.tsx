@@ -122,7 +122,9 @@ function AddServerForm({ onAdded }: { onAdded(view: McpServerView): void }) {
   return (
     <form className="mcp-add-form" data-testid="mcp-add-form" onSubmit={(e) => void submit(e)}>
       <label className="field">
-        Name (the agent writes <code>posthoc_tools.{name.trim() || 'NAME'}</code>)
+        <span>
+          Name (the agent writes <code>posthoc_tools.{name.trim() || 'NAME'}</code>)
+        </span>
         <input value={name} onChange={(e) => setName(e.target.value)} placeholder="files" data-testid="mcp-name" autoComplete="off" />
       </label>
       <fieldset className="mcp-kind">
@@ -206,7 +208,9 @@ function ImportForm({ onImported }: { onImported(): void }) {
   return (
     <form className="mcp-import-form" data-testid="mcp-import-form" onSubmit={(e) => void submit(e)}>
       <label className="field">
-        Paste the <code>mcpServers</code> JSON from Claude Desktop, Cursor or VS Code
+        <span>
+          Paste the <code>mcpServers</code> JSON from Claude Desktop, Cursor or VS Code
+        </span>
         <textarea value={json} onChange={(e) => setJson(e.target.value)} rows={6} spellCheck={false} data-testid="mcp-import-json" placeholder='{"mcpServers": {"files": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/home/me/notes"]}}}' />
       </label>
       <div className="form-actions">
