@@ -9,7 +9,7 @@ import { CLAUDE_DESKTOP_CONFIG } from '../fixtures/mcp/claude-desktop-config';
 import { startMcpHttpServer } from '../support/mcp-http-server';
 import { cliTestbed, runPosthoc } from '../support/posthoc-cli';
 
-const { dirs } = cliTestbed();
+const { dirs, model } = cliTestbed();
 
 function dataBytes(dataDir: string): string {
   return readdirSync(dataDir)
@@ -167,6 +167,19 @@ describe('posthoc mcp', () => {
     const missing = await runPosthoc(['mcp', 'import', join(dir, 'nope.json'), '--data-dir', dataDir]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/Cannot read .*nope\.json: there is no such file/);
+  }, 120_000);
+
+  it('a server whose folder the task was not granted: the agent reads why its tools are missing and what the person should do', async () => {
+    const dataDir = dirs.make('posthoc-data-');
+    const notGranted = dirs.workspace();
+    const add = await runPosthoc(['mcp', 'add', 'files', '--data-dir', dataDir, '--', 'npx', '-y', '@modelcontextprotocol/server-filesystem', notGranted]);
+    expect(add.code, add.stderr).toBe(0);
+    const llm = await model(['The files server is not available to me.']);
+    const run = await runPosthoc(['run', 'list my files', '--mcp', 'files', '--workspace', dirs.workspace(), '--data-dir', dataDir, '--json'], { OPENAI_BASE_URL: llm.baseUrl, POSTHOC_MODEL: 'scripted' });
+    expect(run.code, run.stderr).toBe(0);
+    const system = llm.requests[0]!.messages[0]!.content;
+    expect(system).toContain('from posthoc_tools import files');
+    expect(system).toContain(`files (local):\n  (its tools could not be listed: The MCP server files names ${notGranted}, which this task was not granted: run with --workspace ${notGranted}`);
   }, 120_000);
 
   it('run --mcp with a server that is not defined exits 2 naming posthoc mcp list, before any model or sandbox', async () => {
