@@ -30,6 +30,18 @@ const CODE = [
   '```',
 ].join('\n');
 
+const HELD = [
+  'Adding two notes; the person approves each.',
+  '',
+  '```python',
+  'import os, requests',
+  "base = os.environ['POSTHOC_GATEWAY']",
+  "print('first', requests.post(base + '/mcp/notes/add_note', json={'text': 'approved note'}).status_code)",
+  "r = requests.post(base + '/mcp/notes/add_note', json={'text': 'cancelled note'})",
+  "print('second', r.status_code, r.json()['error'])",
+  '```',
+].join('\n');
+
 let browser: Browser;
 let mcp: McpHttpServer;
 let vault: Vault;
@@ -41,7 +53,10 @@ beforeAll(async () => {
   vault = new Vault(`dev.posthoc.test-e2e-mcp-${randomUUID()}`);
   // Each request is answered by what it is, so a check of the model made by the new-task screen uses no
   // reply of the task's: its first turn runs the code, a later one answers.
-  const reply = (request: ChatRequest): string => (request.messages.some((m) => m.role === 'assistant') ? 'Added the note; removing the old one was refused.' : CODE);
+  const reply = (request: ChatRequest): string => {
+    if (request.messages.some((m) => m.role === 'assistant')) return 'Done.';
+    return request.messages.some((m) => m.role === 'user' && String(m.content).includes('two held notes')) ? HELD : CODE;
+  };
   harness = await startHarness(Array.from({ length: 8 }, () => reply), { vault });
   await harness.services.handlers['secret:set']({ name: 'notes-token', value: TOKEN, origins: [mcp.origin] });
 });
@@ -138,6 +153,50 @@ describe('MCP servers in the app', () => {
       await page.setViewportSize({ width: 800, height: 600 });
       await body.getByTestId('mcp-calls').scrollIntoViewIfNeeded();
       await page.screenshot({ path: join(SCREENSHOTS, 'mcp-calls-800.png') });
+      expect(errors).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
+  it('holds a tool the person chose to approve: Approve sends it, Cancel never does', async () => {
+    const { page, errors, close } = await openApp(browser, harness.services, { width: 1600, height: 1000 });
+    try {
+      await page.getByTestId('connections-link').click();
+      const server = page.getByTestId('mcp-server-notes');
+      await server.getByTestId('mcp-tool-add_note').getByTestId('mcp-rule').selectOption('hold');
+      await server.locator('[data-testid="mcp-tool-add_note"][data-rule="hold"]').waitFor();
+
+      await page.getByTestId('new-task-button').click();
+      await page.getByTestId('new-task-prompt').fill('add two held notes');
+      await page.getByTestId('new-task-workspace').fill(harness.workspace);
+      await page.getByTestId('new-task-mcp-notes').check();
+      await page.getByTestId('new-task-submit').click();
+
+      const before = mcp.calls.length;
+      const card = page.getByTestId('action-card').first();
+      const approve = card.getByTestId('mcp-call-approve');
+      await approve.waitFor({ timeout: 90_000 });
+      expect(await card.getByTestId('mcp-call-outcome').first().textContent()).toBe('waits for your approval');
+      expect(mcp.calls.length).toBe(before);
+      await card.scrollIntoViewIfNeeded();
+      await page.screenshot({ path: join(SCREENSHOTS, 'mcp-held-1600.png') });
+      await approve.click();
+
+      // The second call waits in its turn; Cancel answers the code and nothing is sent.
+      const cancel = card.getByTestId('mcp-call').nth(1).getByTestId('mcp-call-cancel');
+      await cancel.waitFor({ timeout: 30_000 });
+      expect(mcp.calls.slice(before)).toEqual([{ tool: 'add_note', arguments: { text: 'approved note' } }]);
+      await cancel.click();
+
+      const done = page.locator('[data-testid="action-card"][data-status="done"]').first();
+      await done.waitFor({ timeout: 60_000 });
+      const body = await expandCard(done);
+      const lines = await body.getByTestId('mcp-call').allTextContents();
+      expect(lines[0]).toMatch(/^notes\.add_note\(\{"text":"approved note"\}\) → added note \d/);
+      expect(lines[1]).toMatch(/^notes\.add_note\(\{"text":"cancelled note"\}\) refused: The person did not approve notes\.add_note; it was not sent\./);
+      expect(await body.getByTestId('action-output').textContent()).toMatch(/first 200\s+second 409 The person did not approve/);
+      expect(mcp.calls.slice(before).map((c) => c.arguments.text)).toEqual(['approved note']);
       expect(errors).toEqual([]);
     } finally {
       await close();
