@@ -96,7 +96,8 @@ export function Layout() {
             <span className="narrow-brand">Posthoc</span>
           </div>
         )}
-        <main className="main-pane">
+        {/* Keyed by the view's kind: another page starts at its top, not at the last one's scroll position. */}
+        <main className="main-pane" key={view.kind}>
           <MainPane view={view} />
         </main>
       </div>
