@@ -7,6 +7,7 @@
 // Real parts: Docker, the sandbox image, the real @modelcontextprotocol/server-filesystem installed by npx
 // inside the server's confined container through the gateway's npm route from a local registry stand-in
 // serving this repository's node_modules; only the model is scripted (a local OpenAI-compatible server).
+import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -35,6 +36,12 @@ function snapshot(dir: string, base = dir): Record<string, string> {
 }
 
 const python = (code: string) => `\`\`\`python\n${code}\n\`\`\``;
+
+/** The MCP server containers of a task still on Docker (running or not). */
+function serverContainers(taskId: string): string[] {
+  const out = execFileSync('docker', ['ps', '-a', '--filter', 'label=dev.posthoc.mcp-server', '--filter', `label=dev.posthoc.task=${taskId}`, '--format', '{{.ID}}'], { encoding: 'utf8' });
+  return out.split('\n').filter(Boolean);
+}
 
 /** Files named `name` anywhere under `dir` (the memory server keeps its graph next to its code, in the task's npx cache). */
 function findFiles(dir: string, name: string): string[] {
@@ -98,6 +105,8 @@ describe('MCP servers in a task (the reference servers from npm, confined)', () 
     expect(action.confinement.level).toBe('reversible');
     const card = await runPosthoc(['actions', '--data-dir', dataDir]);
     expect(card.code, card.stderr).toBe(0);
+    // The run ended: its server's container is gone.
+    expect(serverContainers(action.taskId)).toEqual([]);
 
     const undo = await runPosthoc(['undo', action.id, '--data-dir', dataDir]);
     expect(undo.code, undo.stderr + undo.stdout).toBe(0);
@@ -163,6 +172,8 @@ describe('MCP servers in a task (the reference servers from npm, confined)', () 
     expect(undo.code, undo.stderr + undo.stdout).toBe(0);
     expect(readFileSync(graph!, 'utf8')).not.toContain('alice');
     expect(readFileSync(graph!, 'utf8')).not.toContain('bob');
+    // The container undo started for the inverse call is gone again.
+    expect(serverContainers(action.taskId)).toEqual([]);
     const after = JSON.parse((await runPosthoc(['actions', '--json', '--data-dir', dataDir])).stdout)[0];
     expect(after.status).toBe('undone');
     expect(after.effects.find((e: { channel: string }) => e.channel === 'mcp').undone).toMatchObject({ error: null });
