@@ -9,8 +9,10 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWebHost, type WebHost } from '../../main/ipc/web-host';
+import { createServices } from '../../main/services/app-services';
 import { launchChromium, RENDERER_DIR, SCREENSHOTS } from '../support/browser';
 import { startHarness, type Harness } from '../support/services-harness';
+import { tempDirs } from '../support/temp-dir';
 
 type Scheme = 'light' | 'dark';
 type Violation = { id: string; impact: string | null; help: string; nodes: Array<{ target: string[]; failureSummary?: string }> };
@@ -229,6 +231,38 @@ describe('the design pass (browser)', () => {
         expect((await sidewaysOverflow(page)).filter((o) => o.overflow > 0)).toEqual([]);
         await page.screenshot({ path: join(SCREENSHOTS, `design-1600x1000-${scheme}.png`) });
       });
+    }
+  });
+
+  it('first run: an empty submit says what is missing, a base URL without http(s) is refused in words, and nothing is saved', async () => {
+    const dirs = tempDirs();
+    const services = createServices({ dataDir: dirs.make('posthoc-data-'), env: {} });
+    const firstRunHost = await startWebHost(services, { rendererDir: RENDERER_DIR });
+    const context = await browser.newContext({ viewport: { width: 800, height: 600 }, colorScheme: 'dark' });
+    try {
+      const page = await context.newPage();
+      await page.goto(firstRunHost.url);
+      await page.getByTestId('first-run').waitFor();
+      await page.getByTestId('settings-save').click();
+      expect(await page.getByTestId('settings-error').textContent()).toBe('Fill in the base URL and the model first, or pick a provider above.');
+      expect(await page.getByTestId('settings-saved').count()).toBe(0);
+      await page.getByTestId('settings-base-url').fill('localhost:11434/v1');
+      await page.getByTestId('settings-model').fill('llama3.1');
+      await page.getByTestId('settings-save').click();
+      expect(await page.getByTestId('settings-error').textContent()).toBe('The base URL must start with http:// or https://, for example http://localhost:11434/v1.');
+      await page.getByTestId('settings-base-url').fill('http://localhost:11434/v1');
+      await page.getByTestId('settings-model').fill('');
+      await page.getByTestId('settings-save').click();
+      expect(await page.getByTestId('settings-error').textContent()).toBe('Fill in the model first.');
+      const settings = await services.settings.get();
+      expect([settings.baseUrl, settings.model, settings.configured]).toEqual([null, null, false]);
+      await expectAccessible(page, 'first run, dark');
+      await page.screenshot({ path: join(SCREENSHOTS, 'design-first-run-800x600-dark.png') });
+    } finally {
+      await context.close();
+      await firstRunHost.close();
+      await services.close();
+      dirs.cleanup();
     }
   });
 
