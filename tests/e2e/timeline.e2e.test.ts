@@ -59,6 +59,7 @@ describe('the undo timeline in the browser', () => {
     expect(existsSync(join(ws, 'c.txt'))).toBe(false);
 
     // Rewind to before action 1: actions 2 and 1 undone, newest first; the person's edit stays.
+    await row(page, 1).getByTestId('timeline-menu').click(); // Rewind is in the row's "More" menu
     await row(page, 1).getByTestId('timeline-rewind').click();
     await expect.poll(() => statusOf(page, 1)).toBe('undone');
     expect(await statusOf(page, 2)).toBe('undone');
@@ -76,6 +77,7 @@ describe('the undo timeline in the browser', () => {
     expect(readFileSync(join(ws, 'b.txt'), 'utf8')).toBe('bee\n');
 
     // Action 2's change to a.txt, side by side and unified, as text.
+    await row(page, 2).getByTestId('timeline-changes').click(); // the count opens the list of files
     await row(page, 2).getByTestId('open-diff').first().click();
     const diff = page.getByTestId('diff-view');
     await diff.getByTestId('diff-split').waitFor();
@@ -95,6 +97,14 @@ describe('the undo timeline in the browser', () => {
     expect(await row(page, 2).getByTestId('timeline-outcome').textContent()).toMatch(/a\.txt — edited outside Posthoc since/);
     await expect.poll(() => timeline.getByTestId('timeline-external').count()).toBe(2);
     expect(readFileSync(join(ws, 'a.txt'), 'utf8')).toBe('the person rewrote this\n');
+    // The way out: the person's edit, as a diff of what action 2 left against the file now.
+    await row(page, 2).getByTestId('timeline-show-edit').click();
+    await page.getByTestId('diff-since').waitFor();
+    await page.getByTestId('diff-mode-unified').click();
+    expect(await page.getByTestId('diff-unified').textContent()).toContain('+the person rewrote this');
+    expect(await page.getByTestId('diff-unified').textContent()).toContain('-two');
+    await page.screenshot({ path: join(SCREENSHOTS, 'timeline-way-out.png') });
+    await page.getByTestId('diff-close').click();
 
     // Settings: the folder's undo storage, and a budget the person sets.
     await page.getByTestId('settings-link').click();

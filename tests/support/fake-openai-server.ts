@@ -14,7 +14,8 @@ export type FakeOpenAi = {
   close(): Promise<void>;
 };
 
-export async function startFakeOpenAi(replies: Reply[], options: { port?: number; chunkSize?: number } = {}): Promise<FakeOpenAi> {
+/** `slowFrom`: streamed replies from this one on (0-based) wait `chunkDelayMs` between chunks, as a slow model does. */
+export async function startFakeOpenAi(replies: Reply[], options: { port?: number; chunkSize?: number; chunkDelayMs?: number; slowFrom?: number } = {}): Promise<FakeOpenAi> {
   const queue = [...replies];
   const requests: ChatRequest[] = [];
   const server: Server = createServer((req, res) => {
@@ -56,7 +57,11 @@ export async function startFakeOpenAi(replies: Reply[], options: { port?: number
       const chunk = (delta: object, finish: string | null) =>
         `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
       res.write(chunk({ role: 'assistant', content: '' }, null));
-      for (let i = 0; i < text.length; i += size) res.write(chunk({ content: text.slice(i, i + size) }, null));
+      const delay = options.chunkDelayMs !== undefined && requests.length - 1 >= (options.slowFrom ?? 0) ? options.chunkDelayMs : 0;
+      for (let i = 0; i < text.length; i += size) {
+        res.write(chunk({ content: text.slice(i, i + size) }, null));
+        if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
+      }
       res.write(chunk({}, 'stop'));
       res.end('data: [DONE]\n\n');
     })().catch((error) => {

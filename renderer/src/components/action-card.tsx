@@ -8,6 +8,7 @@ import type { Action, UndoResult } from '../../../shared/domain';
 import { describeReversePlan, partlyUndone } from '../../../shared/undo/reverse-plan';
 import { canKeep, canUndo, describeUndo, listCalls, listChanges, listDbEffects, undoableDbEffects } from '../model/action-summary';
 import { appActions } from '../state/app-store';
+import { useUndoTruth } from '../state/undo-truth';
 import { ActionPictures } from './action-figures';
 import { ActionOutput } from './action-output';
 import { ChangedFiles } from './changed-files';
@@ -105,9 +106,13 @@ export function ActionCard({ action }: { action: Action }) {
     setBusy(null);
   }
 
-  const undoable = canUndo(action);
+  // One truth with the timeline: the service's answer (task:timeline, blockers included) once loaded.
+  const truth = useUndoTruth(action);
+  const undoable = canUndo(action) && truth?.possible !== false;
   const undoTitle = undoable
     ? 'Revert what this action changed'
+    : canUndo(action) && truth !== null
+      ? (truth.reason ?? 'Undo is not possible now.')
     : action.status === 'undone'
       ? 'Already undone'
       : action.status === 'kept'

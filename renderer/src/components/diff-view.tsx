@@ -21,6 +21,11 @@ export function DiffView() {
         <div className="diff-title">
           <code data-testid="diff-path">{result?.ok && result.value.oldPath ? `${result.value.oldPath} \u2192 ${diff.request.path}` : diff.request.path}</code>
           {result?.ok && <span className={`diff-status diff-status-${result.value.status}`}>{result.value.status}</span>}
+          {diff.request.since && (
+            <span className="muted" data-testid="diff-since">
+              Edited after the action: what it left, then the file now
+            </span>
+          )}
         </div>
         <div className="diff-modes" role="group" aria-label="Layout">
           <button type="button" className="button button-small" aria-pressed={mode === 'split'} data-testid="diff-mode-split" onClick={() => setMode('split')}>

@@ -4,6 +4,7 @@ import { appActions, useAppStore } from '../state/app-store';
 import { DatabaseGrantsFieldset, toGrantInputs, type DatabaseRow } from './database-grants-fieldset';
 import { McpPicker } from './mcp-picker';
 import { ServicePicker } from './service-picker';
+import { StartProblems } from './start-problems';
 import { SEND_HINT, submitHandlers } from './submit-handlers';
 
 export function NewTaskForm() {
@@ -47,6 +48,7 @@ export function NewTaskForm() {
   return (
     <div className="page new-task-page">
       <h1>New task</h1>
+      <StartProblems provider={provider || undefined} />
       <form className="new-task-form" onSubmit={onSubmit} noValidate>
         <div className="field">
           <label htmlFor={`${id}-prompt`}>What should the agent do?</label>

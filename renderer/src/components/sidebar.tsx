@@ -1,7 +1,11 @@
 // The sidebar: New task, the task list (newest first) and the way to Settings.
+import type { ReactNode } from 'react';
+import type { Task } from '../../../shared/domain';
 import { selectSandboxProblem, selectVaultProblem } from '../state/system-state';
 import { appActions, useAppStore, type View } from '../state/app-store';
 import { selectTasks } from '../state/tasks-state';
+import { selectNeedsYou } from '../state/attention';
+import './control.css';
 import { StatusDot } from './status-dot';
 
 export function Sidebar({ view }: { view: View }) {
@@ -36,8 +40,9 @@ export function Sidebar({ view }: { view: View }) {
                 onClick={() => appActions.openTask(task.id)}
                 title={task.title}
               >
-                <StatusDot status={task.status} />
-                <span className="task-list-title">{task.title || 'Untitled task'}</span>
+                <NeedsYou taskId={task.id} status={task.status}>
+                  <span className="task-list-title">{task.title || 'Untitled task'}</span>
+                </NeedsYou>
               </button>
             </li>
           ))}
@@ -74,5 +79,24 @@ export function Sidebar({ view }: { view: View }) {
         </button>
       </div>
     </nav>
+  );
+}
+
+/**
+ * The task's dot and title; while it holds something for the person (a held action or call), an amber dot
+ * and a "needs you" badge instead of the ordinary running dot, until it is decided.
+ */
+function NeedsYou({ taskId, status, children }: { taskId: string; status: Task['status']; children: ReactNode }) {
+  const needsYou = useAppStore((s) => status === 'running' && selectNeedsYou(s.tasks, taskId));
+  return (
+    <>
+      {needsYou ? <span className="status-dot status-dot-waiting" role="img" aria-label="needs you" title="needs you" /> : <StatusDot status={status} />}
+      {children}
+      {needsYou && (
+        <span className="needs-you-badge" data-testid="task-needs-you-badge">
+          needs you
+        </span>
+      )}
+    </>
   );
 }

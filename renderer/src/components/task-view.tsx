@@ -1,10 +1,14 @@
 // One task: its header, the conversation with the action cards where they happened, the live reply, the
-// answer, and either Cancel (while running) or a follow-up.
+// answer, what waits for the person (a banner above the composer), and either Stop (while running) or a
+// follow-up. Stop says "Stopping…" until the task has stopped: main kills the running action and records it.
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { buildConversation, findAnswerMessageId } from '../model/conversation';
 import { appActions, useAppStore } from '../state/app-store';
 import { selectActions, selectMessages, selectStreamingText, selectTask } from '../state/tasks-state';
+import { selectHeld } from '../state/attention';
 import { ActionCard } from './action-card';
+import { AttentionBanner } from './attention-banner';
+import './control.css';
 import { FollowUpForm } from './follow-up-form';
 import { AssistantText, MessageView, StreamingMessage } from './message-view';
 import { StatusDot } from './status-dot';
@@ -23,7 +27,13 @@ export function TaskView({ taskId }: { taskId: string }) {
   const retrying = useAppStore((s) => s.tasks.streamingByTask[taskId]?.retrying ?? null);
   const [loadError, setLoadError] = useState<string | null>(null);
   const [cancelError, setCancelError] = useState<string | null>(null);
-  const [cancelling, setCancelling] = useState(false);
+  // Set when Stop was pressed during this run; cleared once the task is no longer running.
+  const [stopping, setStopping] = useState(false);
+  const held = useAppStore((s) => selectHeld(s.tasks, taskId));
+  const taskStatus = task?.status;
+  useEffect(() => {
+    if (taskStatus !== 'running') setStopping(false);
+  }, [taskStatus]);
 
   useEffect(() => {
     let current = true;
@@ -63,12 +73,14 @@ export function TaskView({ taskId }: { taskId: string }) {
   const answerText = answerItem?.kind === 'message' ? answerItem.message.content : answer;
   const actionRunning = actions.some((action) => action.status === 'running');
 
-  async function cancel(): Promise<void> {
-    setCancelling(true);
+  async function stop(): Promise<void> {
+    setStopping(true);
     const result = await appActions.cancelTask(taskId);
-    setCancelling(false);
+    // The button stays "Stopping…" until the task's status changes (task:updated), unless Stop failed.
+    if (!result.ok) setStopping(false);
     setCancelError(result.ok ? null : result.error.message);
   }
+  const waiting = running && held.length > 0;
 
   return (
     <div className="task-view" data-testid="task-view" data-task-id={task.id}>
@@ -76,8 +88,9 @@ export function TaskView({ taskId }: { taskId: string }) {
         <div className="task-heading">
           <h1 className="task-title">{task.title || 'Untitled task'}</h1>
           <span className={`task-status task-status-${task.status}`}>
-            <StatusDot status={task.status} />
+            {waiting ? <span className="status-dot status-dot-waiting" role="img" aria-label="needs you" /> : <StatusDot status={task.status} />}
             <span data-testid="task-status">{task.status}</span>
+            {waiting && <span className="needs-you-badge" data-testid="task-needs-you">needs you</span>}
           </span>
         </div>
         <div className="task-meta">
@@ -122,7 +135,7 @@ export function TaskView({ taskId }: { taskId: string }) {
             </p>
           )}
           {streaming !== null && <StreamingMessage text={streaming} />}
-          {running && streaming === null && !actionRunning && (
+          {running && streaming === null && !actionRunning && !waiting && (
             <p className="working muted" data-testid="task-working">
               The agent is thinking…
             </p>
@@ -140,7 +153,7 @@ export function TaskView({ taskId }: { taskId: string }) {
           )}
           {task.status === 'cancelled' && (
             <p className="muted task-cancelled" data-testid="task-cancelled">
-              Cancelled. Actions that already ran stay as they are; undo them above if you want.
+              Stopped. The action that was running was ended and what it changed is recorded; every action stays undoable above.
             </p>
           )}
         </div>
@@ -148,17 +161,26 @@ export function TaskView({ taskId }: { taskId: string }) {
       </div>
 
       <footer className="task-footer">
+        <AttentionBanner taskId={task.id} />
         {running ? (
           <div className="task-running-bar">
-            <span className="muted">The agent is working. Its actions run at once; each one can be undone afterwards.</span>
+            <span className={waiting ? 'task-waiting' : 'muted'} data-testid="task-running-note">
+              {stopping
+                ? 'Stopping: ending the running action and recording what it changed, so you can undo it.'
+                : waiting
+                  ? 'The agent waits for your decision above.'
+                  : 'The agent is working. Its actions run at once; each one can be undone afterwards.'}
+            </span>
             <button
               type="button"
               className="button button-danger"
               data-testid="task-cancel"
-              disabled={cancelling}
-              onClick={() => void cancel()}
+              data-stopping={stopping}
+              disabled={stopping}
+              title="End the running action now and stop the agent; what it changed so far stays undoable"
+              onClick={() => void stop()}
             >
-              {cancelling ? 'Cancelling…' : 'Cancel'}
+              {stopping ? 'Stopping…' : 'Stop'}
             </button>
           </div>
         ) : (

@@ -1,13 +1,17 @@
-// One action on the undo timeline: status, level, what it changed (each file opens its diff), what is
-// not covered by undo, and Undo, Redo, Rewind-to-here, with the reason when one is not possible and the
-// explanation (and the offer to rewind) when an undo is refused.
-import { isApplied } from '../../../shared/domain';
+// One action on the undo timeline, as a quiet line: status, what it changed, level, and one main control
+// (Undo while it is applied, Redo once undone); Redo, Rewind to here and Keep in a "More" menu; the changed
+// files behind the change count (each opens its diff). An action that changed nothing gets no control.
+// When undo is not possible because later changes stand in the way, the row offers a way out: show the
+// change in the way (the later action's diff), or rewind to before this action.
+import { useState } from 'react';
+import { isApplied, type UndoBlocker } from '../../../shared/domain';
 import type { TimelineEntry } from '../../../shared/domain/undo';
 import { canUndo, listChanges } from '../model/action-summary';
 import { changeCount, describeBlocker, statusWords } from '../model/timeline-view';
 import { timelineActions, useTimelineStore } from '../state/timeline-store';
 import { ChangedFiles } from './changed-files';
 import { NotCovered } from './not-covered';
+import './timeline-strip.css';
 
 type ActionEntry = Extract<TimelineEntry, { kind: 'action' }>;
 
@@ -15,102 +19,126 @@ export function TimelineActionRow({ taskId, entry }: { taskId: string; entry: Ac
   const { action, undo, redo, rewind } = entry;
   const busy = useTimelineStore((s) => s.busy);
   const outcome = useTimelineStore((s) => s.outcomes[action.id]);
+  const [showFiles, setShowFiles] = useState(false);
   const count = changeCount(action);
   // The same test as the card's Undo: a query, or an action that changed nothing, has nothing to undo.
   const changedSomething = canUndo(action);
+  const changedAnything = changedSomething || count.text !== 'no changes' || action.reverse.steps.length > 0;
   const anyBusy = busy !== null;
   const mine = busy?.actionId === action.id ? busy.operation : null;
   const applied = isApplied(action.status);
   const laterSeqs = rewind.actionSeqs.filter((s) => s !== action.seq);
+  const blocked = applied && !undo.possible && undo.blockers.length > 0;
+  const canRewindHere = rewind.possible && laterSeqs.length > 0;
+
+  const undoButton = (
+    <button
+      type="button"
+      className="button button-small"
+      data-testid="timeline-undo"
+      disabled={!undo.possible || !changedSomething || anyBusy}
+      title={!undo.possible ? (undo.reason ?? '') : changedSomething ? 'Put back what this action changed' : 'It changed nothing undo could take back.'}
+      onClick={() => void timelineActions.undo(taskId, action.id)}
+    >
+      {mine === 'undo' ? 'Undoing…' : 'Undo'}
+    </button>
+  );
+  const redoButton = (
+    <button
+      type="button"
+      className="button button-small"
+      data-testid="timeline-redo"
+      disabled={!redo.possible || anyBusy}
+      title={redo.possible ? 'Apply this action’s changes again' : (redo.reason ?? '')}
+      onClick={() => void timelineActions.redo(taskId, action.id)}
+    >
+      {mine === 'redo' ? 'Redoing…' : 'Redo'}
+    </button>
+  );
+  const main = !changedAnything ? null : applied ? undoButton : action.status === 'undone' ? redoButton : null;
 
   return (
     <li
-      className={`tl-entry tl-action tl-status-${action.status}`}
+      className={`tl-entry tl-action tl-status-${action.status}${changedAnything ? '' : ' tl-quiet'}`}
       data-testid="timeline-action"
       data-action-id={action.id}
       data-seq={action.seq}
       data-status={action.status}
+      data-changed={changedAnything}
     >
-      <div className="tl-line">
+      <div className="tl-line tl-strip-line">
         <span className={`tl-dot tl-dot-${action.status}`} aria-hidden="true" />
-        <span className="tl-seq">Action {action.seq}</span>
+        <span className="tl-seq">{action.seq}</span>
         <span className={`tl-status tl-status-word-${action.status}`} data-testid="timeline-status">
           {statusWords[action.status]}
         </span>
+        {count.total > 0 ? (
+          <button
+            type="button"
+            className="tl-changes tl-changes-toggle"
+            data-testid="timeline-changes"
+            aria-expanded={showFiles}
+            title={showFiles ? 'Hide the changed files' : 'Show the changed files (each opens its diff)'}
+            onClick={() => setShowFiles((v) => !v)}
+          >
+            {count.text}
+          </button>
+        ) : (
+          <span className="tl-changes muted" data-testid="timeline-changes">
+            {count.text}
+          </span>
+        )}
         <span className={`tl-level confinement-${action.confinement.level}`} title={action.confinement.reason} data-testid="timeline-level">
           {action.confinement.level}
         </span>
-      </div>
-      <p className="tl-changes muted" data-testid="timeline-changes">
-        {count.text}
-      </p>
-      {count.total > 0 && <ChangedFiles changes={listChanges(action.effects)} actionId={action.id} compact />}
-      <NotCovered effects={action.effects} />
-
-      <div className="tl-buttons">
-        <button
-          type="button"
-          className="button button-small"
-          data-testid="timeline-undo"
-          disabled={!undo.possible || !changedSomething || anyBusy}
-          title={!undo.possible ? (undo.reason ?? '') : changedSomething ? 'Put back what this action changed' : 'It changed nothing undo could take back.'}
-          onClick={() => void timelineActions.undo(taskId, action.id)}
-        >
-          {mine === 'undo' ? 'Undoing…' : 'Undo'}
-        </button>
-        <button
-          type="button"
-          className="button button-small"
-          data-testid="timeline-redo"
-          disabled={!redo.possible || anyBusy}
-          title={redo.possible ? 'Apply this action’s changes again' : (redo.reason ?? '')}
-          onClick={() => void timelineActions.redo(taskId, action.id)}
-        >
-          {mine === 'redo' ? 'Redoing…' : 'Redo'}
-        </button>
-        <button
-          type="button"
-          className="button button-small"
-          data-testid="timeline-rewind"
-          disabled={!rewind.possible || anyBusy || laterSeqs.length === 0}
-          title={
-            laterSeqs.length === 0
-              ? 'Nothing after this action to rewind: use Undo'
-              : rewind.possible
-                ? `Undo actions ${rewind.actionSeqs.join(', ')}, newest first`
-                : (rewind.reason ?? '')
-          }
-          onClick={() => void timelineActions.rewind(taskId, action.id)}
-        >
-          {mine === 'rewind' ? 'Rewinding…' : 'Rewind to here'}
-        </button>
-        {applied && (
-          <button
-            type="button"
-            className="button button-small tl-keep"
-            data-testid="timeline-keep"
-            disabled={anyBusy}
-            title="Make this action final and release its checkpoints"
-            onClick={() => void timelineActions.keep(taskId, action.id)}
-          >
-            Keep
-          </button>
+        {changedAnything && (
+          <span className="tl-controls">
+            {main}
+            <details className="tl-menu">
+              <summary className="button button-small" data-testid="timeline-menu" aria-label={`More for action ${action.seq}`} title="Redo, rewind, keep">
+                ⋯
+              </summary>
+              <div className="tl-menu-items" role="group" aria-label={`More for action ${action.seq}`}>
+                {main !== undoButton && applied && undoButton}
+                {main !== redoButton && redoButton}
+                <button
+                  type="button"
+                  className="button button-small"
+                  data-testid="timeline-rewind"
+                  disabled={!rewind.possible || anyBusy || laterSeqs.length === 0}
+                  title={
+                    laterSeqs.length === 0
+                      ? 'Nothing after this action to rewind: use Undo'
+                      : rewind.possible
+                        ? `Undo actions ${rewind.actionSeqs.join(', ')}, newest first`
+                        : (rewind.reason ?? '')
+                  }
+                  onClick={() => void timelineActions.rewind(taskId, action.id)}
+                >
+                  {mine === 'rewind' ? 'Rewinding…' : 'Rewind to here'}
+                </button>
+                {applied && (
+                  <button
+                    type="button"
+                    className="button button-small tl-keep"
+                    data-testid="timeline-keep"
+                    disabled={anyBusy}
+                    title="Make this action final and release its checkpoints"
+                    onClick={() => void timelineActions.keep(taskId, action.id)}
+                  >
+                    Keep
+                  </button>
+                )}
+              </div>
+            </details>
+          </span>
         )}
       </div>
+      {showFiles && count.total > 0 && <ChangedFiles changes={listChanges(action.effects)} actionId={action.id} compact />}
+      {changedAnything && <NotCovered effects={action.effects} />}
 
-      {applied && !undo.possible && undo.blockers.length > 0 && outcome === undefined && (
-        <div className="tl-blocked" data-testid="timeline-blocked">
-          <span>Undo alone would overwrite later changes:</span>
-          <ul className="tl-paths">
-            {undo.blockers.slice(0, 6).map((b) => (
-              <li key={`${b.path}\u0000${b.by}`}>
-                <code>{b.path}</code> <span className="muted">— {describeBlocker(b)}</span>
-              </li>
-            ))}
-            {undo.blockers.length > 6 && <li className="muted">and {undo.blockers.length - 6} more</li>}
-          </ul>
-          {rewind.possible && laterSeqs.length > 0 && <span className="muted">Rewind to here undoes actions {rewind.actionSeqs.join(', ')} instead.</span>}
-        </div>
+      {blocked && outcome === undefined && (
+        <WayOut blockers={undo.blockers} actionId={action.id} rewind={canRewindHere ? rewind.actionSeqs : null} seq={action.seq} busy={anyBusy} onRewind={() => void timelineActions.rewind(taskId, action.id)} />
       )}
 
       {outcome !== undefined && (
@@ -136,8 +164,72 @@ export function TimelineActionRow({ taskId, entry }: { taskId: string; entry: Ac
               Rewind to before action {action.seq}
             </button>
           )}
+          {applied && undo.blockers.length > 0 && <ShowTheEdit blockers={undo.blockers} actionId={action.id} />}
         </div>
       )}
     </li>
+  );
+}
+
+/** Why undo alone is not possible, and the ways out: see the change in the way, or rewind past it. */
+function WayOut({ blockers, actionId, rewind, seq, busy, onRewind }: { blockers: readonly UndoBlocker[]; actionId: string; rewind: number[] | null; seq: number; busy: boolean; onRewind(): void }) {
+  return (
+    <div className="tl-blocked" data-testid="timeline-blocked">
+      <span>Undo alone would overwrite later changes:</span>
+      <ul className="tl-paths">
+        {blockers.slice(0, 6).map((b) => (
+          <li key={`${b.path}\u0000${b.by}`}>
+            <code>{b.path}</code> <span className="muted">— {describeBlocker(b)}</span>
+          </li>
+        ))}
+        {blockers.length > 6 && <li className="muted">and {blockers.length - 6} more</li>}
+      </ul>
+      <div className="tl-way-out">
+        <ShowTheEdit blockers={blockers} actionId={actionId} />
+        {rewind !== null && (
+          <button type="button" className="button button-small" data-testid="timeline-way-out-rewind" disabled={busy} onClick={onRewind} title={`Undo actions ${rewind.join(', ')}, newest first`}>
+            Rewind to before action {seq}
+          </button>
+        )}
+      </div>
+      {blockers.some((b) => b.by !== 'action') && (
+        <p className="tl-note muted">An edit made outside Posthoc is never overwritten. To undo anyway, copy what you want to keep elsewhere, put the file back as the action left it, and undo again.</p>
+      )}
+    </div>
+  );
+}
+
+/**
+ * Opens the change that stands in the way: the person's edit of a path since this action (what the action
+ * left against the file now), or the later action's own change to it.
+ */
+function ShowTheEdit({ blockers, actionId }: { blockers: readonly UndoBlocker[]; actionId: string }) {
+  const files = blockers.filter((b) => b.channel === undefined || b.channel === 'files');
+  const yours = files.find((b) => b.by === 'external' || b.by === 'content');
+  const later = files.find((b) => b.by === 'action' && b.actionId !== null);
+  if (yours !== undefined) {
+    return (
+      <button
+        type="button"
+        className="button button-small"
+        data-testid="timeline-show-edit"
+        title={`Show how ${yours.path} changed after this action`}
+        onClick={() => void timelineActions.openDiff({ actionId, path: yours.path, since: true })}
+      >
+        Show the edit to {yours.path}
+      </button>
+    );
+  }
+  if (later === undefined) return null;
+  return (
+    <button
+      type="button"
+      className="button button-small"
+      data-testid="timeline-show-edit"
+      title={`Show what action ${later.actionSeq ?? '?'} changed in ${later.path}`}
+      onClick={() => void timelineActions.openDiff({ actionId: later.actionId!, path: later.path })}
+    >
+      Show the change to {later.path}
+    </button>
   );
 }

@@ -4,8 +4,10 @@
 import { create } from 'zustand';
 import type { CallInput, CallName, CallOutput, PosthocApi, Result } from '../../../shared/contract';
 import type { Action, ProviderSettings, Task, UndoResult } from '../../../shared/domain';
+import { createNotifier } from './attention';
 import * as system from './system-state';
 import * as tasks from './tasks-state';
+import { keepTimelinesFresh } from './undo-truth';
 
 export type View = { kind: 'new-task' } | { kind: 'task'; taskId: string } | { kind: 'settings' } | { kind: 'connections' };
 
@@ -163,7 +165,10 @@ export const appActions = {
 
 /** Keeps the store's copy fresh from main's events. Returns the unsubscribe. */
 export function subscribeToEvents(api: PosthocApi): () => void {
+  const notify = createNotifier((taskId) => tasks.selectTask(useAppStore.getState().tasks, taskId)?.title ?? '', openTask);
   const unsubscribes = [
+    keepTimelinesFresh(api),
+    api.on('action:updated', notify),
     api.on('task:updated', (task) => setTasks((s) => tasks.applyTaskUpdated(s, task))),
     api.on('message:added', (message) => setTasks((s) => tasks.applyMessageAdded(s, message))),
     api.on('message:delta', (delta) => setTasks((s) => tasks.applyMessageDelta(s, delta))),

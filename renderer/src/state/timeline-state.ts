@@ -5,7 +5,8 @@ import type { FileDiff, Timeline } from '../../../shared/domain/undo';
 
 export type Operation = 'undo' | 'redo' | 'rewind';
 export type OperationOutcome = { operation: Operation; tone: 'ok' | 'warn' | 'error'; text: string; paths: string[]; canRewind: boolean };
-export type DiffRequest = { actionId: string; path: string; workspace?: string };
+/** since: the edits made to the path after the action (what it left against the latest checkpoint). */
+export type DiffRequest = { actionId: string; path: string; workspace?: string; since?: boolean };
 
 export type TimelineState = {
   byTask: Readonly<Record<string, { timeline: Timeline | null; error: string | null; loading: boolean }>>;
