@@ -269,7 +269,10 @@ describe('the design pass (browser)', () => {
   it('moves focus into the diff dialog, keeps Tab inside it, closes it on Escape and gives focus back', async () => {
     await withPage({ width: 1280, height: 860 }, 'dark', async (page) => {
       await openTask(page);
-      const opener = page.locator('[data-testid="open-diff"]:visible').first();
+      // A file of the second action opens its diff: from the timeline when it lists files, else from the card.
+      const visibleOpeners = page.locator('[data-testid="open-diff"]:visible');
+      if ((await visibleOpeners.count()) === 0) await page.getByTestId('action-card').nth(1).getByTestId('action-toggle').click();
+      const opener = visibleOpeners.first();
       await opener.focus();
       const openerPath = await opener.textContent();
       await page.keyboard.press('Enter');
