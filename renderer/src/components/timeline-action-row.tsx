@@ -3,7 +3,7 @@
 // files behind the change count (each opens its diff). An action that changed nothing gets no control.
 // When undo is not possible because later changes stand in the way, the row offers a way out: show the
 // change in the way (the later action's diff), or rewind to before this action.
-import { useState } from 'react';
+import { useState, type MouseEvent } from 'react';
 import { isApplied, type UndoBlocker } from '../../../shared/domain';
 import type { TimelineEntry } from '../../../shared/domain/undo';
 import { canUndo, listChanges } from '../model/action-summary';
@@ -98,7 +98,8 @@ export function TimelineActionRow({ taskId, entry }: { taskId: string; entry: Ac
               <summary className="button button-small" data-testid="timeline-menu" aria-label={`More for action ${action.seq}`} title="Redo, rewind, keep">
                 ⋯
               </summary>
-              <div className="tl-menu-items" role="group" aria-label={`More for action ${action.seq}`}>
+              {/* A choice closes the menu. */}
+              <div className="tl-menu-items" role="group" aria-label={`More for action ${action.seq}`} onClick={closeMenu}>
                 {main !== undoButton && applied && undoButton}
                 {main !== redoButton && redoButton}
                 <button
@@ -164,11 +165,15 @@ export function TimelineActionRow({ taskId, entry }: { taskId: string; entry: Ac
               Rewind to before action {action.seq}
             </button>
           )}
-          {applied && undo.blockers.length > 0 && <ShowTheEdit blockers={undo.blockers} actionId={action.id} />}
+          {outcome.tone !== 'ok' && applied && undo.blockers.length > 0 && <ShowTheEdit blockers={undo.blockers} actionId={action.id} />}
         </div>
       )}
     </li>
   );
+}
+
+function closeMenu(event: MouseEvent<HTMLElement>): void {
+  if ((event.target as HTMLElement).closest('button')) event.currentTarget.closest('details')?.removeAttribute('open');
 }
 
 /** Why undo alone is not possible, and the ways out: see the change in the way, or rewind past it. */
