@@ -2,11 +2,13 @@
 // user types them: a filesystem server pasted from a desktop agent's config, a real Claude Desktop config
 // imported, and the refusals (a token in env, an oversized or broken file, a server not defined) with
 // their exit codes and what to do. What is refused is never in the data folder's bytes.
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CLAUDE_DESKTOP_CONFIG } from '../fixtures/mcp/claude-desktop-config';
 import { startMcpHttpServer } from '../support/mcp-http-server';
+import { startNpmModulesRegistry } from '../support/npm-modules-registry';
 import { cliTestbed, runPosthoc } from '../support/posthoc-cli';
 
 const { dirs, model } = cliTestbed();
@@ -117,6 +119,30 @@ describe('posthoc mcp', () => {
       await server.close();
     }
   }, 120_000);
+
+  it('list --tools starts a stdio server outside any task: npx installs it through the gateway, and nothing of the listing is left', async () => {
+    const registry = await startNpmModulesRegistry(['@modelcontextprotocol/server-filesystem']);
+    try {
+      const dataDir = dirs.make('posthoc-data-');
+      const add = await runPosthoc(['mcp', 'add', 'listfs', '--data-dir', dataDir, '--', 'npx', '-y', '@modelcontextprotocol/server-filesystem', '/home/someone/project']);
+      expect(add.code, add.stderr).toBe(0);
+      const list = await runPosthoc(['mcp', 'list', '--tools', '--json', '--data-dir', dataDir], { POSTHOC_NPM_REGISTRY_URL: registry.url });
+      expect(list.code, list.stderr).toBe(0);
+      const [view] = JSON.parse(list.stdout);
+      expect(view.toolsError).toBeNull();
+      const tools = Object.fromEntries((view.tools as Array<{ name: string; annotations?: Record<string, unknown>; rule: string }>).map((t) => [t.name, t]));
+      expect(tools.read_text_file).toMatchObject({ annotations: { readOnlyHint: true }, rule: 'allow' });
+      expect(tools.write_file).toMatchObject({ annotations: { destructiveHint: true }, rule: 'allow' });
+      expect(registry.requests.length).toBeGreaterThan(0);
+      // The listing's container and its environment (npx's install) are gone.
+      const left = execFileSync('docker', ['ps', '-a', '--filter', 'label=dev.posthoc.mcp-server=listfs', '--format', '{{.ID}}'], { encoding: 'utf8' }).trim();
+      expect(left).toBe('');
+      const envs = join(dataDir, 'task-env');
+      expect(existsSync(envs) ? readdirSync(envs) : []).toEqual([]);
+    } finally {
+      await registry.close();
+    }
+  }, 300_000);
 
   it('refuses a token in a stdio server\'s env, naming the key, and stores nothing of it', async () => {
     const dataDir = dirs.make('posthoc-data-');
