@@ -47,9 +47,17 @@ function randomLooking(v: string): boolean {
   return entropy >= 3.5;
 }
 
+// Python's keywords: `from posthoc_tools import class` is a syntax error, so none can be a server's name.
+const PYTHON_KEYWORDS = new Set(
+  'False None True and as assert async await break class continue def del elif else except finally for from global if import in is lambda nonlocal not or pass raise return try while with yield'.split(' '),
+);
+
 /** A server name the sandbox can write (posthoc_tools.NAME), or a refusal that suggests one. */
 export function checkServerName(name: string): string {
   const parsed = McpServerName.safeParse(name);
+  if (parsed.success && PYTHON_KEYWORDS.has(parsed.data)) {
+    throw new McpDefinitionError(`"${name}" cannot be a server's name: it is a Python keyword, and the agent writes the name in Python (from posthoc_tools import NAME). Try "${parsed.data}_server".`);
+  }
   if (parsed.success) return parsed.data;
   throw new McpDefinitionError(
     `"${name}" cannot be a server's name: it starts with a letter and holds only letters, digits, - and _ (at most 40), because the agent writes it in Python (posthoc_tools.NAME). Try "${suggestName(name)}".`,

@@ -130,6 +130,10 @@ describe('other desktop agents', () => {
     expect(skipped['@acme/github']).toMatch(/Try "acme-github"/);
     expect(skipped['9lives']).toMatch(/Try "lives"/);
     for (const name of ['remote docs', '@acme/github', '9lives']) expect(() => checkServerName(suggestName(name))).not.toThrow();
+    // The agent writes the name in Python: a keyword cannot be imported.
+    expect(refusal(() => checkServerName('import'))).toMatch(/Python keyword.*Try "import_server"/);
+    expect(refusal(() => checkServerName('None'))).toMatch(/Python keyword/);
+    expect(checkServerName('match')).toBe('match');
   });
 });
 
