@@ -5,7 +5,7 @@ import type { CallInput, CallOutput } from '../../shared/contract';
 import type { McpRules, McpServerDefinition, McpServerView, McpToolView, McpTransport } from '../../shared/domain/mcp';
 import { randomUUID } from 'node:crypto';
 import type { Task } from '../../shared/domain';
-import { mcpSection, type McpPromptServer } from '../agent/mcp-prompt';
+import { mcpSection, pythonName, type McpPromptServer } from '../agent/mcp-prompt';
 import type { GatewayReply, GatewayRoute, RouteContext, StreamingRoute } from '../gateway/gateway';
 import { McpHub } from '../effects/mcp/mcp-hub';
 import { toolRule } from '../effects/mcp/rules';
@@ -99,6 +99,14 @@ export class McpService {
       throw new ServiceError(
         'conflict',
         `A server named ${definition.name} is already defined. Remove it first (posthoc mcp remove ${definition.name}) or add it again with --replace.`,
+      );
+    }
+    // The agent writes the name in Python, where - and _ are one: two servers may not meet there.
+    const twin = this.store.list().find((d) => d.name !== definition.name && pythonName(d.name) === pythonName(definition.name));
+    if (twin) {
+      throw new ServiceError(
+        'conflict',
+        `The agent would write both ${twin.name} and ${definition.name} as posthoc_tools.${pythonName(definition.name)}. Choose another name, or remove ${twin.name} first (posthoc mcp remove ${twin.name}).`,
       );
     }
     const { transport } = definition;

@@ -213,6 +213,9 @@ describe('definitions', () => {
     expect((error as ServiceError).code).toBe('conflict');
     expect((error as Error).message).toMatch(/posthoc mcp remove memory.*--replace/);
     expect(service.add({ name: 'memory', transport: stdio, replace: true, api: null }).api).toBeNull();
+    service.add({ name: 'my-notes', transport: stdio });
+    expect(refusal(() => service.add({ name: 'my_notes', transport: stdio }))).toMatch(/both my-notes and my_notes as posthoc_tools\.my_notes/);
+    expect(service.remove('my-notes')).toEqual({ removed: true });
 
     const ruled = service.setRules('memory', { hold: ['create_entities'], noInverse: 'deny' });
     expect(ruled.rules).toEqual({ deny: [], hold: ['create_entities'], noInverse: 'deny' });
