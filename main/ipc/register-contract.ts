@@ -60,5 +60,23 @@ export function toContractError(error: unknown): ContractError {
 }
 
 function describeZod(error: ZodError): string {
-  return error.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; ');
+  return error.issues.map(describeIssue).join('; ');
+}
+
+/** One refused field in words a person can act on; the contract's own messages stay as written. */
+function describeIssue(issue: ZodError['issues'][number]): string {
+  if (issue.code === 'invalid_format' && issue.format === 'url') {
+    const field = issue.path.filter((p): p is string => typeof p === 'string').at(-1);
+    return `The ${field ? fieldWords(field) : 'address'} must be a web address starting with http:// or https://.`;
+  }
+  return issue.path.length ? `${issue.path.join('.')}: ${issue.message}` : issue.message;
+}
+
+/** baseUrl → "base URL", authorizationUrl → "authorization URL". */
+function fieldWords(field: string): string {
+  return field
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .replace(/\burl\b/g, 'URL')
+    .replace(/\bid\b/g, 'ID');
 }
