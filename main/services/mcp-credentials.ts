@@ -1,21 +1,35 @@
 // The credentials of remote MCP servers: a token by secret name from the vault, under the same rules as
 // services (store/secret-origins.ts) — a secret goes only to the origins it is bound to (the first use
 // binds one that is bound nowhere; another origin needs the person's yes), and Posthoc's own entries (the
-// LLM key, database passwords, OAuth tokens) are never a server's credential. Only here does a value
-// leave the vault for the http connector (main/effects/mcp/http-connector.ts); answers elsewhere carry names.
-import type { McpHttpCredentials } from '../effects/mcp/http-connector';
+// LLM key, database passwords, OAuth tokens) are never a server's credential. A server that signs in with
+// OAuth gets its tokens through mcp-oauth.ts (oauth:mcp-NAME:…). Only here does a value leave the vault for
+// the http connector (main/effects/mcp/http-connector.ts); answers elsewhere carry names.
+// Composition: new McpCredentials(vault, serviceRegistry, { openExternal }) — openExternal opens the
+// sign-in page in the browser (the app's shell.openExternal); without it the error carries the link.
+import type { McpHttpCredentials, McpOAuthSession } from '../effects/mcp/http-connector';
 import { ownEntryProblem, type ServiceRegistry } from '../gateway/service-registry';
 import { originOf } from '../store/secret-origins';
 import { kindOf, SECRET_NAME, type Vault } from '../vault/vault';
+import { McpOAuth, type McpOAuthOptions } from './mcp-oauth';
 
 /** The secret may not go to this server; the message says why and what to do. */
 export class McpCredentialRefused extends Error {}
 
 export class McpCredentials implements McpHttpCredentials {
+  /** Sign-ins to servers that use OAuth (tokens in the vault as oauth:mcp-NAME:…). */
+  readonly signIns: McpOAuth;
+
   constructor(
-    private readonly vault: Pick<Vault, 'get'>,
+    private readonly vault: Pick<Vault, 'get' | 'set' | 'remove'>,
     private readonly registry: ServiceRegistry,
-  ) {}
+    oauth: McpOAuthOptions = {},
+  ) {
+    this.signIns = new McpOAuth(vault, oauth);
+  }
+
+  oauth(server: string, url: string, onToken: (token: string) => void): Promise<McpOAuthSession> {
+    return this.signIns.session(server, url, onToken);
+  }
 
   /**
    * Checks that secret `secret` may be sent to the server at `url` (for mcp:add, before it is stored):

@@ -30,8 +30,16 @@ export type McpHttpServer = {
   close(): Promise<void>;
 };
 
-export async function startMcpHttpServer(token: string): Promise<McpHttpServer> {
+export type McpHttpServerOptions = {
+  /** Accepts a token another way (an authorization server's); the fixed token is then not accepted. */
+  verify?: (token: string) => Promise<boolean>;
+  /** Serves OAuth protected resource metadata naming this authorization server, and points to it on 401. */
+  authorizationServer?: string;
+};
+
+export async function startMcpHttpServer(token: string, options: McpHttpServerOptions = {}): Promise<McpHttpServer> {
   let accepted = token;
+  let origin = '';
   const requests: McpHttpRequest[] = [];
   const calls: McpHttpServer['calls'] = [];
   const notes: string[] = [];
@@ -102,13 +110,20 @@ export async function startMcpHttpServer(token: string): Promise<McpHttpServer> 
     const sessionHeader = req.headers['mcp-session-id'];
     const sessionId = typeof sessionHeader === 'string' ? sessionHeader : null;
     requests.push({ method: req.method ?? '', path: req.url ?? '', authorization: req.headers.authorization ?? null, sessionId, body: text });
+    if (options.authorizationServer && req.url === '/.well-known/oauth-protected-resource/mcp') {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ resource: `${origin}/mcp`, authorization_servers: [options.authorizationServer] }));
+      return;
+    }
     if (!(req.url ?? '').startsWith('/mcp')) {
       res.writeHead(404, { 'content-type': 'text/html' }).end('<html><body>Not here</body></html>');
       return;
     }
-    if (req.headers.authorization !== `Bearer ${accepted}`) {
+    const given = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1] ?? '';
+    const ok = options.verify ? await options.verify(given) : given === accepted;
+    if (!ok) {
+      const metadata = options.authorizationServer ? `, resource_metadata="${origin}/.well-known/oauth-protected-resource/mcp"` : '';
       res
-        .writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer error="invalid_token"' })
+        .writeHead(401, { 'content-type': 'application/json', 'www-authenticate': `Bearer error="invalid_token"${metadata}` })
         .end(JSON.stringify({ error: 'invalid_token', error_description: 'The access token is not valid.' }));
       return;
     }
@@ -136,7 +151,7 @@ export async function startMcpHttpServer(token: string): Promise<McpHttpServer> 
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url: `${origin}/mcp`,
     origin,

@@ -6,7 +6,7 @@
 // never sees it: it reaches the server only through the gateway's /mcp route, which calls through here.
 // Errors say what happened in plain words (refused token, unreachable, not an MCP server).
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
@@ -20,7 +20,20 @@ export interface McpHttpCredentials {
    * otherwise (not stored, bound elsewhere, one of Posthoc's own entries).
    */
   bearer(secret: string, url: string): Promise<string>;
+  /**
+   * For a server that signs in with OAuth: the SDK provider backed by the vault, and the link the person
+   * must open when no token works. `onToken` hears every token before it is sent.
+   */
+  oauth?(server: string, url: string, onToken: (token: string) => void): Promise<McpOAuthSession>;
 }
+
+export type McpOAuthSession = {
+  provider: OAuthClientProvider;
+  /** The sign-in page the person was sent to, once a sign-in was needed. */
+  signInUrl(): string | null;
+  /** The connection no longer needs it (a sign-in the person was sent to keeps waiting for them). */
+  close(): void;
+};
 
 export type HttpConnectorOptions = {
   credentials: McpHttpCredentials;
@@ -66,32 +79,40 @@ export class HttpMcpConnector implements McpConnector {
     const url = checkServerUrl(remote);
     const auth = remote.transport.auth;
     let token: string | null = null;
+    let oauth: McpOAuthSession | null = null;
+    const tokens: string[] = [];
     if (auth.kind === 'bearer') {
       token = await this.options.credentials.bearer(auth.secret, url.href);
+      tokens.push(token);
       this.options.onSecret?.(task.taskId, token);
     } else if (auth.kind === 'oauth') {
-      throw new Error(
-        `The MCP server ${server.name} is set up to sign in with OAuth, which Posthoc cannot do for MCP servers yet. Create a token on the server's side, store it (posthoc secret set NAME --origin ${url.origin}) and add the server with --auth bearer --secret NAME.`,
-      );
+      if (!this.options.credentials.oauth) throw new Error(`The MCP server ${server.name} signs in with OAuth, which this Posthoc cannot do: add it with --auth bearer and a token made on the server's side.`);
+      oauth = await this.options.credentials.oauth(server.name, url.href, (t) => {
+        tokens.push(t);
+        this.options.onSecret?.(task.taskId, t);
+      });
     }
-    const describe = errorWords(server.name, url, auth.kind === 'bearer' ? auth.secret : null, token);
+    const describe = errorWords(server.name, url, auth.kind === 'bearer' ? auth.secret : null, tokens, oauth);
     const base = this.options.fetch ?? fetch;
-    // The credential travels only to the server's own origin, whatever URL the transport is asked to fetch.
+    // A bearer credential travels only to the server's own origin, whatever URL the transport is asked to
+    // fetch; the OAuth provider's token too (the SDK adds it; a Bearer header for any other origin is dropped).
     const send: FetchLike = (input, init) => {
       const target = new URL(typeof input === 'string' ? input : input.href);
       const headers = new Headers(init?.headers);
-      headers.delete('authorization');
+      if (target.origin !== url.origin ? /^bearer\s/i.test(headers.get('authorization') ?? '') : !oauth) headers.delete('authorization');
       if (token && target.origin === url.origin) headers.set('authorization', `Bearer ${token}`);
       return base(input, { ...init, headers });
     };
-    const transport = new StreamableHTTPClientTransport(url, { fetch: send, redirectPolicy: 'same-origin' });
+    const transport = new StreamableHTTPClientTransport(url, { fetch: send, redirectPolicy: 'same-origin', ...(oauth ? { authProvider: oauth.provider } : {}) });
     const client = new Client({ name: 'posthoc', version: this.options.clientVersion ?? '0.1.0' }, { capabilities: {} });
     try {
       await client.connect(transport, { signal, timeout: this.options.connectTimeoutMs ?? 30_000 });
     } catch (error) {
       await client.close().catch(() => undefined);
+      oauth?.close();
       throw describe(error);
     }
+    oauth?.close();
     return new HttpConnection(client, transport, describe);
   }
 }
@@ -136,19 +157,27 @@ class HttpConnection implements McpConnection {
  * the token taken out (a server may echo what it was sent). Errors the server answered in the protocol
  * (a tool's error, an unknown tool) keep their class: only their message is cleaned.
  */
-function errorWords(name: string, url: URL, secret: string | null, token: string | null): (error: unknown) => Error {
-  const clean = (text: string): string => (token && token.length > 0 ? text.split(token).join('[REDACTED]') : text);
+function errorWords(name: string, url: URL, secret: string | null, tokens: readonly string[], oauth: McpOAuthSession | null): (error: unknown) => Error {
+  const clean = (text: string): string => tokens.reduce((t, token) => (token.length > 0 ? t.split(token).join('[REDACTED]') : t), text);
+  const holds = (text: string): boolean => tokens.some((token) => token.length > 0 && text.includes(token));
   return (error: unknown): Error => {
     const e = error instanceof Error ? error : new Error(String(error));
     const where = `the MCP server ${name} (${url.href})`;
     const code = e instanceof StreamableHTTPError ? e.code : undefined;
     if (e instanceof McpError || e.name === 'AbortError' || e.name === 'TimeoutError') {
-      if (token && e.message.includes(token)) e.message = clean(e.message);
+      if (holds(e.message)) e.message = clean(e.message);
       return e;
     }
     const text = clean(e.message).replace(/^Streamable HTTP error:\s*/, '').replace(/^Error POSTing to endpoint:\s*/, '').trim();
     // An HTML page says nothing useful here; the server's JSON or text does.
     const said = /^\s*</.test(text) ? '' : text.slice(0, 300);
+    const signIn = oauth?.signInUrl();
+    if (signIn) {
+      return new Error(`Sign in to ${where} in your browser: ${signIn} — then try again (the sign-in waits 5 minutes).`);
+    }
+    if (oauth && (code === 401 || code === 403 || e instanceof UnauthorizedError)) {
+      return new Error(`${cap(where)} refused the token it issued when you signed in (${said || 'HTTP 401'}). Try again; if it keeps refusing, check your account's access on the server.`);
+    }
     if (code === 401 || code === 403 || e instanceof UnauthorizedError) {
       const status = code ? `HTTP ${code}` : 'HTTP 401';
       return new Error(
@@ -171,7 +200,7 @@ function errorWords(name: string, url: URL, secret: string | null, token: string
         `${cap(where)} did not answer as an MCP server (${said}). Check the URL: it must be the server's streamable HTTP endpoint (often ending in /mcp); servers that only speak the older SSE transport are not supported.`,
       );
     }
-    if (token && e.message.includes(token)) e.message = clean(e.message);
+    if (holds(e.message)) e.message = clean(e.message);
     return e;
   };
 }
