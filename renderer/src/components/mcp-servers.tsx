@@ -92,8 +92,7 @@ function AddServerForm({ onAdded }: { onAdded(view: McpServerView): void }) {
   const [kind, setKind] = useState<'stdio' | 'http'>('stdio');
   const [commandLine, setCommandLine] = useState('');
   const [url, setUrl] = useState('');
-  // OAuth sign-in for MCP servers is not offered yet: a server that needs it takes a token made on its side.
-  const [auth, setAuth] = useState<'none' | 'bearer'>('bearer');
+  const [auth, setAuth] = useState<'none' | 'bearer' | 'oauth'>('bearer');
   const [secret, setSecret] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -103,7 +102,7 @@ function AddServerForm({ onAdded }: { onAdded(view: McpServerView): void }) {
     let transport: McpTransport;
     try {
       if (kind === 'stdio') transport = { kind: 'stdio', ...parseCommandLine(commandLine) };
-      else transport = { kind: 'http', url: url.trim(), auth: auth === 'bearer' ? { kind: 'bearer', secret: secret.trim() } : { kind: 'none' } };
+      else transport = { kind: 'http', url: url.trim(), auth: auth === 'bearer' ? { kind: 'bearer', secret: secret.trim() } : { kind: auth } };
     } catch (e) {
       return setError((e as Error).message);
     }
@@ -157,6 +156,7 @@ function AddServerForm({ onAdded }: { onAdded(view: McpServerView): void }) {
             Signs in with
             <select value={auth} onChange={(e) => setAuth(e.target.value as typeof auth)} data-testid="mcp-auth">
               <option value="bearer">a token in the keychain</option>
+              <option value="oauth">signing in (OAuth)</option>
               <option value="none">nothing</option>
             </select>
           </label>
@@ -171,7 +171,9 @@ function AddServerForm({ onAdded }: { onAdded(view: McpServerView): void }) {
       <p className="muted mcp-hint">
         {kind === 'stdio'
           ? 'It runs in its own container for each task: no network, only the task’s folders, and no secret in its settings.'
-          : 'Posthoc calls it from this computer; the token is added on the way out and never reaches the agent. Store it first under Secrets.'}
+          : auth === 'oauth'
+            ? 'Posthoc calls it from this computer. The first time its tools are listed or used, it opens the server’s sign-in page; the tokens stay in the keychain and never reach the agent.'
+            : 'Posthoc calls it from this computer; the token is added on the way out and never reaches the agent. Store it first under Secrets.'}
       </p>
       <div className="form-actions">
         <button type="submit" className="button" data-testid="mcp-add-submit" disabled={busy || !name.trim() || (kind === 'stdio' ? !commandLine.trim() : !url.trim() || (auth === 'bearer' && !secret.trim()))}>
