@@ -10,6 +10,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startWebHost, type WebHost } from '../../main/ipc/web-host';
 import { createServices } from '../../main/services/app-services';
+import { Vault } from '../../main/vault/vault';
 import { launchChromium, RENDERER_DIR, SCREENSHOTS } from '../support/browser';
 import { startHarness, type Harness } from '../support/services-harness';
 import { tempDirs } from '../support/temp-dir';
@@ -261,6 +262,47 @@ describe('the design pass (browser)', () => {
     } finally {
       await context.close();
       await firstRunHost.close();
+      await services.close();
+      dirs.cleanup();
+    }
+  });
+
+  it('names keychain entries by what they are, never by their internal names', async () => {
+    const dirs = tempDirs();
+    const entries = new Map([
+      ['llm-api-key', 'sk-default'],
+      ['llm-api-key:local-vllm', 'sk-local'],
+      ['oauth:github:access', 'gho_x'],
+      ['github-token', 'ghp_y'],
+    ]);
+    // A keychain stand-in (the real keychain has its own tests): this test is about the words on screen.
+    const vault = new Vault('dev.posthoc.test', async () => ({
+      getPassword: async (_s, account) => entries.get(account) ?? null,
+      setPassword: async (_s, account, value) => void entries.set(account, value),
+      deletePassword: async (_s, account) => entries.delete(account),
+      findCredentials: async () => [...entries].map(([account, password]) => ({ account, password })),
+    }));
+    const services = createServices({ dataDir: dirs.make('posthoc-data-'), vault, env: { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', POSTHOC_MODEL: 'm' } });
+    const keysHost = await startWebHost(services, { rendererDir: RENDERER_DIR });
+    const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+    try {
+      const page = await context.newPage();
+      await page.goto(keysHost.url);
+      await page.getByTestId('connections-link').click();
+      const list = page.getByTestId('secret-list');
+      await list.waitFor();
+      expect(await list.locator('li').allTextContents()).toEqual(
+        expect.arrayContaining([
+          expect.stringContaining("The model's API key"),
+          expect.stringContaining('The API key of the model provider local-vllm'),
+          expect.stringContaining('Sign-in token for github'),
+          expect.stringContaining('github-token secret'),
+        ]),
+      );
+      expect(await list.textContent()).not.toMatch(/llm-api-key|oauth:/);
+    } finally {
+      await context.close();
+      await keysHost.close();
       await services.close();
       dirs.cleanup();
     }
