@@ -213,6 +213,16 @@ describe('the design pass (browser)', () => {
           expect(await page.getByTestId('sidebar-drawer').getAttribute('data-open')).toBe('false');
           expect((await sidewaysOverflow(page)).filter((o) => o.overflow > 0)).toEqual([]);
           await expectAccessible(page, `Settings at ${size.width}×${size.height}, ${scheme}`);
+          // Connections and the new-task form fit too.
+          for (const link of ['connections-link', 'new-task-button']) {
+            await page.getByTestId('drawer-toggle').click();
+            await page.getByTestId(link).click();
+            await page.getByTestId('task-list').waitFor({ state: 'hidden' });
+            await page.locator('.main-pane h1').first().waitFor();
+            expect((await sidewaysOverflow(page)).filter((o) => o.overflow > 0), link).toEqual([]);
+            expect(await page.evaluate(() => document.documentElement.scrollHeight - document.documentElement.clientHeight)).toBe(0);
+          }
+          await page.screenshot({ path: join(SCREENSHOTS, `design-${size.width}x${size.height}-${scheme}-new-task.png`) });
         });
       }
     });
