@@ -12,6 +12,8 @@ import { Vault } from '../../main/vault/vault';
 import { launchChromium, openApp, SCREENSHOTS } from '../support/browser';
 import { expandCard } from '../support/cards';
 import type { ChatRequest } from '../support/fake-openai-server';
+import { mcpTokenSecret } from '../../main/services/mcp-oauth';
+import { startMcpAuthServer, type McpAuthServer } from '../support/mcp-auth-server';
 import { startMcpHttpServer, type McpHttpServer } from '../support/mcp-http-server';
 import { startHarness, type Harness } from '../support/services-harness';
 
@@ -44,12 +46,16 @@ const HELD = [
 
 let browser: Browser;
 let mcp: McpHttpServer;
+let authServer: McpAuthServer;
+let secure: McpHttpServer;
 let vault: Vault;
 let harness: Harness;
 
 beforeAll(async () => {
   browser = await launchChromium();
   mcp = await startMcpHttpServer(TOKEN);
+  authServer = await startMcpAuthServer();
+  secure = await startMcpHttpServer('never-accepted', { verify: (t) => authServer.verify(t), authorizationServer: authServer.issuer });
   vault = new Vault(`dev.posthoc.test-e2e-mcp-${randomUUID()}`);
   // Each request is answered by what it is, so a check of the model made by the new-task screen uses no
   // reply of the task's: its first turn runs the code, a later one answers.
@@ -63,7 +69,11 @@ beforeAll(async () => {
 afterAll(async () => {
   await harness?.close();
   await vault?.remove('notes-token').catch(() => false);
+  await vault?.remove(mcpTokenSecret.access('secure')).catch(() => false);
+  await vault?.remove(mcpTokenSecret.client('secure')).catch(() => false);
   await mcp?.close();
+  await secure?.close();
+  await authServer?.close();
   await browser?.close();
 });
 
@@ -197,6 +207,47 @@ describe('MCP servers in the app', () => {
       expect(lines[1]).toMatch(/^notes\.add_note\(\{"text":"cancelled note"\}\) refused: The person did not approve notes\.add_note; it was not sent\./);
       expect(await body.getByTestId('action-output').textContent()).toMatch(/first 200\s+second 409 The person did not approve/);
       expect(mcp.calls.slice(before).map((c) => c.arguments.text)).toEqual(['approved note']);
+      expect(errors).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
+  it('signs in to a server that uses OAuth from the Connections page, then lists its tools', async () => {
+    const { page, errors, close } = await openApp(browser, harness.services, { width: 1600, height: 1000 });
+    try {
+      await page.getByTestId('connections-link').click();
+      const section = page.getByTestId('mcp-servers');
+      await section.getByTestId('mcp-add').locator('summary').click();
+      await section.getByTestId('mcp-name').fill('secure');
+      await section.getByTestId('mcp-kind-http').check();
+      await section.getByTestId('mcp-url').fill(secure.url);
+      await section.getByTestId('mcp-auth').selectOption('oauth');
+      await section.getByTestId('mcp-add-submit').click();
+      const server = section.getByTestId('mcp-server-secure');
+      await server.waitFor();
+      expect(await server.textContent()).toContain('signs in with OAuth');
+
+      // Listing its tools needs a sign-in: the row links to the server's sign-in page.
+      await section.getByTestId('mcp-refresh').click();
+      const link = server.getByTestId('mcp-sign-in-link');
+      await link.waitFor({ timeout: 30_000 });
+      expect(await server.getByTestId('mcp-tools-error').textContent()).toMatch(/Sign in to the MCP server secure \(.*\) in your browser: open the sign-in page — then try again/);
+      expect(new URL((await link.getAttribute('href'))!).origin).toBe(authServer.issuer);
+      await page.screenshot({ path: join(SCREENSHOTS, 'mcp-oauth-sign-in-1600.png') });
+
+      // The person signs in in the browser; the answer lands on Posthoc's loopback listener.
+      const popupPromise = page.waitForEvent('popup');
+      await link.click();
+      const popup = await popupPromise;
+      await popup.getByText('Posthoc is signed in').waitFor({ timeout: 30_000 });
+      await popup.close();
+      expect(await vault.get(mcpTokenSecret.access('secure'))).toBeTruthy();
+
+      await section.getByTestId('mcp-refresh').click();
+      await server.getByTestId('mcp-tools').waitFor({ timeout: 30_000 });
+      expect(await server.getByTestId('mcp-tool-add_note').textContent()).toContain('Adds a note on the server.');
+      expect(secure.requests.filter((r) => r.path.startsWith('/mcp') && r.authorization?.startsWith('Bearer ')).length).toBeGreaterThan(0);
       expect(errors).toEqual([]);
     } finally {
       await close();

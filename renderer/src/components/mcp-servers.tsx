@@ -9,6 +9,22 @@ import './mcp.css';
 
 const RULE_WORDS: Record<McpToolRule, string> = { allow: 'allow', hold: 'hold for approval', deny: 'deny' };
 
+/** Why the tools are not listed; a sign-in the server waits for becomes a link to its page. */
+function ToolsError({ text }: { text: string | null }) {
+  if (text === null) return <>Its tools are listed when a task first uses it, or with “List tools again”.</>;
+  const signIn = /^(.*in your browser: )(https?:\/\/\S+)( — .*)$/s.exec(text);
+  if (!signIn) return <>{text}</>;
+  return (
+    <>
+      {signIn[1]}
+      <a href={signIn[2]} target="_blank" rel="noopener noreferrer" data-testid="mcp-sign-in-link">
+        open the sign-in page
+      </a>
+      {signIn[3]}
+    </>
+  );
+}
+
 function ServerTools({ server, onSaved }: { server: McpServerView; onSaved(view: McpServerView): void }) {
   const [error, setError] = useState<string | null>(null);
   const rows = toolRows(server);
@@ -24,7 +40,7 @@ function ServerTools({ server, onSaved }: { server: McpServerView; onSaved(view:
     <>
       {server.tools === null ? (
         <p className={server.toolsError ? 'status-problem' : 'muted'} data-testid="mcp-tools-error">
-          {server.toolsError ?? 'Its tools are listed when a task first uses it, or with “List tools again”.'}
+          <ToolsError text={server.toolsError} />
         </p>
       ) : rows.length === 0 ? (
         <p className="muted">It offers no tools.</p>
