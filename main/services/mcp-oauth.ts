@@ -56,6 +56,13 @@ export class McpOAuth {
     };
   }
 
+  /** Forgets the server's sign-in: its tokens and registration leave the vault, a sign-in waiting stops. */
+  async forget(server: string): Promise<void> {
+    const waiting = this.signIns.get(server);
+    if (waiting) this.finish(server, waiting);
+    for (const name of [mcpTokenSecret.access(server), mcpTokenSecret.refresh(server), mcpTokenSecret.client(server)]) await this.vault.remove(name);
+  }
+
   /** Stops every sign-in still waiting (at shutdown). */
   close(): void {
     for (const [server, signIn] of this.signIns) this.finish(server, signIn);

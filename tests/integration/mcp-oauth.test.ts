@@ -122,4 +122,12 @@ describe('a remote MCP server that signs in with OAuth', () => {
     // The registration is reused (no second one) while its loopback port is free.
     expect(as.registrations).toHaveLength(1);
   });
+
+  it('forgets a removed server\'s sign-in: its tokens and registration leave the keychain, its listener stops', async () => {
+    const link = new URL(new URL(opened[1]!).searchParams.get('redirect_uri')!);
+    expect(await vault.get(mcpTokenSecret.client('notes'))).toBeTruthy();
+    await credentials.signIns.forget('notes');
+    for (const name of [mcpTokenSecret.access('notes'), mcpTokenSecret.refresh('notes'), mcpTokenSecret.client('notes')]) expect(await vault.get(name)).toBeNull();
+    expect(await fetch(link).then((r) => r.status, () => 'closed')).toBe('closed');
+  });
 });
