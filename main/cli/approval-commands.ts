@@ -6,7 +6,6 @@ import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
 import type { PosthocApi } from '../../shared/contract';
 import type { Action } from '../../shared/domain';
-import type { RestEffect } from '../../shared/domain';
 import type { CliContext } from './undo-commands';
 import { CliFailure, value } from './session';
 
@@ -19,10 +18,12 @@ export function heldIn(action: Action): Held[] {
     return [{ kind: 'action', id: action.id, what: `action ${action.seq}`, reason: action.output.stderr.trim() || action.confinement.reason }];
   }
   if (action.status !== 'running') return [];
-  return action.effects
-    .filter((e): e is RestEffect => e.channel === 'rest')
-    .filter((e) => e.hold?.state === 'waiting' && e.hold.kind === 'approval')
-    .map((e) => ({ kind: 'call' as const, id: e.hold!.id, what: `${e.method} ${e.path} to ${e.service} (action ${action.seq})`, reason: e.hold!.reason }));
+  // Service calls and MCP tool calls the rules keep back for approval (one Holds in the gateway).
+  return action.effects.flatMap((e): Held[] => {
+    if ((e.channel !== 'rest' && e.channel !== 'mcp') || e.hold?.state !== 'waiting' || e.hold.kind !== 'approval') return [];
+    const what = e.channel === 'rest' ? `${e.method} ${e.path} to ${e.service}` : `the tool call ${e.server}.${e.tool}`;
+    return [{ kind: 'call', id: e.hold.id, what: `${what} (action ${action.seq})`, reason: e.hold.reason }];
+  });
 }
 
 /** The commands that decide it from another terminal, with the data folder when one was given. */

@@ -40,6 +40,8 @@ describe('what waits for the person', () => {
     expect(heldIn(action({ status: 'running', effects: [call({ ...waiting, kind: 'window', until: '2026-01-01T00:00:30.000Z' })] }))).toEqual([]);
     expect(heldIn(action({ status: 'running', effects: [call({ ...waiting, state: 'approved' })] }))).toEqual([]);
     expect(heldIn(action({ status: 'done', effects: [call(waiting)] }))).toEqual([]);
+    const tool = { channel: 'mcp', server: 'notes', transport: 'stdio', tool: 'add_note', arguments: '{}', result: null, isError: false, durationMs: 0, mutating: true, refused: null, inverse: null, hold: { ...waiting, id: 'h2' } } as unknown as Action['effects'][number];
+    expect(heldIn(action({ status: 'running', effects: [tool] }))).toMatchObject([{ kind: 'call', id: 'h2', what: 'the tool notes.add_note' }]);
   });
 
   it('marks the task as needing the person until it is decided', () => {

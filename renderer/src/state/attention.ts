@@ -2,7 +2,7 @@
 // rules hold for approval. The task view shows it as a banner above the composer, the sidebar as a
 // "needs you" badge, and a desktop notification says so once per held thing. Pure selectors, plus the
 // notifier (the Notification API; the desktop app allows it, a browser asks once).
-import type { Action, RestEffect } from '../../../shared/domain';
+import type { Action } from '../../../shared/domain';
 import type { TasksState } from './tasks-state';
 
 export type Held =
@@ -15,10 +15,12 @@ export function heldIn(action: Action): Held[] {
     return [{ kind: 'action', id: action.id, taskId: action.taskId, action, what: `Action ${action.seq} (${action.language})`, reason: action.confinement.reason }];
   }
   if (action.status !== 'running') return [];
-  return action.effects
-    .filter((e): e is RestEffect => e.channel === 'rest')
-    .filter((e) => e.hold?.state === 'waiting' && e.hold.kind === 'approval')
-    .map((e) => ({ kind: 'call' as const, id: e.hold!.id, taskId: action.taskId, action, what: `${e.method} ${e.path} to ${e.service}`, reason: e.hold!.reason }));
+  // Service calls and MCP tool calls the rules keep back for approval (one Holds in the gateway).
+  return action.effects.flatMap((e): Held[] => {
+    if ((e.channel !== 'rest' && e.channel !== 'mcp') || e.hold?.state !== 'waiting' || e.hold.kind !== 'approval') return [];
+    const what = e.channel === 'rest' ? `${e.method} ${e.path} to ${e.service}` : `the tool ${e.server}.${e.tool}`;
+    return [{ kind: 'call', id: e.hold.id, taskId: action.taskId, action, what, reason: e.hold.reason }];
+  });
 }
 
 const NOTHING: readonly Held[] = Object.freeze([]);
