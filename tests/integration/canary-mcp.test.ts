@@ -2,14 +2,17 @@
 // real SDK server on loopback that requires it) for the tools the sandbox's code calls through the gateway's
 // /mcp route and posthoc_tools, yet never reaches the sandbox — not its environment, its files, the prompt, a tool's answer
 // (the server's echo tool sends the token back, raw and base64: the sandbox gets it redacted, and so does
-// the effect stored on the action), the store, the data folder, a log, or a payload to the renderer.
+// the effect stored on the action), the store, the data folder, a log, or a payload to the renderer. The
+// same for the access token of a server the person signed in to with OAuth.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callNames, type CallName } from '../../shared/contract';
 import type { McpEffect } from '../../shared/domain/mcp';
 import { dispatch } from '../../main/ipc/register-contract';
+import { mcpTokenSecret } from '../../main/services/mcp-oauth';
 import { Vault } from '../../main/vault/vault';
 import { findSecretInFiles, secretFinder } from '../support/canary';
+import { startMcpAuthServer, type McpAuthServer } from '../support/mcp-auth-server';
 import { startMcpHttpServer, type McpHttpServer } from '../support/mcp-http-server';
 import { startHarness, type Harness } from '../support/services-harness';
 
@@ -35,8 +38,25 @@ const CODE = [
   '```',
 ].join('\n');
 
+const SIGNED_IN = [
+  'Using the server I signed in to.',
+  '',
+  '```python',
+  'import os, requests',
+  "base = os.environ['POSTHOC_GATEWAY']",
+  "echo = requests.post(base + '/mcp/secure/echo', json={'message': 'signed in'})",
+  "open('/workspace/echo-oauth.json', 'w').write(echo.text)",
+  "print('oauth-echo', echo.status_code, echo.text)",
+  'from posthoc_tools import secure',
+  "print('oauth-tools', secure.echo(message='again'))",
+  "print('env', dict(os.environ))",
+  '```',
+].join('\n');
+
 let harness: Harness;
 let mcp: McpHttpServer;
+let authServer: McpAuthServer;
+let secure: McpHttpServer;
 let vault: Vault;
 const logs: string[] = [];
 const pushed: string[] = [];
@@ -61,16 +81,22 @@ beforeAll(async () => {
   }
   mcp = await startMcpHttpServer(CANARY);
   vault = new Vault(`dev.posthoc.test-canary-mcp-${randomUUID()}`);
-  harness = await startHarness([CODE, 'Done with the notes.'], { vault });
+  authServer = await startMcpAuthServer();
+  secure = await startMcpHttpServer('never-accepted', { verify: (t) => authServer.verify(t), authorizationServer: authServer.issuer });
+  harness = await startHarness([CODE, 'Done with the notes.', SIGNED_IN, 'Done with the signed-in server.'], { vault });
   harness.services.events.subscribe((event, payload) => pushed.push(JSON.stringify({ event, payload })));
   await harness.services.handlers['secret:set']({ name: 'notes-token', value: CANARY, origins: [mcp.origin] });
   await harness.services.handlers['mcp:add']({ name: 'notes', transport: { kind: 'http', url: mcp.url, auth: { kind: 'bearer', secret: 'notes-token' } } });
+  await harness.services.handlers['mcp:add']({ name: 'secure', transport: { kind: 'http', url: secure.url, auth: { kind: 'oauth' } } });
 });
 
 afterAll(async () => {
   await harness?.close();
   await vault?.remove('notes-token').catch(() => false);
+  for (const name of [mcpTokenSecret.access('secure'), mcpTokenSecret.refresh('secure'), mcpTokenSecret.client('secure')]) await vault?.remove(name).catch(() => false);
   await mcp?.close();
+  await secure?.close();
+  await authServer?.close();
   for (const r of restore.reverse()) r();
 });
 
@@ -128,6 +154,47 @@ describe('a remote MCP server token from the vault', () => {
     expect(answers.join('\n')).toContain('notes-token');
     expect(answers.filter(finds), 'answers to the renderer').toEqual([]);
 
+    expect(logs.filter(finds), 'logs').toEqual([]);
+  });
+
+  it('a token from signing in with OAuth is sent to its server, and appears nowhere else', async () => {
+    // The person signs in: listing the tools gives the sign-in link; the browser follows it to the loopback answer.
+    const listed = await harness.services.handlers['mcp:list']({ refresh: true });
+    const why = listed.find((v) => v.name === 'secure')?.toolsError ?? '';
+    const link = /in your browser: (\S+) —/.exec(why)?.[1];
+    expect(link, why).toBeTruthy();
+    const authorize = await fetch(link!, { redirect: 'manual' });
+    const answer = await fetch(authorize.headers.get('location')!);
+    expect(await answer.text()).toContain('Posthoc is signed in');
+    const access = (await vault.get(mcpTokenSecret.access('secure')))!;
+    expect(access.length).toBeGreaterThan(20);
+
+    const task = await harness.services.handlers['task:start']({ prompt: 'use the signed-in server', workspaces: [harness.workspace], mcp: ['secure'] });
+    expect((await harness.services.tasks.wait(task.id)).status).toBe('done');
+    const action = harness.services.tasks.get(task.id).actions[0]!;
+    const output = action.output.stdout;
+    // The token really went to the server and really came back in the echo (so the test can fail).
+    expect(secure.requests.some((r) => r.authorization === `Bearer ${access}`)).toBe(true);
+    expect(secure.calls.map((c) => c.tool)).toEqual(['echo', 'echo']);
+    expect(output).toMatch(/oauth-echo 200 .*"authorization":"Bearer \[REDACTED\]"/);
+    expect(output).toMatch(/oauth-tools \{'message': 'again', 'authorization': 'Bearer \[REDACTED\]'/);
+
+    const finds = secretFinder([access]);
+    expect(finds(output + action.output.stderr), 'action output').toBe(false);
+    expect(finds(JSON.stringify(action.effects)), 'effects').toBe(false);
+    expect(finds(JSON.stringify(harness.llm.requests)), 'requests to the LLM server').toBe(false);
+    const tables = harness.services.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[];
+    expect(tables.map((t) => JSON.stringify(harness.services.db.prepare(`SELECT * FROM "${t}"`).all())).filter(finds), 'rows in the store').toEqual([]);
+    harness.services.db.pragma('wal_checkpoint(PASSIVE)');
+    expect(await findSecretInFiles(harness.dataDir, finds), 'files under the data folder').toEqual([]);
+    expect(await findSecretInFiles(harness.workspace, finds), 'files in the granted folder').toEqual([]);
+    expect(pushed.filter(finds), 'events pushed to the renderer').toEqual([]);
+    const answers: string[] = [];
+    for (const name of callNames) {
+      const input = inputFor(name, task.id);
+      if (input) answers.push(JSON.stringify(await dispatch(name, input, harness.services.handlers)));
+    }
+    expect(answers.filter(finds), 'answers to the renderer').toEqual([]);
     expect(logs.filter(finds), 'logs').toEqual([]);
   });
 });
