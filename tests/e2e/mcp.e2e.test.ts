@@ -129,10 +129,6 @@ describe('MCP servers in the app', () => {
       expect(await skipped.textContent()).toMatch(/^github skipped: .*posthoc secret set/);
 
       await page.screenshot({ path: join(SCREENSHOTS, 'mcp-servers-1600.png'), fullPage: true });
-      await page.setViewportSize({ width: 800, height: 600 });
-      await server.scrollIntoViewIfNeeded();
-      await page.screenshot({ path: join(SCREENSHOTS, 'mcp-servers-800.png') });
-      await page.setViewportSize({ width: 1600, height: 1000 });
 
       // A task granted the server in the new-task form: its code's calls are on the card.
       await page.getByTestId('new-task-button').click();
@@ -160,9 +156,6 @@ describe('MCP servers in the app', () => {
 
       await card.scrollIntoViewIfNeeded();
       await page.screenshot({ path: join(SCREENSHOTS, 'mcp-calls-1600.png') });
-      await page.setViewportSize({ width: 800, height: 600 });
-      await body.getByTestId('mcp-calls').scrollIntoViewIfNeeded();
-      await page.screenshot({ path: join(SCREENSHOTS, 'mcp-calls-800.png') });
       expect(errors).toEqual([]);
     } finally {
       await close();
@@ -248,6 +241,33 @@ describe('MCP servers in the app', () => {
       await server.getByTestId('mcp-tools').waitFor({ timeout: 30_000 });
       expect(await server.getByTestId('mcp-tool-add_note').textContent()).toContain('Adds a note on the server.');
       expect(secure.requests.filter((r) => r.path.startsWith('/mcp') && r.authorization?.startsWith('Bearer ')).length).toBeGreaterThan(0);
+      expect(errors).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
+  it('fits 800×600: the MCP section and the tool calls on a card, nothing overflowing sideways', async () => {
+    const { page, errors, close } = await openApp(browser, harness.services, { width: 800, height: 600 });
+    const sideways = () =>
+      page.evaluate(() => ['html', '.main-pane'].map((sel) => (sel === 'html' ? document.documentElement : document.querySelector(sel))).map((el) => (el ? el.scrollWidth - el.clientWidth : 0)));
+    try {
+      await page.getByTestId('drawer-toggle').click();
+      await page.getByTestId('connections-link').click();
+      const section = page.getByTestId('mcp-servers');
+      await section.getByTestId('mcp-server-notes').getByTestId('mcp-tools').waitFor({ timeout: 30_000 });
+      expect(await sideways()).toEqual([0, 0]);
+      await section.getByTestId('mcp-server-notes').scrollIntoViewIfNeeded();
+      await page.screenshot({ path: join(SCREENSHOTS, 'mcp-servers-800.png') });
+
+      await page.getByTestId('drawer-toggle').click();
+      await page.getByTestId('task-list-item').filter({ hasText: 'add the release note' }).click();
+      const card = page.locator('[data-testid="action-card"][data-status="done"]').first();
+      await card.waitFor({ timeout: 30_000 });
+      const body = await expandCard(card);
+      await body.getByTestId('mcp-calls').scrollIntoViewIfNeeded();
+      expect(await sideways()).toEqual([0, 0]);
+      await page.screenshot({ path: join(SCREENSHOTS, 'mcp-calls-800.png') });
       expect(errors).toEqual([]);
     } finally {
       await close();
