@@ -32,6 +32,8 @@ beforeAll(async () => {
   harness = await startHarness([
     "I'll write two files.\n\n```python\nopen('a.txt', 'w').write('one\\n')\nopen('b.txt', 'w').write('bee\\n')\n```",
     "Now I'll rewrite a.txt.\n\n```bash\nprintf 'one\\ntwo\\n' > a.txt\n```",
+    // A failed action too, so its red output and status are checked for contrast as well.
+    "Let me check for c.txt.\n\n```bash\ncat c.txt\n```",
     'Done: **a.txt** and **b.txt** are written.\n\n| file | lines |\n| --- | --- |\n| a.txt | 2 |\n| b.txt | 1 |',
   ]);
   const started = await harness.services.tasks.start({ prompt: 'write a.txt and b.txt, then add a line to a.txt', workspaces: [harness.workspace] });
@@ -114,6 +116,12 @@ describe('the design pass (browser)', () => {
         await openTask(page);
         expect(await background(page)).toBe(BACKGROUND[scheme]);
         await expectAccessible(page, `task view, ${scheme}`);
+        // Unfolded, every card shows its code, output and files: checked too.
+        const folded = page.locator('[data-testid="action-toggle"][aria-expanded="false"]');
+        for (let left = await folded.count(); left > 0; left--) await folded.first().click();
+        expect(await folded.count()).toBe(0);
+        await expectAccessible(page, `task view with the cards open, ${scheme}`);
+        await page.screenshot({ path: join(SCREENSHOTS, `design-cards-open-${scheme}.png`) });
         await page.getByTestId('connections-link').click();
         await page.getByRole('heading', { name: 'Connections' }).first().waitFor();
         await expectAccessible(page, `Connections, ${scheme}`);
