@@ -120,7 +120,7 @@ export function ActionCard({ action }: { action: Action }) {
         : action.status === 'running'
           ? 'Still running'
           : 'Nothing to undo';
-  const showPlan = finished && changes.length + calls.length + dbUndoable + action.reverse.steps.filter((s) => s.channel === 'memory').length > 0;
+  const showPlan = finished && changes.length + calls.length + dbUndoable + action.reverse.steps.filter((s) => s.channel === 'memory' || s.channel === 'mcp').length + action.reverse.irreversible.length > 0;
 
   return (
     <article
