@@ -119,7 +119,8 @@ describe('control that is real, in the browser', () => {
     const file = join(dirs.make('posthoc-e2e-db-'), 'shop.db');
     createSqliteShop(file);
     const original = sqliteFileDump(file);
-    const { services } = await harness(['```sql shop\nUPDATE products SET price_cents = price_cents + 50;\n```', 'All prices are up by 50 cents.']);
+    const raise = '```sql shop\nUPDATE products SET price_cents = price_cents + 50;\n```';
+    const { services } = await harness([raise, raise, 'All prices are up by a euro.']);
     const page = await open(services);
     // A desktop notification is recorded instead of shown.
     await page.addInitScript(() => {
@@ -153,6 +154,7 @@ describe('control that is real, in the browser', () => {
     await item.click();
     const banner = page.getByTestId('attention-banner');
     await banner.waitFor();
+    const held = await banner.getByTestId('attention-item').getAttribute('data-id');
     expect(await banner.textContent()).toMatch(/Action 1 \(sql\) waits for your approval before it runs; nothing was changed yet\..*rows-affected limit/);
     expect(await page.getByTestId('task-needs-you').textContent()).toBe('needs you');
     expect(await page.getByTestId('task-working').count()).toBe(0); // never the ordinary "thinking" line
@@ -160,11 +162,16 @@ describe('control that is real, in the browser', () => {
     await shoot(page, 'control-needs-you');
 
     await banner.getByTestId('attention-approve').click();
+    // The second raise waits too, while the person looks at the task: the banner again, no notification.
+    await page.locator('[data-testid="attention-item"]').and(page.locator(`[data-id]:not([data-id="${held}"])`)).waitFor({ timeout: 60_000 });
+    expect(await page.evaluate(() => (window as unknown as { __notes: unknown[] }).__notes.length)).toBe(1);
+    await page.getByTestId('attention-banner').getByTestId('attention-approve').click();
     await page.getByTestId('task-answer').waitFor({ timeout: 60_000 });
     expect(await page.getByTestId('attention-banner').count()).toBe(0);
     expect(await item.getByTestId('task-needs-you-badge').count()).toBe(0);
     expect(sqliteFileDump(file)).not.toBe(original);
     expect(await page.getByTestId('action-card').first().getAttribute('data-status')).toBe('done');
+    expect(await page.getByTestId('action-card').nth(1).getAttribute('data-status')).toBe('done');
   }, 180_000);
 
   it('shows what would stop a task on the new-task screen, before Start: image absent, model unreachable', async () => {

@@ -165,7 +165,11 @@ export const appActions = {
 
 /** Keeps the store's copy fresh from main's events. Returns the unsubscribe. */
 export function subscribeToEvents(api: PosthocApi): () => void {
-  const notify = createNotifier((taskId) => tasks.selectTask(useAppStore.getState().tasks, taskId)?.title ?? '', openTask);
+  const showing = (taskId: string) => {
+    const view = useAppStore.getState().view;
+    return view.kind === 'task' && view.taskId === taskId;
+  };
+  const notify = createNotifier((taskId) => tasks.selectTask(useAppStore.getState().tasks, taskId)?.title ?? '', openTask, showing);
   const unsubscribes = [
     keepTimelinesFresh(api),
     api.on('action:updated', notify),

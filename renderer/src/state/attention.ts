@@ -41,13 +41,17 @@ export function selectHeld(state: TasksState, taskId: string): readonly Held[] {
 
 export const selectNeedsYou = (state: TasksState, taskId: string): boolean => selectHeld(state, taskId).length > 0;
 
-/** Says once per held thing, with a desktop notification, that a task waits for the person. */
-export function createNotifier(titleOf: (taskId: string) => string, open: (taskId: string) => void): (action: Action) => void {
+/**
+ * Says once per held thing, with a desktop notification, that a task waits for the person — unless they are
+ * looking at that task already (the banner says it there).
+ */
+export function createNotifier(titleOf: (taskId: string) => string, open: (taskId: string) => void, showing: (taskId: string) => boolean = () => false): (action: Action) => void {
   const told = new Set<string>();
   return (action) => {
     for (const held of heldIn(action)) {
       if (told.has(held.id)) continue;
       told.add(held.id);
+      if (showing(held.taskId) && document.visibilityState === 'visible' && document.hasFocus()) continue;
       void notify(`Posthoc needs you: ${titleOf(held.taskId) || 'a task'}`, `${held.what} waits for your approval. ${held.reason}`, () => open(held.taskId));
     }
   };
