@@ -118,7 +118,7 @@ export class InterruptedActions {
       finishedAt: action.finishedAt ?? now,
     });
     const changed = files.reduce((n, e) => n + e.added.length + e.modified.length + e.deleted.length + (e.renamed?.length ?? 0), 0);
-    const what = changed === 0 ? 'it changed no file' : `${changed} file change(s) recorded; undo with: posthoc undo ${closed.id}`;
+    const what = changed === 0 ? 'it changed no file' : `${changed === 1 ? '1 file change' : `${changed} file changes`} recorded; undo with: posthoc undo ${closed.id}`;
     return `closed ${name}: interrupted ${wasRunning ? 'when Posthoc stopped' : 'after a failed checkpoint'}; ${what}.${skipped.length ? ` ${skipped.join(' ')}` : ''}`;
   }
 
