@@ -29,6 +29,7 @@ import { Vault } from '../vault/vault';
 import { LlmClient } from '../agent/llm-client';
 import { ActionRunner } from './action-runner';
 import { approvalDoors } from './approval-relay';
+import { keepCopyAndUndo } from './keep-copy';
 import { npmRoute } from '../gateway/packages/npm-route';
 import { PackageCache } from '../gateway/packages/package-cache';
 import { pipRoute } from '../gateway/packages/pip-route';
@@ -165,6 +166,7 @@ export function createServices(options: {
     }),
     detectApi,
     bindCredential: (server, secret, url) => mcpCredentials.bind(server, secret, url),
+    forgetSignIn: (server) => mcpCredentials.signIns.forget(server),
   });
   const fsChannel = new FsChannel(join(options.dataDir, 'checkpoints'), new UndoStore(db), {
     ...options.checkpoints,
@@ -243,7 +245,8 @@ export function createServices(options: {
       if (!action) throw new ServiceError('not-found', `No action ${actionId}. List actions with "posthoc actions".`);
       return action;
     },
-    'action:undo': ({ actionId }) => undo.undo(actionId),
+    'action:undo': ({ actionId, keepCopy }) =>
+      keepCopy ? keepCopyAndUndo(actionId, { fs: fsChannel, undo: (id) => undo.undo(id), getAction: (id) => store.getAction(id), getTask: (id) => store.getTask(id) }) : undo.undo(actionId),
     'action:keep': ({ actionId }) => undo.keep(actionId),
     'action:figure': async (input) => {
       const { figure, bytes } = await previews.figure(input);
@@ -291,10 +294,10 @@ export function createServices(options: {
     'hold:cancel': ({ holdId }) => approvals.hold(holdId, false),
     'hold:approve': ({ holdId }) => approvals.hold(holdId, true),
     'mcp:list': ({ refresh }) => mcp.list(refresh),
-    'mcp:add': async (input) => mcp.add(input),
-    'mcp:remove': async ({ name }) => mcp.remove(name),
+    'mcp:add': (input) => mcp.add(input),
+    'mcp:remove': ({ name }) => mcp.remove(name),
     'mcp:rules': async ({ name, rules }) => mcp.setRules(name, rules),
-    'mcp:import': async ({ json, only }) => mcp.import(json, only),
+    'mcp:import': ({ json, only }) => mcp.import(json, only),
   });
 
   return {
@@ -323,6 +326,7 @@ export function createServices(options: {
       connections.close();
       await tasks.shutdown();
       await mcpHub.close();
+      mcpCredentials.signIns.close();
       await mcpContainers.closeAll();
       await gateway.closeAll();
       await databases.shutdown();

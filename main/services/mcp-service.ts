@@ -39,6 +39,8 @@ export type McpServiceOptions = {
   detectApi?: (transport: McpTransport) => string | null;
   /** Before a remote server with a token is stored: may its secret go to the server's origin? Throws in plain words if not. */
   bindCredential?: (server: string, secret: string, url: string) => void;
+  /** A server signed in to with OAuth was removed or redefined: its tokens and registration leave the vault. */
+  forgetSignIn?: (server: string) => Promise<void>;
   now?: () => string;
 };
 
@@ -92,7 +94,7 @@ export class McpService {
     );
   }
 
-  add(input: CallInput<'mcp:add'>): McpServerView {
+  async add(input: CallInput<'mcp:add'>): Promise<McpServerView> {
     const definition = this.definition(input);
     const existing = this.store.get(definition.name);
     if (existing && !input.replace) {
@@ -119,13 +121,27 @@ export class McpService {
     }
     this.store.put(definition);
     this.source.forget(definition.name);
+    if (existing && usesOAuth(existing) && JSON.stringify(existing.transport) !== JSON.stringify(definition.transport)) await this.forgetSignIn(existing.name);
     return this.publish(definition);
   }
 
-  remove(name: string): { removed: boolean } {
+  async remove(name: string): Promise<{ removed: boolean }> {
+    const existing = this.store.get(name);
     const removed = this.store.remove(name);
     if (removed) this.source.forget(name);
+    if (existing && usesOAuth(existing)) await this.forgetSignIn(name);
     return { removed };
+  }
+
+  private async forgetSignIn(name: string): Promise<void> {
+    try {
+      await this.options.forgetSignIn?.(name);
+    } catch (error) {
+      throw new ServiceError(
+        'unavailable',
+        `The server ${name} is removed, but its sign-in could not be taken out of the keychain (${error instanceof Error ? error.message : String(error)}). Remove its oauth:mcp-${name}:… entries with posthoc secret remove once the keychain answers.`,
+      );
+    }
   }
 
   setRules(name: string, rules: Partial<McpRules>): McpServerView {
@@ -137,7 +153,7 @@ export class McpService {
   }
 
   /** Each server of a desktop agent's config added, or skipped with the reason (a name taken, a secret, …). */
-  import(json: string, only?: string[]): CallOutput<'mcp:import'> {
+  async import(json: string, only?: string[]): Promise<CallOutput<'mcp:import'>> {
     const read = guard(() => readMcpConfig(json, only));
     const added: McpServerView[] = [];
     const skipped = [...read.skipped];
@@ -147,7 +163,7 @@ export class McpService {
         continue;
       }
       try {
-        added.push(this.add({ name: server.name, transport: server.transport }));
+        added.push(await this.add({ name: server.name, transport: server.transport }));
       } catch (error) {
         skipped.push({ name: server.name, reason: error instanceof Error ? error.message : String(error) });
       }
@@ -185,6 +201,10 @@ export class McpService {
   }
 }
 
+
+function usesOAuth(server: McpServerDefinition): boolean {
+  return server.transport.kind === 'http' && server.transport.auth.kind === 'oauth';
+}
 
 function guard<T>(fn: () => T): T {
   try {

@@ -43,9 +43,9 @@ function storeBytes(): string {
   return files.map((f) => readFileSync(join(dir, f)).toString('latin1')).join('\n');
 }
 
-function refusal(fn: () => unknown): string {
+async function refusal(fn: () => unknown): Promise<string> {
   try {
-    fn();
+    await fn();
   } catch (error) {
     return (error as Error).message;
   }
@@ -53,8 +53,8 @@ function refusal(fn: () => unknown): string {
 }
 
 describe('a real Claude Desktop config (five servers)', () => {
-  it('adds the filesystem server and skips each server whose env holds a token, naming the key and never the value', () => {
-    const result = service.import(CLAUDE_DESKTOP_CONFIG);
+  it('adds the filesystem server and skips each server whose env holds a token, naming the key and never the value', async () => {
+    const result = await service.import(CLAUDE_DESKTOP_CONFIG);
     expect(result.added.map((s) => s.name)).toEqual(['filesystem']);
     const fs = result.added[0]!;
     expect(fs.transport).toEqual({ kind: 'stdio', command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/Users/YOUR_USERNAME/apps/MCP'], env: {} });
@@ -82,18 +82,18 @@ describe('a real Claude Desktop config (five servers)', () => {
     expect(events.filter((e) => e.event === 'mcp:updated').map((e) => (e.payload as { name: string }).name)).toEqual(['filesystem']);
   });
 
-  it('imports only the servers named, says so for a name the file lacks, and never replaces a server already defined', () => {
-    const first = service.import(CLAUDE_DESKTOP_CONFIG, ['filesystem', 'slack']);
+  it('imports only the servers named, says so for a name the file lacks, and never replaces a server already defined', async () => {
+    const first = await service.import(CLAUDE_DESKTOP_CONFIG, ['filesystem', 'slack']);
     expect(first.added.map((s) => s.name)).toEqual(['filesystem']);
     expect(first.skipped).toEqual([{ name: 'slack', reason: expect.stringMatching(/lists no server named slack .*brave-search, filesystem/) }]);
-    const again = service.import(CLAUDE_DESKTOP_CONFIG, ['filesystem']);
+    const again = await service.import(CLAUDE_DESKTOP_CONFIG, ['filesystem']);
     expect(again.added).toEqual([]);
     expect(again.skipped[0]!.reason).toMatch(/already defined .*posthoc mcp remove filesystem/);
   });
 });
 
 describe('other desktop agents', () => {
-  it("reads VS Code's mcp.json (comments, trailing commas, type stdio / http / sse) and settings.json's mcp.servers", () => {
+  it("reads VS Code's mcp.json (comments, trailing commas, type stdio / http / sse) and settings.json's mcp.servers", async () => {
     const vscode = `{
       // Workspace MCP servers
       "inputs": [{ "type": "promptString", "id": "token", "password": true }],
@@ -122,7 +122,7 @@ describe('other desktop agents', () => {
     expect(settings.servers.map((s) => s.name)).toEqual(['files']);
   });
 
-  it("reads Cursor's url entries, and refuses a bad name with one to use", () => {
+  it("reads Cursor's url entries, and refuses a bad name with one to use", async () => {
     const read = readMcpConfig(JSON.stringify({ mcpServers: { 'remote docs': { url: 'https://mcp.example.com/mcp' }, '@acme/github': { command: 'acme-mcp' }, '9lives': { command: 'x' } } }));
     expect(read.servers).toEqual([]);
     const skipped = Object.fromEntries(read.skipped.map((s) => [s.name, s.reason]));
@@ -131,41 +131,41 @@ describe('other desktop agents', () => {
     expect(skipped['9lives']).toMatch(/Try "lives"/);
     for (const name of ['remote docs', '@acme/github', '9lives']) expect(() => checkServerName(suggestName(name))).not.toThrow();
     // The agent writes the name in Python: a keyword cannot be imported.
-    expect(refusal(() => checkServerName('import'))).toMatch(/Python keyword.*Try "import_server"/);
-    expect(refusal(() => checkServerName('None'))).toMatch(/Python keyword/);
+    expect(await refusal(() => checkServerName('import'))).toMatch(/Python keyword.*Try "import_server"/);
+    expect(await refusal(() => checkServerName('None'))).toMatch(/Python keyword/);
     expect(checkServerName('match')).toBe('match');
   });
 });
 
 describe('hostile input', () => {
-  it('never stores an Authorization header: the entry is skipped and the token is nowhere on disk', () => {
+  it('never stores an Authorization header: the entry is skipped and the token is nowhere on disk', async () => {
     const token = 'Bearer sk-live-9f8e7d6c5b4a39281726354453627181';
-    const result = service.import(JSON.stringify({ mcpServers: { api: { url: 'https://mcp.example.com/mcp', headers: { Authorization: token } }, notes: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'] } } }));
+    const result = await service.import(JSON.stringify({ mcpServers: { api: { url: 'https://mcp.example.com/mcp', headers: { Authorization: token } }, notes: { command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'] } } }));
     expect(result.added.map((s) => s.name)).toEqual(['notes']);
     expect(result.skipped).toEqual([{ name: 'api', reason: expect.stringContaining('posthoc mcp add api --url https://mcp.example.com/mcp --auth bearer --secret api-token') }]);
     expect(result.skipped[0]!.reason).not.toContain('sk-live');
     expect(storeBytes()).not.toContain('sk-live-9f8e7d6c5b4a39281726354453627181');
   });
 
-  it('refuses a secret in a stdio server\'s env by its key or by its value, and stores nothing', () => {
-    const byKey = refusal(() => service.add({ name: 'gh', transport: { kind: 'stdio', command: 'npx', args: ['-y', '@modelcontextprotocol/server-github'], env: { GITHUB_PERSONAL_ACCESS_TOKEN: 'hunter2hunter2' } } }));
+  it('refuses a secret in a stdio server\'s env by its key or by its value, and stores nothing', async () => {
+    const byKey = await refusal(() => service.add({ name: 'gh', transport: { kind: 'stdio', command: 'npx', args: ['-y', '@modelcontextprotocol/server-github'], env: { GITHUB_PERSONAL_ACCESS_TOKEN: 'hunter2hunter2' } } }));
     expect(byKey).toMatch(/GITHUB_PERSONAL_ACCESS_TOKEN looks like it holds a secret.*posthoc secret set NAME.*\$POSTHOC_GATEWAY\/svc\/NAME, where the vault adds the token/);
     expect(byKey).not.toContain('hunter2');
     // A harmless-looking name holding a token's value.
-    const byValue = refusal(() => service.add({ name: 'gh', transport: { kind: 'stdio', command: 'npx', args: [], env: { GH_HOST_SETTING: 'ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z5A' } } }));
+    const byValue = await refusal(() => service.add({ name: 'gh', transport: { kind: 'stdio', command: 'npx', args: [], env: { GH_HOST_SETTING: 'ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z5A' } } }));
     expect(byValue).toMatch(/GH_HOST_SETTING looks like it holds a secret/);
-    const random = refusal(() => service.add({ name: 'svc', transport: { kind: 'stdio', command: 'npx', args: [], env: { UPSTREAM: 'q8ZfT2vL9xWm4Rk7Pn3Ys6Bd1Hc5Jg0A' } } }));
+    const random = await refusal(() => service.add({ name: 'svc', transport: { kind: 'stdio', command: 'npx', args: [], env: { UPSTREAM: 'q8ZfT2vL9xWm4Rk7Pn3Ys6Bd1Hc5Jg0A' } } }));
     expect(random).toMatch(/UPSTREAM looks like it holds a secret/);
-    const inArgs = refusal(() => service.add({ name: 'pg', transport: { kind: 'stdio', command: 'npx', args: ['-y', '@modelcontextprotocol/server-postgres', 'postgresql://ada:s3cretPass@db.example.com/app'], env: {} } }));
+    const inArgs = await refusal(() => service.add({ name: 'pg', transport: { kind: 'stdio', command: 'npx', args: ['-y', '@modelcontextprotocol/server-postgres', 'postgresql://ada:s3cretPass@db.example.com/app'], env: {} } }));
     expect(inArgs).toMatch(/Argument 3 looks like it holds a secret/);
     expect(service.definitions()).toEqual([]);
     const bytes = storeBytes();
     for (const value of ['hunter2hunter2', 'ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z5A', 'q8ZfT2vL9xWm4Rk7Pn3Ys6Bd1Hc5Jg0A', 's3cretPass']) expect(bytes).not.toContain(value);
   });
 
-  it('keeps plain settings: paths, URLs without credentials, log levels, short words', () => {
+  it('keeps plain settings: paths, URLs without credentials, log levels, short words', async () => {
     const env = { RUST_LOG: 'surreal_mind=info,rmcp=info', PYTHONPATH: '/Users/ada/Projects/backend/src/modules', SUPABASE_URL: 'https://your-project.supabase.co', ENVIRONMENT: 'development', PATH: '/usr/local/bin:/usr/bin' };
-    const view = service.add({ name: 'plain', transport: { kind: 'stdio', command: 'uvx', args: ['mcp-server-fetch', '--ignore-robots-txt'], env } });
+    const view = await service.add({ name: 'plain', transport: { kind: 'stdio', command: 'uvx', args: ['mcp-server-fetch', '--ignore-robots-txt'], env } });
     expect(view.transport).toEqual({ kind: 'stdio', command: 'uvx', args: ['mcp-server-fetch', '--ignore-robots-txt'], env });
     expect(view.api).toBeNull();
     for (const key of ['PATH', 'RUST_LOG', 'PYTHONPATH', 'EDITOR', 'DEBUG']) expect(secretKey(key)).toBe(false);
@@ -174,58 +174,79 @@ describe('hostile input', () => {
     for (const value of ['sk-proj-abc', 'xoxb-1234-5678', 'glpat-xxxxxxxxxxxxxxxxxxxx', 'AKIAIOSFODNN7EXAMPLE', 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig']) expect(secretValue(value)).toBe(true);
   });
 
-  it('refuses a file over 1 MiB before reading it', () => {
+  it('refuses a file over 1 MiB before reading it', async () => {
     const big = JSON.stringify({ mcpServers: { a: { command: 'x', args: ['y'.repeat(2 * 1024 * 1024)] } } });
-    expect(refusal(() => service.import(big))).toMatch(/over 1 MiB/);
+    expect(await refusal(() => service.import(big))).toMatch(/over 1 MiB/);
     expect(service.definitions()).toEqual([]);
   });
 
-  it('says where bad JSON is', () => {
-    expect(refusal(() => parseJsonc('{\n  "mcpServers": {\n    "a": { "command": "x" }\n    "b": {}\n  }\n}'))).toMatch(/line 4, column 5/);
-    expect(refusal(() => parseJsonc('{\n  "mcpServers": {\n    "a": { "command": }\n  }\n}'))).toMatch(/line 3, column 23/);
-    expect(refusal(() => parseJsonc('{"mcpServers": {'))).toMatch(/ends before the JSON does/);
-    expect(refusal(() => readMcpConfig('{"servers": []}'))).toMatch(/not an object of NAME/);
-    expect(refusal(() => readMcpConfig('{"preferences": {}}'))).toMatch(/lists no MCP servers: expected "mcpServers"/);
-    expect(() => service.import('{ nope')).toThrow(ServiceError);
+  it('says where bad JSON is', async () => {
+    expect(await refusal(() => parseJsonc('{\n  "mcpServers": {\n    "a": { "command": "x" }\n    "b": {}\n  }\n}'))).toMatch(/line 4, column 5/);
+    expect(await refusal(() => parseJsonc('{\n  "mcpServers": {\n    "a": { "command": }\n  }\n}'))).toMatch(/line 3, column 23/);
+    expect(await refusal(() => parseJsonc('{"mcpServers": {'))).toMatch(/ends before the JSON does/);
+    expect(await refusal(() => readMcpConfig('{"servers": []}'))).toMatch(/not an object of NAME/);
+    expect(await refusal(() => readMcpConfig('{"preferences": {}}'))).toMatch(/lists no MCP servers: expected "mcpServers"/);
+    await expect(service.import('{ nope')).rejects.toThrow(ServiceError);
   });
 
-  it('refuses credentials in a remote URL and a secret value instead of a secret name', () => {
-    expect(refusal(() => checkTransport({ kind: 'http', url: 'https://ada:pw@mcp.example.com/mcp', auth: { kind: 'none' } }))).toMatch(/no credentials in the URL/);
-    expect(refusal(() => checkTransport({ kind: 'http', url: 'https://mcp.example.com/mcp?api_key=abc', auth: { kind: 'none' } }))).toMatch(/parameter api_key looks like a secret/);
-    expect(refusal(() => checkTransport({ kind: 'http', url: 'https://mcp.example.com/mcp', auth: { kind: 'bearer', secret: 'ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z5A' } }))).toMatch(/Name the secret that holds the token/);
+  it('refuses credentials in a remote URL and a secret value instead of a secret name', async () => {
+    expect(await refusal(() => checkTransport({ kind: 'http', url: 'https://ada:pw@mcp.example.com/mcp', auth: { kind: 'none' } }))).toMatch(/no credentials in the URL/);
+    expect(await refusal(() => checkTransport({ kind: 'http', url: 'https://mcp.example.com/mcp?api_key=abc', auth: { kind: 'none' } }))).toMatch(/parameter api_key looks like a secret/);
+    expect(await refusal(() => checkTransport({ kind: 'http', url: 'https://mcp.example.com/mcp', auth: { kind: 'bearer', secret: 'ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z5A' } }))).toMatch(/Name the secret that holds the token/);
     expect(() => checkTransport({ kind: 'http', url: 'ftp://x', auth: { kind: 'none' } })).toThrow(McpDefinitionError);
   });
 });
 
 describe('definitions', () => {
-  it('refuses a duplicate name unless replace, keeps rules, and forgets a removed server', () => {
+  it('refuses a duplicate name unless replace, keeps rules, and forgets a removed server', async () => {
     const stdio = { kind: 'stdio' as const, command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'], env: {} };
-    const view = service.add({ name: 'memory', transport: stdio, rules: { deny: ['delete_entities'] } });
+    const view = await service.add({ name: 'memory', transport: stdio, rules: { deny: ['delete_entities'] } });
     expect(view.api).toBe('memory');
     expect(view.rules).toEqual({ deny: ['delete_entities'], hold: [], noInverse: 'allow' });
     let error: unknown;
     try {
-      service.add({ name: 'memory', transport: stdio });
+      await service.add({ name: 'memory', transport: stdio });
     } catch (e) {
       error = e;
     }
     expect(error).toBeInstanceOf(ServiceError);
     expect((error as ServiceError).code).toBe('conflict');
     expect((error as Error).message).toMatch(/posthoc mcp remove memory.*--replace/);
-    expect(service.add({ name: 'memory', transport: stdio, replace: true, api: null }).api).toBeNull();
-    service.add({ name: 'my-notes', transport: stdio });
-    expect(refusal(() => service.add({ name: 'my_notes', transport: stdio }))).toMatch(/both my-notes and my_notes as posthoc_tools\.my_notes/);
-    expect(service.remove('my-notes')).toEqual({ removed: true });
+    expect((await service.add({ name: 'memory', transport: stdio, replace: true, api: null })).api).toBeNull();
+    await service.add({ name: 'my-notes', transport: stdio });
+    expect(await refusal(() => service.add({ name: 'my_notes', transport: stdio }))).toMatch(/both my-notes and my_notes as posthoc_tools\.my_notes/);
+    expect(await service.remove('my-notes')).toEqual({ removed: true });
 
     const ruled = service.setRules('memory', { hold: ['create_entities'], noInverse: 'deny' });
     expect(ruled.rules).toEqual({ deny: [], hold: ['create_entities'], noInverse: 'deny' });
-    expect(refusal(() => service.setRules('memory', { deny: ['create_entities'] }))).toMatch(/both denied and held/);
-    expect(refusal(() => service.setRules('nothing', {}))).toMatch(/No MCP server named nothing/);
+    expect(await refusal(() => service.setRules('memory', { deny: ['create_entities'] }))).toMatch(/both denied and held/);
+    expect(await refusal(() => service.setRules('nothing', {}))).toMatch(/No MCP server named nothing/);
 
-    expect(refusal(() => service.require(['memory', 'files']))).toMatch(/No MCP server named files.*posthoc mcp list/);
-    expect(service.remove('memory')).toEqual({ removed: true });
-    expect(service.remove('memory')).toEqual({ removed: false });
+    expect(await refusal(() => service.require(['memory', 'files']))).toMatch(/No MCP server named files.*posthoc mcp list/);
+    expect(await service.remove('memory')).toEqual({ removed: true });
+    expect(await service.remove('memory')).toEqual({ removed: false });
     expect(service.definitions()).toEqual([]);
+  });
+
+  it("a server signed in to with OAuth leaves the keychain when removed or pointed elsewhere; others never touch it", async () => {
+    const forgotten: string[] = [];
+    const bus = new EventBus();
+    const withSignIns = new McpService(new McpServerStore(db), bus, { forgetSignIn: async (name) => void forgotten.push(name) });
+    const oauth = { kind: 'http' as const, url: 'https://mcp.example.com/mcp', auth: { kind: 'oauth' as const } };
+    await withSignIns.add({ name: 'docs', transport: oauth });
+    await withSignIns.add({ name: 'files', transport: { kind: 'stdio', command: 'npx', args: ['-y', '@modelcontextprotocol/server-filesystem', '/data'], env: {} } });
+    await withSignIns.add({ name: 'docs', transport: oauth, rules: { deny: ['delete_page'] }, replace: true });
+    expect(forgotten).toEqual([]);
+    await withSignIns.add({ name: 'docs', transport: { ...oauth, url: 'https://other.example.com/mcp' }, replace: true });
+    expect(forgotten).toEqual(['docs']);
+    await withSignIns.remove('files');
+    await withSignIns.remove('docs');
+    expect(forgotten).toEqual(['docs', 'docs']);
+
+    const broken = new McpService(new McpServerStore(db), bus, { forgetSignIn: async () => Promise.reject(new Error('The OS keychain is locked.')) });
+    await broken.add({ name: 'docs', transport: oauth });
+    expect(await refusal(() => broken.remove('docs'))).toMatch(/docs is removed, but its sign-in could not be taken out of the keychain \(The OS keychain is locked\.\)\. Remove its oauth:mcp-docs:… entries/);
+    expect(broken.get('docs')).toBeUndefined();
   });
 
   it("a task keeps the servers it was granted", () => {

@@ -66,7 +66,7 @@ const stdio = { kind: 'stdio' as const, command: 'notes-server', args: [], env: 
 
 describe('tools listed outside a task', () => {
   it('a refresh lists them in a window of its own and closes the server after; the rules shown follow the person\'s rules now', async () => {
-    service.add({ name: 'notes', transport: stdio });
+    await service.add({ name: 'notes', transport: stdio });
     expect((await service.list())[0]!.tools).toBeNull();
     const [listed] = await service.list(true);
     expect(listed!.toolsError).toBeNull();
@@ -84,7 +84,7 @@ describe('tools listed outside a task', () => {
     expect((await service.list())[0]!.tools!.map((t) => t.rule)).toEqual(['allow', 'hold']);
 
     // Redefined: what was listed for the old definition no longer holds.
-    service.add({ name: 'notes', transport: { ...stdio, args: ['--other'] }, replace: true });
+    await service.add({ name: 'notes', transport: { ...stdio, args: ['--other'] }, replace: true });
     expect((await service.list())[0]!.tools).toBeNull();
   });
 
@@ -92,7 +92,7 @@ describe('tools listed outside a task', () => {
     const failing: CountingConnector = { opened: [], closed: 0, connect: async () => Promise.reject(new Error('The MCP server notes exited (exit code 1) before it was ready.')) };
     hub = new ListingHub({ connectors: { stdio: failing, http: failing }, server: (name) => store.get(name), task: (taskId) => ({ taskId, workspaces: [] }) });
     service = new McpService(store, new EventBus(), { tools: new HubToolSource(hub, { open: () => void windows.push('open'), close: async () => void windows.push('close') }) });
-    service.add({ name: 'notes', transport: stdio });
+    await service.add({ name: 'notes', transport: stdio });
     const [view] = await service.list(true);
     expect(view!.tools).toBeNull();
     expect(view!.toolsError).toBe('The server could not be asked for its tools: The MCP server notes exited (exit code 1) before it was ready.');
@@ -102,7 +102,7 @@ describe('tools listed outside a task', () => {
 
 describe("the prompt's part as a run begins", () => {
   it("lists each granted server's tools in one window, names a server that failed, and leaves out one removed since", async () => {
-    service.add({ name: 'notes', transport: stdio });
+    await service.add({ name: 'notes', transport: stdio });
     const opened: string[] = [];
     const text = await mcpPrompt(task(['notes', 'gone']), { hub, open: (id) => opened.push(`open ${id}`), close: (id) => opened.push(`close ${id}`) });
     expect(opened).toEqual(['open task-1', 'close task-1']);
