@@ -29,7 +29,6 @@ import { Vault } from '../vault/vault';
 import { LlmClient } from '../agent/llm-client';
 import { ActionRunner } from './action-runner';
 import { approvalDoors } from './approval-relay';
-import { keepCopyAndUndo } from './keep-copy';
 import { npmRoute } from '../gateway/packages/npm-route';
 import { PackageCache } from '../gateway/packages/package-cache';
 import { pipRoute } from '../gateway/packages/pip-route';
@@ -245,8 +244,7 @@ export function createServices(options: {
       if (!action) throw new ServiceError('not-found', `No action ${actionId}. List actions with "posthoc actions".`);
       return action;
     },
-    'action:undo': ({ actionId, keepCopy }) =>
-      keepCopy ? keepCopyAndUndo(actionId, { fs: fsChannel, undo: (id) => undo.undo(id), getAction: (id) => store.getAction(id), getTask: (id) => store.getTask(id) }) : undo.undo(actionId),
+    'action:undo': ({ actionId }) => undo.undo(actionId),
     'action:keep': ({ actionId }) => undo.keep(actionId),
     'action:figure': async (input) => {
       const { figure, bytes } = await previews.figure(input);
