@@ -92,7 +92,21 @@ function describeViolations(violations: Violation[]): string {
 async function expectAccessible(page: Page, where: string): Promise<void> {
   const violations = await seriousViolations(page);
   expect(violations, `${where}:\n${describeViolations(violations)}`).toEqual([]);
+  expect(await smallText(page), `${where}: text under 13 px`).toEqual([]);
 }
+
+/** Visible text set in under 13 px, as "tag.class: text (size)". */
+const smallText = (page: Page) =>
+  page.evaluate(() => {
+    const found: string[] = [];
+    for (const el of document.querySelectorAll<HTMLElement>('body *')) {
+      const ownText = [...el.childNodes].some((n) => n.nodeType === Node.TEXT_NODE && (n.textContent ?? '').trim() !== '');
+      if (!ownText || el.getClientRects().length === 0 || el.closest('[aria-hidden="true"], .visually-hidden') !== null) continue;
+      const size = parseFloat(getComputedStyle(el).fontSize);
+      if (size < 12.95) found.push(`${el.tagName.toLowerCase()}.${el.className}: ${(el.textContent ?? '').trim().slice(0, 40)} (${size}px)`);
+    }
+    return found;
+  });
 
 const background = (page: Page) => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
 
@@ -141,6 +155,13 @@ describe('the design pass (browser)', () => {
           document.querySelector('.page')?.append(probe, button);
         });
         expect((await seriousViolations(page)).map((v) => v.id).sort()).toEqual(['button-name', 'color-contrast']);
+        await page.evaluate(() => {
+          const tiny = document.createElement('p');
+          tiny.textContent = 'Tiny words';
+          tiny.style.fontSize = '11px';
+          document.querySelector('.page')?.append(tiny);
+        });
+        expect(await smallText(page)).toEqual(['p.: Tiny words (11px)']);
       });
     });
   }
