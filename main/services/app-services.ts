@@ -133,7 +133,8 @@ export function createServices(options: {
   // MCP servers (issue 16): stdio servers in the task's own confined containers, remote ones over streamable
   // HTTP from here with their token from the vault; every tool call through the gateway's /mcp route.
   const mcpServers = new McpServerStore(db);
-  const mcpCredentials = new McpCredentials(vault, services);
+  // A remote server's OAuth sign-in opens in the person's browser where the front end can (the app).
+  const mcpCredentials = new McpCredentials(vault, services, { openExternal: options.connections?.openExternal });
   const mcpContainers = new McpContainers(docker, {
     image: executor.image,
     controlDir: join(options.dataDir, 'sandbox'),
