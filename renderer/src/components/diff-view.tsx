@@ -113,6 +113,13 @@ function SplitText({ before, after }: { before: string; after: string }) {
     );
   return (
     <table className="diff-table diff-split" data-testid="diff-split">
+      {/* The fixed layout takes its widths from here: the first row may be a hunk line spanning all four. */}
+      <colgroup>
+        <col className="diff-num-col" />
+        <col />
+        <col className="diff-num-col" />
+        <col />
+      </colgroup>
       <tbody>
         {rows.map((row, i) =>
           row.kind === 'hunk' ? (
