@@ -11,7 +11,7 @@ import type { MemoryFile } from '../effects/memory/memory-file';
 import type { MemoryRoute } from '../effects/memory/memory-route';
 import { systemPrompt, type PromptService } from '../agent/system-prompt';
 import { readFolderInstructions } from '../agent/folder-instructions';
-import { withoutReasoning } from '../../shared/codeact/reply';
+import { readReply, withoutReasoning } from '../../shared/codeact/reply';
 import { budgetReached, parseBudget, priceOf, priced, type Budget } from '../agent/usage';
 import { currentGrantHost, grantRefusal } from '../policy/grant-rules';
 import { mountPaths, writeRefusal } from '../sandbox/container-policy';
@@ -88,7 +88,7 @@ export class TaskService {
     if (input.memory === false) this.withoutMemory.add(task.id);
     this.events.emit('task:updated', task);
     this.events.emit('message:added', this.store.addMessage(task.id, 'user', input.prompt));
-    this.launch(task, new LlmClient(llm), options);
+    this.launch(task, new LlmClient(llm), options, true);
     return task;
   }
 
@@ -170,7 +170,8 @@ export class TaskService {
     await this.executor.stopAll();
   }
 
-  private launch(task: Task, llm: LlmClient, options: RunOptions): void {
+  /** `titling`: the task's first run, whose first reply with a <title> names the task (once; a follow-up never renames it). */
+  private launch(task: Task, llm: LlmClient, options: RunOptions, titling = false): void {
     const controller = new AbortController();
     const inbox: string[] = [];
     const maxSteps = options.maxSteps ?? this.settings.maxSteps();
@@ -197,6 +198,11 @@ export class TaskService {
               const message = this.store.addMessage(task.id, 'assistant', text);
               meter.attach(message.id);
               this.events.emit('message:added', message);
+              const title = titling ? readReply(text).title : null;
+              if (title !== null) {
+                titling = false;
+                this.setTask(task.id, { title });
+              }
               return message.id;
             },
             runAction: (block, messageId) => this.runner.run(task, block, timeout, controller.signal, messageId),

@@ -65,13 +65,13 @@ export class TaskStore {
     return rows.map(toTask);
   }
 
-  updateTask(id: string, patch: Partial<Pick<Task, 'status' | 'answer' | 'error' | 'model'>>): Task {
+  updateTask(id: string, patch: Partial<Pick<Task, 'status' | 'answer' | 'error' | 'model' | 'title'>>): Task {
     const task = this.getTask(id);
     if (!task) throw new Error(`No task ${id}`);
     const next = { ...task, ...patch, updatedAt: now() };
     this.db
-      .prepare('UPDATE tasks SET status = ?, answer = ?, error = ?, model = ?, updated_at = ? WHERE id = ?')
-      .run(next.status, next.answer, next.error, next.model, next.updatedAt, id);
+      .prepare('UPDATE tasks SET status = ?, answer = ?, error = ?, model = ?, title = ?, updated_at = ? WHERE id = ?')
+      .run(next.status, next.answer, next.error, next.model, next.title, next.updatedAt, id);
     // Whoever sets a task running again (a follow-up) owns that run.
     if (patch.status === 'running') this.db.prepare('UPDATE tasks SET owner_pid = ?, owner_start = ? WHERE id = ?').run(thisProcess().pid, thisProcess().start, id);
     return next;

@@ -18,6 +18,9 @@
 //   not the final answer.
 // - `<plan>…</plan>` holds the agent's checklist: lines `- [ ] step` / `- [x] step` (a bare `- step` is an
 //   open item). The last plan in a reply wins. It is never run.
+// - `<title>…</title>` is the task's short title the system prompt asks for in the first reply: read once (the
+//   first in a reply), bounded (one line, no markdown, at most 80 characters), never run, never in the prose.
+//   A `<title>` inside a fence (code that writes HTML) is that code's text.
 // A reply with code in it (outside <answer>) is never the final answer, whatever it says: the code runs first.
 // A leaf like the rest of shared/.
 import { readFences, type CodeBlock } from './fences';
@@ -54,8 +57,13 @@ export type ReadReply = {
   plan: PlanItem[] | null;
   /** What the reply's <answer> tags hold (their fences as written), or null when it has none. */
   answer: string | null;
+  /** The reply's <title>, cleaned to one short line of plain words, or null when it has none (or an empty one). */
+  title: string | null;
   issue: ReplyIssue | null;
 };
+
+/** The longest title a reply may give its task. */
+export const TITLE_MAX = 80;
 
 const THINK = /<(think|thinking|thought)>[\s\S]*?(?:<\/\1>|$)/gi;
 const INTENT = /\b(let me|let's|let us|i'll|i will|i am going to|i'm going to|i need to|now i|next,? i|first,? i)\b/i;
@@ -83,14 +91,15 @@ export function readReply(reply: string): ReadReply {
   }
   let plan: PlanItem[] | null = null;
   const answers: string[] = [];
+  let title: string | null = null;
   let unterminatedThink = false;
   // Split into reasoning, plan, execute tags and the rest, in order.
   const pattern =
-    /<(think|thinking|thought)>([\s\S]*?)(?:<\/\1>|$)|<plan>([\s\S]*?)<\/plan>|<(execute|execute_ipython|execute_bash|code)>([\s\S]*?)(?:<\/\4>|$)|<answer>([\s\S]*?)(?:<\/answer>|$)/gi;
+    /<(think|thinking|thought)>([\s\S]*?)(?:<\/\1>|$)|<plan>([\s\S]*?)<\/plan>|<(execute|execute_ipython|execute_bash|code)>([\s\S]*?)(?:<\/\4>|$)|<answer>([\s\S]*?)(?:<\/answer>|$)|<title>([^<]{0,400})<\/title>/gi;
   let at = 0;
   for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) {
     // An <answer> inside a fence that is still open (code that prints the tag) is that code's text.
-    if (m[6] !== undefined && insideOpenFence(text.slice(at, m.index))) {
+    if ((m[6] !== undefined || m[7] !== undefined) && insideOpenFence(text.slice(at, m.index))) {
       pattern.lastIndex = m.index + 1;
       continue;
     }
@@ -106,6 +115,8 @@ export function readReply(reply: string): ReadReply {
     } else if (m[3] !== undefined) {
       plan = planItems(m[3]);
       parts.push({ kind: 'plan', items: plan });
+    } else if (m[7] !== undefined) {
+      title ??= cleanTitle(m[7]);
     } else if (m[6] !== undefined) {
       // The final answer: its fences are shown, never run.
       const inside = answerParts(m[6]);
@@ -151,7 +162,7 @@ export function readReply(reply: string): ReadReply {
   const answer = answers.length ? answers.join('\n\n').trim() : null;
   // An answer in its tag is the answer, whatever its last line says ("run it again with:").
   const issue = actions.length ? null : answer ? null : issueOf(parts, prose, unterminatedThink);
-  return { parts, actions, prose, reasoning: reasoning.length ? reasoning.join('\n\n') : null, plan, answer, issue };
+  return { parts, actions, prose, reasoning: reasoning.length ? reasoning.join('\n\n') : null, plan, answer, title, issue };
 }
 
 /** The reply as sent back to the model: without its reasoning (providers ask for it not to be replayed). */
@@ -161,6 +172,25 @@ export function withoutReasoning(reply: string): string {
   let text = close >= 0 && (open < 0 || open > close) ? reply.slice(close + '</think>'.length) : reply;
   text = text.replace(THINK, '');
   return text.trim();
+}
+
+/** A title as the sidebar shows it: one line, no markdown or tags, no control or direction characters, at most TITLE_MAX characters. */
+export function cleanTitle(raw: string): string | null {
+  const plain = raw
+    .replace(/<[^>]*>?/g, ' ')
+    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g, ' ')
+    .replace(/[*_`~#>|[\]"“”]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/^["'“”‘’]+|["'“”‘’]+$/g, '')
+    .replace(/[.:;,]+$/, '')
+    .trim();
+  if (plain === '') return null;
+  if (plain.length <= TITLE_MAX) return plain;
+  const cut = plain.slice(0, TITLE_MAX - 1);
+  const space = cut.lastIndexOf(' ');
+  return `${(space > TITLE_MAX / 2 ? cut.slice(0, space) : cut).trimEnd()}…`;
 }
 
 function issueOf(parts: ReplyPart[], prose: string, unterminatedThink: boolean): ReplyIssue | null {

@@ -4,10 +4,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readReply, withoutReasoning, type ReplyIssue } from '../../shared/codeact/reply';
+import { readReply, withoutReasoning, TITLE_MAX, type ReplyIssue } from '../../shared/codeact/reply';
 import type { CodeBlock } from '../../shared/codeact/fences';
 
-type Fixture = { name: string; cite: string; reply: string; actions: CodeBlock[]; issue?: ReplyIssue | null; reasoning?: boolean };
+type Fixture = { name: string; cite: string; reply: string; actions: CodeBlock[]; issue?: ReplyIssue | null; reasoning?: boolean; title?: string | null };
 type FixtureFile = { source: string; replies: Fixture[] };
 
 const dir = join(__dirname, '../fixtures/replies');
@@ -31,6 +31,12 @@ describe('the replay suite', () => {
       const read = readReply(f.reply);
       expect(read.actions).toEqual(f.actions);
       if (f.issue !== undefined) expect(read.issue).toBe(f.issue);
+      if (f.title !== undefined) expect(read.title).toBe(f.title);
+      // A title is never shown in the message body.
+      if (read.title !== null) {
+        expect(read.prose).not.toContain('<title>');
+        expect(read.parts.some((p) => (p.kind === 'text' ? p.text : '').includes(read.title!))).toBe(false);
+      }
       if (f.actions.length > 0) expect(read.issue).toBeNull();
       if (f.reasoning) {
         expect(read.reasoning).not.toBeNull();
@@ -152,5 +158,44 @@ describe('readReply: the final answer in <answer>', () => {
     const segments = splitFences('<answer>\nTo run it again:\n```bash\nls\n```\n</answer>');
     expect(segments.some((s) => s.kind === 'code' && s.isAction)).toBe(false);
     expect(segments.map((s) => s.text).join('\n')).toContain('ls');
+  });
+});
+
+describe('readReply: the title', () => {
+  it('takes the first title of a reply and keeps it out of the prose', () => {
+    const read = readReply('<title>First one</title>\nHello there.\n<title>Second one</title>');
+    expect(read.title).toBe('First one');
+    expect(read.prose).toBe('Hello there.');
+  });
+
+  it('bounds a long title to one line of at most 80 characters, cut at a word', () => {
+    const long = Array.from({ length: 30 }, (_, i) => `word${i}`).join(' ');
+    const title = readReply(`<title>${long}</title>`).title!;
+    expect(title.length).toBeLessThanOrEqual(TITLE_MAX);
+    expect(title.endsWith('…')).toBe(true);
+    expect(long.startsWith(title.slice(0, -1))).toBe(true);
+    expect(title).not.toMatch(/\s…$/);
+  });
+
+  it('hostile: markdown links, headings, code, control and direction characters never reach the title', () => {
+    const read = readReply('<title># [Click me](https://evil.example) `rm -rf` \u202Egnp.exe\u0007 now</title>');
+    expect(read.title).toBe('Click me rm -rf gnp.exe now');
+  });
+
+  it('hostile: an empty or tag-only title is no title, and the reply is still read as a reply', () => {
+    expect(readReply('<title>  ** </title>\nAll done.').title).toBeNull();
+    expect(readReply('<title></title>').title).toBeNull();
+  });
+
+  it('hostile: an inline mention of the tag does not swallow the code after it', () => {
+    const reply = 'I\'ll set the page\'s <title> element:\n```python\nopen(\'a.html\',\'w\').write(\'<title>Shop</title>\')\n```';
+    const read = readReply(reply);
+    expect(read.title).toBeNull();
+    expect(read.actions).toEqual([{ language: 'python', source: "open('a.html','w').write('<title>Shop</title>')" }]);
+  });
+
+  it('a title inside an action tag or the answer is that text, not the task title', () => {
+    expect(readReply("<execute>\nprint('<title>x</title>')\n</execute>").title).toBeNull();
+    expect(readReply('<answer>\nThe page title is <title>Shop</title>.\n</answer>').title).toBeNull();
   });
 });
