@@ -86,10 +86,12 @@ export class TaskService {
     const databases = await this.grantDatabases(input.databases ?? []);
     const task = this.store.createTask({ title: titleOf(input.prompt), workspaces: grants, services, databases, model: llm.model, provider: options.provider ?? null, mcp });
     if (input.memory === false) this.withoutMemory.add(task.id);
-    this.events.emit('task:updated', task);
-    this.events.emit('message:added', this.store.addMessage(task.id, 'user', input.prompt));
-    this.launch(task, new LlmClient(llm), options, true);
-    return task;
+    const message = this.store.addMessage(task.id, 'user', input.prompt);
+    const created = this.store.getTask(task.id) ?? task;
+    this.events.emit('task:updated', created);
+    this.events.emit('message:added', message);
+    this.launch(created, new LlmClient(llm), options, true);
+    return created;
   }
 
   async send(taskId: string, prompt: string, options: RunOptions = {}): Promise<Task> {

@@ -25,8 +25,10 @@ type TaskRow = {
   id: string; title: string; status: string; workspaces_json: string; services_json: string; databases_json: string; model: string;
   answer: string | null; error: string | null; created_at: string; updated_at: string;
   owner_pid: number | null; owner_start: string | null; usage_json?: string | null; plan_json?: string | null; provider?: string | null;
-  mcp_json?: string | null;
+  mcp_json?: string | null; prompt?: string | null;
 };
+/** A task's row with the person's first message (bounded), for the sidebar's search. */
+const TASK_ROW = `SELECT tasks.*, (SELECT substr(m.content, 1, 2000) FROM messages m WHERE m.task_id = tasks.id AND m.role = 'user' ORDER BY m.seq LIMIT 1) AS prompt FROM tasks`;
 type ActionRow = {
   id: string; task_id: string; seq: number; kind: string; language: string; source: string; status: string;
   output_json: string; confinement_json: string; started_at: string;
@@ -56,12 +58,12 @@ export class TaskStore {
   }
 
   getTask(id: string): Task | undefined {
-    const row = this.db.prepare('SELECT * FROM tasks WHERE id = ?').get(id) as TaskRow | undefined;
+    const row = this.db.prepare(`${TASK_ROW} WHERE id = ?`).get(id) as TaskRow | undefined;
     return row && toTask(row);
   }
 
   listTasks(): Task[] {
-    const rows = this.db.prepare('SELECT * FROM tasks ORDER BY created_at DESC').all() as TaskRow[];
+    const rows = this.db.prepare(`${TASK_ROW} ORDER BY created_at DESC`).all() as TaskRow[];
     return rows.map(toTask);
   }
 
@@ -278,6 +280,7 @@ function toTask(row: TaskRow): Task {
     usage: row.usage_json ? JSON.parse(row.usage_json) : EMPTY_USAGE,
     ...(row.plan_json ? { plan: JSON.parse(row.plan_json) } : {}),
     ...(row.mcp_json ? { mcp: JSON.parse(row.mcp_json) } : {}),
+    ...(typeof row.prompt === 'string' ? { prompt: row.prompt } : {}),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   });

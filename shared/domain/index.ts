@@ -97,6 +97,8 @@ export const Task = z.object({
   plan: z.array(PlanItem).optional(),
   /** Names of the MCP servers whose tools the agent may call (absent on tasks from before MCP). */
   mcp: z.array(z.string()).optional(),
+  /** The person's first message, its first 2,000 characters (the sidebar's search reads it); absent until it is recorded. */
+  prompt: z.string().optional(),
   createdAt: z.string(),
   updatedAt: z.string(),
 });

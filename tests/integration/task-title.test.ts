@@ -29,10 +29,14 @@ describe('the task title', () => {
     ]);
     const titles = titlesSeen(harness);
     const started = await harness.services.tasks.start({ prompt: 'please make a file hello.txt that greets me, Ada, warmly', workspaces: [harness.workspace] });
-    expect(started.title).toBe('please make a file hello.txt that greets me, Ada, warmly');
+    expect(started).toMatchObject({ title: 'please make a file hello.txt that greets me, Ada, warmly', prompt: 'please make a file hello.txt that greets me, Ada, warmly' });
     const task = await harness.services.tasks.wait(started.id);
     expect(task).toMatchObject({ status: 'done', title: 'Greet Ada in a file' });
-    expect(harness.services.tasks.list().find((t) => t.id === task.id)?.title).toBe('Greet Ada in a file');
+    // The list keeps the person's first message too, for the sidebar's search.
+    expect(harness.services.tasks.list().find((t) => t.id === task.id)).toMatchObject({
+      title: 'Greet Ada in a file',
+      prompt: 'please make a file hello.txt that greets me, Ada, warmly',
+    });
     expect(titles).toContain('Greet Ada in a file');
     expect(titles).not.toContain('Another name entirely');
     // Two replies, two model calls: the title cost none.
