@@ -1,5 +1,5 @@
 // Electron bootstrap, and nothing else: data folder, services, IPC, window, security handlers.
-import { app, dialog, protocol, session, shell } from 'electron';
+import { app, BrowserWindow, dialog, protocol, session, shell } from 'electron';
 import { fileURLToPath } from 'node:url';
 import { registerContract } from '../ipc/register-contract';
 import { createServices, type AppServices } from '../services/app-services';
@@ -33,6 +33,13 @@ app.whenReady().then(() => {
       dataDir: app.getPath('userData'),
       // Sign-in pages of connected services open in the system browser (RFC 8252), never in the app.
       connections: { openExternal: (url) => openSignInPage(url, (u) => shell.openExternal(u)) },
+      // The new-task form's "Folder…": the system's own folder picker, over the focused window.
+      pickFolder: async () => {
+        const window = BrowserWindow.getFocusedWindow();
+        const options = { title: 'Choose a folder the agent may change', properties: ['openDirectory' as const] };
+        const result = window ? await dialog.showOpenDialog(window, options) : await dialog.showOpenDialog(options);
+        return result.canceled ? null : (result.filePaths[0] ?? null);
+      },
     });
   } catch (error) {
     // A data folder Posthoc cannot use: say which and what to do, instead of a crash with no window.

@@ -47,6 +47,7 @@ import { DatabaseGrants } from './database-grants';
 import { EventBus } from './event-bus';
 import { InterruptedActions } from './interrupted-actions';
 import { ServiceError } from './service-error';
+import { completeFolder } from './folder-completion';
 import { SettingsService } from './settings-service';
 import { SqlActionRunner } from './sql-action-runner';
 import { TaskService } from './task-service';
@@ -98,6 +99,8 @@ export function createServices(options: {
   checkpoints?: CheckpointOptions;
   /** Connections: how to open the system browser, and HTTP to OAuth servers and services (tests). */
   connections?: ConnectionsOptions;
+  /** The desktop app's native folder picker; absent in the web host and the CLI, which answer 'unavailable'. */
+  pickFolder?: () => Promise<string | null>;
 }): AppServices {
   const db = openDatabase(options.dataDir);
   const store = new TaskStore(db);
@@ -297,6 +300,12 @@ export function createServices(options: {
     'mcp:remove': ({ name }) => mcp.remove(name),
     'mcp:rules': async ({ name, rules }) => mcp.setRules(name, rules),
     'mcp:import': ({ json, only }) => mcp.import(json, only),
+    'folder:pick': async () => {
+      if (!options.pickFolder) throw new ServiceError('unavailable', 'A folder picker is only in the desktop app: type the folder’s full path instead.');
+      const path = await options.pickFolder();
+      return path === null ? null : { path };
+    },
+    'folder:complete': ({ prefix }) => completeFolder(prefix, [options.dataDir]),
   });
 
   return {

@@ -281,6 +281,16 @@ export const calls = {
   /** Changes a server's rules (those given replace its own; the others stay). */
   'mcp:rules': { input: z.object({ name: z.string().min(1), rules: McpRulesChange }), output: McpServerView },
   /** Reads a desktop agent's config (Claude Desktop, Cursor, VS Code): each server added or skipped with the reason. */
+  /** The desktop app's native folder picker; null when the person closed it. The web host and the CLI answer 'unavailable'. */
+  'folder:pick': { input: z.object({}), output: z.object({ path: z.string() }).nullable() },
+  /**
+   * Folder names under a typed path's folder (the web host's completion): directories only, at most 50, hidden
+   * ones only when the typed name starts with a dot, never Posthoc's own data folder.
+   */
+  'folder:complete': {
+    input: z.object({ prefix: z.string().min(1).max(4096) }),
+    output: z.object({ folder: z.string(), entries: z.array(z.string()).max(50), truncated: z.boolean() }),
+  },
   'mcp:import': {
     input: z.object({
       json: z.string().max(1024 * 1024, 'The config file is over 1 MiB; give the file that lists your MCP servers (claude_desktop_config.json, mcp.json).'),
