@@ -64,7 +64,7 @@ describe.each(FOLDER_OWNERS)('posthoc run interrupted ($name)', ({ uid }) => {
     expect(task!.error).toMatch(/Posthoc stopped while this task ran/);
     const actions = JSON.parse((await runPosthoc(['actions', '--data-dir', dataDir, '--json'])).stdout) as Action[];
     const action = actions[0]!;
-    expect(tasks.stderr).toMatch(new RegExp(`posthoc: closed action 1 of task "write 100 files slowly" \\(${action.id}\\): interrupted when Posthoc stopped; \\d+ file change\\(s\\) recorded; undo with: posthoc undo ${action.id}`));
+    expect(tasks.stderr).toMatch(new RegExp(`posthoc: closed action 1 of task "write 100 files slowly" \\(${action.id}\\): interrupted when Posthoc stopped; \\d+ file changes? recorded; undo with: posthoc undo ${action.id}`));
     expect(action.status).toBe('interrupted');
     expect(action.output.interrupted!.reason).toMatch(/Posthoc stopped while this action ran \(crash or kill\)/);
     const recorded = fsEffectOf(action)!.added.sort();

@@ -98,7 +98,7 @@ describe.each(owners)('a checkpoint after an action that fails ($name)', ({ uid 
     const next = serviceOver(dataDir, llm);
     const closed = await next.ready;
     expect(closed).toHaveLength(1);
-    expect(closed[0]).toMatch(new RegExp(`closed action 1 .*${action!.id}.*2 file change\\(s\\) recorded; undo with: posthoc undo ${action!.id}`));
+    expect(closed[0]).toMatch(new RegExp(`closed action 1 .*${action!.id}.*2 file changes recorded; undo with: posthoc undo ${action!.id}`));
     const recorded = next.store.getAction(action!.id)!;
     expect(recorded.status).toBe('interrupted');
     expect(recorded.output.interrupted).toMatchObject({ recorded: true });
