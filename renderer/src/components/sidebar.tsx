@@ -1,11 +1,14 @@
-// The sidebar: New task, the task list (newest first) and the way to Settings.
-import type { ReactNode } from 'react';
+// The sidebar: New task, a search box, the task list (newest first, grouped Today / Yesterday / Earlier, each
+// task with its date in plain words) and the way to Settings.
+import { useEffect, useState, type KeyboardEvent, type ReactNode } from 'react';
 import type { Task } from '../../../shared/domain';
 import { selectSandboxProblem, selectVaultProblem } from '../state/system-state';
 import { appActions, useAppStore, type View } from '../state/app-store';
 import { selectTasks } from '../state/tasks-state';
 import { selectNeedsYou } from '../state/attention';
+import { dateWords, filterTasks, fullDate, groupTasks } from '../model/task-dates';
 import './control.css';
+import './sidebar.css';
 import { StatusDot } from './status-dot';
 
 export function Sidebar({ view }: { view: View }) {
@@ -13,6 +16,16 @@ export function Sidebar({ view }: { view: View }) {
   const listError = useAppStore((s) => s.tasks.listError);
   const needsAttention = useAppStore((s) => selectSandboxProblem(s.system) !== null || selectVaultProblem(s.system) !== null);
   const openTaskId = view.kind === 'task' ? view.taskId : null;
+  const [query, setQuery] = useState('');
+  const now = useMinuteClock();
+  const groups = groupTasks(filterTasks(tasks, query), now);
+  const onSearchKey = (event: KeyboardEvent<HTMLInputElement>) => {
+    if (event.key === 'Escape' && query !== '') {
+      event.preventDefault();
+      event.stopPropagation();
+      setQuery('');
+    }
+  };
 
   return (
     <nav className="sidebar" aria-label="Tasks">
@@ -27,26 +40,56 @@ export function Sidebar({ view }: { view: View }) {
         New task
       </button>
 
+      {tasks.length > 0 && (
+        <input
+          type="search"
+          className="sidebar-search"
+          data-testid="task-search"
+          placeholder="Search tasks"
+          aria-label="Search tasks by title or prompt"
+          value={query}
+          onChange={(event) => setQuery(event.target.value)}
+          onKeyDown={onSearchKey}
+        />
+      )}
+
       <div className="sidebar-tasks">
-        <ul className="task-list" data-testid="task-list">
-          {tasks.map((task) => (
-            <li key={task.id}>
-              <button
-                type="button"
-                className={`task-list-item${task.id === openTaskId ? ' is-active' : ''}`}
-                data-testid="task-list-item"
-                data-task-id={task.id}
-                aria-current={task.id === openTaskId ? 'page' : undefined}
-                onClick={() => appActions.openTask(task.id)}
-                title={task.title}
-              >
-                <NeedsYou taskId={task.id} status={task.status}>
-                  <span className="task-list-title">{task.title || 'Untitled task'}</span>
-                </NeedsYou>
-              </button>
-            </li>
+        <div className="task-list" data-testid="task-list">
+          {groups.map((group) => (
+            <section key={group.group} className="task-group" aria-labelledby={`task-group-${group.group}`} data-testid="task-group" data-group={group.group}>
+              <h2 className="task-group-label" id={`task-group-${group.group}`}>
+                {group.label}
+              </h2>
+              <ul className="task-group-list">
+                {group.tasks.map((task) => (
+                  <li key={task.id}>
+                    <button
+                      type="button"
+                      className={`task-list-item${task.id === openTaskId ? ' is-active' : ''}`}
+                      data-testid="task-list-item"
+                      data-task-id={task.id}
+                      aria-current={task.id === openTaskId ? 'page' : undefined}
+                      onClick={() => appActions.openTask(task.id)}
+                      title={task.title}
+                    >
+                      <NeedsYou taskId={task.id} status={task.status}>
+                        <span className="task-list-title">{task.title || 'Untitled task'}</span>
+                        <time className="task-list-date" data-testid="task-date" dateTime={task.createdAt} title={fullDate(task.createdAt)}>
+                          {dateWords(task.createdAt, now)}
+                        </time>
+                      </NeedsYou>
+                    </button>
+                  </li>
+                ))}
+              </ul>
+            </section>
           ))}
-        </ul>
+        </div>
+        {tasks.length > 0 && groups.length === 0 && (
+          <p className="sidebar-empty" data-testid="task-search-empty" role="status">
+            No task matches “{query.trim()}”.
+          </p>
+        )}
         {tasks.length === 0 && listError === null && <p className="sidebar-empty">No tasks yet.</p>}
         {listError !== null && (
           <p className="sidebar-error" role="alert">
@@ -80,6 +123,16 @@ export function Sidebar({ view }: { view: View }) {
       </div>
     </nav>
   );
+}
+
+/** Now, renewed every minute, so a task moves from Today to Yesterday at midnight without a reload. */
+function useMinuteClock(): Date {
+  const [now, setNow] = useState(() => new Date());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(new Date()), 60_000);
+    return () => clearInterval(timer);
+  }, []);
+  return now;
 }
 
 /**
