@@ -89,6 +89,8 @@ export function readReply(reply: string): ReadReply {
     }
     text = text.slice(close + '</think>'.length);
   }
+  // A title still streaming (opened, at the start or right after the reasoning, not closed yet) is not shown as text.
+  text = text.replace(/(^|<\/(?:think|thinking|thought)>)\s*<title>[^<\n]{0,400}(?:<\/?t?i?t?l?e?)?$/i, '$1');
   let plan: PlanItem[] | null = null;
   const answers: string[] = [];
   let title: string | null = null;

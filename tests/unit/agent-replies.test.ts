@@ -194,6 +194,16 @@ describe('readReply: the title', () => {
     expect(read.actions).toEqual([{ language: 'python', source: "open('a.html','w').write('<title>Shop</title>')" }]);
   });
 
+  it('a title still streaming is not shown as text, and is no title until closed', () => {
+    for (const partial of ['<title>Greet Ada', '<title>Greet Ada in a file</tit', '  <title>', '<think>\nshort\n</think>\n<title>Greet']) {
+      const read = readReply(partial);
+      expect(read.parts.filter((p) => p.kind === 'text'), partial).toEqual([]);
+      expect(read.title).toBeNull();
+    }
+    // Only at the start: a tag named at the end of prose stays the person's to read.
+    expect(readReply('The page now has a proper <title> element').prose).toBe('The page now has a proper <title> element');
+  });
+
   it('a title inside an action tag or the answer is that text, not the task title', () => {
     expect(readReply("<execute>\nprint('<title>x</title>')\n</execute>").title).toBeNull();
     expect(readReply('<answer>\nThe page title is <title>Shop</title>.\n</answer>').title).toBeNull();
