@@ -25,12 +25,13 @@ export async function completeFolder(prefix: string, protectedPaths: readonly st
   if (!isAbsolute(expanded)) {
     throw new ServiceError('invalid-input', 'Type a full path, starting with / (or ~ for your home folder).');
   }
-  if (expanded.split(/[\\/]/).some((part) => part === '..' || part === '.')) {
-    throw new ServiceError('invalid-input', 'Type the path without "." or ".." in it: completion follows folders as they are named.');
-  }
   const cut = Math.max(expanded.lastIndexOf('/'), sep === '\\' ? expanded.lastIndexOf('\\') : -1);
   const folder = expanded.slice(0, cut + 1);
   const partial = expanded.slice(cut + 1);
+  // A lone "." still being typed asks for hidden folders; "." or ".." as a folder on the way is refused.
+  if (partial === '..' || folder.split(/[\\/]/).some((part) => part === '..' || part === '.')) {
+    throw new ServiceError('invalid-input', 'Type the path without "." or ".." in it: completion follows folders as they are named.');
+  }
   const showHidden = partial.startsWith('.');
   const guarded = await Promise.all(protectedPaths.map(async (p) => [resolve(p), await realpath(p).catch(() => resolve(p))]));
   const isGuarded = (p: string) => guarded.flat().some((g) => p === g || p.startsWith(g.endsWith(sep) ? g : g + sep));

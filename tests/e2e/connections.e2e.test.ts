@@ -134,6 +134,7 @@ describe('connected services, as a new user', () => {
       await page.getByTestId('new-task-button').click();
       await page.getByTestId('new-task-prompt').fill('post the release notes in #team and open an issue for the bug');
       await page.getByTestId('new-task-workspace').fill(harness.workspace);
+      await page.getByTestId('new-task-add-service').click();
       await page.getByTestId('new-task-service-slack').check();
       await page.getByTestId('new-task-service-github').check();
       await page.getByTestId('new-task-submit').click();
@@ -188,6 +189,7 @@ describe('connected services, as a new user', () => {
     try {
       await page.getByTestId('new-task-prompt').fill('announce the release to everyone');
       await page.getByTestId('new-task-workspace').fill(harness.workspace);
+      await page.getByTestId('new-task-add-service').click();
       await page.getByTestId('new-task-service-announce').check();
       await page.getByTestId('new-task-submit').click();
       const card = page.getByTestId('action-card').first();

@@ -134,6 +134,7 @@ describe('MCP servers in the app', () => {
       await page.getByTestId('new-task-button').click();
       await page.getByTestId('new-task-prompt').fill('add the release note');
       await page.getByTestId('new-task-workspace').fill(harness.workspace);
+      await page.getByTestId('new-task-add-mcp').click();
       await page.getByTestId('new-task-mcp-notes').check();
       await page.getByTestId('new-task-submit').click();
       const card = page.locator(`[data-testid="action-card"][data-status="done"]`).first();
@@ -173,6 +174,7 @@ describe('MCP servers in the app', () => {
       await page.getByTestId('new-task-button').click();
       await page.getByTestId('new-task-prompt').fill('add two held notes');
       await page.getByTestId('new-task-workspace').fill(harness.workspace);
+      await page.getByTestId('new-task-add-mcp').click();
       await page.getByTestId('new-task-mcp-notes').check();
       await page.getByTestId('new-task-submit').click();
 

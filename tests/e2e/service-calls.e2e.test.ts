@@ -44,6 +44,7 @@ describe('service calls on the action card', () => {
     try {
       await page.getByTestId('new-task-prompt').fill('post the release notes');
       await page.getByTestId('new-task-workspace').fill(harness.workspace);
+      await page.getByTestId('new-task-add-service').click();
       await page.getByTestId('new-task-service-notes').check();
       await page.getByTestId('new-task-submit').click();
 

@@ -30,6 +30,7 @@ describe('completeFolder', () => {
     mkdirSync(join(root, 'code'));
     expect((await completeFolder(root + '/', [])).entries).toEqual([join(root, 'code')]);
     expect((await completeFolder(join(root, '.c'), [])).entries).toEqual([join(root, '.config')]);
+    expect((await completeFolder(root + '/.', [])).entries).toEqual([join(root, '.config')]);
   });
 
   it('follows a link that leads to a folder and leaves out a link loop and a dangling link', async () => {

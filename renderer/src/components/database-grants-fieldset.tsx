@@ -1,6 +1,7 @@
 // The new-task form's databases: each grant with its name, where it is (a SQLite file or a PostgreSQL
 // URL), an optional password (sent to the keychain, never stored with the task), read-only or which
-// statement classes, sample rows, the rows-affected limit and held-transaction mode.
+// statement classes, sample rows, the rows-affected limit and held-transaction mode. Rows are added from the
+// composer's "Database…" control (new-task-form.tsx) and show as chips there too.
 import type { DatabaseGrantInput } from '../../../shared/contract';
 import type { StatementClass } from '../../../shared/domain';
 
@@ -43,6 +44,8 @@ export function toGrantInputs(rows: readonly DatabaseRow[]): DatabaseGrantInput[
 
 export function DatabaseGrantsFieldset({ rows, onChange }: { rows: DatabaseRow[]; onChange: (rows: DatabaseRow[]) => void }) {
   const set = (index: number, patch: Partial<DatabaseRow>): void => onChange(rows.map((r, i) => (i === index ? { ...r, ...patch } : r)));
+  // Added from the composer's "Database…" control; nothing shows until one is.
+  if (rows.length === 0) return null;
   return (
     <fieldset className="field database-grants" data-testid="new-task-databases">
       <legend>Databases the agent may use</legend>
@@ -87,9 +90,6 @@ export function DatabaseGrantsFieldset({ rows, onChange }: { rows: DatabaseRow[]
           </div>
         </div>
       ))}
-      <button type="button" className="button button-small" data-testid="new-task-add-database" disabled={rows.length >= 8} onClick={() => onChange([...rows, emptyDatabaseRow(rows.length)])}>
-        Add database
-      </button>
     </fieldset>
   );
 }

@@ -1,16 +1,22 @@
-// A new task: what to do and which folders the agent may touch (mounted under /workspace in the sandbox).
-import { useId, useState } from 'react';
+// A new task: the prompt first, then one row of chips — each granted folder (mounted under /workspace in the
+// sandbox), database, service and MCP server, removable — and an "Add" control per kind: Folder… (the desktop
+// app's folder picker, or the path field with completion), Database…, Service, MCP server.
+import { useId, useRef, useState } from 'react';
 import { appActions, useAppStore } from '../state/app-store';
-import { DatabaseGrantsFieldset, toGrantInputs, type DatabaseRow } from './database-grants-fieldset';
+import { DatabaseGrantsFieldset, emptyDatabaseRow, toGrantInputs, type DatabaseRow } from './database-grants-fieldset';
+import { FolderField, typedFolder, type FolderFieldHandle } from './folder-field';
 import { McpPicker } from './mcp-picker';
 import { ServicePicker } from './service-picker';
 import { StartProblems } from './start-problems';
 import { SEND_HINT, submitHandlers } from './submit-handlers';
+import './grant-chips.css';
 
 export function NewTaskForm() {
   const id = useId();
   const [prompt, setPrompt] = useState('');
-  const [folders, setFolders] = useState<string[]>(['']);
+  const [folders, setFolders] = useState<string[]>([]);
+  const [typed, setTyped] = useState('');
+  const folderField = useRef<FolderFieldHandle>(null);
   const [databases, setDatabases] = useState<DatabaseRow[]>([]);
   const [services, setServices] = useState<string[]>([]);
   const [mcp, setMcp] = useState<string[]>([]);
@@ -25,7 +31,9 @@ export function NewTaskForm() {
     if (busy) return;
     setBusy(true);
     setError(null);
-    const workspaces = folders.map((folder) => folder.trim()).filter((folder) => folder !== '');
+    // A path still in the field counts too: typed and not yet added is what the person meant.
+    const pending = typedFolder(typed);
+    const workspaces = [...new Set([...folders, ...(pending !== null ? [pending] : [])])];
     const grants = toGrantInputs(databases);
     const result = await appActions.startTask({
       prompt,
@@ -42,8 +50,32 @@ export function NewTaskForm() {
 
   const { onSubmit, onKeyDown } = submitHandlers(submit);
 
-  const setFolder = (index: number, value: string): void =>
-    setFolders((current) => current.map((folder, i) => (i === index ? value : folder)));
+  const addFolder = (path: string): void => setFolders((current) => (current.includes(path) ? current : [...current, path]));
+
+  async function chooseFolder(): Promise<void> {
+    const picked = await window.posthoc.folderPick({});
+    // No native picker (the web host): the path field, with completion, is the way.
+    if (!picked.ok) return folderField.current?.focus();
+    if (picked.value !== null) addFolder(picked.value.path);
+  }
+
+  function addDatabase(): void {
+    const n = databases.length + 1;
+    setDatabases([...databases, emptyDatabaseRow(databases.length)]);
+    requestAnimationFrame(() => document.querySelector<HTMLInputElement>(`[data-testid="database-url-${n}"]`)?.focus());
+  }
+
+  const chips: { kind: string; label: string; detail?: string; remove(): void }[] = [
+    ...folders.map((path) => ({ kind: 'Folder', label: path, remove: () => setFolders((c) => c.filter((f) => f !== path)) })),
+    ...databases.map((row, index) => ({
+      kind: 'Database',
+      label: row.name.trim() || `database ${index + 1}`,
+      detail: row.url.trim() || 'location not set yet',
+      remove: () => setDatabases((c) => c.filter((_, i) => i !== index)),
+    })),
+    ...services.map((name) => ({ kind: 'Service', label: name, remove: () => setServices((c) => c.filter((s) => s !== name)) })),
+    ...mcp.map((name) => ({ kind: 'MCP server', label: name, remove: () => setMcp((c) => c.filter((s) => s !== name)) })),
+  ];
 
   return (
     <div className="page new-task-page">
@@ -68,49 +100,41 @@ export function NewTaskForm() {
           </p>
         </div>
 
-        <fieldset className="field">
-          <legend>Folders the agent may change</legend>
-          <p className="field-hint">
-            Full paths on this computer. Only these folders exist inside the sandbox, and every change to them can be
-            undone.
-          </p>
-          {folders.map((folder, index) => (
-            <div className="folder-row" key={index}>
-              <input
-                type="text"
-                aria-label={`Folder ${index + 1}`}
-                data-testid={index === 0 ? 'new-task-workspace' : `new-task-workspace-${index + 1}`}
-                placeholder="/Users/me/Documents/project"
-                value={folder}
-                onChange={(e) => setFolder(index, e.target.value)}
-                spellCheck={false}
-                autoComplete="off"
-              />
-              {index > 0 && (
-                <button
-                  type="button"
-                  className="button button-small"
-                  aria-label={`Remove folder ${index + 1}`}
-                  onClick={() => setFolders((current) => current.filter((_, i) => i !== index))}
-                >
-                  Remove
-                </button>
-              )}
-            </div>
-          ))}
-          <button
-            type="button"
-            className="button button-small"
-            data-testid="new-task-add-folder"
-            disabled={folders.length >= 16}
-            onClick={() => setFolders((current) => [...current, ''])}
-          >
-            Add folder
-          </button>
-        </fieldset>
-
-        <ServicePicker selected={services} onChange={setServices} />
-        <McpPicker selected={mcp} onChange={setMcp} />
+        <div className="field grant-row" role="group" aria-labelledby={`${id}-grants`}>
+          <span className="grant-row-title" id={`${id}-grants`}>
+            What the agent may use
+          </span>
+          {chips.length > 0 ? (
+            <ul className="grant-chips" data-testid="grant-chips">
+              {chips.map((chip) => (
+                <li className="grant-chip" key={`${chip.kind}:${chip.label}:${chip.detail ?? ''}`} data-testid="grant-chip" data-kind={chip.kind}>
+                  <span className="grant-chip-kind">{chip.kind}</span>
+                  <span className="grant-chip-label">{chip.label}</span>
+                  {chip.detail !== undefined && <span className="grant-chip-detail">{chip.detail}</span>}
+                  <button type="button" className="grant-chip-remove" aria-label={`Remove ${chip.kind.toLowerCase()} ${chip.label}`} onClick={chip.remove}>
+                    ×
+                  </button>
+                </li>
+              ))}
+            </ul>
+          ) : (
+            <p className="field-hint grant-none">Nothing yet: the agent sees no folder of yours, no database, service or MCP server.</p>
+          )}
+          <div className="grant-add" role="group" aria-label="Add">
+            <span className="grant-add-label" aria-hidden="true">
+              Add:
+            </span>
+            <button type="button" className="button button-small" data-testid="new-task-choose-folder" disabled={folders.length >= 16} onClick={() => void chooseFolder()}>
+              Folder…
+            </button>
+            <button type="button" className="button button-small" data-testid="new-task-add-database" disabled={databases.length >= 8} onClick={addDatabase}>
+              Database…
+            </button>
+            <ServicePicker selected={services} onChange={setServices} />
+            <McpPicker selected={mcp} onChange={setMcp} />
+          </div>
+          <FolderField ref={folderField} value={typed} onValue={setTyped} onAdd={addFolder} full={folders.length >= 16} />
+        </div>
 
         <DatabaseGrantsFieldset rows={databases} onChange={setDatabases} />
 
