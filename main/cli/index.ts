@@ -31,6 +31,7 @@ import { registerConnectionCommands } from './connection-commands';
 import { registerFigureCommand } from './figure-command';
 import { registerMemoryCommands } from './memory-commands';
 import { registerMcpCommands } from './mcp-commands';
+import { titleFilter } from './title-filter';
 import { CliFailure, EXIT, exitCodeOf, value, type OpenSession } from './session';
 import { registerUndoCommands } from './undo-commands';
 import { EXIT_INTERRUPTED, stopOnSignals, stoppedSummary } from './stop-signals';
@@ -108,6 +109,7 @@ export function buildProgram(options: { open?: OpenSession } = {}): Command {
         const printed = new Set<string>();
         // What waits for the person: asked on a terminal; otherwise the approve/reject commands are printed.
         const askPerson = approvalPrompter(api, { dataDir: opts.dataDir, interactive: process.stdin.isTTY === true, write: (line) => process.stderr.write(`${line}\n`) });
+        const streamed = titleFilter();
         const unsubscribe = [
           api.on('action:updated', (action: Action) => {
             if (action.status === 'awaiting-approval') {
@@ -122,12 +124,12 @@ export function buildProgram(options: { open?: OpenSession } = {}): Command {
             if (opts.json) json({ type: 'action', action });
             else out(formatAction(action));
           }),
-          // The model's text streams to stderr so stdout stays the actions and the answer.
+          // The model's text streams to stderr so stdout stays the actions and the answer (its <title> apart).
           api.on('message:delta', ({ delta }) => {
-            if (!opts.json) process.stderr.write(delta);
+            if (!opts.json) process.stderr.write(streamed.push(delta));
           }),
           api.on('message:added', ({ role }) => {
-            if (!opts.json && role === 'assistant') process.stderr.write('\n\n');
+            if (!opts.json && role === 'assistant') process.stderr.write(`${streamed.flush()}\n\n`);
           }),
         ];
         // The run ends with the task's last task:updated (done, failed or cancelled).
