@@ -2,6 +2,7 @@
 // completion (folder:complete), a chip removed, the task started with what is left; the listbox follows
 // ARIA's combobox pattern, and the completion refuses ".." and never offers Posthoc's own data folder.
 import { chownSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
@@ -10,6 +11,18 @@ import { browserTestbed, SCREENSHOTS } from '../support/browser';
 import { startHarness } from '../support/services-harness';
 
 const { open, defer } = browserTestbed({ width: 1280, height: 860 });
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+type Violation = { id: string; impact: string | null; nodes: Array<{ target: string[] }> };
+
+/** axe-core's serious and critical violations on the page as it is, as "rule: targets". */
+async function seriousViolations(page: Page): Promise<string[]> {
+  await page.evaluate(AXE_SOURCE);
+  const violations = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(context: Document, options: object): Promise<{ violations: Violation[] }> } }).axe;
+    return (await axe.run(document, { resultTypes: ['violations'] })).violations;
+  });
+  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
 
 /** Tab (or Shift+Tab) until the focused element matches, at most 30 presses: the way a keyboard user walks. */
 async function tabTo(page: Page, selector: string, backwards = false): Promise<void> {
@@ -161,6 +174,8 @@ describe('the composer at 800×600 and 1600×1000', () => {
       expect(first!.y).toBeGreaterThan(prompt!.y + prompt!.height);
       expect(Math.abs(first!.y - second!.y)).toBeLessThan(4);
       await page.screenshot({ path: join(SCREENSHOTS, `composer-${size.width}x${size.height}.png`) });
+      // With chips and the open list, axe finds nothing serious.
+      expect(await seriousViolations(page)).toEqual([]);
     });
   }
 });
