@@ -144,6 +144,51 @@ describe('the composer’s chips', () => {
   });
 });
 
+describe('services as chips', () => {
+  it('ticks services from the Service list, shows each as a chip, removes one with its × and starts with the other, keyboard only', async () => {
+    const harness = await startHarness(['Nothing to do here.']);
+    defer(() => harness.close());
+    // Definitions only: nothing is called, so the address needs no server.
+    harness.services.services.add('notes', 'http://127.0.0.1:9/notes');
+    harness.services.services.add('mail', 'http://127.0.0.1:9/mail');
+    const page = await open(harness.services);
+    await page.getByTestId('new-task-prompt').waitFor();
+    await page.keyboard.type('post the notes');
+
+    const toggle = page.getByTestId('new-task-add-service');
+    await tabTo(page, '[data-testid="new-task-add-service"]');
+    expect(await toggle.getAttribute('aria-expanded')).toBe('false');
+    expect(await page.getByTestId('new-task-service-notes').isVisible()).toBe(false);
+    await page.keyboard.press('Enter');
+    expect(await toggle.getAttribute('aria-expanded')).toBe('true');
+    await tabTo(page, '[data-testid="new-task-service-notes"]');
+    await page.keyboard.press('Space');
+    await tabTo(page, '[data-testid="new-task-service-mail"]');
+    await page.keyboard.press('Space');
+    const chips = page.getByTestId('grant-chip');
+    await expect.poll(() => chips.allTextContents()).toEqual(['Servicenotes×', 'Servicemail×']);
+    // Escape closes the list and gives the focus back to its button.
+    await page.keyboard.press('Escape');
+    expect(await toggle.getAttribute('aria-expanded')).toBe('false');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('new-task-add-service');
+
+    await tabTo(page, '[aria-label="Remove service notes"]', true);
+    await page.keyboard.press('Enter');
+    await expect.poll(() => chips.allTextContents()).toEqual(['Servicemail×']);
+    await tabTo(page, '[data-testid="new-task-add-service"]');
+    await page.keyboard.press('Enter');
+    expect(await page.getByTestId('new-task-service-notes').isChecked()).toBe(false);
+    expect(await page.getByTestId('new-task-service-mail').isChecked()).toBe(true);
+    await page.keyboard.press('Escape');
+
+    await tabTo(page, '[data-testid="new-task-submit"]');
+    await page.keyboard.press('Enter');
+    await page.getByTestId('task-answer').waitFor({ timeout: 60_000 });
+    const [task] = harness.services.tasks.list();
+    expect(task!.services).toEqual(['mail']);
+  });
+});
+
 describe('the composer at 800×600 and 1600×1000', () => {
   for (const size of [
     { width: 800, height: 600 },
