@@ -128,7 +128,9 @@ describe('the composer’s chips', () => {
     const field = page.getByTestId('new-task-workspace');
     const options = page.getByTestId('folder-options');
 
-    await field.focus();
+    // The web host has no native picker: Folder… brings the person to the path field.
+    await page.getByTestId('new-task-choose-folder').press('Enter');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('new-task-workspace');
     await page.keyboard.type(`${harness.workspace}/../`);
     await expect.poll(() => page.getByTestId('folder-hint').textContent()).toMatch(/without "\." or "\.\."/);
     expect(await field.getAttribute('aria-expanded')).toBe('false');
