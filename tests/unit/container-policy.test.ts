@@ -213,8 +213,12 @@ describe('the init script in the image', () => {
     expect(INIT_SCRIPT.startsWith('#!/usr/bin/python3\n')).toBe(true);
     expect(INIT_SCRIPT).toContain(`CONTROL_PATH = '${CONTROL_MOUNT}/control.sock'`);
     expect(INIT_SCRIPT).toContain("SOCKET_PATH = os.environ.get('POSTHOC_GATEWAY_SOCKET', '/run/posthoc/gateway.sock')");
-    // The runner is forked before the relay thread starts (fork in a threaded process is unsafe).
-    expect(INIT_SCRIPT.indexOf('runner()\n')).toBeLessThan(INIT_SCRIPT.indexOf('threading.Thread(target=relay'));
+    // The runner is forked before the relay thread starts (fork in a threaded process is unsafe), and in the
+    // MCP mode the server is forked before that mode's relay thread.
+    expect(INIT_SCRIPT.indexOf('runner()\n')).toBeLessThan(INIT_SCRIPT.lastIndexOf('threading.Thread(target=relay'));
+    const mcp = INIT_SCRIPT.slice(INIT_SCRIPT.indexOf('def mcp_main('));
+    expect(mcp.indexOf('os.fork()')).toBeGreaterThan(0);
+    expect(mcp.indexOf('os.fork()')).toBeLessThan(mcp.indexOf('threading.Thread(target=relay'));
     // No handler a signal could run (a root-owned folder's action shares the runner's uid): ignored, and
     // defaults given back to the action.
     expect(INIT_SCRIPT).toContain('signal.signal(sig, signal.SIG_IGN)');
