@@ -10,12 +10,9 @@
 //                   C  the claim log: one byte (0 whole, 1 cut at its limit, 2 missing), then the log
 //                   G  one figure's bytes (a PNG by its name; checked on the host, main/effects/figures/)
 //                   X  {"exitCode", "timedOut", "stopped", "leftovers", "figuresRefused"}
-import { chmod, mkdir, rm } from 'node:fs/promises';
-import { createServer, type Server, type Socket } from 'node:net';
-import { join } from 'node:path';
+import type { Server, Socket } from 'node:net';
 import type { ActionLanguage } from '../../shared/domain';
-
-const SOCKET_NAME = 'control.sock';
+import { closeControlSocket, frame, FrameReader, listenControlSocket } from './control-socket';
 /** The host's own limits on an action's figures, whatever the runner sends (it applies the same ones). */
 export const FIGURE_LIMITS = { count: 20, bytes: 8 * 1024 * 1024, totalBytes: 64 * 1024 * 1024 } as const;
 
@@ -43,35 +40,20 @@ type Pending = {
 
 export class ActionChannel {
   private socket: Socket | null = null;
-  private buffer: Buffer = Buffer.alloc(0);
-  private parts: Buffer[] = [];
-  private partBytes = 0;
-  /** Bytes still missing for the frame at the head of `buffer`. */
-  private needed = 0;
+  private readonly frames = new FrameReader();
   private pending: Pending | null = null;
   private lost: Error | null = null;
   private readyWaiters: Array<{ resolve: () => void; reject: (e: Error) => void }> = [];
   private ready = false;
 
-  private constructor(
-    readonly dir: string,
-    private readonly server: Server,
-  ) {}
+  private server: Server | null = null;
+
+  private constructor(readonly dir: string) {}
 
   /** Listens in `dir` (created, emptied, world-readable so the sandbox user can connect). */
   static async listen(dir: string): Promise<ActionChannel> {
-    await rm(dir, { recursive: true, force: true });
-    await mkdir(dir, { recursive: true, mode: 0o755 });
-    await chmod(dir, 0o755);
-    const server = createServer();
-    const channel = new ActionChannel(dir, server);
-    server.on('connection', (socket) => channel.accept(socket));
-    const path = join(dir, SOCKET_NAME);
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(path, () => resolve());
-    });
-    await chmod(path, 0o666);
+    const channel = new ActionChannel(dir);
+    channel.server = await listenControlSocket(dir, (socket) => channel.accept(socket));
     return channel;
   }
 
@@ -125,13 +107,12 @@ export class ActionChannel {
   async close(): Promise<void> {
     this.fail(new ChannelLost('The sandbox was stopped.'));
     this.socket?.destroy();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-    await rm(this.dir, { recursive: true, force: true });
+    if (this.server) await closeControlSocket(this.server, this.dir);
   }
 
+  /** The runner's connection: the first one (listenControlSocket destroys any later one). */
   private accept(socket: Socket): void {
-    if (this.socket || this.lost) {
-      // Only the runner's first connection counts; anything later is code in the sandbox.
+    if (this.lost) {
       socket.destroy();
       return;
     }
@@ -142,26 +123,7 @@ export class ActionChannel {
   }
 
   private receive(chunk: Buffer): void {
-    // A large frame (a claim log of many megabytes) arrives in many chunks: keep them and join once
-    // the whole frame is there, instead of copying the growing buffer at every chunk.
-    this.parts.push(chunk);
-    this.partBytes += chunk.length;
-    if (this.partBytes < this.needed) return;
-    this.buffer = this.parts.length === 1 && this.buffer.length === 0 ? chunk : Buffer.concat([this.buffer, ...this.parts]);
-    this.parts = [];
-    this.partBytes = 0;
-    this.needed = 0;
-    while (this.buffer.length >= 5) {
-      const length = this.buffer.readUInt32BE(1);
-      if (this.buffer.length < 5 + length) {
-        this.needed = 5 + length - this.buffer.length;
-        return;
-      }
-      const kind = String.fromCharCode(this.buffer[0]!);
-      const payload = this.buffer.subarray(5, 5 + length);
-      this.buffer = this.buffer.subarray(5 + length);
-      this.handle(kind, payload);
-    }
+    for (const { kind, payload } of this.frames.push(chunk)) this.handle(kind, payload);
   }
 
   private handle(kind: string, payload: Buffer): void {
@@ -231,11 +193,4 @@ export class ActionChannel {
     this.pending = null;
     pending?.reject(error);
   }
-}
-
-function frame(kind: string, payload: Buffer): Buffer {
-  const head = Buffer.alloc(5);
-  head.write(kind, 0, 'latin1');
-  head.writeUInt32BE(payload.length, 1);
-  return Buffer.concat([head, payload]);
 }

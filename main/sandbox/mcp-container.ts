@@ -26,14 +26,15 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type Docker from 'dockerode';
 import { createHash, randomBytes } from 'node:crypto';
-import { chmod, chown, mkdir, rm } from 'node:fs/promises';
-import { createServer, type Server, type Socket } from 'node:net';
+import { chown, mkdir } from 'node:fs/promises';
+import type { Server, Socket } from 'node:net';
 import { join, posix } from 'node:path';
 import type { Duplex } from 'node:stream';
 import type { WorkspaceGrant } from '../../shared/domain';
 import type { McpServerDefinition } from '../../shared/domain/mcp';
 import type { ActionClaims, FolderClaims, PathClaim } from './claims';
 import { parseClaimsLog } from './claims-log';
+import { closeControlSocket, frame, FrameReader, listenControlSocket } from './control-socket';
 import { containerSpec, INIT_PATH, SANDBOX_HOME, sandboxUser, TASK_ENV_MOUNT, type SandboxLimits } from './container-policy';
 import { explainDockerError, SandboxError } from './docker-client';
 import { folderOwner, taskEnvFolder } from './executor';
@@ -627,33 +628,18 @@ class AttachedStdio implements Transport {
  */
 class ClaimsControl {
   private socket: Socket | null = null;
-  private buffer = Buffer.alloc(0);
-  private parts: Buffer[] = [];
-  private partBytes = 0;
-  private needed = 0;
+  private readonly frames = new FrameReader();
+  private server: Server | null = null;
   private ready = false;
   private lost = false;
   private readyWaiters: Array<() => void> = [];
   private waiting: { resolve: (c: { log: Buffer; state: ClaimBatch['state'] }) => void; reject: (e: Error) => void } | null = null;
 
-  private constructor(
-    readonly dir: string,
-    private readonly server: Server,
-  ) {}
+  private constructor(readonly dir: string) {}
 
   static async listen(dir: string): Promise<ClaimsControl> {
-    await rm(dir, { recursive: true, force: true });
-    await mkdir(dir, { recursive: true, mode: 0o755 });
-    await chmod(dir, 0o755);
-    const server = createServer();
-    const control = new ClaimsControl(dir, server);
-    server.on('connection', (socket) => control.accept(socket));
-    const path = join(dir, 'control.sock');
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(path, () => resolve());
-    });
-    await chmod(path, 0o666);
+    const control = new ClaimsControl(dir);
+    control.server = await listenControlSocket(dir, (socket) => control.accept(socket));
     return control;
   }
 
@@ -685,9 +671,7 @@ class ClaimsControl {
           reject(e);
         },
       };
-      const head = Buffer.alloc(5);
-      head.write('C', 0, 'latin1');
-      this.socket!.write(head);
+      this.socket!.write(frame('C', Buffer.alloc(0)));
     });
   }
 
@@ -696,12 +680,12 @@ class ClaimsControl {
     this.waiting?.reject(new Error('closed'));
     this.waiting = null;
     this.socket?.destroy();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-    await rm(this.dir, { recursive: true, force: true });
+    if (this.server) await closeControlSocket(this.server, this.dir);
   }
 
+  /** PID 1's connection: the first one (listenControlSocket destroys any later one). */
   private accept(socket: Socket): void {
-    if (this.socket || this.lost) {
+    if (this.lost) {
       socket.destroy();
       return;
     }
@@ -716,30 +700,14 @@ class ClaimsControl {
   }
 
   private receive(chunk: Buffer): void {
-    // A claim log of many megabytes comes in many chunks: joined once the whole frame is there.
-    this.parts.push(chunk);
-    this.partBytes += chunk.length;
-    if (this.partBytes < this.needed) return;
-    this.buffer = Buffer.concat([this.buffer, ...this.parts]);
-    this.parts = [];
-    this.partBytes = 0;
-    this.needed = 0;
-    while (this.buffer.length >= 5) {
-      const length = this.buffer.readUInt32BE(1);
-      if (this.buffer.length < 5 + length) {
-        this.needed = 5 + length - this.buffer.length;
-        return;
-      }
-      const kind = String.fromCharCode(this.buffer[0]!);
-      const payload = Buffer.from(this.buffer.subarray(5, 5 + length));
-      this.buffer = this.buffer.subarray(5 + length);
+    for (const { kind, payload } of this.frames.push(chunk)) {
       if (kind === 'R') {
         this.ready = true;
         for (const w of this.readyWaiters.splice(0)) w();
       } else if (kind === 'C' && this.waiting) {
         const w = this.waiting;
         this.waiting = null;
-        w.resolve({ log: payload.subarray(1), state: payload[0] === 0 ? 'whole' : payload[0] === 1 ? 'cut' : 'missing' });
+        w.resolve({ log: Buffer.from(payload.subarray(1)), state: payload[0] === 0 ? 'whole' : payload[0] === 1 ? 'cut' : 'missing' });
       }
     }
   }
