@@ -21,34 +21,42 @@ if (Prism.languages.bash === undefined) {
 
 const grammarFor: Record<ActionLanguage, string> = { python: 'python', bash: 'bash', sh: 'bash', sql: 'sql' };
 
-/** Calm colours that sit on a grey card, from styles.css's variables (light and dark). */
+/** Calm colours that sit on a grey card, from styles.css's variables (light and dark); the action code and code in answers. */
 const theme: PrismTheme = {
   plain: { color: 'var(--code-text)', backgroundColor: 'transparent' },
   styles: [
     { types: ['comment', 'prolog', 'doctype', 'cdata'], style: { color: 'var(--code-comment)', fontStyle: 'italic' } },
     { types: ['string', 'attr-value', 'char', 'triple-quoted-string'], style: { color: 'var(--code-string)' } },
     { types: ['keyword', 'operator', 'important'], style: { color: 'var(--code-keyword)' } },
-    { types: ['builtin', 'class-name', 'function'], style: { color: 'var(--code-function)' } },
+    { types: ['builtin', 'class-name', 'function', 'tag'], style: { color: 'var(--code-function)' } },
     { types: ['number', 'boolean', 'constant'], style: { color: 'var(--code-number)' } },
-    { types: ['variable', 'decorator', 'annotation'], style: { color: 'var(--code-variable)' } },
+    { types: ['variable', 'decorator', 'annotation', 'attr-name'], style: { color: 'var(--code-variable)' } },
     { types: ['punctuation'], style: { color: 'var(--code-punctuation)' } },
   ],
 };
 
-export function CodeView({ code, language }: { code: string; language: ActionLanguage }) {
+/** Code as highlighted lines in a <pre> (its lines inside a <code> when `inCode`); `grammar` a Prism language, or 'plain'. */
+export function HighlightedCode({ code, grammar, className, testId, inCode = false }: { code: string; grammar: string; className: string; testId?: string; inCode?: boolean }) {
   return (
-    <Highlight code={code} language={grammarFor[language]} theme={theme}>
-      {({ className, style, tokens, getLineProps, getTokenProps }) => (
-        <pre className={`code-view ${className}`} style={style} data-testid="action-code">
-          {tokens.map((line, lineIndex) => (
-            <div key={lineIndex} {...getLineProps({ line })}>
-              {line.map((token, tokenIndex) => (
-                <span key={tokenIndex} {...getTokenProps({ token })} />
-              ))}
-            </div>
-          ))}
-        </pre>
-      )}
+    <Highlight code={code} language={grammar} theme={theme}>
+      {({ className: tokensClass, style, tokens, getLineProps, getTokenProps }) => {
+        const lines = tokens.map((line, lineIndex) => (
+          <div key={lineIndex} {...getLineProps({ line })}>
+            {line.map((token, tokenIndex) => (
+              <span key={tokenIndex} {...getTokenProps({ token })} />
+            ))}
+          </div>
+        ));
+        return (
+          <pre className={`${className} ${tokensClass}`} style={style} data-testid={testId}>
+            {inCode ? <code>{lines}</code> : lines}
+          </pre>
+        );
+      }}
     </Highlight>
   );
+}
+
+export function CodeView({ code, language }: { code: string; language: ActionLanguage }) {
+  return <HighlightedCode code={code} grammar={grammarFor[language]} className="code-view" testId="action-code" />;
 }

@@ -6,7 +6,8 @@
 import { Children, isValidElement, useEffect, useRef, useState, type ReactElement, type ReactNode } from 'react';
 import Markdown, { type Components } from 'react-markdown';
 import remarkGfm from 'remark-gfm';
-import { Highlight, Prism, type PrismTheme } from 'prism-react-renderer';
+import { Prism } from 'prism-react-renderer';
+import { HighlightedCode } from './code-view';
 import './markdown.css';
 
 const LANGUAGE_ALIASES: Readonly<Record<string, string>> = {
@@ -34,19 +35,6 @@ export function grammarOf(tag: string): string | undefined {
   return name !== '' && Object.hasOwn(Prism.languages, name) && typeof Prism.languages[name] === 'object' ? name : undefined;
 }
 
-/** The same calm colours as the action code (styles.css's --code-* variables, light and dark). */
-const theme: PrismTheme = {
-  plain: { color: 'var(--code-text)', backgroundColor: 'transparent' },
-  styles: [
-    { types: ['comment', 'prolog', 'doctype', 'cdata'], style: { color: 'var(--code-comment)', fontStyle: 'italic' } },
-    { types: ['string', 'attr-value', 'char', 'triple-quoted-string'], style: { color: 'var(--code-string)' } },
-    { types: ['keyword', 'operator', 'important'], style: { color: 'var(--code-keyword)' } },
-    { types: ['builtin', 'class-name', 'function', 'tag'], style: { color: 'var(--code-function)' } },
-    { types: ['number', 'boolean', 'constant'], style: { color: 'var(--code-number)' } },
-    { types: ['variable', 'decorator', 'annotation', 'attr-name'], style: { color: 'var(--code-variable)' } },
-    { types: ['punctuation'], style: { color: 'var(--code-punctuation)' } },
-  ],
-};
 
 /** Copies text: the async clipboard where the page may use it, else a selected hidden textarea (Electron denies the permission). */
 export async function copyText(text: string): Promise<boolean> {
@@ -98,23 +86,7 @@ export function CopyButton({ text, label = 'Copy', testId = 'copy-code' }: { tex
 /** A block of code with its language, highlighting and Copy. */
 export function CodeBlock({ code, tag, testId = 'code-block' }: { code: string; tag: string; testId?: string }) {
   const grammar = grammarOf(tag);
-  const lines = (
-    <Highlight code={code} language={grammar ?? 'plain'} theme={theme}>
-      {({ className, style, tokens, getLineProps, getTokenProps }) => (
-        <pre className={`md-code ${className}`} style={style}>
-          <code>
-            {tokens.map((line, lineIndex) => (
-              <div key={lineIndex} {...getLineProps({ line })}>
-                {line.map((token, tokenIndex) => (
-                  <span key={tokenIndex} {...getTokenProps({ token })} />
-                ))}
-              </div>
-            ))}
-          </code>
-        </pre>
-      )}
-    </Highlight>
-  );
+  const lines = <HighlightedCode code={code} grammar={grammar ?? 'plain'} className="md-code" inCode />;
   return (
     <div className="md-code-block" data-testid={testId} data-language={tag.toLowerCase()}>
       <div className="md-code-bar">
