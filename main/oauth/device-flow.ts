@@ -5,6 +5,9 @@
 import * as oauth from 'oauth4webapi';
 import { describe, OAuthFlowError } from './loopback-flow';
 
+/** The provider would not start a device sign-in for this client (not enabled for it): the browser sign-in may still work. */
+export class DeviceFlowRefused extends OAuthFlowError {}
+
 export type DeviceFlowClient = {
   as: oauth.AuthorizationServer;
   client: oauth.Client;
@@ -42,7 +45,7 @@ export async function startDeviceFlow(c: DeviceFlowClient, options: { timeoutMs?
     const response = await oauth.deviceAuthorizationRequest(c.as, c.client, c.clientAuth, params, opts);
     started = await oauth.processDeviceAuthorizationResponse(c.as, c.client, response);
   } catch (error) {
-    throw new OAuthFlowError('exchange', `${c.providerName} did not start a device sign-in: ${describe(error)}. Check the client id (the app must allow the device flow); then connect again.`);
+    throw new DeviceFlowRefused('exchange', `${c.providerName} did not start a device sign-in: ${describe(error)}. Check the client id (the app must allow the device flow), or sign in through the browser instead (--browser).`);
   }
   for (const page of [started.verification_uri, started.verification_uri_complete]) {
     if (page !== undefined && !/^https:\/\//i.test(page) && !(c.insecureLoopback && /^http:\/\/(127\.0\.0\.1|localhost|\[::1\])[:/]/i.test(page))) {

@@ -4,7 +4,7 @@
 import * as oauth from 'oauth4webapi';
 import type { ConnectionView } from '../../shared/domain/connections';
 import { ConnectionStore, emptyRecord, type ConnectionRecord } from './connection-store';
-import { startDeviceFlow } from './device-flow';
+import { DeviceFlowRefused, startDeviceFlow, type DeviceFlowStarted } from './device-flow';
 import { describe, startLoopbackFlow } from './loopback-flow';
 import { redirectUriOf, type ProviderConfig, type ProviderSpec } from './provider-spec';
 import { authorizationServer, clientAuthOf, normalizerOf, OAuthConfigError, specOf, usesLoopbackHttp, validateCustomConfig } from './provider-resolver';
@@ -95,27 +95,36 @@ export class OAuthConnections {
     if (options.flow === 'device' && !as.device_authorization_endpoint) {
       throw new OAuthError(`${spec.displayName} does not offer the device sign-in (no device authorization endpoint). Connect in the browser instead: posthoc connect ${provider} --browser.`);
     }
+    let flow: DeviceFlowStarted | null = null;
     if (useDevice) {
-      const flow = await startDeviceFlow(
-        {
-          as,
-          client,
-          clientAuth: clientAuthOf(spec, clientSecret),
-          insecureLoopback: usesLoopbackHttp(spec),
-          providerName: spec.displayName,
-          scopes: spec.scopes,
-          scopeSeparator: spec.scopeSeparator,
-          normalize: normalizerOf(spec),
-          send: this.options.send,
-        },
-        { timeoutMs: options.timeoutMs },
-      );
+      try {
+        flow = await startDeviceFlow(
+          {
+            as,
+            client,
+            clientAuth: clientAuthOf(spec, clientSecret),
+            insecureLoopback: usesLoopbackHttp(spec),
+            providerName: spec.displayName,
+            scopes: spec.scopes,
+            scopeSeparator: spec.scopeSeparator,
+            normalize: normalizerOf(spec),
+            send: this.options.send,
+          },
+          { timeoutMs: options.timeoutMs },
+        );
+      } catch (error) {
+        // Offered by the provider but not enabled for this client: unless the person asked for the code, sign in
+        // through the browser as before.
+        if (!(error instanceof DeviceFlowRefused) || options.flow === 'device') throw error;
+      }
+    }
+    if (flow) {
       return { ...this.track(provider, spec, as, flow.tokens, flow.cancel), authorizationUrl: flow.verificationUriComplete ?? flow.verificationUri, device: flow };
     }
     if (spec.clientSecret === 'required' && !clientSecret) {
       throw new OAuthError(`${spec.displayName} needs the app's client secret too: posthoc connect ${provider} --client-secret-stdin (reads it from standard input), or the Connections page.`);
     }
-    const flow = await startLoopbackFlow(
+    const loopback = await startLoopbackFlow(
       {
         as,
         client,
@@ -132,7 +141,7 @@ export class OAuthConnections {
       },
       { port: options.port ?? spec.redirectPort, timeoutMs: options.timeoutMs },
     );
-    return { ...this.track(provider, spec, as, flow.tokens, flow.cancel), authorizationUrl: flow.authorizationUrl };
+    return { ...this.track(provider, spec, as, loopback.tokens, loopback.cancel), authorizationUrl: loopback.authorizationUrl };
   }
 
   /** Follows a sign-in to its end: the tokens saved and the connection marked, or its error kept on it. */

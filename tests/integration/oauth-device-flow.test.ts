@@ -130,6 +130,18 @@ describe('the device sign-in', () => {
     await expect(connections().connect('local')).rejects.toThrow(/not an https address .*Nothing was connected/);
   });
 
+  it('falls back to the browser sign-in for a client the provider does not allow the device grant, unless the code was asked for', async () => {
+    const oauth = connections();
+    await oauth.configure({ provider: 'local', clientId: auth.browserClientId });
+    const started = await oauth.connect('local');
+    expect(started.device).toBeUndefined();
+    expect(new URL(started.authorizationUrl).searchParams.get('client_id')).toBe(auth.browserClientId);
+    expect(auth.requests.some((r) => r.method === 'POST' && r.path === '/device/auth')).toBe(true);
+    oauth.cancelAll();
+    await expect(started.done).rejects.toThrow(/cancelled/);
+    await expect(oauth.connect('local', { flow: 'device' })).rejects.toThrow(/did not start a device sign-in: .*not allowed for this client.*--browser/);
+  });
+
   it('signs in through the browser redirect instead when asked (--browser)', async () => {
     const oauth = connections();
     const started = await oauth.connect('local', { flow: 'browser' });

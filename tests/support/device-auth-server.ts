@@ -8,6 +8,8 @@ import Provider from 'oidc-provider';
 export type DeviceAuthServer = {
   issuer: string;
   clientId: string;
+  /** A client the server does not allow the device grant (browser sign-in only). */
+  browserClientId: string;
   /** Every request the server answered: method and path, for asserting what Posthoc sent. */
   requests: Array<{ method: string; path: string }>;
   close(): Promise<void>;
@@ -28,6 +30,14 @@ export async function startDeviceAuthServer(): Promise<DeviceAuthServer> {
         response_types: [],
         redirect_uris: [],
       },
+      {
+        client_id: 'posthoc-browser-only',
+        application_type: 'native',
+        token_endpoint_auth_method: 'none',
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
+        redirect_uris: ['http://127.0.0.1/callback'],
+      },
     ],
     features: { deviceFlow: { enabled: true }, devInteractions: { enabled: true } },
     claims: { openid: ['sub'], email: ['email'], profile: ['name'] },
@@ -47,6 +57,7 @@ export async function startDeviceAuthServer(): Promise<DeviceAuthServer> {
   return {
     issuer,
     clientId,
+    browserClientId: 'posthoc-browser-only',
     requests,
     close: () =>
       new Promise<void>((resolve) => {
