@@ -11,7 +11,7 @@ import type { McpEffect } from '../../shared/domain/mcp';
 import { dispatch } from '../../main/ipc/register-contract';
 import { mcpTokenSecret } from '../../main/services/mcp-oauth';
 import { Vault } from '../../main/vault/vault';
-import { findSecretInFiles, secretFinder } from '../support/canary';
+import { captureProcessLogs, findSecretInFiles, secretFinder } from '../support/canary';
 import { startMcpAuthServer, type McpAuthServer } from '../support/mcp-auth-server';
 import { startMcpHttpServer, type McpHttpServer } from '../support/mcp-http-server';
 import { startHarness, type Harness } from '../support/services-harness';
@@ -58,27 +58,12 @@ let mcp: McpHttpServer;
 let authServer: McpAuthServer;
 let secure: McpHttpServer;
 let vault: Vault;
-const logs: string[] = [];
+let logs: string[] = [];
 const pushed: string[] = [];
-const restore: Array<() => void> = [];
+let restoreLogs: () => void = () => undefined;
 
 beforeAll(async () => {
-  for (const stream of [process.stdout, process.stderr]) {
-    const original = stream.write.bind(stream);
-    stream.write = ((chunk: unknown, ...rest: unknown[]) => {
-      logs.push(String(chunk));
-      return (original as (...a: unknown[]) => boolean)(chunk, ...rest);
-    }) as typeof stream.write;
-    restore.push(() => (stream.write = original));
-  }
-  for (const level of ['log', 'info', 'warn', 'error', 'debug'] as const) {
-    const original = console[level];
-    console[level] = (...args: unknown[]) => {
-      logs.push(args.map(String).join(' '));
-      original(...args);
-    };
-    restore.push(() => (console[level] = original));
-  }
+  ({ logs, restore: restoreLogs } = captureProcessLogs());
   mcp = await startMcpHttpServer(CANARY);
   vault = new Vault(`dev.posthoc.test-canary-mcp-${randomUUID()}`);
   authServer = await startMcpAuthServer();
@@ -97,7 +82,7 @@ afterAll(async () => {
   await mcp?.close();
   await secure?.close();
   await authServer?.close();
-  for (const r of restore.reverse()) r();
+  restoreLogs();
 });
 
 describe('a remote MCP server token from the vault', () => {

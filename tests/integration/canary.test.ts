@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callNames, type CallName } from '../../shared/contract';
 import { dispatch } from '../../main/ipc/register-contract';
 import { Vault } from '../../main/vault/vault';
-import { findSecretInFiles, secretFinder } from '../support/canary';
+import { captureProcessLogs, findSecretInFiles, secretFinder } from '../support/canary';
 import { startFakeSlack, type FakeSlack } from '../support/fake-slack';
 import { mirrorForms, startMirrorServer, type MirrorServer } from '../support/mirror-server';
 import { startHarness, type Harness } from '../support/services-harness';
@@ -47,28 +47,13 @@ let harness: Harness;
 let slack: FakeSlack;
 let mirror: MirrorServer;
 let vault: Vault;
-const logs: string[] = [];
+let logs: string[] = [];
 const pushed: string[] = [];
-const restore: Array<() => void> = [];
+let restoreLogs: () => void = () => undefined;
 
 beforeAll(async () => {
   // Everything this process writes to its own stdout and stderr (and console) is a log.
-  for (const stream of [process.stdout, process.stderr]) {
-    const original = stream.write.bind(stream);
-    stream.write = ((chunk: unknown, ...rest: unknown[]) => {
-      logs.push(String(chunk));
-      return (original as (...a: unknown[]) => boolean)(chunk, ...rest);
-    }) as typeof stream.write;
-    restore.push(() => (stream.write = original));
-  }
-  for (const level of ['log', 'info', 'warn', 'error', 'debug'] as const) {
-    const original = console[level];
-    console[level] = (...args: unknown[]) => {
-      logs.push(args.map(String).join(' '));
-      original(...args);
-    };
-    restore.push(() => (console[level] = original));
-  }
+  ({ logs, restore: restoreLogs } = captureProcessLogs());
   slack = await startFakeSlack('unused');
   mirror = await startMirrorServer();
   vault = new Vault(`dev.posthoc.test-canary-${randomUUID()}`);
@@ -94,7 +79,7 @@ afterAll(async () => {
   await vault?.remove('canary-key').catch(() => false);
   await slack?.close();
   await mirror?.close();
-  for (const r of restore.reverse()) r();
+  restoreLogs();
 });
 
 describe('a vault secret used by the gateway', () => {

@@ -24,3 +24,29 @@ export async function findSecretInFiles(dir: string, finds: (text: string) => bo
   await walk(dir);
   return hits;
 }
+
+/**
+ * Everything this process writes to its stdout and stderr (and console) from now on, as the canary's "logs";
+ * `restore` puts the streams and the console back.
+ */
+export function captureProcessLogs(): { logs: string[]; restore(): void } {
+  const logs: string[] = [];
+  const undo: Array<() => void> = [];
+  for (const stream of [process.stdout, process.stderr]) {
+    const original = stream.write.bind(stream);
+    stream.write = ((chunk: unknown, ...rest: unknown[]) => {
+      logs.push(String(chunk));
+      return (original as (...a: unknown[]) => boolean)(chunk, ...rest);
+    }) as typeof stream.write;
+    undo.push(() => (stream.write = original));
+  }
+  for (const level of ['log', 'info', 'warn', 'error', 'debug'] as const) {
+    const original = console[level];
+    console[level] = (...args: unknown[]) => {
+      logs.push(args.map(String).join(' '));
+      original(...args);
+    };
+    undo.push(() => (console[level] = original));
+  }
+  return { logs, restore: () => undo.reverse().forEach((r) => r()) };
+}
