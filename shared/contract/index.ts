@@ -111,7 +111,17 @@ export const calls = {
   /** Every action, or one task's, oldest first. */
   'action:list': { input: z.object({ taskId: z.string().min(1).optional() }), output: z.array(Action) },
   'action:get': { input: ActionRef, output: Action },
-  'action:undo': { input: ActionRef, output: UndoResult },
+  'action:undo': {
+    input: ActionRef.extend({
+      /**
+       * Edits made outside Posthoc to files the action changed are kept as copies next to them ("NAME (your
+       * edit).ext"), then those files go back too. Edits that are not a file's content (a deleted file, a
+       * folder) and later actions still refuse.
+       */
+      keepCopies: z.boolean().optional(),
+    }),
+    output: UndoResult,
+  },
   'action:keep': { input: ActionRef, output: Action },
   /** Figure N (from 1) of an action, as PNG bytes in base64 (shown as a data: URL). */
   'action:figure': { input: ActionRef.extend({ n: z.number().int().min(1) }), output: z.object({ figure: ActionFigure, base64: z.string() }) },
@@ -192,7 +202,17 @@ export const calls = {
   /** Starts building the sandbox image (refused while a build runs); its progress comes as sandbox:progress. */
   'sandbox:build': { input: z.object({}), output: z.object({ image: z.string() }) },
   'action:redo': { input: ActionRef, output: RedoResult },
-  'action:rewind': { input: ActionRef, output: RewindResult },
+  'action:rewind': {
+    input: ActionRef.extend({
+      /**
+       * Edits made outside Posthoc to files the action changed are kept as copies next to them ("NAME (your
+       * edit).ext"), then those files go back too. Edits that are not a file's content (a deleted file, a
+       * folder) and later actions still refuse.
+       */
+      keepCopies: z.boolean().optional(),
+    }),
+    output: RewindResult,
+  },
   'action:diff': {
     /** since: the path as last checkpointed against what the action left there (the edits made since it). */
     input: ActionRef.extend({ path: z.string().min(1), workspace: z.string().min(1).optional(), since: z.boolean().optional() }),

@@ -453,6 +453,12 @@ export const UndoBlocker = z.object({
   channel: z.enum(['files', 'databases', 'services', 'memory', 'tools']).optional(),
   /** A database's or a service's own words for why it blocks (files are described from `by`). */
   reason: z.string().optional(),
+  /**
+   * Files, by 'external' or 'content': the path holds a file the person changed, which an undo or rewind with
+   * `keepCopies` keeps as a copy next to it ("NAME (your edit).ext") before it puts the action's file back.
+   * Known when an operation checked the folder (absent on the timeline, which reads the history only).
+   */
+  copyable: z.boolean().optional(),
 });
 export type UndoBlocker = z.infer<typeof UndoBlocker>;
 
@@ -470,6 +476,10 @@ export const UndoStep = z.object({
   detail: z.string().nullable(),
 });
 export type UndoStep = z.infer<typeof UndoStep>;
+
+/** An edit made outside Posthoc that an undo with `keepCopies` kept as a copy: `path` (as named to the person) went back, `copy` holds the edit. */
+export const KeptCopy = z.object({ path: z.string(), copy: z.string() });
+export type KeptCopy = z.infer<typeof KeptCopy>;
 
 /**
  * A provider refused one of the inverse calls after others were already sent: those cannot be taken back,
@@ -497,6 +507,8 @@ export const UndoResult = z.discriminatedUnion('outcome', [
     notRestored: z.array(z.string()).optional(),
     /** Service calls taken back by their inverse call, in words, in the order they were sent. */
     calls: z.array(z.string()).optional(),
+    /** With `keepCopies`: the person's edits kept as copies before their files went back. */
+    copies: z.array(KeptCopy).optional(),
     steps: z.array(UndoStep).optional(),
   }),
   z.object({
@@ -508,6 +520,8 @@ export const UndoResult = z.discriminatedUnion('outcome', [
     blockers: z.array(UndoBlocker).optional(),
     /** Rewinding (undoing the later actions too, newest first) would get past these blockers. */
     canRewind: z.boolean().optional(),
+    /** Every blocker is a file the person changed: undo with `keepCopies` keeps each edit as a copy and goes through. */
+    canKeepCopies: z.boolean().optional(),
     steps: z.array(UndoStep).optional(),
   }),
   PartialUndo,

@@ -1,7 +1,7 @@
 // Schemas of the undo engine: redo and rewind answers, the undo timeline of a task, one file's diff, and
 // the storage budgets of checkpoints. A leaf like the rest of shared/: zod only.
 import { z } from 'zod';
-import { Action, PartialUndo, UndoBlocker, UndoStep } from './index';
+import { Action, KeptCopy, PartialUndo, UndoBlocker, UndoStep } from './index';
 
 const Paths = z.array(z.string());
 
@@ -20,9 +20,20 @@ export const RewindResult = z.discriminatedUnion('outcome', [
     restored: Paths,
     removed: Paths,
     notRestored: Paths,
+    /** With `keepCopies`: the person's edits kept as copies before their files went back. */
+    copies: z.array(KeptCopy).optional(),
     steps: z.array(UndoStep).optional(),
   }),
-  z.object({ outcome: z.literal('conflict'), action: Action, paths: Paths, message: z.string(), blockers: z.array(UndoBlocker), steps: z.array(UndoStep).optional() }),
+  z.object({
+    outcome: z.literal('conflict'),
+    action: Action,
+    paths: Paths,
+    message: z.string(),
+    blockers: z.array(UndoBlocker),
+    /** Every blocker is a file the person changed: rewind with `keepCopies` keeps each edit as a copy and goes through. */
+    canKeepCopies: z.boolean().optional(),
+    steps: z.array(UndoStep).optional(),
+  }),
   PartialUndo,
 ]);
 export type RewindResult = z.infer<typeof RewindResult>;

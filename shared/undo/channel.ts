@@ -22,6 +22,8 @@ export type UndoJob = {
   actions: readonly Action[];
   /** The task's applied actions after those (a conflict they explain could be passed by a rewind). */
   later: readonly Action[];
+  /** Undo and rewind: keep the person's edits in the way as copies ("NAME (your edit).ext"), then go on (files only). */
+  keepCopies?: boolean;
 };
 
 /** What a step did, for the result, the card and the timeline. */
@@ -36,6 +38,8 @@ export type StepReport = {
   refs: string[];
   /** Calls that left the machine and went through, each in its inverse's own words ("Delete the message 17.01 in C1"). */
   calls?: string[];
+  /** Files: the person's edits kept as copies before their paths went back (as named to the person). */
+  copies?: Array<{ path: string; copy: string }>;
 };
 
 /** Thrown by a local step's apply when it met a conflict half-way; it has put back what it did. */
