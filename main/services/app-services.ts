@@ -248,7 +248,7 @@ export function createServices(options: {
       if (!action) throw new ServiceError('not-found', `No action ${actionId}. List actions with "posthoc actions".`);
       return action;
     },
-    'action:undo': ({ actionId }) => undo.undo(actionId),
+    'action:undo': ({ actionId, keepCopies }) => undo.undo(actionId, { keepCopies }),
     'action:keep': ({ actionId }) => undo.keep(actionId),
     'action:figure': async (input) => {
       const { figure, bytes } = await previews.figure(input);
@@ -275,7 +275,7 @@ export function createServices(options: {
     'service:add': async (input) => connections.addService(input),
     'service:remove': async ({ name }) => ({ removed: services.remove(name) }),
     'action:redo': ({ actionId }) => undo.redo(actionId),
-    'action:rewind': ({ actionId }) => undo.rewind(actionId),
+    'action:rewind': ({ actionId, keepCopies }) => undo.rewind(actionId, { keepCopies }),
     'action:diff': (input) => undoViews.diff(input),
     'task:timeline': async ({ taskId }) => undoViews.timeline(taskId),
     'budget:get': () => undoViews.storage(),

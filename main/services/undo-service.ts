@@ -49,10 +49,13 @@ export type UndoServiceOptions = {
 
 type SagaOutcome =
   | { kind: 'done'; report: Merged; steps: UndoStep[] }
-  | { kind: 'refused'; blockers: UndoBlocker[]; message: string; canRewind: boolean; steps: UndoStep[] }
+  | { kind: 'refused'; blockers: UndoBlocker[]; message: string; canRewind: boolean; canKeepCopies: boolean; steps: UndoStep[] }
   | { kind: 'partial'; message: string; calls: string[]; refused: PartialUndo['refused']; steps: UndoStep[] };
 
-type Merged = { restored: string[]; removed: string[]; notRestored: string[]; calls: string[] };
+type Merged = { restored: string[]; removed: string[]; notRestored: string[]; calls: string[]; copies: Array<{ path: string; copy: string }> };
+
+/** Undo and rewind: keep the person's edits in the way as copies ("NAME (your edit).ext"), then go on. */
+export type UndoOptions = { keepCopies?: boolean };
 
 const WORDS: Record<UndoOperation, { verb: string; title: string }> = {
   undo: { verb: 'undo', title: 'Undo' },
@@ -117,21 +120,39 @@ export class UndoService {
     return done;
   }
 
-  async undo(actionId: string): Promise<UndoResult> {
+  async undo(actionId: string, options: UndoOptions = {}): Promise<UndoResult> {
     await this.ready;
     const action = this.requireAction(actionId);
     this.requireApplied(action, 'undo');
     const task = this.requireIdle(action);
     const later = this.rewindSet(action).filter((a) => a.id !== action.id);
-    const out = await this.saga(task, 'undo', [action], later);
+    const out = await this.saga(task, 'undo', [action], later, options.keepCopies === true);
     const now = this.requireAction(actionId);
     switch (out.kind) {
       case 'refused':
-        return { outcome: 'conflict', action: now, paths: out.blockers.map((b) => b.path), blockers: out.blockers, canRewind: out.canRewind, message: out.message, steps: out.steps };
+        return {
+          outcome: 'conflict',
+          action: now,
+          paths: out.blockers.map((b) => b.path),
+          blockers: out.blockers,
+          canRewind: out.canRewind,
+          canKeepCopies: out.canKeepCopies,
+          message: out.message,
+          steps: out.steps,
+        };
       case 'partial':
         return { outcome: 'partial', action: now, message: out.message, calls: out.calls, refused: out.refused, steps: out.steps };
       case 'done':
-        return { outcome: 'undone', action: now, restored: out.report.restored, removed: out.report.removed, notRestored: out.report.notRestored, calls: out.report.calls, steps: out.steps };
+        return {
+          outcome: 'undone',
+          action: now,
+          restored: out.report.restored,
+          removed: out.report.removed,
+          notRestored: out.report.notRestored,
+          calls: out.report.calls,
+          ...(out.report.copies.length > 0 ? { copies: out.report.copies } : {}),
+          steps: out.steps,
+        };
     }
   }
 
@@ -153,7 +174,7 @@ export class UndoService {
   }
 
   /** Undoes the action and every later applied action of its task, newest applied first; all or nothing. */
-  async rewind(actionId: string): Promise<RewindResult> {
+  async rewind(actionId: string, options: UndoOptions = {}): Promise<RewindResult> {
     await this.ready;
     const action = this.requireAction(actionId);
     this.requireApplied(action, 'rewind to before');
@@ -164,11 +185,19 @@ export class UndoService {
       throw new ServiceError('conflict', `Action ${kept.seq} was kept, so a rewind cannot go back past it. Undo the actions after it instead.`);
     }
     for (const a of later) requireRecorded(a, 'rewind past');
-    const out = await this.saga(task, 'rewind', later, []);
+    const out = await this.saga(task, 'rewind', later, [], options.keepCopies === true);
     const now = this.requireAction(actionId);
     switch (out.kind) {
       case 'refused':
-        return { outcome: 'conflict', action: now, paths: out.blockers.map((b) => b.path), blockers: out.blockers, message: out.message, steps: out.steps };
+        return {
+          outcome: 'conflict',
+          action: now,
+          paths: out.blockers.map((b) => b.path),
+          blockers: out.blockers,
+          canKeepCopies: out.canKeepCopies,
+          message: out.message,
+          steps: out.steps,
+        };
       case 'partial':
         return { outcome: 'partial', action: now, message: out.message, calls: out.calls, refused: out.refused, steps: out.steps };
       case 'done':
@@ -179,6 +208,7 @@ export class UndoService {
           restored: out.report.restored,
           removed: out.report.removed,
           notRestored: out.report.notRestored,
+          ...(out.report.copies.length > 0 ? { copies: out.report.copies } : {}),
           steps: out.steps,
         };
     }
@@ -188,9 +218,9 @@ export class UndoService {
    * The saga: every channel's step is checked before any is applied; local channels are applied before
    * the ones that leave the machine; a refusal from those puts the local steps back.
    */
-  private async saga(task: Task, operation: UndoOperation, actions: Action[], later: Action[]): Promise<SagaOutcome> {
+  private async saga(task: Task, operation: UndoOperation, actions: Action[], later: Action[], keepCopies = false): Promise<SagaOutcome> {
     const direction: UndoDirection = operation === 'redo' ? 'redo' : 'undo';
-    const job: UndoJob = { taskId: task.id, operation, direction, actions, later };
+    const job: UndoJob = { taskId: task.id, operation, direction, actions, later, ...(keepCopies ? { keepCopies } : {}) };
     const words = WORDS[operation];
     await this.recoverPending(foldersOf(task, null));
     let out: SagaOutcome;
@@ -308,6 +338,7 @@ export class UndoService {
             kind: 'refused',
             blockers: [blocker],
             canRewind: false,
+            canKeepCopies: false,
             message: `${title} refused: ${r.refused.what} was refused: ${r.refused.why}.${back} Nothing changed. Fix the cause (reconnect the service, check the object still exists) and try again.`,
             steps,
           },
@@ -327,8 +358,9 @@ export class UndoService {
       };
     }
 
-    const merged: Merged = { restored: [], removed: [], notRestored: [], calls: [] };
+    const merged: Merged = { restored: [], removed: [], notRestored: [], calls: [], copies: [] };
     for (const a of applied) {
+      merged.copies.push(...(a.report.copies ?? []));
       merged.restored.push(...a.report.restored);
       merged.removed.push(...a.report.removed);
       merged.notRestored.push(...a.report.notRestored);
@@ -352,13 +384,23 @@ export class UndoService {
           (b.by === 'action' && b.taskTitle === null && b.actionId !== null && (laterIds.has(b.actionId) || (b.actionSeq ?? 0) > (target?.seq ?? 0))) ||
           (b.channel === 'databases' && [...laterDbs].some((d) => b.path === d || b.path.startsWith(`${d}: `))),
       );
+    // Every blocker a file the person changed: keeping each edit as a copy gets past all of them.
+    const canKeepCopies = job.direction === 'undo' && blockers.length > 0 && blockers.every((b) => b.copyable === true);
     const parts = blockers.map((b) => `${b.path} (${describeBlocker(b)})`);
     const shown = parts.length > 8 ? `${parts.slice(0, 8).join(', ')} and ${parts.length - 8} more` : parts.join(', ');
-    const hint = canRewind ? ' Rewind to before this action to undo the later actions too, newest first.' : '';
+    const stuck = blockers.filter((b) => b.copyable !== true).map((b) => b.path);
+    const hint = canKeepCopies
+      ? ` To ${job.operation} anyway, keep a copy of your edits: each stays next to its file as “NAME (your edit)”, and the files go back.`
+      : job.keepCopies && stuck.length > 0
+        ? ` Keeping copies does not get past ${stuck.slice(0, 5).join(', ')}${stuck.length > 5 ? ' and more' : ''}: only a file you changed since can be kept as a copy (not a later action's change, a deleted file or a folder).${canRewind ? ' Rewind to before this action to undo the later actions too, newest first.' : ''}`
+        : canRewind
+          ? ' Rewind to before this action to undo the later actions too, newest first.'
+          : '';
     return {
       kind: 'refused',
       blockers,
       canRewind,
+      canKeepCopies,
       message: `${title} refused: ${blockers.length === 1 ? '1 conflict' : `${blockers.length} conflicts`}, nothing was changed: ${shown}.${hint}`,
       steps,
     };
@@ -439,6 +481,7 @@ export class UndoService {
         actionSeq: b.by === 'action' ? (other?.seq ?? null) : null,
         taskTitle: b.by === 'action' && other && other.taskId !== task.id ? (this.store.getTask(other.taskId)?.title ?? 'another task') : null,
         ...(during ? { whileActionSeq: during.seq, ambiguous: b.ambiguous ?? false } : {}),
+        ...(b.copyable !== undefined ? { copyable: b.copyable } : {}),
       };
     });
   }

@@ -76,7 +76,8 @@ export class UndoViews {
     }
     const startOf = new Map(actions.map((a) => [a.id, a.startedAt]));
     for (const change of this.fs.history.changesForTask(taskId)) {
-      if (change.kind !== 'external') continue;
+      // Copies an undo kept (or moved back) are told by that operation's own record.
+      if (change.kind !== 'external' || change.byUndo) continue;
       const grant = task.workspaces.find((w) => w.hostPath === change.folder);
       // Shown just before the action whose checkpoint found it, or after the action it was made during.
       const at = (change.foundBy && !change.during ? startOf.get(change.foundBy) : undefined) ?? change.createdAt;

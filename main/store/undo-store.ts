@@ -26,6 +26,13 @@ export type FolderChange = {
   during?: boolean;
   /** With `during`: paths that action also wrote; undo of it refuses for them. */
   ambiguous?: string[];
+  /**
+   * External changes made by an undo that kept the person's edits as copies (its `paths` are the copies):
+   * the paths whose earlier outside edits were set aside, so they no longer stand in the way of an undo.
+   */
+  setAside?: string[];
+  /** External changes Posthoc made for the person (copies kept by an undo, or moved back): told with the operation, not as an edit. */
+  byUndo?: boolean;
   fromCommit: string;
   toCommit: string;
   /** Every path that differs, files and folders. */
@@ -44,6 +51,10 @@ export type JournalPlan = {
     to: string;
     paths: string[];
     items: Array<{ actionId: string; paths: string[] }>;
+    /** Undo with keepCopies: each edited path and the copy that keeps the edit (recorded as an outside change before the items). */
+    aside?: Array<{ path: string; copy: string }>;
+    /** A compensation: copies moved back to their paths (recorded as an outside change after the items). */
+    returned?: Array<{ path: string; copy: string }>;
   }>;
 };
 export type JournalEntry = {
@@ -114,7 +125,12 @@ export class UndoStore {
         change.toCommit,
         JSON.stringify(change.paths),
         // Kept with the summary (a JSON column) rather than in columns of their own: no schema change.
-        JSON.stringify(change.during ? { ...change.summary, during: true, ambiguous: change.ambiguous ?? [] } : change.summary),
+        JSON.stringify({
+          ...change.summary,
+          ...(change.during ? { during: true, ambiguous: change.ambiguous ?? [] } : {}),
+          ...(change.setAside && change.setAside.length > 0 ? { setAside: change.setAside } : {}),
+          ...(change.byUndo ? { byUndo: true } : {}),
+        }),
         createdAt,
       );
     return { ...change, id: Number(result.lastInsertRowid), createdAt };
@@ -157,7 +173,12 @@ export class UndoStore {
 }
 
 function toChange(r: ChangeRow): FolderChange {
-  const { during, ambiguous, ...summary } = JSON.parse(r.summary_json) as ChangeSummaryRecord & { during?: boolean; ambiguous?: string[] };
+  const { during, ambiguous, setAside, byUndo, ...summary } = JSON.parse(r.summary_json) as ChangeSummaryRecord & {
+    during?: boolean;
+    ambiguous?: string[];
+    setAside?: string[];
+    byUndo?: boolean;
+  };
   return {
     id: r.id,
     folder: r.folder,
@@ -171,6 +192,8 @@ function toChange(r: ChangeRow): FolderChange {
     paths: JSON.parse(r.paths_json) as string[],
     summary,
     ...(during ? { during: true, ambiguous: ambiguous ?? [] } : {}),
+    ...(setAside ? { setAside } : {}),
+    ...(byUndo ? { byUndo: true } : {}),
     createdAt: r.created_at,
   };
 }

@@ -53,8 +53,9 @@ class FilesStep implements ChannelStep {
     private readonly stores: CheckpointStore[],
   ) {}
 
-  private request(direction: UndoDirection, actionIds: string[]): RevertRequest {
+  private request(direction: UndoDirection, actionIds: string[], keepCopies = false): RevertRequest {
     return {
+      keepCopies,
       taskId: this.job.taskId,
       operation: this.job.operation,
       direction,
@@ -66,7 +67,14 @@ class FilesStep implements ChannelStep {
   }
 
   async check(): Promise<UndoBlocker[]> {
-    const prepared = await this.reverter.prepare(this.request(this.job.direction, this.job.actions.map((a) => a.id)), this.stores);
+    const prepared = await this.reverter.prepare(
+      this.request(
+        this.job.direction,
+        this.job.actions.map((a) => a.id),
+        this.job.direction === 'undo' && this.job.keepCopies === true,
+      ),
+      this.stores,
+    );
     if (!prepared.ok) return this.hooks.describe(this.job.taskId, prepared.blockers).map((b) => ({ ...b, channel: 'files' as const }));
     this.prepared = prepared;
     return [];
@@ -95,6 +103,9 @@ class FilesStep implements ChannelStep {
       const outcome = await this.reverter.commit(prepared);
       this.report?.refs.push(`journal:${outcome.journalId}`);
     }
+    // Edits the undo kept as copies go back where they were, over the redone actions.
+    const kept = (this.prepared?.work ?? []).map((w) => ({ store: w.store, aside: w.aside }));
+    await this.reverter.returnCopies({ taskId: this.job.taskId, operation: this.job.operation }, kept);
   }
 
   private reportOf(outcome: Extract<RevertOutcome, { ok: true }>): StepReport {
@@ -103,12 +114,21 @@ class FilesStep implements ChannelStep {
     const restored = pick(outcome.restored);
     const removed = pick(outcome.removed);
     const notRestored = pick(outcome.notRestored);
+    const copies = Object.entries(outcome.copies).flatMap(([folder, list]) =>
+      list.map((c) => ({ path: this.hooks.label(this.job.taskId, folder, c.path), copy: this.hooks.label(this.job.taskId, folder, c.copy) })),
+    );
     return {
-      items: [...restored.map((p) => `${p} put back`), ...removed.map((p) => `${p} removed`), ...notRestored.map((p) => `${p} left as it is (not covered by undo)`)],
+      items: [
+        ...copies.map((c) => `${c.path}: your edit kept as ${c.copy}`),
+        ...restored.map((p) => `${p} put back`),
+        ...removed.map((p) => `${p} removed`),
+        ...notRestored.map((p) => `${p} left as it is (not covered by undo)`),
+      ],
       restored,
       removed,
       notRestored,
       refs: [`journal:${outcome.journalId}`],
+      ...(copies.length > 0 ? { copies } : {}),
     };
   }
 }

@@ -8,12 +8,18 @@
 //  5. One transaction closes the journal entry, sets the actions' statuses and records the change.
 // A crash between 3 and 5 leaves a pending entry: recover() finishes it (every path already holds its
 // old or its new entry) or rolls it back (something else changed meanwhile) at the next start.
+//
+// Keeping the person's edits (keepCopies, undo and rewind): a path in the way only because the person
+// changed the file after the action is copied, in the same journaled restore, next to itself as
+// "NAME (your edit).ext" (in the nearest folder the undo keeps), then goes back like the rest. The copy is
+// recorded as an outside change made just before the undo that sets the path's earlier edits aside
+// (undo-rules.ts). Later actions, deleted files and folders in the way still refuse.
 import type { FolderChange, JournalEntry, JournalPlan } from '../../store/undo-store';
 import type { CheckpointStore } from './checkpoint-store';
 import type { FsChannel } from './fs-channel';
 import { removeRestoreTemps, type RestoreOp } from './restore';
 import { planRevert, rollbackOps, type RevertItem, type RevertPlan } from './revert-plan';
-import { sameEntry } from './tree-model';
+import { parentOf, realName, sameEntry, storedName, type Entry } from './tree-model';
 import { FolderHistory, type ActionStateOf, type HistoryBlocker, type HistoryEvent } from './undo-rules';
 
 export type RevertRequest = {
@@ -26,6 +32,8 @@ export type RevertRequest = {
   stateOf: ActionStateOf;
   /** Runs inside the transaction that completes the journal entry: set the actions' statuses. */
   commitStatuses: () => void;
+  /** Undo: keep the person's edits in the way as copies, then go on. */
+  keepCopies?: boolean;
 };
 
 export type RevertBlocker = {
@@ -37,10 +45,22 @@ export type RevertBlocker = {
   during?: string | null;
   /** by: 'external' — the action being reverted also wrote the path then: whose edit it holds is unknown. */
   ambiguous?: boolean;
+  /** Undo: the path holds a file the person changed, which keepCopies would keep as a copy. */
+  copyable?: boolean;
 };
 
+/** An edit kept as a copy: `path` goes back, `copy` (a new path) holds `entry`, what `path` held. */
+export type KeptCopy = { path: string; copy: string; entry: Entry };
+
 export type RevertOutcome =
-  | { ok: true; journalId: number; restored: Record<string, string[]>; removed: Record<string, string[]>; notRestored: Record<string, string[]> }
+  | {
+      ok: true;
+      journalId: number;
+      restored: Record<string, string[]>;
+      removed: Record<string, string[]>;
+      notRestored: Record<string, string[]>;
+      copies: Record<string, Array<{ path: string; copy: string }>>;
+    }
   | { ok: false; blockers: RevertBlocker[] };
 
 export class RevertFailed extends Error {
@@ -54,7 +74,18 @@ export class RevertFailed extends Error {
 
 export type Recovery = { journal: JournalEntry; outcome: 'completed' | 'rolled-back'; note: string };
 
-type FolderWork = { folder: string; store: CheckpointStore; from: string; fromTree: string; plan: RevertPlan; items: RevertItem[] };
+type FolderWork = {
+  folder: string;
+  store: CheckpointStore;
+  from: string;
+  fromTree: string;
+  plan: RevertPlan;
+  items: RevertItem[];
+  /** Edits kept as copies by this restore. */
+  aside: KeptCopy[];
+  /** Copies this restore moves back to their paths (a compensation). */
+  returned: KeptCopy[];
+};
 
 /** What prepare() found possible, for commit() under the same locks. */
 export type PreparedRevert = { ok: true; req: RevertRequest; work: FolderWork[] };
@@ -92,14 +123,15 @@ export class FsReverter {
       const byId = new Map(changes.map((c) => [c.id, c]));
       const folderHistory = new FolderHistory(changes.map(toEvent), req.stateOf);
       const items: RevertItem[] = [];
+      const found: RevertBlocker[] = [];
       for (const [k, actionId] of req.actionIds.entries()) {
         // The action's own change (its run, or its latest redo) says what it wrote and what it replaced,
         // also after a rewind undid it together with others.
         const event = folderHistory.lastApplied(actionId);
         if (!event || event.paths.length === 0) continue;
         if (req.direction === 'redo' && !folderHistory.lastUndone(actionId)) continue;
-        const found = req.direction === 'undo' ? folderHistory.undoBlockers(actionId, new Set(req.actionIds.slice(0, k))) : folderHistory.redoBlockers(actionId);
-        for (const b of found) blockers.push(blockerOf(folder, b, actionId));
+        const history = req.direction === 'undo' ? folderHistory.undoBlockers(actionId, new Set(req.actionIds.slice(0, k))) : folderHistory.redoBlockers(actionId);
+        for (const b of history) found.push(blockerOf(folder, b, actionId));
         const change = byId.get(event.id)!;
         const before = (await store.checkpoint(change.fromCommit)).tree;
         const after = (await store.checkpoint(change.toCommit)).tree;
@@ -110,9 +142,16 @@ export class FsReverter {
             : { actionId, fromTree: after, toTree: before, paths: change.paths },
         );
       }
-      const plan = planRevert(store, now.tree, items);
-      for (const c of plan.conflicts) blockers.push({ folder, path: c.path, by: 'content', actionId: c.actionId });
-      work.push({ folder, store, from: now.commit, fromTree: now.tree, plan, items });
+      let plan = planRevert(store, now.tree, items);
+      for (const c of plan.conflicts) found.push({ folder, path: c.path, by: 'content', actionId: c.actionId });
+      const copyable = req.direction === 'undo' ? copyablePaths(store, now.tree, plan, found) : new Set<string>();
+      for (const b of found) if (req.direction === 'undo') b.copyable = copyable.has(b.path);
+      let aside: KeptCopy[] = [];
+      if (req.keepCopies && found.length > 0 && found.every((b) => b.copyable)) {
+        plan = planRevert(store, now.tree, items, copyable);
+        aside = keepCopies(store, now.tree, plan, copyable);
+      } else blockers.push(...found);
+      work.push({ folder, store, from: now.commit, fromTree: now.tree, plan, items, aside, returned: [] });
     }
     if (blockers.length > 0) return { ok: false, blockers: dedupe(blockers) };
     return { ok: true, req, work };
@@ -137,6 +176,8 @@ export class FsReverter {
         to: targets[i]!,
         paths: w.plan.paths,
         items: w.items.map((it) => ({ actionId: it.actionId, paths: [...it.paths] })),
+        ...(w.aside.length > 0 ? { aside: w.aside.map(({ path, copy }) => ({ path, copy })) } : {}),
+        ...(w.returned.length > 0 ? { returned: w.returned.map(({ path, copy }) => ({ path, copy })) } : {}),
       })),
     };
     const journal = history.beginJournal({ taskId: req.taskId, operation: req.operation, actionIds: req.actionIds, plan });
@@ -148,21 +189,49 @@ export class FsReverter {
     const restored: Record<string, string[]> = {};
     const removed: Record<string, string[]> = {};
     const notRestored: Record<string, string[]> = {};
+    const copies: Record<string, Array<{ path: string; copy: string }>> = {};
     const applied: FolderWork[] = [];
     try {
       for (const w of work) {
         applied.push(w);
         await w.store.restore(w.plan.ops, String(journal.id), w.plan.current.values());
         await w.store.restore(w.plan.finalOps, String(journal.id));
-        restored[w.folder] = w.plan.changes.filter((c) => c.to !== null && c.to.kind !== 'dir').map((c) => c.path);
+        const madeCopies = new Set(w.aside.map((a) => a.copy));
+        restored[w.folder] = w.plan.changes.filter((c) => c.to !== null && c.to.kind !== 'dir' && !madeCopies.has(c.path)).map((c) => c.path);
         removed[w.folder] = w.plan.changes.filter((c) => c.to === null && isFileLikeNow(w.plan, c.path)).map((c) => c.path);
         notRestored[w.folder] = w.plan.notRestored;
+        copies[w.folder] = w.aside.map(({ path, copy }) => ({ path, copy }));
       }
     } catch (error) {
       await this.rollBack(journal, applied, error);
     }
     await this.complete(journal, work.map((w, i) => ({ folder: w.folder, store: w.store, to: targets[i]! })), req.commitStatuses, null);
-    return { ok: true, journalId: journal.id, restored, removed, notRestored };
+    return { ok: true, journalId: journal.id, restored, removed, notRestored, copies };
+  }
+
+  /**
+   * Compensation of an undo that kept copies, after its actions were redone (under the same locks): each
+   * copy goes back to its path and the copy is removed, journaled, recorded as an outside change over the
+   * redo, so the folder holds the person's edits where they were and undo refuses for them as before.
+   * A copy changed since is left as it is (and so is its path).
+   */
+  async returnCopies(req: Pick<RevertRequest, 'taskId' | 'operation'>, kept: ReadonlyArray<{ store: CheckpointStore; aside: readonly KeptCopy[] }>): Promise<void> {
+    const work: FolderWork[] = [];
+    for (const { store, aside } of kept) {
+      if (aside.length === 0) continue;
+      const now = await this.channel.observe(store, req.taskId, `before putting back the edits kept as copies`);
+      const changed = aside.filter((a) => !sameEntry(store.lookup(now.tree, a.copy), a.entry)).map((a) => a.copy);
+      if (changed.length > 0) throw new RevertFailed(`${changed.join(', ')} changed meanwhile, so the edits kept there were left as they are`, false);
+      const changes = aside.flatMap((a) => [
+        { path: a.path, to: a.entry as Entry | null },
+        { path: a.copy, to: null },
+      ]);
+      const current = new Map(changes.map((c) => [c.path, store.lookup(now.tree, c.path)]));
+      const plan: RevertPlan = { paths: changes.map((c) => c.path).sort(), ops: changes, finalOps: [], notRestored: [], conflicts: [], changes, current };
+      work.push({ folder: store.workspace, store, from: now.commit, fromTree: now.tree, plan, items: [], aside: [], returned: [...aside] });
+    }
+    if (work.length === 0) return;
+    await this.commit({ ok: true, req: { ...req, direction: 'redo', actionIds: [], folders: work.map((w) => w.folder), stateOf: () => 'applied', commitStatuses: () => undefined }, work });
   }
 
   /**
@@ -259,6 +328,27 @@ export class FsReverter {
       commitStatuses();
       for (const f of folders) {
         const planned = journal.plan.folders.find((p) => p.folder === f.folder)!;
+        const outside = (paths: string[], summary: FolderChange['summary'], setAside?: string[]) =>
+          history.addChange({
+            folder: f.folder,
+            kind: 'external',
+            actionId: null,
+            taskId: journal.taskId,
+            journalId: journal.id,
+            foundBy: null,
+            fromCommit: planned.from,
+            toCommit: f.to,
+            paths,
+            summary,
+            byUndo: true,
+            ...(setAside ? { setAside } : {}),
+          });
+        // The copies first: the undo after them no longer meets the edits they keep.
+        const aside = planned.aside ?? [];
+        if (aside.length > 0) {
+          const copies = aside.map((a) => a.copy);
+          outside(copies, { added: copies, modified: [], deleted: [], renamed: [] }, aside.map((a) => a.path));
+        }
         for (const item of planned.items) {
           history.addChange({
             folder: f.folder,
@@ -271,6 +361,14 @@ export class FsReverter {
             paths: item.paths,
             summary: { added: [], modified: [], deleted: [], renamed: [] },
           });
+        }
+        // Copies moved back: the person's edits are where they were, in effect over the redo.
+        const returned = planned.returned ?? [];
+        if (returned.length > 0) {
+          outside(
+            returned.flatMap((a) => [a.path, a.copy]),
+            { added: [], modified: returned.map((a) => a.path), deleted: returned.map((a) => a.copy), renamed: [] },
+          );
         }
         history.setHead(f.folder, f.to);
       }
@@ -312,7 +410,83 @@ function isFileLikeNow(plan: RevertPlan, path: string): boolean {
 }
 
 export function toEvent(c: FolderChange): HistoryEvent {
-  return { id: c.id, kind: c.kind, actionId: c.actionId, paths: c.paths, during: c.during ? (c.foundBy ?? null) : null, ambiguous: c.ambiguous ?? [] };
+  return {
+    id: c.id,
+    kind: c.kind,
+    actionId: c.actionId,
+    paths: c.paths,
+    during: c.during ? (c.foundBy ?? null) : null,
+    ambiguous: c.ambiguous ?? [],
+    ...(c.setAside ? { setAside: c.setAside } : {}),
+  };
+}
+
+/**
+ * The paths in the way only because the person changed a file after the action: the revert puts the
+ * path back, every blocker there is an outside edit or changed content (no later action), and it holds a
+ * file or a link now (a deleted file or a folder has no content to keep as a copy).
+ */
+function copyablePaths(store: CheckpointStore, tree: string, plan: RevertPlan, found: readonly RevertBlocker[]): Set<string> {
+  const inPlan = new Set(plan.paths);
+  const byPath = new Map<string, RevertBlocker[]>();
+  for (const b of found) byPath.set(b.path, [...(byPath.get(b.path) ?? []), b]);
+  const out = new Set<string>();
+  for (const [path, list] of byPath) {
+    if (!inPlan.has(path) || !list.every((b) => b.by === 'external' || b.by === 'content')) continue;
+    const now = store.lookup(tree, path);
+    if (now && (now.kind === 'file' || now.kind === 'exec' || now.kind === 'link')) out.add(path);
+  }
+  return out;
+}
+
+const NAME_MAX_BYTES = 255;
+
+/**
+ * Chooses each copy's name, "NAME (your edit).ext" next to the path (then "(your edit 2)", …), in the
+ * nearest folder the revert keeps, never a name the folder holds or the revert writes, and adds the copies
+ * to the plan (restored and rolled back with the rest).
+ */
+function keepCopies(store: CheckpointStore, tree: string, plan: RevertPlan, paths: ReadonlySet<string>): KeptCopy[] {
+  const target = new Map(plan.changes.map((c) => [c.path, c.to]));
+  const taken = new Set<string>();
+  const free = (p: string) => !taken.has(p) && store.lookup(tree, p) === null && (target.get(p) ?? null) === null;
+  const out: KeptCopy[] = [];
+  for (const path of [...paths].sort()) {
+    const entry = store.lookup(tree, path)!;
+    let dir = parentOf(path);
+    while (dir !== '' && target.has(dir) && target.get(dir)?.kind !== 'dir') dir = parentOf(dir);
+    const base = realName(path.slice(path.lastIndexOf('/') + 1));
+    const dot = base.lastIndexOf('.');
+    const [stem, ext] = dot > 0 ? [base.slice(0, dot), base.slice(dot)] : [base, ''];
+    for (let n = 1; ; n++) {
+      const label = n === 1 ? ' (your edit)' : ` (your edit ${n})`;
+      const name = storedName(`${fitStem(stem, NAME_MAX_BYTES - Buffer.byteLength(label + ext))}${label}${ext}`);
+      const copy = dir === '' ? name : `${dir}/${name}`;
+      if (!free(copy)) continue;
+      taken.add(copy);
+      out.push({ path, copy, entry });
+      break;
+    }
+  }
+  for (const k of out) {
+    plan.ops.push({ path: k.copy, to: k.entry });
+    plan.changes.push({ path: k.copy, to: k.entry });
+    plan.current.set(k.copy, null);
+    plan.paths.push(k.copy);
+  }
+  plan.paths.sort();
+  return out;
+}
+
+/** A name's stem cut (at a character) to at most `bytes` bytes of UTF-8. */
+function fitStem(stem: string, bytes: number): string {
+  if (Buffer.byteLength(stem) <= bytes) return stem;
+  let out = '';
+  for (const ch of stem) {
+    if (Buffer.byteLength(out + ch) > bytes) break;
+    out += ch;
+  }
+  return out;
 }
 
 /** A history blocker met while reverting `actionId`, with what an outside edit made during an action says. */

@@ -34,7 +34,11 @@ export type RevertPlan = {
   current: Map<string, Entry | null>;
 };
 
-export function planRevert(store: CheckpointStore, currentTree: string, items: readonly RevertItem[]): RevertPlan {
+/**
+ * `setAside`: paths whose current content is the person's edit, kept as a copy by the same restore: they go
+ * back whatever they hold now (every other check still applies).
+ */
+export function planRevert(store: CheckpointStore, currentTree: string, items: readonly RevertItem[], setAside: ReadonlySet<string> = new Set()): RevertPlan {
   const expected = new Map<string, { entry: Entry | null; actionId: string }>();
   const target = new Map<string, Entry | null>();
   for (const item of items) {
@@ -53,7 +57,7 @@ export function planRevert(store: CheckpointStore, currentTree: string, items: r
     const now = store.lookup(currentTree, path);
     current.set(path, now);
     const want = expected.get(path)!;
-    if (!sameEntry(now, want.entry)) {
+    if (!sameEntry(now, want.entry) && !setAside.has(path)) {
       conflicts.push({ path, reason: 'changed', actionId: want.actionId });
       continue;
     }

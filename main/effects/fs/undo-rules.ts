@@ -14,6 +14,11 @@
 //
 // Edits made by others while X ran are an outside edit recorded just after X's run: in effect over it.
 // A path X wrote that someone changed again after X's last write is in both, so undo of X refuses there.
+//
+// An undo asked to keep the person's edits as copies records, before its own change, an outside change
+// that creates the copies and sets aside the edited paths: an outside edit of such a path made before it
+// no longer stands in the way there (its content lives on in the copy); the copies themselves are outside
+// edits like any other.
 import { PathSet } from './tree-model';
 
 export type HistoryEvent = {
@@ -25,6 +30,8 @@ export type HistoryEvent = {
   during?: string | null;
   /** With `during`: the paths that action also wrote. */
   ambiguous?: readonly string[];
+  /** External: paths whose earlier outside edits this change set aside (kept as copies, its own paths). */
+  setAside?: readonly string[];
 };
 
 /** Whether an action is applied (anything but undone) or undone. */
@@ -37,6 +44,8 @@ type Marks = { origin?: number; apply?: number; undo?: number };
 export class FolderHistory {
   private readonly marks = new Map<string, Marks>();
   private readonly byId = new Map<number, HistoryEvent>();
+  /** For each set-aside path, the latest change that set it aside. */
+  private readonly asideAt = new Map<string, number>();
 
   constructor(
     readonly events: readonly HistoryEvent[],
@@ -44,6 +53,7 @@ export class FolderHistory {
   ) {
     for (const e of events) {
       this.byId.set(e.id, e);
+      for (const p of e.setAside ?? []) this.asideAt.set(p, Math.max(this.asideAt.get(p) ?? 0, e.id));
       if (!e.actionId) continue;
       const m = this.marks.get(e.actionId) ?? {};
       if (e.kind === 'action') {
@@ -99,7 +109,11 @@ export class FolderHistory {
     const out: HistoryBlocker[] = [];
     for (const e of this.events) {
       if (e.id <= after || !counts(e) || !this.inEffect(e)) continue;
-      for (const path of paths.overlapping(e.paths)) out.push({ path, event: e });
+      for (const path of paths.overlapping(e.paths)) {
+        // An outside edit kept as a copy by a later undo no longer holds the path.
+        if (e.kind === 'external' && (this.asideAt.get(path) ?? 0) > e.id) continue;
+        out.push({ path, event: e });
+      }
     }
     return out;
   }
