@@ -24,7 +24,8 @@ import { WhileRunning } from './while-running';
 import { RewindOffer } from './rewind-offer';
 import { ServiceCalls } from './service-calls';
 import { McpCalls } from './mcp-calls';
-import { changeCount, statusWords } from '../model/timeline-view';
+import { changeCount, isPersonsEdit, statusWords } from '../model/timeline-view';
+import { KeepCopyOffer } from './keep-copy';
 import './action-card.css';
 
 
@@ -38,6 +39,8 @@ function duration(action: Action): string | null {
 function UndoFeedback({ result, action }: { result: Result<UndoResult>; action: Action }) {
   const { tone, text, paths } = describeUndo(result);
   const offerRewind = result.ok && result.value.outcome === 'conflict' && result.value.canRewind === true;
+  // The same way out as the timeline's: keep a copy of the person's edit, then undo.
+  const keepCopyPaths = result.ok && result.value.outcome === 'conflict' && result.value.canKeepCopies === true ? (result.value.blockers ?? []).filter(isPersonsEdit).map((b) => b.path) : null;
   return (
     <div className={`undo-result tone-${tone}`} role="status" data-testid="undo-result" data-tone={tone}>
       <span>{text}</span>
@@ -51,6 +54,7 @@ function UndoFeedback({ result, action }: { result: Result<UndoResult>; action: 
         </ul>
       )}
       {offerRewind && <RewindOffer action={action} />}
+      {keepCopyPaths !== null && <KeepCopyOffer action={action} paths={keepCopyPaths} />}
     </div>
   );
 }

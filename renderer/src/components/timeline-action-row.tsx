@@ -2,14 +2,16 @@
 // (Undo while it is applied, Redo once undone); Redo, Rewind to here and Keep in a "More" menu; the changed
 // files behind the change count (each opens its diff). An action that changed nothing gets no control.
 // When undo is not possible because later changes stand in the way, the row offers a way out: show the
-// change in the way (the later action's diff), or rewind to before this action.
-import { useState, type MouseEvent } from 'react';
+// change in the way (the person's edit or the later action's diff), keep a copy of the person's edit and
+// undo (or rewind), or rewind to before this action.
+import { useState, type MouseEvent, type ReactNode } from 'react';
 import { isApplied, type UndoBlocker } from '../../../shared/domain';
 import type { TimelineEntry } from '../../../shared/domain/undo';
 import { canUndo, listChanges } from '../model/action-summary';
-import { changeCount, describeBlocker, statusWords } from '../model/timeline-view';
+import { changeCount, describeBlocker, isPersonsEdit, keepCopyOffer, statusWords } from '../model/timeline-view';
 import { timelineActions, useTimelineStore } from '../state/timeline-store';
 import { ChangedFiles } from './changed-files';
+import { KeepCopyButton, KeptCopies } from './keep-copy';
 import { NotCovered } from './not-covered';
 import './timeline-strip.css';
 
@@ -30,6 +32,11 @@ export function TimelineActionRow({ taskId, entry }: { taskId: string; entry: Ac
   const laterSeqs = rewind.actionSeqs.filter((s) => s !== action.seq);
   const blocked = applied && !undo.possible && undo.blockers.length > 0;
   const canRewindHere = rewind.possible && laterSeqs.length > 0;
+  const offer = blocked ? keepCopyOffer(entry) : null;
+  const keepCopy = (operation: 'undo' | 'rewind') => void timelineActions.keepCopyAnd(taskId, action.id, operation);
+  const keeping = busy?.actionId === action.id && busy.keepCopies === true;
+  // After a refused undo or rewind that a copy would get past (main checked the folder: the result says).
+  const outcomeOffer = outcome?.canKeepCopies === true && outcome.operation !== 'redo' ? outcome.operation : null;
 
   const undoButton = (
     <button
@@ -40,7 +47,7 @@ export function TimelineActionRow({ taskId, entry }: { taskId: string; entry: Ac
       title={!undo.possible ? (undo.reason ?? '') : changedSomething ? 'Put back what this action changed' : 'It changed nothing undo could take back.'}
       onClick={() => void timelineActions.undo(taskId, action.id)}
     >
-      {mine === 'undo' ? 'Undoing…' : 'Undo'}
+      {mine === 'undo' && !keeping ? 'Undoing…' : 'Undo'}
     </button>
   );
   const redoButton = (
@@ -116,7 +123,7 @@ export function TimelineActionRow({ taskId, entry }: { taskId: string; entry: Ac
                   }
                   onClick={() => void timelineActions.rewind(taskId, action.id)}
                 >
-                  {mine === 'rewind' ? 'Rewinding…' : 'Rewind to here'}
+                  {mine === 'rewind' && !keeping ? 'Rewinding…' : 'Rewind to here'}
                 </button>
                 {applied && (
                   <button
@@ -139,7 +146,28 @@ export function TimelineActionRow({ taskId, entry }: { taskId: string; entry: Ac
       {changedAnything && <NotCovered effects={action.effects} />}
 
       {blocked && outcome === undefined && (
-        <WayOut blockers={undo.blockers} actionId={action.id} rewind={canRewindHere ? rewind.actionSeqs : null} seq={action.seq} busy={anyBusy} onRewind={() => void timelineActions.rewind(taskId, action.id)} />
+        <WayOut
+          blockers={undo.blockers}
+          actionId={action.id}
+          rewind={canRewindHere ? rewind.actionSeqs : null}
+          seq={action.seq}
+          busy={anyBusy}
+          onRewind={() => void timelineActions.rewind(taskId, action.id)}
+          keepCopy={
+            offer === null ? null : (
+              <KeepCopyButton
+                operation={offer}
+                paths={(offer === 'undo' ? undo.blockers : rewind.blockers).filter(isPersonsEdit).map((b) => b.path)}
+                seq={action.seq}
+                rewindSeqs={rewind.actionSeqs}
+                disabled={anyBusy}
+                working={keeping}
+                testId="timeline-way-out-keep-copy"
+                onClick={() => keepCopy(offer)}
+              />
+            )
+          }
+        />
       )}
 
       {outcome !== undefined && (
@@ -154,18 +182,33 @@ export function TimelineActionRow({ taskId, entry }: { taskId: string; entry: Ac
               ))}
             </ul>
           )}
-          {outcome.canRewind && rewind.possible && (
-            <button
-              type="button"
-              className="button button-small"
-              data-testid="timeline-offer-rewind"
-              disabled={anyBusy}
-              onClick={() => void timelineActions.rewind(taskId, action.id)}
-            >
-              Rewind to before action {action.seq}
-            </button>
-          )}
-          {outcome.tone !== 'ok' && applied && undo.blockers.length > 0 && <ShowTheEdit blockers={undo.blockers} actionId={action.id} />}
+          {outcome.copies !== undefined && <KeptCopies copies={outcome.copies} />}
+          <div className="tl-way-out">
+            {outcome.tone !== 'ok' && applied && undo.blockers.length > 0 && <ShowTheEdit blockers={undo.blockers} actionId={action.id} />}
+            {outcomeOffer !== null && applied && (
+              <KeepCopyButton
+                operation={outcomeOffer}
+                paths={outcome.keepCopyPaths ?? []}
+                seq={action.seq}
+                rewindSeqs={rewind.actionSeqs}
+                disabled={anyBusy}
+                working={keeping}
+                testId="timeline-way-out-keep-copy"
+                onClick={() => keepCopy(outcomeOffer)}
+              />
+            )}
+            {outcome.canRewind && rewind.possible && (
+              <button
+                type="button"
+                className="button button-small"
+                data-testid="timeline-offer-rewind"
+                disabled={anyBusy}
+                onClick={() => void timelineActions.rewind(taskId, action.id)}
+              >
+                Rewind to before action {action.seq}
+              </button>
+            )}
+          </div>
         </div>
       )}
     </li>
@@ -176,8 +219,27 @@ function closeMenu(event: MouseEvent<HTMLElement>): void {
   if ((event.target as HTMLElement).closest('button')) event.currentTarget.closest('details')?.removeAttribute('open');
 }
 
-/** Why undo alone is not possible, and the ways out: see the change in the way, or rewind past it. */
-function WayOut({ blockers, actionId, rewind, seq, busy, onRewind }: { blockers: readonly UndoBlocker[]; actionId: string; rewind: number[] | null; seq: number; busy: boolean; onRewind(): void }) {
+/**
+ * Why undo alone is not possible, and the ways out: see the change in the way, keep a copy of the person's
+ * edit and undo (or rewind), or rewind past it.
+ */
+function WayOut({
+  blockers,
+  actionId,
+  rewind,
+  seq,
+  busy,
+  onRewind,
+  keepCopy,
+}: {
+  blockers: readonly UndoBlocker[];
+  actionId: string;
+  rewind: number[] | null;
+  seq: number;
+  busy: boolean;
+  onRewind(): void;
+  keepCopy: ReactNode;
+}) {
   return (
     <div className="tl-blocked" data-testid="timeline-blocked">
       <span>Undo alone would overwrite later changes:</span>
@@ -191,6 +253,7 @@ function WayOut({ blockers, actionId, rewind, seq, busy, onRewind }: { blockers:
       </ul>
       <div className="tl-way-out">
         <ShowTheEdit blockers={blockers} actionId={actionId} />
+        {keepCopy}
         {rewind !== null && (
           <button type="button" className="button button-small" data-testid="timeline-way-out-rewind" disabled={busy} onClick={onRewind} title={`Undo actions ${rewind.join(', ')}, newest first`}>
             Rewind to before action {seq}
@@ -198,7 +261,11 @@ function WayOut({ blockers, actionId, rewind, seq, busy, onRewind }: { blockers:
         )}
       </div>
       {blockers.some((b) => b.by !== 'action') && (
-        <p className="tl-note muted">An edit made outside Posthoc is never overwritten. To undo anyway, copy what you want to keep elsewhere, put the file back as the action left it, and undo again.</p>
+        <p className="tl-note muted">
+          {keepCopy !== null
+            ? 'An edit made outside Posthoc is never overwritten: keep a copy of it beside the file, and the file goes back.'
+            : 'An edit made outside Posthoc is never overwritten.'}
+        </p>
       )}
     </div>
   );

@@ -1,7 +1,7 @@
 // What the undo timeline says: an undo, redo or rewind's outcome in words, why a path blocks, and how
 // much an action changed. Pure; no React.
 import type { Result } from '../../../shared/contract';
-import type { Action, UndoResult } from '../../../shared/domain';
+import type { Action, KeptCopy, UndoBlocker, UndoResult } from '../../../shared/domain';
 import type { ChangeLists, RedoResult, RewindResult } from '../../../shared/domain/undo';
 import type { Operation, OperationOutcome } from '../state/timeline-state';
 import { listChanges } from './action-summary';
@@ -11,7 +11,11 @@ export { describeBlocker };
 
 const verbs: Record<Operation, string> = { undo: 'Undone', redo: 'Redone', rewind: 'Rewound' };
 
-export function describeOutcome(operation: Operation, result: Result<UndoResult | RedoResult | RewindResult>): OperationOutcome {
+export function describeOutcome(
+  operation: Operation,
+  result: Result<UndoResult | RedoResult | RewindResult>,
+  options: { keepCopies?: boolean } = {},
+): OperationOutcome {
   if (!result.ok) return { operation, tone: 'error', text: result.error.message, paths: [], canRewind: false };
   const r = result.value;
   if (r.outcome === 'partial') {
@@ -19,16 +23,43 @@ export function describeOutcome(operation: Operation, result: Result<UndoResult 
   }
   if (r.outcome === 'conflict') {
     const canRewind = 'canRewind' in r && r.canRewind === true;
-    const onlyFiles = (r.blockers ?? []).every((b) => b.channel === undefined || b.channel === 'files');
+    const canKeepCopies = operation !== 'redo' && 'canKeepCopies' in r && r.canKeepCopies === true;
+    const onlyFiles = (r.blockers ?? []).every(isFileBlocker);
     if (!onlyFiles) {
       // A database or a service stands in the way (or refused): main's message names every conflict.
       const paths = (r.blockers ?? []).map((b) => `${b.path} — ${describeBlocker(b)}`);
-      return { operation, tone: 'warn', text: r.message, paths, canRewind };
+      return { operation, tone: 'warn', text: r.message, paths, canRewind, canKeepCopies };
     }
-    const lead = `${operation === 'undo' ? 'Undo' : operation === 'redo' ? 'Redo' : 'Rewind'} refused: ${r.paths.length === 1 ? 'this path changed' : `${r.paths.length} paths changed`} since, and it would overwrite ${r.paths.length === 1 ? 'it' : 'them'}.`;
     const blockers = r.blockers ?? [];
+    const name = operation === 'undo' ? 'Undo' : operation === 'redo' ? 'Redo' : 'Rewind';
+    if (options.keepCopies === true && blockers.length > 0) {
+      // Asked to keep copies and still refused: say, path by path, why a copy does not get past it.
+      const stuck = blockers.filter((b) => b.copyable !== true);
+      const shown = stuck.length > 0 ? stuck : blockers;
+      const only = shown.every(isEditedFile);
+      const why = only
+        ? `there is no file to keep a copy of at ${shown.length === 1 ? 'this path' : 'these paths'} (deleted since, or a folder now)`
+        : `a copy only keeps a file you edited, and ${shown.length === 1 ? 'this path stands' : 'these paths stand'} in the way for another reason`;
+      const next = canRewind ? ' Rewind to before this action to undo the later actions too.' : '';
+      return {
+        operation,
+        tone: 'warn',
+        text: `${name} refused, nothing was changed: ${why}.${next}`,
+        paths: shown.map((b) => `${b.path} — ${describeBlocker(b)}${isEditedFile(b) ? ': nothing to keep a copy of' : ''}`),
+        canRewind,
+        canKeepCopies: false,
+      };
+    }
+    const lead = `${name} refused: ${r.paths.length === 1 ? 'this path changed' : `${r.paths.length} paths changed`} since, and it would overwrite ${r.paths.length === 1 ? 'it' : 'them'}.`;
     const paths = blockers.length > 0 ? blockers.map((b) => `${b.path} — ${describeBlocker(b)}`) : r.paths;
-    return { operation, tone: 'warn', text: canRewind ? `${lead} Rewind to before this action to undo the later actions too.` : lead, paths, canRewind };
+    const text = canRewind
+      ? `${lead} Rewind to before this action to undo the later actions too.`
+      : canKeepCopies
+        ? `${lead} Keep a copy of your edit, and ${operation === 'undo' ? 'undo' : 'rewind'} goes through.`
+        : lead;
+    return canKeepCopies
+      ? { operation, tone: 'warn', text, paths, canRewind, canKeepCopies, keepCopyPaths: blockers.filter(isPersonsEdit).map((b) => b.path) }
+      : { operation, tone: 'warn', text, paths, canRewind, canKeepCopies };
   }
   const parts: string[] = [];
   if (r.removed.length > 0) parts.push(`removed ${joinShort(r.removed)}`);
@@ -36,7 +67,73 @@ export function describeOutcome(operation: Operation, result: Result<UndoResult 
   const notRestored = r.notRestored ?? [];
   if (notRestored.length > 0) parts.push(`left ${joinShort(notRestored)} as it is (not covered by undo)`);
   const which = r.outcome === 'rewound' ? ` actions ${r.undone.map((a) => a.seq).join(', ')}` : '';
-  return { operation, tone: 'ok', text: `${verbs[operation]}${which}: ${parts.length > 0 ? parts.join('; ') : 'no file needed changing'}.`, paths: [], canRewind: false };
+  const copies = r.outcome === 'redone' ? [] : (r.copies ?? []);
+  const text = `${verbs[operation]}${which}: ${parts.length > 0 ? parts.join('; ') : 'no file needed changing'}.`;
+  // The copies are shown one per line after the text, their names as code (outcomeWords: all of it in words).
+  return copies.length > 0 ? { operation, tone: 'ok', text, paths: [], canRewind: false, copies } : { operation, tone: 'ok', text, paths: [], canRewind: false };
+}
+
+/** Where one of the person's edits was kept: "Your edit of notes.txt is kept in notes (your edit).txt." */
+export function describeCopy(copy: KeptCopy): string {
+  return `Your edit of ${copy.path} is kept in ${copy.copy}.`;
+}
+
+/** An outcome in words, the copies it kept included, as the outcome box shows it. */
+export function outcomeWords(outcome: OperationOutcome): string {
+  return [outcome.text, ...(outcome.copies ?? []).map(describeCopy)].join(' ');
+}
+
+const isFileBlocker = (b: UndoBlocker): boolean => b.channel === undefined || b.channel === 'files';
+
+/** A path the person changed after the action (outside Posthoc), whatever it holds now. */
+const isEditedFile = (b: UndoBlocker): boolean => isFileBlocker(b) && (b.by === 'external' || b.by === 'content');
+
+/** A file the person changed after the action, not known to be uncopyable: what an undo with keepCopies keeps as a copy. */
+export function isPersonsEdit(b: UndoBlocker): boolean {
+  return isEditedFile(b) && b.copyable !== false;
+}
+
+/**
+ * The copy's name the engine gives a path's edit, without the number it adds when that name is taken:
+ * "docs/notes.txt" → "docs/notes (your edit).txt", "Makefile" → "Makefile (your edit)".
+ */
+export function copyNameOf(path: string): string {
+  const slash = path.lastIndexOf('/');
+  const dir = path.slice(0, slash + 1);
+  const base = path.slice(slash + 1);
+  const dot = base.lastIndexOf('.');
+  return dot > 0 ? `${dir}${base.slice(0, dot)} (your edit)${base.slice(dot)}` : `${dir}${base} (your edit)`;
+}
+
+/**
+ * The way out a refused undo offers with a copy, from the timeline's answer (it reads the history only, so
+ * its blockers say nothing of `copyable`; the operation checks the folder again): 'undo' when every blocker
+ * is a file the person changed; 'rewind' when later actions stand in the way too, a rewind exists, and all
+ * that stops it is the person's edits; null otherwise.
+ */
+export function keepCopyOffer(entry: {
+  undo: { possible: boolean; blockers: readonly UndoBlocker[] };
+  rewind: { possible: boolean; blockers: readonly UndoBlocker[]; actionSeqs: readonly number[] };
+  action: { seq: number };
+}): 'undo' | 'rewind' | null {
+  const { undo, rewind } = entry;
+  if (undo.possible || undo.blockers.length === 0) return null;
+  if (undo.blockers.every(isPersonsEdit)) return 'undo';
+  const later = rewind.actionSeqs.some((s) => s !== entry.action.seq);
+  const laterActions = undo.blockers.some((b) => isFileBlocker(b) && b.by === 'action');
+  if (laterActions && later && !rewind.possible && rewind.blockers.length > 0 && rewind.blockers.every(isPersonsEdit)) return 'rewind';
+  return null;
+}
+
+/** What the keep-a-copy button does, exactly: the copy's name, then the operation. */
+export function keepCopyTitle(operation: 'undo' | 'rewind', paths: readonly string[], seq: number, rewindSeqs: readonly number[] = []): string {
+  const unique = [...new Set(paths)];
+  const what =
+    unique.length === 1
+      ? `Copies your edit of ${unique[0]} to "${copyNameOf(unique[0]!)}" beside it`
+      : `Copies each file you edited (${joinShort(unique)}) to "NAME (your edit).ext" beside it`;
+  const then = operation === 'undo' ? `then undoes action ${seq}` : `then undoes actions ${rewindSeqs.join(', ')}, newest first`;
+  return `${what} (numbered "(your edit 2)" if that name is taken), ${then}. Your edit stays in the copy.`;
 }
 
 function joinShort(paths: readonly string[]): string {

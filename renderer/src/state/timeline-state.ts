@@ -1,10 +1,25 @@
 // The renderer's copy of each task's undo timeline, the outcome of the last undo, redo or rewind per
 // action, and the diff being viewed. Pure transitions; no I/O in this file.
 import type { Result } from '../../../shared/contract';
+import type { KeptCopy } from '../../../shared/domain';
 import type { FileDiff, Timeline } from '../../../shared/domain/undo';
 
 export type Operation = 'undo' | 'redo' | 'rewind';
-export type OperationOutcome = { operation: Operation; tone: 'ok' | 'warn' | 'error'; text: string; paths: string[]; canRewind: boolean };
+export type OperationOutcome = {
+  operation: Operation;
+  tone: 'ok' | 'warn' | 'error';
+  text: string;
+  paths: string[];
+  canRewind: boolean;
+  /** A refusal that the same operation keeping the person's edits as copies would get past. */
+  canKeepCopies?: boolean;
+  /** With canKeepCopies: the files the person changed, which it would keep as copies. */
+  keepCopyPaths?: string[];
+  /** The person's edits kept as copies before their files went back. */
+  copies?: KeptCopy[];
+};
+/** keepCopies: the operation keeps the person's edits in its way as copies ("NAME (your edit).ext") first. */
+export type Busy = { actionId: string; operation: Operation; keepCopies?: boolean };
 /** since: the edits made to the path after the action (what it left against the latest checkpoint). */
 export type DiffRequest = { actionId: string; path: string; workspace?: string; since?: boolean };
 
@@ -13,7 +28,7 @@ export type TimelineState = {
   /** The last operation on each action, shown under its row until the next one. */
   outcomes: Readonly<Record<string, OperationOutcome>>;
   /** The action an operation is running for right now (one at a time). */
-  busy: { actionId: string; operation: Operation } | null;
+  busy: Busy | null;
   diff: { request: DiffRequest; result: Result<FileDiff> | null } | null;
 };
 
@@ -34,9 +49,9 @@ export function applyLoaded(state: TimelineState, taskId: string, result: Result
   return { ...state, byTask: { ...state.byTask, [taskId]: next } };
 }
 
-export function applyBusy(state: TimelineState, actionId: string, operation: Operation): TimelineState {
+export function applyBusy(state: TimelineState, actionId: string, operation: Operation, keepCopies = false): TimelineState {
   const { [actionId]: _cleared, ...outcomes } = state.outcomes;
-  return { ...state, busy: { actionId, operation }, outcomes };
+  return { ...state, busy: keepCopies ? { actionId, operation, keepCopies } : { actionId, operation }, outcomes };
 }
 
 export function applyOutcome(state: TimelineState, actionId: string, outcome: OperationOutcome): TimelineState {

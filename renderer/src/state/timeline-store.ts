@@ -1,6 +1,7 @@
-// The undo timeline's zustand store: loads a task's timeline, runs undo, redo, rewind and keep through
-// window.posthoc, and opens diffs. Transitions are the pure functions in timeline-state.ts; the actions'
-// own copies in app-store stay fresh through the action:updated events main sends.
+// The undo timeline's zustand store: loads a task's timeline, runs undo, redo, rewind (or undo and rewind
+// keeping the person's edits in the way as copies first) and keep through window.posthoc, and opens diffs.
+// Transitions are the pure functions in timeline-state.ts; the actions' own copies in app-store stay fresh
+// through the action:updated events main sends.
 import { create } from 'zustand';
 import type { CallName, CallOutput, PosthocApi, Result } from '../../../shared/contract';
 import { describeOutcome } from '../model/timeline-view';
@@ -31,15 +32,17 @@ async function loadTimeline(taskId: string): Promise<void> {
   return next;
 }
 
-async function run(taskId: string, actionId: string, operation: t.Operation): Promise<t.OperationOutcome> {
-  set((s) => t.applyBusy(s, actionId, operation));
+async function run(taskId: string, actionId: string, operation: t.Operation, keepCopies = false): Promise<t.OperationOutcome> {
+  set((s) => t.applyBusy(s, actionId, operation, keepCopies));
+  // keepCopies is sent only when asked, so a plain undo's request stays what it always was.
+  const copies = keepCopies ? { keepCopies: true } : {};
   const result =
     operation === 'undo'
-      ? await call<'action:undo'>((api) => api.actionUndo({ actionId }))
+      ? await call<'action:undo'>((api) => api.actionUndo({ actionId, ...copies }))
       : operation === 'redo'
         ? await call<'action:redo'>((api) => api.actionRedo({ actionId }))
-        : await call<'action:rewind'>((api) => api.actionRewind({ actionId }));
-  const outcome = describeOutcome(operation, result);
+        : await call<'action:rewind'>((api) => api.actionRewind({ actionId, ...copies }));
+  const outcome = describeOutcome(operation, result, { keepCopies });
   set((s) => t.applyOutcome(s, actionId, outcome));
   await loadTimeline(taskId);
   return outcome;
@@ -62,6 +65,11 @@ export const timelineActions = {
   undo: (taskId: string, actionId: string) => run(taskId, actionId, 'undo'),
   redo: (taskId: string, actionId: string) => run(taskId, actionId, 'redo'),
   rewind: (taskId: string, actionId: string) => run(taskId, actionId, 'rewind'),
+  /**
+   * The way out of a refused undo or rewind: the person's edits in its way are kept as copies beside their
+   * files ("NAME (your edit).ext"), then the operation goes through. The card and the timeline both call this.
+   */
+  keepCopyAnd: (taskId: string, actionId: string, operation: 'undo' | 'rewind') => run(taskId, actionId, operation, true),
   keep,
   openDiff,
   closeDiff: () => set(t.applyDiffClosed),
