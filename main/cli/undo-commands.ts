@@ -2,13 +2,16 @@
 // Exit codes as everywhere: 0 success; 1 failed; 2 usage or configuration; 3 refused (a later change
 // would be overwritten) — the paths and why go to stderr, and --json prints the answer as it is; 4 partly
 // done (some service calls taken back, then the provider refused one; files and databases put back).
-import { InvalidArgumentError, type Command, type Option } from 'commander';
+// `undo|rewind ID --keep-copy` gets past the person's own edits: each file they changed is kept as a copy
+// next to it ("notes (your edit).txt"), then the action's file goes back; a refusal that copies would get
+// past prints that exact command, one they would not (a later action, a deleted file) says why.
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { PosthocApi } from '../../shared/contract';
 import { unifiedDiff } from '../../shared/diff/line-diff';
 import type { UndoResult } from '../../shared/domain';
 import type { DiffSide, RedoResult, RewindResult, TimelineEntry } from '../../shared/domain/undo';
 import { describeBlocker } from '../../shared/undo/blocker-words';
-import { EXIT, value } from './session';
+import { CliFailure, EXIT, value } from './session';
 
 export type CliContext = {
   /** Runs fn with the contract's API over the data folder (main/cli/index.ts opens and closes it). */
@@ -20,6 +23,9 @@ export type CliContext = {
 };
 
 type Opts = { dataDir?: string; json?: boolean };
+/** undo and rewind: `--keep-copy` (redo refuses it in words, exit 2). */
+type UndoOpts = Opts & { keepCopy?: boolean };
+type Operation = 'undo' | 'redo' | 'rewind';
 
 /** Undo or rewind partly done: service calls taken back, then one refused (the rest put back). */
 export const EXIT_PARTIAL = EXIT.partial;
@@ -34,7 +40,8 @@ export function reportUndoResult(
   ctx: Pick<CliContext, 'out' | 'json' | 'exitConflict'>,
   id: string,
   result: UndoResult | RedoResult | RewindResult,
-  opts: Opts,
+  opts: UndoOpts,
+  operation: Operation,
 ): void {
   const { out, json } = ctx;
   const say = (line: string) => {
@@ -45,7 +52,7 @@ export function reportUndoResult(
     case 'conflict':
       say(result.message);
       for (const b of result.blockers ?? []) say(`  ${b.path}: ${describeBlocker(b)}`);
-      if ('canRewind' in result && result.canRewind) say(`Rewind instead: posthoc rewind ${id}`);
+      conflictWayOut(result, id, operation, opts).forEach(say);
       process.exitCode = ctx.exitConflict;
       return;
     // Some service calls were taken back for good, then the provider refused one: exit 4, never 0 or 3.
@@ -64,30 +71,73 @@ export function reportUndoResult(
       break;
   }
   if (opts.json) return;
+  // The person's edits kept before their files went back: said first, it is where their work now is.
+  for (const c of ('copies' in result ? result.copies : undefined) ?? []) out(`  kept your edit of ${c.path} as ${c.copy}`);
   const paths: Paths = result;
   paths.removed.forEach((p) => out(`  removed ${p}`));
   paths.restored.forEach((p) => out(`  restored ${p}`));
   (paths.notRestored ?? []).forEach((p) => out(`  left as it is (not covered by undo): ${p}`));
 }
 
+/**
+ * After a refusal's blockers, the next step as a command (the service's message says why in general words):
+ * --keep-copy when keeping copies gets past every blocker, rewind when only later actions are in the way,
+ * and for a path the person deleted (or made a folder) that no copy can keep, what is left to do.
+ */
+function conflictWayOut(result: Extract<UndoResult | RedoResult | RewindResult, { outcome: 'conflict' }>, id: string, operation: Operation, opts: UndoOpts): string[] {
+  const lines: string[] = [];
+  if (operation === 'redo') return lines;
+  if ('canKeepCopies' in result && result.canKeepCopies && !opts.keepCopy) lines.push(`Keep a copy of your edit and ${operation} anyway: posthoc ${operation} ${id} --keep-copy`);
+  if ('canRewind' in result && result.canRewind) lines.push(`Rewind instead: posthoc rewind ${id}`);
+  const gone = (result.blockers ?? []).filter((b) => (b.channel ?? 'files') === 'files' && b.by !== 'action' && b.copyable === false).map((b) => b.path);
+  if (gone.length > 0) {
+    const one = gone.length === 1;
+    lines.push(
+      `Nothing to keep a copy of at ${gone.join(', ')}: ${one ? 'it is no longer a file' : 'they are no longer files'} (deleted, or a folder now), so --keep-copy cannot get past ${one ? 'it' : 'them'} either. ` +
+        `Leave the action as it is, or put ${one ? 'the file' : 'the files'} back yourself and run posthoc ${operation} ${id} --keep-copy.`,
+    );
+  }
+  return lines;
+}
+
 export function registerUndoCommands(program: Command, ctx: CliContext): void {
   const { out, json } = ctx;
-  const withRun = (fn: (api: PosthocApi, id: string, opts: Opts) => Promise<void>) => (id: string, opts: Opts) =>
+  const withRun = (fn: (api: PosthocApi, id: string, opts: UndoOpts) => Promise<void>) => (id: string, opts: UndoOpts) =>
     ctx.withApi(opts.dataDir, (api) => fn(api, id, opts));
   const command = (name: string, description: string) =>
     program.command(name).description(description).argument('<action-id>').addOption(ctx.dataDirOption()).option('--json', 'print JSON');
+  const keepCopyHelp = (what: string) =>
+    `if you changed a file since, keep your version as a copy next to it ("notes (your edit).txt") and ${what} anyway (not for a deleted file or a later action)`;
 
-  command('undo', 'undo an action (refused, exit 3, if a later change touched the same paths)').action(
-    withRun(async (api, id, opts) => reportUndoResult(ctx, id, await value(api.actionUndo({ actionId: id })), opts)),
-  );
+  command('undo', 'undo an action (refused, exit 3, if a later change touched the same paths)')
+    .option('--keep-copy', keepCopyHelp('undo'))
+    .action(
+      withRun(async (api, id, opts) =>
+        reportUndoResult(ctx, id, await value(api.actionUndo({ actionId: id, ...(opts.keepCopy ? { keepCopies: true } : {}) })), opts, 'undo'),
+      ),
+    );
 
-  command('redo', 'redo an undone action (refused, exit 3, if something touched its paths since)').action(
-    withRun(async (api, id, opts) => reportUndoResult(ctx, id, await value(api.actionRedo({ actionId: id })), opts)),
-  );
+  const redo = withRun(async (api, id, opts) => reportUndoResult(ctx, id, await value(api.actionRedo({ actionId: id })), opts, 'redo'));
+  command('redo', 'redo an undone action (refused, exit 3, if something touched its paths since)')
+    // Not an option of redo: accepted only to say so in words (commander's "unknown option" says neither why nor what to do).
+    .addOption(new Option('--keep-copy').hideHelp())
+    .action((id: string, opts: UndoOpts) => {
+      if (opts.keepCopy) {
+        throw new CliFailure(
+          'invalid-input',
+          `redo has no --keep-copy: only undo and rewind keep copies of your edits. If redo is refused because you changed a file since, copy or move your version aside yourself, then run posthoc redo ${id} again.`,
+        );
+      }
+      return redo(id, opts);
+    });
 
-  command('rewind', 'undo an action and every later action of its task, newest first (all or nothing)').action(
-    withRun(async (api, id, opts) => reportUndoResult(ctx, id, await value(api.actionRewind({ actionId: id })), opts)),
-  );
+  command('rewind', 'undo an action and every later action of its task, newest first (all or nothing)')
+    .option('--keep-copy', keepCopyHelp('rewind'))
+    .action(
+      withRun(async (api, id, opts) =>
+        reportUndoResult(ctx, id, await value(api.actionRewind({ actionId: id, ...(opts.keepCopy ? { keepCopies: true } : {}) })), opts, 'rewind'),
+      ),
+    );
 
   command('keep', 'mark an action final (it can no longer be undone) and release its checkpoints').action(
     withRun(async (api, id, opts) => {
