@@ -108,7 +108,7 @@ describe('keep a copy of your edit and undo', () => {
 
     const r = conflict(await h.undo.undo(first.id, { keepCopies: true }));
     expect(r.canKeepCopies).toBe(false);
-    expect(Object.fromEntries(r.blockers.map((b) => [b.path, b.copyable]))).toEqual({ 'a.txt': false, 'b.txt': true });
+    expect(Object.fromEntries((r.blockers ?? []).map((b) => [b.path, b.copyable]))).toEqual({ 'a.txt': false, 'b.txt': true });
     expect(r.message).toMatch(/Keeping copies does not get past a\.txt/);
     expect(readdirSync(ws).sort()).toEqual(before);
     expect(read(ws, 'b.txt')).toBe('b mine\n');
@@ -119,7 +119,7 @@ describe('keep a copy of your edit and undo', () => {
     const second = await h.act(() => writeFileSync(join(ws, 'a.txt'), 'a2\n'));
     writeFileSync(join(ws, 'a.txt'), 'a mine\n');
     const blocked = conflict(await h.undo.undo(first.id, { keepCopies: true }));
-    expect(blocked.blockers.find((b) => b.path === 'a.txt')?.copyable).toBe(false);
+    expect((blocked.blockers ?? []).find((b) => b.path === 'a.txt')?.copyable).toBe(false);
     expect(blocked.canKeepCopies).toBe(false);
     expect(read(ws, 'a.txt')).toBe('a mine\n');
     const rewound = await h.undo.rewind(first.id, { keepCopies: true });
@@ -242,7 +242,7 @@ describe('keep a copy of your edit and undo, across channels', () => {
     // As before the attempt: the person's edit stands in the way of a plain undo.
     h.slack.cannotDelete = () => false;
     const plain = conflict(await h.undo.undo(action.id));
-    expect(plain.blockers.map((b) => [b.path, b.by])).toEqual([['report.txt', 'external']]);
+    expect((plain.blockers ?? []).map((b) => [b.path, b.by])).toEqual([['report.txt', 'external']]);
     expect(h.slack.messages.filter((m) => !m.deleted)).toHaveLength(1);
     // And keeping a copy now goes through, message deleted.
     const done = await h.undo.undo(action.id, { keepCopies: true });

@@ -3,7 +3,8 @@
 // issue's rules, independently of main/effects/fs, and checked against it by the property tests.
 import { changed, overlaps, parent, sameNode, under, type Node, type State } from './fs-model';
 
-type Event = { id: number; kind: 'action' | 'undo' | 'redo' | 'external'; action: number | null; paths: string[] };
+/** `setAside`: an undo that kept the person's edits as copies (its `paths`) set these paths' earlier outside edits aside. */
+type Event = { id: number; kind: 'action' | 'undo' | 'redo' | 'external'; action: number | null; paths: string[]; setAside?: string[] };
 export type ModelAction = {
   status: 'done' | 'failed' | 'undone' | 'kept';
   before: State;
@@ -14,7 +15,9 @@ export type ModelAction = {
   appliedAt: number;
   undoneAt: number;
 };
-export type Decision = { ok: true } | { ok: false; why: string };
+export type Decision = { ok: true; copies: Array<{ path: string; copy: string }> } | { ok: false; why: string };
+/** What stands in the way at a path: an outside edit or changed content (a copy can keep it), or something else. */
+type Blocker = { path: string; personal: boolean; why: string };
 
 const clone = (s: State): State => new Map(s);
 
@@ -83,14 +86,18 @@ export class UndoModel {
     return later.sort((a, b) => order(b) - order(a) || b - a);
   }
 
-  /** Decides and, when allowed, performs the operation on the model. */
-  revert(operation: 'undo' | 'redo' | 'rewind', i: number, at: number): Decision {
+  /**
+   * Decides and, when allowed, performs the operation on the model. `keepCopies` (undo and rewind): a path
+   * in the way only because the person changed a file there is copied to "NAME (your edit).ext" and goes
+   * back with the rest.
+   */
+  revert(operation: 'undo' | 'redo' | 'rewind', i: number, at: number, keepCopies = false): Decision {
     const list = operation === 'rewind' ? this.rewindSet(i) : [i];
     const direction = operation === 'redo' ? 'redo' : 'undo';
     this.checkpoint();
+    const found: Blocker[] = [];
     for (const [k, j] of list.entries()) {
-      const why = direction === 'undo' ? this.undoBlocked(j, new Set(list.slice(0, k))) : this.redoBlocked(j);
-      if (why) return { ok: false, why };
+      found.push(...(direction === 'undo' ? this.undoBlockers(j, new Set(list.slice(0, k))) : this.redoBlockers(j)));
     }
     const expected = new Map<string, Node | undefined>();
     const target = new Map<string, Node | undefined>();
@@ -104,12 +111,25 @@ export class UndoModel {
     const plan = new Set(expected.keys());
     for (const p of [...plan].sort()) {
       const now = this.state.get(p);
-      if (!sameNode(now, expected.get(p))) return { ok: false, why: `content of ${p}` };
+      if (!sameNode(now, expected.get(p))) found.push({ path: p, personal: true, why: `content of ${p}` });
       const goal = target.get(p);
       if (now?.type === 'dir' && goal?.type !== 'dir') {
-        for (const q of this.state.keys()) if (under(q, p) && !plan.has(q)) return { ok: false, why: `${q} inside ${p}` };
+        for (const q of this.state.keys()) if (under(q, p) && !plan.has(q)) found.push({ path: q, personal: false, why: `${q} inside ${p}` });
       }
-      if (goal && parent(p) !== '' && !plan.has(parent(p)) && this.state.get(parent(p))?.type !== 'dir') return { ok: false, why: `folder of ${p}` };
+      if (goal && parent(p) !== '' && !plan.has(parent(p)) && this.state.get(parent(p))?.type !== 'dir') found.push({ path: parent(p), personal: false, why: `folder of ${p}` });
+    }
+    if (found.length > 0) {
+      const copyable = (p: string) => {
+        const now = this.state.get(p);
+        return plan.has(p) && (now?.type === 'file' || now?.type === 'link') && found.every((b) => b.path !== p || b.personal);
+      };
+      if (!(keepCopies && direction === 'undo' && found.every((b) => copyable(b.path)))) return { ok: false, why: found[0]!.why };
+    }
+    const copies = keepCopies && direction === 'undo' ? this.chooseCopies([...new Set(found.map((b) => b.path))], target, plan) : [];
+    for (const c of copies) this.state.set(c.copy, { ...this.state.get(c.path)!, by: 'person', at });
+    if (copies.length > 0) {
+      this.events.push({ id: this.nextId++, kind: 'external', action: null, paths: copies.map((c) => c.copy), setAside: copies.map((c) => c.path) });
+      this.externals++;
     }
     for (const p of plan) {
       const goal = target.get(p);
@@ -128,7 +148,29 @@ export class UndoModel {
       if (a.paths.length > 0) this.events.push({ id: this.nextId++, kind: direction, action: j, paths: a.paths });
     }
     this.lastCheckpoint = clone(this.state);
-    return { ok: true };
+    return { ok: true, copies };
+  }
+
+  /** "NAME (your edit).ext", numbered when taken, in the nearest folder the revert keeps. */
+  private chooseCopies(paths: string[], target: Map<string, Node | undefined>, plan: Set<string>): Array<{ path: string; copy: string }> {
+    const taken = new Set<string>();
+    const out: Array<{ path: string; copy: string }> = [];
+    for (const path of paths.sort()) {
+      let dir = parent(path);
+      while (dir !== '' && plan.has(dir) && target.get(dir)?.type !== 'dir') dir = parent(dir);
+      const base = path.slice(path.lastIndexOf('/') + 1);
+      const dot = base.lastIndexOf('.');
+      const [stem, ext] = dot > 0 ? [base.slice(0, dot), base.slice(dot)] : [base, ''];
+      for (let n = 1; ; n++) {
+        const name = `${stem} (your edit${n === 1 ? '' : ` ${n}`})${ext}`;
+        const copy = dir === '' ? name : `${dir}/${name}`;
+        if (taken.has(copy) || this.state.has(copy) || (plan.has(copy) && target.get(copy) !== undefined)) continue;
+        taken.add(copy);
+        out.push({ path, copy });
+        break;
+      }
+    }
+    return out;
   }
 
   private latest(i: number, kinds: Array<Event['kind']>): Event | undefined {
@@ -145,24 +187,37 @@ export class UndoModel {
     return this.applied(e.action!) && this.latest(e.action!, ['action', 'redo'])?.id === e.id;
   }
 
-  private undoBlocked(i: number, ignoring: Set<number>): string | null {
-    const applied = this.latest(i, ['action', 'redo']);
-    if (!applied) return null;
-    for (const e of this.events) {
-      if (e.id <= applied.id || e.action === i || (e.action !== null && ignoring.has(e.action)) || !this.inEffect(e)) continue;
-      if (overlaps(applied.paths, e.paths)) return `${e.kind} ${e.action ?? ''} touched ${e.paths.join(',')}`;
-    }
-    return null;
+  /** An outside edit of `path` kept as a copy by a later undo no longer holds it. */
+  private setAsideAfter(e: Event, path: string): boolean {
+    return e.kind === 'external' && this.events.some((f) => f.id > e.id && (f.setAside ?? []).includes(path));
   }
 
-  private redoBlocked(i: number): string | null {
+  private blockersOf(e: Event, paths: string[]): Blocker[] {
+    return e.paths
+      .filter((q) => overlaps(paths, [q]) && !this.setAsideAfter(e, q))
+      .map((q) => ({ path: q, personal: e.kind === 'external', why: `${e.kind} ${e.action ?? ''} touched ${q}` }));
+  }
+
+  private undoBlockers(i: number, ignoring: Set<number>): Blocker[] {
+    const applied = this.latest(i, ['action', 'redo']);
+    if (!applied) return [];
+    const out: Blocker[] = [];
+    for (const e of this.events) {
+      if (e.id <= applied.id || e.action === i || (e.action !== null && ignoring.has(e.action)) || !this.inEffect(e)) continue;
+      out.push(...this.blockersOf(e, applied.paths));
+    }
+    return out;
+  }
+
+  private redoBlockers(i: number): Blocker[] {
     const undone = this.latest(i, ['undo']);
-    if (!undone) return null;
+    if (!undone) return [];
+    const out: Blocker[] = [];
     for (const e of this.events) {
       if (e.id <= undone.id || e.action === i || !this.inEffect(e)) continue;
       if (e.action !== null && e.kind !== 'external' && this.origin(e.action) < this.origin(i)) continue;
-      if (overlaps(undone.paths, e.paths)) return `${e.kind} ${e.action ?? ''} touched ${e.paths.join(',')}`;
+      out.push(...this.blockersOf(e, undone.paths));
     }
-    return null;
+    return out;
   }
 }

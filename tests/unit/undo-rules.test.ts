@@ -66,4 +66,19 @@ describe('FolderHistory', () => {
     expect(h.lastApplied('a1')!.kind).toBe('redo');
     expect(h.undoBlockers('a1')).toEqual([]);
   });
+
+  it('sets aside an outside edit kept as a copy, for that path only and only for edits made before the copy', () => {
+    const wroteTheName = ev('action', 'a0', 'n (your edit).txt');
+    const events = [ev('action', 'a1', 'n.txt', 'm.txt'), ev('action', 'a2', 'n.txt', 'm.txt'), ev('external', null, 'n.txt', 'm.txt')];
+    expect(paths(new FolderHistory(events, states()).undoBlockers('a2'))).toEqual(['n.txt', 'm.txt']);
+    const aside: HistoryEvent = { ...ev('external', null, 'n (your edit).txt'), setAside: ['n.txt'] };
+    const kept = [...events, aside, ev('undo', 'a2', 'n.txt', 'm.txt')];
+    // m.txt's edit was not kept as a copy: it still blocks; n.txt's does not.
+    expect(paths(new FolderHistory(kept, states(['a2'])).undoBlockers('a1'))).toEqual(['m.txt']);
+    // A later edit of n.txt is the person's again.
+    const again = [...kept, ev('external', null, 'n.txt')];
+    expect(paths(new FolderHistory(again, states(['a2'])).undoBlockers('a1'))).toEqual(['m.txt', 'n.txt']);
+    // The copy is an outside edit like any other: an action that wrote that name cannot take it back.
+    expect(paths(new FolderHistory([wroteTheName, ...kept], states(['a2'])).undoBlockers('a0'))).toEqual(['n (your edit).txt']);
+  });
 });
