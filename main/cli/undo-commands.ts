@@ -4,7 +4,8 @@
 // done (some service calls taken back, then the provider refused one; files and databases put back).
 // `undo|rewind ID --keep-copy` gets past the person's own edits: each file they changed is kept as a copy
 // next to it ("notes (your edit).txt"), then the action's file goes back; a refusal that copies would get
-// past prints that exact command, one they would not (a later action, a deleted file) says why.
+// past prints that exact command, one they would not (a later action, a deleted file) says why (the
+// engine's words, blocker.noCopy).
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { PosthocApi } from '../../shared/contract';
 import { unifiedDiff } from '../../shared/diff/line-diff';
@@ -89,14 +90,9 @@ function conflictWayOut(result: Extract<UndoResult | RedoResult | RewindResult, 
   if (operation === 'redo') return lines;
   if ('canKeepCopies' in result && result.canKeepCopies && !opts.keepCopy) lines.push(`Keep a copy of your edit and ${operation} anyway: posthoc ${operation} ${id} --keep-copy`);
   if ('canRewind' in result && result.canRewind) lines.push(`Rewind instead: posthoc rewind ${id}`);
-  const gone = (result.blockers ?? []).filter((b) => (b.channel ?? 'files') === 'files' && b.by !== 'action' && b.copyable === false).map((b) => b.path);
-  if (gone.length > 0) {
-    const one = gone.length === 1;
-    lines.push(
-      `Nothing to keep a copy of at ${gone.join(', ')}: ${one ? 'it is no longer a file' : 'they are no longer files'} (deleted, or a folder now), so --keep-copy cannot get past ${one ? 'it' : 'them'} either. ` +
-        `Leave the action as it is, or put ${one ? 'the file' : 'the files'} back yourself and run posthoc ${operation} ${id} --keep-copy.`,
-    );
-  }
+  // Paths no copy gets past (other than a later action's, which the rewind line covers), each with why.
+  const stuck = (result.blockers ?? []).filter((b) => (b.channel ?? 'files') === 'files' && b.by !== 'action' && b.copyable === false);
+  for (const b of stuck) lines.push(`No copy gets past ${b.path}: ${b.noCopy ?? 'it is not a file you changed since'}.`);
   return lines;
 }
 

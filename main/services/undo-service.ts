@@ -388,11 +388,11 @@ export class UndoService {
     const canKeepCopies = job.direction === 'undo' && blockers.length > 0 && blockers.every((b) => b.copyable === true);
     const parts = blockers.map((b) => `${b.path} (${describeBlocker(b)})`);
     const shown = parts.length > 8 ? `${parts.slice(0, 8).join(', ')} and ${parts.length - 8} more` : parts.join(', ');
-    const stuck = blockers.filter((b) => b.copyable !== true).map((b) => b.path);
+    const stuck = blockers.filter((b) => b.copyable !== true).map((b) => (b.noCopy ? `${b.path} (${b.noCopy})` : b.path));
     const hint = canKeepCopies
       ? ` To ${job.operation} anyway, keep a copy of your edits: each stays next to its file as “NAME (your edit)”, and the files go back.`
       : job.keepCopies && stuck.length > 0
-        ? ` Keeping copies does not get past ${stuck.slice(0, 5).join(', ')}${stuck.length > 5 ? ' and more' : ''}: only a file you changed since can be kept as a copy (not a later action's change, a deleted file or a folder).${canRewind ? ' Rewind to before this action to undo the later actions too, newest first.' : ''}`
+        ? ` Keeping copies does not get past ${stuck.slice(0, 5).join(', ')}${stuck.length > 5 ? ' and more' : ''}: only a file you changed since can be kept as a copy.${canRewind ? ' Rewind to before this action to undo the later actions too, newest first.' : ''}`
         : canRewind
           ? ' Rewind to before this action to undo the later actions too, newest first.'
           : '';
@@ -482,6 +482,7 @@ export class UndoService {
         taskTitle: b.by === 'action' && other && other.taskId !== task.id ? (this.store.getTask(other.taskId)?.title ?? 'another task') : null,
         ...(during ? { whileActionSeq: during.seq, ambiguous: b.ambiguous ?? false } : {}),
         ...(b.copyable !== undefined ? { copyable: b.copyable } : {}),
+        ...(b.noCopy !== undefined ? { noCopy: b.noCopy } : {}),
       };
     });
   }

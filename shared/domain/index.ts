@@ -459,6 +459,8 @@ export const UndoBlocker = z.object({
    * Known when an operation checked the folder (absent on the timeline, which reads the history only).
    */
   copyable: z.boolean().optional(),
+  /** With copyable false: why no copy gets past it, in words ("deleted since: there is nothing to keep a copy of"). */
+  noCopy: z.string().optional(),
 });
 export type UndoBlocker = z.infer<typeof UndoBlocker>;
 

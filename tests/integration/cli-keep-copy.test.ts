@@ -122,7 +122,7 @@ describe('posthoc undo and rewind --keep-copy', () => {
     unlinkSync(join(ws, 'notes.txt'));
     const before = folder(ws);
 
-    const nothingToCopy = 'Nothing to keep a copy of at notes.txt: it is no longer a file (deleted, or a folder now), so --keep-copy cannot get past it either.';
+    const nothingToCopy = 'No copy gets past notes.txt: deleted since: there is nothing to keep a copy of.';
     const plain = await posthoc(['undo', id!, '--data-dir', data]);
     expect(plain.code).toBe(3);
     expect(plain.stderr).toMatch(/notes\.txt: edited outside Posthoc/);
@@ -137,7 +137,11 @@ describe('posthoc undo and rewind --keep-copy', () => {
 
     const json = await posthoc(['undo', id!, '--keep-copy', '--json', '--data-dir', data]);
     expect(json.code).toBe(3);
-    expect(JSON.parse(json.stdout)).toMatchObject({ outcome: 'conflict', paths: ['notes.txt'], blockers: [{ path: 'notes.txt', copyable: false }] });
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      outcome: 'conflict',
+      paths: ['notes.txt'],
+      blockers: [{ path: 'notes.txt', copyable: false, noCopy: 'deleted since: there is nothing to keep a copy of' }],
+    });
     expect(folder(ws)).toEqual(before);
   });
 
@@ -154,7 +158,7 @@ describe('posthoc undo and rewind --keep-copy', () => {
     expect(refused.stderr).toMatch(/notes\.txt: changed by action 2/);
     expect(refused.stderr).toContain(`Rewind instead: posthoc rewind ${first}`);
     expect(refused.stderr).not.toContain('Keep a copy of your edit');
-    expect(refused.stderr).not.toContain('Nothing to keep a copy of');
+    expect(refused.stderr).not.toContain('No copy gets past');
     expect(folder(ws)).toEqual({ 'notes.txt': 'the second action\n' });
 
     const redo = await posthoc(['redo', first!, '--keep-copy', '--data-dir', data]);

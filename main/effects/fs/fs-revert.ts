@@ -47,6 +47,10 @@ export type RevertBlocker = {
   ambiguous?: boolean;
   /** Undo: the path holds a file the person changed, which keepCopies would keep as a copy. */
   copyable?: boolean;
+  /** With copyable false: why not, in words. */
+  noCopy?: string;
+  /** by: 'content' — what the content check found. */
+  conflict?: 'changed' | 'added-inside' | 'folder-gone';
 };
 
 /** An edit kept as a copy: `path` goes back, `copy` (a new path) holds `entry`, what `path` held. */
@@ -143,13 +147,19 @@ export class FsReverter {
         );
       }
       let plan = planRevert(store, now.tree, items);
-      for (const c of plan.conflicts) found.push({ folder, path: c.path, by: 'content', actionId: c.actionId });
-      const copyable = req.direction === 'undo' ? copyablePaths(store, now.tree, plan, found) : new Set<string>();
-      for (const b of found) if (req.direction === 'undo') b.copyable = copyable.has(b.path);
+      for (const c of plan.conflicts) found.push({ folder, path: c.path, by: 'content', actionId: c.actionId, conflict: c.reason });
+      const copyable = req.direction === 'undo' ? copyablePaths(store, now.tree, plan, found) : new Map<string, string | null>();
+      for (const b of found) {
+        if (req.direction !== 'undo') continue;
+        const why = copyable.get(b.path) ?? null;
+        b.copyable = why === null;
+        if (why !== null) b.noCopy = why;
+      }
       let aside: KeptCopy[] = [];
       if (req.keepCopies && found.length > 0 && found.every((b) => b.copyable)) {
-        plan = planRevert(store, now.tree, items, copyable);
-        aside = keepCopies(store, now.tree, plan, copyable);
+        const paths = new Set(found.map((b) => b.path));
+        plan = planRevert(store, now.tree, items, paths);
+        aside = keepCopies(store, now.tree, plan, paths);
       } else blockers.push(...found);
       work.push({ folder, store, from: now.commit, fromTree: now.tree, plan, items, aside, returned: [] });
     }
@@ -422,21 +432,29 @@ export function toEvent(c: FolderChange): HistoryEvent {
 }
 
 /**
- * The paths in the way only because the person changed a file after the action: the revert puts the
- * path back, every blocker there is an outside edit or changed content (no later action), and it holds a
- * file or a link now (a deleted file or a folder has no content to keep as a copy).
+ * For each path in the way, null when it is there only because the person changed a file after the
+ * action (the revert puts the path back, every blocker there is an outside edit or changed content, and
+ * it holds a file or a link now), else why a copy cannot get past it, in words.
  */
-function copyablePaths(store: CheckpointStore, tree: string, plan: RevertPlan, found: readonly RevertBlocker[]): Set<string> {
+function copyablePaths(store: CheckpointStore, tree: string, plan: RevertPlan, found: readonly RevertBlocker[]): Map<string, string | null> {
   const inPlan = new Set(plan.paths);
   const byPath = new Map<string, RevertBlocker[]>();
   for (const b of found) byPath.set(b.path, [...(byPath.get(b.path) ?? []), b]);
-  const out = new Set<string>();
-  for (const [path, list] of byPath) {
-    if (!inPlan.has(path) || !list.every((b) => b.by === 'external' || b.by === 'content')) continue;
-    const now = store.lookup(tree, path);
-    if (now && (now.kind === 'file' || now.kind === 'exec' || now.kind === 'link')) out.add(path);
-  }
+  const out = new Map<string, string | null>();
+  for (const [path, list] of byPath) out.set(path, whyNoCopy(path, list, inPlan, store.lookup(tree, path)));
   return out;
+}
+
+function whyNoCopy(path: string, blockers: readonly RevertBlocker[], inPlan: ReadonlySet<string>, now: Entry | null): string | null {
+  if (blockers.some((b) => b.by === 'action')) return 'a later action changed it too: rewind to undo that action as well';
+  if (blockers.some((b) => b.conflict === 'added-inside') || (!inPlan.has(path) && now !== null)) {
+    return 'it is in a folder the action made, which undo would remove: move it elsewhere first';
+  }
+  if (blockers.some((b) => b.conflict === 'folder-gone')) return 'the folder was removed since, so the file has nowhere to go back to';
+  if (now === null) return 'deleted since: there is nothing to keep a copy of';
+  if (now.kind === 'dir') return 'a folder now: only a file can be kept as a copy';
+  if (now.kind === 'uncovered') return 'not covered by undo (too large, or not a regular file), so Posthoc has no copy of it to keep';
+  return null;
 }
 
 const NAME_MAX_BYTES = 255;
@@ -496,12 +514,14 @@ export function blockerOf(folder: string, b: HistoryBlocker, actionId: string): 
   return { folder, path: b.path, by: 'external', actionId: null, during, ambiguous: during === actionId && (b.event.ambiguous ?? []).includes(b.path) };
 }
 
+/** One blocker per path: a later action's when there is one (rewind is the way past it), else the first. */
 function dedupe(blockers: RevertBlocker[]): RevertBlocker[] {
-  const seen = new Set<string>();
-  return blockers.filter((b) => {
+  const chosen = new Map<string, RevertBlocker>();
+  for (const b of blockers) {
     const key = `${b.folder}\0${b.path}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
+    const had = chosen.get(key);
+    if (!had || (had.by !== 'action' && b.by === 'action')) chosen.set(key, b);
+  }
+  const keep = new Set(chosen.values());
+  return blockers.filter((b) => keep.has(b));
 }
