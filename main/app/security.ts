@@ -1,5 +1,6 @@
 // Electron security defaults, in one place: isolated and sandboxed renderers, no Node in pages, a CSP,
-// navigation and new windows denied, external links only to allow-listed origins, permissions denied (but
+// navigation and new windows denied, external links to allow-listed origins opened, any other web page or
+// e-mail address only after the person said yes to its full address, permissions denied (but
 // notifications for the app's own page),
 // the renderer's own origin app://posthoc, devtools and the dev server only outside packaged builds.
 import type { BrowserWindowConstructorOptions, Session, WebContents } from 'electron';
@@ -68,6 +69,30 @@ export function isAllowedExternalUrl(raw: string): boolean {
   return url.protocol === 'https:' && url.username === '' && url.password === '' && EXTERNAL_ORIGINS.has(url.origin);
 }
 
+/** Longest link the app offers to open: a longer one is no link a person meant to follow. */
+export const MAX_LINK_CHARS = 4096;
+
+/**
+ * Links from the page (an answer's markdown) the person may open after seeing the full address and saying
+ * yes: a web page (http or https, a host name, no user name or password in it) or an e-mail address.
+ * Never another scheme (file:, javascript:, smb:, a custom app's), which shell.openExternal would hand to
+ * whatever program claims it.
+ */
+export function isAskableExternalUrl(raw: string): boolean {
+  if (raw.length > MAX_LINK_CHARS) return false;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return false;
+  }
+  if (url.protocol === 'mailto:') return url.pathname.includes('@');
+  return (url.protocol === 'https:' || url.protocol === 'http:') && url.hostname !== '' && url.username === '' && url.password === '';
+}
+
+/** Asks the person whether to open a link (its full address shown); true: open it. */
+export type ConfirmLink = (url: string) => Promise<boolean>;
+
 /**
  * Sign-in pages of OAuth providers, opened in the person's browser: https without credentials in the URL,
  * or plain http on the loopback interface (local test servers). main/oauth has already checked that the
@@ -130,15 +155,26 @@ export function hardenContents(
   contents: WebContents,
   openExternal: (url: string) => Promise<void>,
   devServerUrl: string | undefined,
+  confirm?: ConfirmLink,
 ): void {
-  // The renderer is a single page: it never navigates. Links to allow-listed sites open in the browser.
+  // The renderer is a single page: it never navigates. Links to allow-listed sites open in the browser;
+  // any other page or address only once the person has seen it whole and said yes.
+  const follow = (url: string) => {
+    if (isAllowedExternalUrl(url)) void openExternal(url);
+    else if (confirm && isAskableExternalUrl(url)) {
+      void confirm(url).then(
+        (yes) => (yes ? openExternal(url) : undefined),
+        () => undefined,
+      );
+    }
+  };
   contents.on('will-navigate', (event, url) => {
     event.preventDefault();
-    if (!isAppUrl(url, devServerUrl) && isAllowedExternalUrl(url)) void openExternal(url);
+    if (!isAppUrl(url, devServerUrl)) follow(url);
   });
   contents.on('will-attach-webview', (event) => event.preventDefault());
   contents.setWindowOpenHandler(({ url }) => {
-    if (isAllowedExternalUrl(url)) void openExternal(url);
+    follow(url);
     return { action: 'deny' };
   });
 }

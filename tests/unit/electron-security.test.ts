@@ -40,6 +40,7 @@ const fakes = vi.hoisted(() => {
     FakeWebContents,
     FakeBrowserWindow,
     openExternal: vi.fn(async (_url: string) => undefined),
+    showMessageBox: vi.fn(async (_win: unknown, _options: Record<string, any>) => ({ response: 0 })),
     ipcHandle: vi.fn(),
     getAllWebContents: vi.fn((): unknown[] => []),
   };
@@ -48,6 +49,7 @@ const fakes = vi.hoisted(() => {
 vi.mock('electron', () => ({
   BrowserWindow: fakes.FakeBrowserWindow,
   shell: { openExternal: fakes.openExternal },
+  dialog: { showMessageBox: fakes.showMessageBox },
   ipcMain: { handle: fakes.ipcHandle },
   webContents: { getAllWebContents: fakes.getAllWebContents },
 }));
@@ -63,6 +65,8 @@ import {
   hardenSession,
   isAllowedExternalUrl,
   isAllowedSignInUrl,
+  isAskableExternalUrl,
+  MAX_LINK_CHARS,
   isAppUrl,
   openSignInPage,
 } from '../../main/app/security';
@@ -190,6 +194,77 @@ describe('hardenContents', () => {
     contents.emit('will-navigate', event, 'https://evil.example/');
     expect(event.preventDefault).toHaveBeenCalled();
     expect(open).not.toHaveBeenCalled();
+  });
+});
+
+describe('links to other sites (an answer’s markdown)', () => {
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+  it('opens one only after the person saw its whole address and said yes', async () => {
+    const contents = new fakes.FakeWebContents();
+    const open = vi.fn(async () => undefined);
+    const answers = [false, true];
+    const confirm = vi.fn(async (_url: string) => answers.shift()!);
+    hardenContents(contents as never, open, undefined, confirm);
+
+    expect(contents.windowOpenHandler!({ url: 'https://example.org/report?q=1' })).toEqual({ action: 'deny' });
+    await settle();
+    expect(confirm).toHaveBeenCalledWith('https://example.org/report?q=1');
+    expect(open).not.toHaveBeenCalled();
+
+    const event = { preventDefault: vi.fn() };
+    contents.emit('will-navigate', event, 'https://example.org/report?q=1');
+    await settle();
+    expect(event.preventDefault).toHaveBeenCalled();
+    expect(open).toHaveBeenCalledWith('https://example.org/report?q=1');
+
+    // An allow-listed site opens without asking.
+    confirm.mockClear();
+    contents.windowOpenHandler!({ url: 'https://docs.docker.com/engine/' });
+    await settle();
+    expect(confirm).not.toHaveBeenCalled();
+    expect(open).toHaveBeenLastCalledWith('https://docs.docker.com/engine/');
+  });
+
+  it.each([
+    'javascript:alert(1)',
+    'file:///etc/passwd',
+    'smb://host/share',
+    'vscode://file/etc/passwd',
+    'data:text/html,<script>alert(1)</script>',
+    'https://user:pass@example.org/',
+    'https://example.org@evil.example/',
+    'mailto:',
+    `https://example.org/${'a'.repeat(MAX_LINK_CHARS)}`,
+    'not a url',
+  ])('never asks about, nor opens, %j', async (url) => {
+    expect(isAskableExternalUrl(url)).toBe(false);
+    const contents = new fakes.FakeWebContents();
+    const open = vi.fn(async () => undefined);
+    const confirm = vi.fn(async () => true);
+    hardenContents(contents as never, open, undefined, confirm);
+    contents.windowOpenHandler!({ url });
+    contents.emit('will-navigate', { preventDefault: vi.fn() }, url);
+    await settle();
+    expect(confirm).not.toHaveBeenCalled();
+    expect(open).not.toHaveBeenCalled();
+  });
+
+  it('in the main window, asks with a native dialog showing the address, a look-alike host in punycode, Cancel first', async () => {
+    const win = openWindow();
+    fakes.showMessageBox.mockResolvedValueOnce({ response: 0 });
+    win.webContents.windowOpenHandler!({ url: 'https://ex\u0430mple.org/a?secret=1' });
+    await settle();
+    const [, options] = fakes.showMessageBox.mock.calls.at(-1)!;
+    expect(options).toMatchObject({ defaultId: 0, cancelId: 0, buttons: ['Cancel', 'Open in browser'] });
+    expect(options.detail).toContain('https://xn--exmple-4nf.org/a?secret=1');
+    expect(fakes.openExternal).not.toHaveBeenCalled();
+
+    fakes.showMessageBox.mockResolvedValueOnce({ response: 1 });
+    win.webContents.windowOpenHandler!({ url: 'mailto:team@example.org' });
+    await settle();
+    expect(fakes.showMessageBox.mock.calls.at(-1)![1]).toMatchObject({ message: 'Write an e-mail to this address?' });
+    expect(fakes.openExternal).toHaveBeenCalledWith('mailto:team@example.org');
   });
 });
 
