@@ -1,12 +1,18 @@
 // The last way out of a refused undo: keep a copy of the person's edit ("NAME (your edit).ext" beside the
 // file), then undo (or rewind). One button for the timeline's way out, its outcome box and the card; all of
 // them call timelineActions.keepCopyAnd, and the kept copies are named the same way everywhere.
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { Action, KeptCopy } from '../../../shared/domain';
 import { keepCopyTitle } from '../model/timeline-view';
 import type { OperationOutcome } from '../state/timeline-state';
 import { timelineActions } from '../state/timeline-store';
 import './timeline-strip.css';
+
+/** The focus is nowhere (on the page itself, or on a button that was disabled or removed meanwhile). */
+export function focusLost(): boolean {
+  const active = document.activeElement;
+  return active === null || active === document.body || !active.isConnected || (active instanceof HTMLButtonElement && active.disabled);
+}
 
 export function KeepCopyButton({
   operation,
@@ -64,9 +70,14 @@ export function KeptCopies({ copies }: { copies: readonly KeptCopy[] }) {
 export function KeepCopyOffer({ action, paths }: { action: Action; paths: readonly string[] }) {
   const [busy, setBusy] = useState(false);
   const [outcome, setOutcome] = useState<OperationOutcome | null>(null);
+  const box = useRef<HTMLDivElement>(null);
+  // The button went away with its click: the focus goes to how it went.
+  useEffect(() => {
+    if (outcome !== null && focusLost()) box.current?.focus();
+  }, [outcome]);
   if (outcome !== null) {
     return (
-      <div className={`keep-copy-outcome tone-${outcome.tone}`} data-testid="keep-copy-outcome" data-tone={outcome.tone}>
+      <div ref={box} tabIndex={-1} className={`keep-copy-outcome tone-${outcome.tone}`} data-testid="keep-copy-outcome" data-tone={outcome.tone}>
         <span>{outcome.text}</span>
         {outcome.paths.length > 0 && (
           <ul className="conflict-paths">

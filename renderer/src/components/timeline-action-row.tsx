@@ -4,14 +4,14 @@
 // When undo is not possible because later changes stand in the way, the row offers a way out: show the
 // change in the way (the person's edit or the later action's diff), keep a copy of the person's edit and
 // undo (or rewind), or rewind to before this action.
-import { useState, type MouseEvent, type ReactNode } from 'react';
+import { useEffect, useRef, useState, type MouseEvent, type ReactNode } from 'react';
 import { isApplied, type UndoBlocker } from '../../../shared/domain';
 import type { TimelineEntry } from '../../../shared/domain/undo';
 import { canUndo, listChanges } from '../model/action-summary';
 import { changeCount, describeBlocker, isPersonsEdit, keepCopyOffer, statusWords } from '../model/timeline-view';
 import { timelineActions, useTimelineStore } from '../state/timeline-store';
 import { ChangedFiles } from './changed-files';
-import { KeepCopyButton, KeptCopies } from './keep-copy';
+import { focusLost, KeepCopyButton, KeptCopies } from './keep-copy';
 import { NotCovered } from './not-covered';
 import './timeline-strip.css';
 
@@ -22,6 +22,12 @@ export function TimelineActionRow({ taskId, entry }: { taskId: string; entry: Ac
   const busy = useTimelineStore((s) => s.busy);
   const outcome = useTimelineStore((s) => s.outcomes[action.id]);
   const [showFiles, setShowFiles] = useState(false);
+  const outcomeBox = useRef<HTMLDivElement>(null);
+  // The button that ran the operation was disabled meanwhile and lost the focus: it goes to what happened,
+  // so the keyboard carries on from there (Tab reaches the way out).
+  useEffect(() => {
+    if (outcome !== undefined && focusLost()) outcomeBox.current?.focus();
+  }, [outcome]);
   const count = changeCount(action);
   // The same test as the card's Undo: a query, or an action that changed nothing, has nothing to undo.
   const changedSomething = canUndo(action);
@@ -171,7 +177,7 @@ export function TimelineActionRow({ taskId, entry }: { taskId: string; entry: Ac
       )}
 
       {outcome !== undefined && (
-        <div className={`tl-outcome tone-${outcome.tone}`} role="status" data-testid="timeline-outcome" data-tone={outcome.tone}>
+        <div ref={outcomeBox} tabIndex={-1} className={`tl-outcome tone-${outcome.tone}`} role="status" data-testid="timeline-outcome" data-tone={outcome.tone}>
           <span>{outcome.text}</span>
           {outcome.paths.length > 0 && (
             <ul className="tl-paths">
