@@ -248,8 +248,8 @@ describe('a refused undo’s way out: keep a copy of your edit and undo', () => 
     await keep.click();
     await expect.poll(() => outcome.getAttribute('data-tone'), { timeout: 30_000 }).toBe('warn');
     const said = (await outcome.textContent()) ?? '';
-    expect(said).toContain('Undo refused, nothing was changed: there is no file to keep a copy of at this path (deleted since, or a folder now).');
-    expect(said).toContain('notes.txt — edited outside Posthoc since: nothing to keep a copy of');
+    expect(said).toContain('Undo refused, nothing was changed: keeping a copy does not get past this path.');
+    expect(said).toContain('notes.txt — deleted since: there is nothing to keep a copy of');
     expect(await outcome.getByTestId('timeline-way-out-keep-copy').count()).toBe(0);
     expect(listing()).toEqual(onDisk);
     expect(readFileSync(join(ws, 'other.txt'), 'utf8')).toBe('left alone\n');

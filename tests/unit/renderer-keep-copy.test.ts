@@ -128,14 +128,14 @@ describe('what the outcome says', () => {
     expect(outcomeWords(plain)).toBe('Undone: restored notes.txt.');
   });
 
-  it('asked to keep a copy and still refused, says why no copy could be made, path by path', () => {
-    const deleted = describeOutcome('undo', conflict([edit('notes.txt', { copyable: false })]), { keepCopies: true });
-    expect(deleted).toMatchObject({ tone: 'warn', canKeepCopies: false, paths: ['notes.txt — edited outside Posthoc since: nothing to keep a copy of'] });
-    expect(deleted.text).toBe('Undo refused, nothing was changed: there is no file to keep a copy of at this path (deleted since, or a folder now).');
-    // A later action is in the way too: a copy does not help there; only what stopped it is listed.
-    const mixed = describeOutcome('undo', conflict([edit('notes.txt', { copyable: true }), later('a.txt', 2)], { canRewind: false }), { keepCopies: true });
-    expect(mixed.paths).toEqual(['a.txt — changed by action 2']);
-    expect(mixed.text).toMatch(/a copy only keeps a file you edited, and this path stands in the way for another reason\.$/);
+  it('asked to keep a copy and still refused, says why no copy gets past each path, in the engine’s words', () => {
+    const deleted = describeOutcome('undo', conflict([edit('notes.txt', { copyable: false, noCopy: 'deleted since: there is nothing to keep a copy of' })]), { keepCopies: true });
+    expect(deleted).toMatchObject({ tone: 'warn', canKeepCopies: false, paths: ['notes.txt — deleted since: there is nothing to keep a copy of'] });
+    expect(deleted.text).toBe('Undo refused, nothing was changed: keeping a copy does not get past this path.');
+    // Only what stopped it is listed (the copyable edit is not); a later action with rewind possible says so.
+    const mixed = describeOutcome('undo', conflict([edit('notes.txt', { copyable: true }), later('a.txt', 2), edit('b', { copyable: false })], { canRewind: true }), { keepCopies: true });
+    expect(mixed.paths).toEqual(['a.txt — changed by action 2: a copy only keeps a file you changed', 'b — edited outside Posthoc since: no copy of it can be kept']);
+    expect(mixed.text).toBe('Undo refused, nothing was changed: keeping a copy does not get past these 2 paths. Rewind to before this action to undo the later actions too.');
     // A failure is said in main's words.
     expect(describeOutcome('undo', { ok: false, error: { code: 'conflict', message: 'The folder is busy.' } }, { keepCopies: true })).toMatchObject({ tone: 'error', text: 'The folder is busy.' });
   });

@@ -33,19 +33,16 @@ export function describeOutcome(
     const blockers = r.blockers ?? [];
     const name = operation === 'undo' ? 'Undo' : operation === 'redo' ? 'Redo' : 'Rewind';
     if (options.keepCopies === true && blockers.length > 0) {
-      // Asked to keep copies and still refused: say, path by path, why a copy does not get past it.
+      // Asked to keep copies and still refused: say, path by path, why a copy does not get past it (in the
+      // engine's words when it gave them).
       const stuck = blockers.filter((b) => b.copyable !== true);
       const shown = stuck.length > 0 ? stuck : blockers;
-      const only = shown.every(isEditedFile);
-      const why = only
-        ? `there is no file to keep a copy of at ${shown.length === 1 ? 'this path' : 'these paths'} (deleted since, or a folder now)`
-        : `a copy only keeps a file you edited, and ${shown.length === 1 ? 'this path stands' : 'these paths stand'} in the way for another reason`;
       const next = canRewind ? ' Rewind to before this action to undo the later actions too.' : '';
       return {
         operation,
         tone: 'warn',
-        text: `${name} refused, nothing was changed: ${why}.${next}`,
-        paths: shown.map((b) => `${b.path} — ${describeBlocker(b)}${isEditedFile(b) ? ': nothing to keep a copy of' : ''}`),
+        text: `${name} refused, nothing was changed: keeping a copy does not get past ${shown.length === 1 ? 'this path' : `these ${shown.length} paths`}.${next}`,
+        paths: shown.map((b) => `${b.path} — ${noCopyWords(b)}`),
         canRewind,
         canKeepCopies: false,
       };
@@ -84,6 +81,13 @@ export function outcomeWords(outcome: OperationOutcome): string {
 }
 
 const isFileBlocker = (b: UndoBlocker): boolean => b.channel === undefined || b.channel === 'files';
+
+/** Why no copy gets a blocker out of the way: the engine's words, or what the blocker itself says. */
+function noCopyWords(b: UndoBlocker): string {
+  if (b.noCopy) return b.noCopy;
+  if (isEditedFile(b)) return `${describeBlocker(b)}: no copy of it can be kept`;
+  return `${describeBlocker(b)}: a copy only keeps a file you changed`;
+}
 
 /** A path the person changed after the action (outside Posthoc), whatever it holds now. */
 const isEditedFile = (b: UndoBlocker): boolean => isFileBlocker(b) && (b.by === 'external' || b.by === 'content');
