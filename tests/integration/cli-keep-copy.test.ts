@@ -3,29 +3,16 @@
 // (exit 3) with the exact --keep-copy command, and with it the person's bytes land in "notes (your
 // edit).txt" while notes.txt goes back. Hostile: a deleted file (nothing to copy, nothing changed), a copy
 // name already taken, a later action in the way, --keep-copy where nothing is in the way, redo with it.
-import { chownSync, existsSync, lstatSync, readdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { chownSync, existsSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cliTestbed, jsonLines, runPosthoc } from '../support/posthoc-cli';
+import { folderContents } from '../support/folder-contents';
 
 const { dirs, model } = cliTestbed();
 const posthoc = runPosthoc;
 
-/** Every file under the folder with its content, folders as "name/". */
-function folder(root: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (dir: string) => {
-    for (const name of readdirSync(dir).sort()) {
-      const abs = join(dir, name);
-      if (lstatSync(abs).isDirectory()) {
-        out[`${relative(root, abs)}/`] = '';
-        walk(abs);
-      } else out[relative(root, abs)] = readFileSync(abs, 'utf8');
-    }
-  };
-  walk(root);
-  return out;
-}
+const folder = folderContents;
 
 /**
  * A granted folder holding `files` (the person's, owned as the folder is), a task run in it whose model

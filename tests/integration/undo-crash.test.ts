@@ -5,7 +5,7 @@ import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TimelineEntry } from '../../shared/domain/undo';
-import { startUndoHarness, type UndoHarness } from '../support/undo-harness';
+import { startFreezingUndoHarness, startUndoHarness, type UndoHarness } from '../support/undo-harness';
 
 const open: UndoHarness[] = [];
 afterEach(async () => {
@@ -16,23 +16,10 @@ const read = (ws: string, p: string) => (existsSync(join(ws, p)) ? readFileSync(
 const operations = (h: UndoHarness) =>
   h.views.timeline(h.task.id).entries.filter((e): e is Extract<TimelineEntry, { kind: 'operation' }> => e.kind === 'operation');
 
-/** A harness whose restores stop for good after `step` steps, and a promise that resolves when they do. */
 async function freezingHarness(step: number) {
-  let stopped!: () => void;
-  const reached = new Promise<void>((resolve) => (stopped = resolve));
-  const h = await startUndoHarness({
-    checkpoints: {
-      restoreHooks: {
-        afterStep: (n) => {
-          if (n !== step) return;
-          stopped();
-          return new Promise<void>(() => undefined); // never continues: as if the process died here
-        },
-      },
-    },
-  });
-  open.push(h);
-  return { h, reached };
+  const frozen = await startFreezingUndoHarness(step);
+  open.push(frozen.h);
+  return frozen;
 }
 
 async function threeFileAction(h: UndoHarness) {

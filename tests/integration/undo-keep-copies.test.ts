@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { UndoResult } from '../../shared/domain';
 import type { RewindResult } from '../../shared/domain/undo';
 import { startChannelsHarness } from '../support/channels-harness';
-import { startUndoHarness, type UndoHarness } from '../support/undo-harness';
+import { startFreezingUndoHarness, startUndoHarness, type UndoHarness } from '../support/undo-harness';
 
 const open: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {
@@ -109,6 +109,7 @@ describe('keep a copy of your edit and undo', () => {
     const r = conflict(await h.undo.undo(first.id, { keepCopies: true }));
     expect(r.canKeepCopies).toBe(false);
     expect(Object.fromEntries((r.blockers ?? []).map((b) => [b.path, b.copyable]))).toEqual({ 'a.txt': false, 'b.txt': true });
+    expect(r.blockers?.find((b) => b.path === 'a.txt')?.noCopy).toBe('deleted since: there is nothing to keep a copy of');
     expect(r.message).toMatch(/Keeping copies does not get past a\.txt/);
     expect(readdirSync(ws).sort()).toEqual(before);
     expect(read(ws, 'b.txt')).toBe('b mine\n');
@@ -119,7 +120,7 @@ describe('keep a copy of your edit and undo', () => {
     const second = await h.act(() => writeFileSync(join(ws, 'a.txt'), 'a2\n'));
     writeFileSync(join(ws, 'a.txt'), 'a mine\n');
     const blocked = conflict(await h.undo.undo(first.id, { keepCopies: true }));
-    expect((blocked.blockers ?? []).find((b) => b.path === 'a.txt')?.copyable).toBe(false);
+    expect((blocked.blockers ?? []).find((b) => b.path === 'a.txt')).toMatchObject({ by: 'action', copyable: false, noCopy: expect.stringMatching(/later action/) });
     expect(blocked.canKeepCopies).toBe(false);
     expect(read(ws, 'a.txt')).toBe('a mine\n');
     const rewound = await h.undo.rewind(first.id, { keepCopies: true });
@@ -156,19 +157,7 @@ describe('keep a copy of your edit and undo', () => {
   });
 
   it('interrupted by a crash: finished at the next start, copy and all, and the edit stays set aside', async () => {
-    let stopped!: () => void;
-    const reached = new Promise<void>((resolve) => (stopped = resolve));
-    const h = await startUndoHarness({
-      checkpoints: {
-        restoreHooks: {
-          afterStep: (n) => {
-            if (n !== 1) return;
-            stopped();
-            return new Promise<void>(() => undefined); // never continues: as if the process died here
-          },
-        },
-      },
-    });
+    const { h, reached } = await startFreezingUndoHarness(1);
     open.push(h);
     const ws = h.workspace;
     writeFileSync(join(ws, 'n.txt'), 'v0\n');
@@ -190,19 +179,7 @@ describe('keep a copy of your edit and undo', () => {
   });
 
   it('interrupted by a crash after the person changed the file again: rolled back, the newer edit kept, no copy left', async () => {
-    let stopped!: () => void;
-    const reached = new Promise<void>((resolve) => (stopped = resolve));
-    const h = await startUndoHarness({
-      checkpoints: {
-        restoreHooks: {
-          afterStep: (n) => {
-            if (n !== 1) return;
-            stopped();
-            return new Promise<void>(() => undefined);
-          },
-        },
-      },
-    });
+    const { h, reached } = await startFreezingUndoHarness(1);
     open.push(h);
     const ws = h.workspace;
     writeFileSync(join(ws, 'n.txt'), 'v0\n');

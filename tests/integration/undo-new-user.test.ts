@@ -2,10 +2,11 @@
 // actions run in Docker and create, edit, rename and delete files; the person edits a file between two
 // runs; actions are undone out of order where allowed, refused with the right paths where not, rewound
 // and redone; the folder ends exactly as expected and the person's edit survives.
-import { chownSync, lstatSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { chownSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../support/services-harness';
+import { folderContents } from '../support/folder-contents';
 
 let harness: Harness | undefined;
 afterEach(async () => {
@@ -13,21 +14,7 @@ afterEach(async () => {
   harness = undefined;
 });
 
-/** Every file under the folder with its content, folders as "name/". */
-function folder(root: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (dir: string) => {
-    for (const name of readdirSync(dir).sort()) {
-      const abs = join(dir, name);
-      if (lstatSync(abs).isDirectory()) {
-        out[`${relative(root, abs)}/`] = '';
-        walk(abs);
-      } else out[relative(root, abs)] = readFileSync(abs, 'utf8');
-    }
-  };
-  walk(root);
-  return out;
-}
+const folder = folderContents;
 
 describe('a new user undoing a task', () => {
   it('undoes out of order where allowed, refuses with the paths where not, rewinds and redoes, and keeps their edit', async () => {

@@ -155,3 +155,21 @@ export async function startUndoHarness(
     },
   };
 }
+
+/** A harness whose restores stop for good after `step` steps, as if the process died there, and a promise that resolves when they do. */
+export async function startFreezingUndoHarness(step: number): Promise<{ h: UndoHarness; reached: Promise<void> }> {
+  let stopped!: () => void;
+  const reached = new Promise<void>((resolve) => (stopped = resolve));
+  const h = await startUndoHarness({
+    checkpoints: {
+      restoreHooks: {
+        afterStep: (n) => {
+          if (n !== step) return;
+          stopped();
+          return new Promise<void>(() => undefined); // never continues
+        },
+      },
+    },
+  });
+  return { h, reached };
+}
