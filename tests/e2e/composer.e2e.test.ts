@@ -2,36 +2,15 @@
 // completion (folder:complete), a chip removed, the task started with what is left; the listbox follows
 // ARIA's combobox pattern, and the completion refuses ".." and never offers Posthoc's own data folder.
 import { chownSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
-import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { FALLBACK_SANDBOX_UID } from '../../main/sandbox/container-policy';
+import { seriousViolations } from '../support/axe';
 import { browserTestbed, SCREENSHOTS } from '../support/browser';
+import { tabTo } from '../support/keyboard';
 import { startHarness } from '../support/services-harness';
 
 const { open, defer } = browserTestbed({ width: 1280, height: 860 });
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-type Violation = { id: string; impact: string | null; nodes: Array<{ target: string[] }> };
-
-/** axe-core's serious and critical violations on the page as it is, as "rule: targets". */
-async function seriousViolations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE_SOURCE);
-  const violations = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(context: Document, options: object): Promise<{ violations: Violation[] }> } }).axe;
-    return (await axe.run(document, { resultTypes: ['violations'] })).violations;
-  });
-  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-}
-
-/** Tab (or Shift+Tab) until the focused element matches, at most 30 presses: the way a keyboard user walks. */
-async function tabTo(page: Page, selector: string, backwards = false): Promise<void> {
-  for (let i = 0; i < 30; i++) {
-    if (await page.evaluate((s: string) => document.activeElement?.matches(s) ?? false, selector)) return;
-    await page.keyboard.press(backwards ? 'Shift+Tab' : 'Tab');
-  }
-  throw new Error(`Tab never reached ${selector}`);
-}
 
 describe('the composer’s chips', () => {
   it('adds a folder by typing with completion, removes a chip and starts the task with the rest, keyboard only', async () => {
@@ -98,7 +77,7 @@ describe('the composer’s chips', () => {
     await page.keyboard.press('Enter');
     await expect.poll(() => chips.count()).toBe(2);
     await page.screenshot({ path: join(SCREENSHOTS, 'composer-chips.png') });
-    await tabTo(page, `[aria-label="Remove folder ${beta}"]`, true);
+    await tabTo(page, `[aria-label="Remove folder ${beta}"]`, { backwards: true });
     await page.keyboard.press('Enter');
     await expect.poll(() => chips.allTextContents()).toEqual([`Folder${alpha}×`]);
 
@@ -174,7 +153,7 @@ describe('services as chips', () => {
     expect(await toggle.getAttribute('aria-expanded')).toBe('false');
     expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('new-task-add-service');
 
-    await tabTo(page, '[aria-label="Remove service notes"]', true);
+    await tabTo(page, '[aria-label="Remove service notes"]', { backwards: true });
     await page.keyboard.press('Enter');
     await expect.poll(() => chips.allTextContents()).toEqual(['Servicemail×']);
     await tabTo(page, '[data-testid="new-task-add-service"]');

@@ -47,7 +47,8 @@ export async function openApp(
  * reverse order.
  */
 export function browserTestbed(viewport: { width: number; height: number }): {
-  open(services: AppServices): Promise<Page>;
+  /** `size`: this page's viewport instead of the file's. */
+  open(services: AppServices, size?: { width: number; height: number }): Promise<Page>;
   defer(cleanup: () => Promise<void> | void): void;
 } {
   let browser: Browser | undefined;
@@ -62,8 +63,8 @@ export function browserTestbed(viewport: { width: number; height: number }): {
     await browser?.close();
   });
   return {
-    async open(services) {
-      const app = await openApp(browser!, services, viewport);
+    async open(services, size) {
+      const app = await openApp(browser!, services, size ?? viewport);
       cleanups.push(async () => {
         await app.close();
         expect(app.errors).toEqual([]);
