@@ -5,12 +5,13 @@
 // action is undone and Redo offered. The timeline then offers the same way out from the history alone, and
 // the card's Undo gives it too (the name numbered once taken). Hostile: a file the person deleted has no
 // edit to keep: the button, shown from the history, gets a refusal that says so, and nothing on disk
-// changes. Screenshots at 800×600 and 1600×1000, light and dark.
+// changes. Screenshots at 800×600 and 1600×1000, light and dark, with axe-core finding nothing serious.
 import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import type { AppServices } from '../../main/services/app-services';
+import { seriousViolations } from '../support/axe';
 import { browserTestbed, SCREENSHOTS } from '../support/browser';
 import { startHarness, type Harness } from '../support/services-harness';
 
@@ -30,8 +31,9 @@ async function runTask(page: Page, services: AppServices, prompt: string, worksp
 }
 
 /**
- * Screenshots of `target` (a timeline row) at 800×600 and 1600×1000, light and dark. Below 1200 px the
- * timeline is a rail: it is opened to show the row. Ends back at 1440×900 in the light theme.
+ * Screenshots of `target` (a timeline row) at 800×600 and 1600×1000, light and dark, each with no serious
+ * accessibility violation (axe-core). Below 1200 px the timeline is a rail: it is opened to show the row.
+ * Ends back at 1440×900 in the light theme.
  */
 async function shoot(page: Page, target: Locator, name: string): Promise<void> {
   for (const scheme of ['light', 'dark'] as const) {
@@ -49,6 +51,7 @@ async function shoot(page: Page, target: Locator, name: string): Promise<void> {
       await target.scrollIntoViewIfNeeded();
       await page.waitForTimeout(300);
       await page.screenshot({ path: join(SCREENSHOTS, `${name}-${width}x${height}-${scheme}.png`) });
+      expect(await seriousViolations(page), `${name} at ${width}×${height}, ${scheme}`).toEqual([]);
     }
   }
   await page.emulateMedia({ colorScheme: 'light' });
@@ -156,6 +159,7 @@ describe('a refused undo’s way out: keep a copy of your edit and undo', () => 
     expect(await fromCard.textContent()).toBe('Keep a copy of your edit and undo');
     await card(page, 1).scrollIntoViewIfNeeded();
     await page.screenshot({ path: join(SCREENSHOTS, 'undo-way-out-card.png') });
+    expect(await seriousViolations(page), 'the card’s refused Undo').toEqual([]);
     await fromCard.click();
     const kept = card(page, 1).getByTestId('keep-copy-outcome');
     await expect.poll(() => kept.getAttribute('data-tone'), { timeout: 30_000 }).toBe('ok');
@@ -169,6 +173,7 @@ describe('a refused undo’s way out: keep a copy of your edit and undo', () => 
     expect(await row(page, 1).getByTestId('timeline-outcome').textContent()).toContain('todo (your edit 2).txt');
     await card(page, 1).scrollIntoViewIfNeeded();
     await page.screenshot({ path: join(SCREENSHOTS, 'undo-way-out-card-kept.png') });
+    expect(await seriousViolations(page), 'the card’s kept copy').toEqual([]);
   }, 240_000);
 
   it('keeps a copy and rewinds when a later action stands in the way too and only the person’s edit stops the rewind', async () => {
