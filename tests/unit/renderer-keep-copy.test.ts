@@ -76,6 +76,8 @@ describe('what the keep-a-copy button says it does', () => {
     expect(keepCopyTitle('rewind', ['a.txt', 'b.txt', 'a.txt'], 1, [3, 2, 1])).toBe(
       'Copies each file you edited (a.txt, b.txt) to "NAME (your edit).ext" beside it (numbered "(your edit 2)" if that name is taken), then undoes actions 3, 2, 1, newest first. Your edit stays in the copy.',
     );
+    // The card's rewind offer does not know the actions' numbers: it says which way it goes.
+    expect(keepCopyTitle('rewind', ['a.txt'], 4)).toMatch(/, then undoes action 4 and the later ones, newest first\./);
   });
 });
 

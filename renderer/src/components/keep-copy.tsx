@@ -64,10 +64,10 @@ export function KeptCopies({ copies }: { copies: readonly KeptCopy[] }) {
 }
 
 /**
- * Under an action card whose Undo was refused by the person's edits only: the same way out as the
- * timeline's, then how it went (the copies named).
+ * Under an action card whose Undo (or the rewind it offered) was refused by the person's edits only: the
+ * same way out as the timeline's, then how it went (the copies named).
  */
-export function KeepCopyOffer({ action, paths }: { action: Action; paths: readonly string[] }) {
+export function KeepCopyOffer({ action, paths, operation = 'undo', rewindSeqs }: { action: Action; paths: readonly string[]; operation?: 'undo' | 'rewind'; rewindSeqs?: readonly number[] }) {
   const [busy, setBusy] = useState(false);
   const [outcome, setOutcome] = useState<OperationOutcome | null>(null);
   const box = useRef<HTMLDivElement>(null);
@@ -94,15 +94,16 @@ export function KeepCopyOffer({ action, paths }: { action: Action; paths: readon
   }
   return (
     <KeepCopyButton
-      operation="undo"
+      operation={operation}
       paths={paths}
       seq={action.seq}
+      rewindSeqs={rewindSeqs}
       disabled={busy}
       working={busy}
       testId="action-keep-copy"
       onClick={() => {
         setBusy(true);
-        void timelineActions.keepCopyAnd(action.taskId, action.id, 'undo').then((o) => {
+        void timelineActions.keepCopyAnd(action.taskId, action.id, operation).then((o) => {
           setOutcome(o);
           setBusy(false);
         });

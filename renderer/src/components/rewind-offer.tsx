@@ -1,18 +1,23 @@
 // Offered under an action card when its undo was refused because later actions changed the same paths:
-// rewind to before it, undoing those later actions too (newest first), and say how that went.
+// rewind to before it, undoing those later actions too (newest first), and say how that went; a rewind
+// the person's edits refused offers to keep a copy of them and rewind.
 import { useState } from 'react';
 import type { Action } from '../../../shared/domain';
 import type { OperationOutcome } from '../state/timeline-state';
 import { timelineActions } from '../state/timeline-store';
+import { KeepCopyOffer } from './keep-copy';
 
 export function RewindOffer({ action }: { action: Action }) {
   const [busy, setBusy] = useState(false);
   const [outcome, setOutcome] = useState<OperationOutcome | null>(null);
   if (outcome !== null) {
     return (
-      <p className={`rewind-outcome tone-${outcome.tone}`} data-testid="rewind-outcome">
-        {outcome.text}
-      </p>
+      <>
+        <p className={`rewind-outcome tone-${outcome.tone}`} data-testid="rewind-outcome">
+          {outcome.text}
+        </p>
+        {outcome.canKeepCopies === true && <KeepCopyOffer action={action} paths={outcome.keepCopyPaths ?? []} operation="rewind" />}
+      </>
     );
   }
   return (

@@ -136,7 +136,12 @@ export function keepCopyTitle(operation: 'undo' | 'rewind', paths: readonly stri
     unique.length === 1
       ? `Copies your edit of ${unique[0]} to "${copyNameOf(unique[0]!)}" beside it`
       : `Copies each file you edited (${joinShort(unique)}) to "NAME (your edit).ext" beside it`;
-  const then = operation === 'undo' ? `then undoes action ${seq}` : `then undoes actions ${rewindSeqs.join(', ')}, newest first`;
+  const then =
+    operation === 'undo'
+      ? `then undoes action ${seq}`
+      : rewindSeqs.length > 0
+        ? `then undoes actions ${rewindSeqs.join(', ')}, newest first`
+        : `then undoes action ${seq} and the later ones, newest first`;
   return `${what} (numbered "(your edit 2)" if that name is taken), ${then}. Your edit stays in the copy.`;
 }
 
