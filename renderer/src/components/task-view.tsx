@@ -48,10 +48,14 @@ export function TaskView({ taskId }: { taskId: string }) {
   const items = useMemo(() => buildConversation(messages, actions), [messages, actions]);
 
   // Follow new output while the person is at the bottom; leave them alone when they scrolled up.
+  // A new run (the person sent a follow-up) follows again, wherever Tab or the wheel had left the view.
   const scroller = useRef<HTMLDivElement>(null);
   const following = useRef(true);
+  const lastStatus = useRef(task?.status);
   useLayoutEffect(() => {
     const element = scroller.current;
+    if (task?.status === 'running' && lastStatus.current !== undefined && lastStatus.current !== 'running') following.current = true;
+    lastStatus.current = task?.status;
     if (element !== null && following.current) element.scrollTop = element.scrollHeight;
   }, [items, streaming, task?.status, task?.answer]);
 
@@ -162,7 +166,7 @@ export function TaskView({ taskId }: { taskId: string }) {
 
       <footer className="task-footer">
         <AttentionBanner taskId={task.id} />
-        {running ? (
+        {running && (
           <div className="task-running-bar">
             <span className={waiting ? 'task-waiting' : 'muted'} data-testid="task-running-note">
               {stopping
@@ -183,10 +187,9 @@ export function TaskView({ taskId }: { taskId: string }) {
               {stopping ? 'Stopping…' : 'Stop'}
             </button>
           </div>
-        ) : (
-          <FollowUpForm taskId={task.id} />
         )}
-        {running && <FollowUpForm taskId={task.id} steering />}
+        {/* One box for the follow-up and for steering: Enter sends and the focus stays in it as the run starts and ends. */}
+        <FollowUpForm taskId={task.id} steering={running} />
         {cancelError !== null && (
           <p className="form-error" role="alert" data-testid="cancel-error">
             {cancelError}
