@@ -102,8 +102,9 @@ for (const { width, height, scheme } of [
       await expect.poll(() => card(1).getByTestId('action-undo').isDisabled(), { timeout: 10_000 }).toBe(false);
       await screenshot('stopped');
 
-      // 3. A follow-up (Enter in the follow-up box): an action writes notes.txt, then an answer with a table.
-      await tabTo(page, '[data-testid="follow-up-input"]', { most: 60 });
+      // 3. Stop went away with the run and the focus went on to the follow-up box: Enter there sends. An
+      // action writes notes.txt, then an answer with a table.
+      await expect.poll(() => activeTestId(page)).toBe('follow-up-input');
       await page.keyboard.type(FOLLOW_UP);
       await page.keyboard.press('Enter');
       const answer = page.getByTestId('task-answer');

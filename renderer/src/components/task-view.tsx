@@ -31,8 +31,16 @@ export function TaskView({ taskId }: { taskId: string }) {
   const [stopping, setStopping] = useState(false);
   const held = useAppStore((s) => selectHeld(s.tasks, taskId));
   const taskStatus = task?.status;
+  const footer = useRef<HTMLElement>(null);
+  const wasRunning = useRef(false);
   useEffect(() => {
     if (taskStatus !== 'running') setStopping(false);
+    // The run ended and took the focused control with it (Stop): the focus goes on to the follow-up box.
+    const active = document.activeElement;
+    if (wasRunning.current && taskStatus !== 'running' && (active === null || active === document.body)) {
+      footer.current?.querySelector<HTMLTextAreaElement>('[data-testid="follow-up-input"]')?.focus();
+    }
+    wasRunning.current = taskStatus === 'running';
   }, [taskStatus]);
 
   useEffect(() => {
@@ -164,7 +172,7 @@ export function TaskView({ taskId }: { taskId: string }) {
         <UndoTimeline taskId={task.id} />
       </div>
 
-      <footer className="task-footer">
+      <footer className="task-footer" ref={footer}>
         <AttentionBanner taskId={task.id} />
         {running && (
           <div className="task-running-bar">
