@@ -151,11 +151,15 @@ for (const { width, height, scheme } of [
         await tabTo(page, '[data-testid="timeline-toggle"]', { most: 60 });
         await page.keyboard.press('Enter');
         await page.locator('[data-testid="timeline"]:not(.timeline-collapsed)').waitFor();
+        // The focus follows the toggle into the open rail (its Hide button), not back to the page.
+        expect(await activeTestId(page)).toBe('timeline-toggle');
       }
       await tabTo(page, `${rowSel(2)} [data-testid="timeline-redo"]`, { most: 60 });
       await page.keyboard.press('Enter');
       await expect.poll(() => row(2).getAttribute('data-status'), { timeout: 30_000 }).toBe('done');
       expect(readFileSync(join(ws, 'notes.txt'), 'utf8')).toBe('notes by the agent\n');
+      // The card's own "Undone: …" no longer stands under a done action.
+      await expect.poll(() => card(2).getByTestId('undo-result').count()).toBe(0);
       await screenshot('redone');
 
       // The focus went to what happened ("Redone…"); Undo is just before it. The person edits notes.txt on

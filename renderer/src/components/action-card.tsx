@@ -26,6 +26,7 @@ import { ServiceCalls } from './service-calls';
 import { McpCalls } from './mcp-calls';
 import { changeCount, isPersonsEdit, statusWords } from '../model/timeline-view';
 import { KeepCopyOffer } from './keep-copy';
+import type { OperationOutcome } from '../state/timeline-state';
 import './action-card.css';
 
 
@@ -36,7 +37,17 @@ function duration(action: Action): string | null {
   return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
 }
 
-function UndoFeedback({ result, action }: { result: Result<UndoResult>; action: Action }) {
+function UndoFeedback({
+  result,
+  action,
+  onStart,
+  onSettled,
+}: {
+  result: Result<UndoResult>;
+  action: Action;
+  onStart: () => void;
+  onSettled: (outcome: OperationOutcome) => void;
+}) {
   const { tone, text, paths } = describeUndo(result);
   const offerRewind = result.ok && result.value.outcome === 'conflict' && result.value.canRewind === true;
   // The same way out as the timeline's: keep a copy of the person's edit, then undo.
@@ -53,8 +64,8 @@ function UndoFeedback({ result, action }: { result: Result<UndoResult>; action: 
           ))}
         </ul>
       )}
-      {offerRewind && <RewindOffer action={action} />}
-      {keepCopyPaths !== null && <KeepCopyOffer action={action} paths={keepCopyPaths} />}
+      {offerRewind && <RewindOffer action={action} onStart={onStart} onSettled={onSettled} />}
+      {keepCopyPaths !== null && <KeepCopyOffer action={action} paths={keepCopyPaths} onStart={onStart} onSettled={onSettled} />}
     </div>
   );
 }
@@ -71,7 +82,12 @@ export function opensExpanded(status: Action['status']): boolean {
 
 export function ActionCard({ action }: { action: Action }) {
   const [busy, setBusy] = useState<'undo' | 'keep' | 'approve' | null>(null);
+  // How the card's own Undo went (and the way out it offered); shown while the action keeps the status the
+  // last of them left it in: a redo or an undo from the timeline since makes the message stale.
   const [undoResult, setUndoResult] = useState<Result<UndoResult> | null>(null);
+  const [resultStatus, setResultStatus] = useState<Action['status'] | null>(null);
+  // A way out it offered is running: the message stays whatever the status does meanwhile.
+  const [offerRunning, setOfferRunning] = useState(false);
   const [keepError, setKeepError] = useState<string | null>(null);
   // null: follow the status; true/false once the person opened or closed the card.
   const [chosen, setChosen] = useState<boolean | null>(null);
@@ -89,7 +105,9 @@ export function ActionCard({ action }: { action: Action }) {
   async function undo(): Promise<void> {
     setBusy('undo');
     setKeepError(null);
-    setUndoResult(await appActions.undoAction(action.id));
+    const result = await appActions.undoAction(action.id);
+    setUndoResult(result);
+    setResultStatus(result.ok ? result.value.action.status : null);
     setBusy(null);
   }
 
@@ -235,7 +253,17 @@ export function ActionCard({ action }: { action: Action }) {
           <span className="muted">Held: this action waits for your approval before it runs; nothing was changed yet.</span>
         </footer>
       )}
-      {undoResult !== null && <UndoFeedback result={undoResult} action={action} />}
+      {undoResult !== null && (offerRunning || resultStatus === null || resultStatus === action.status) && (
+        <UndoFeedback
+          result={undoResult}
+          action={action}
+          onStart={() => setOfferRunning(true)}
+          onSettled={(o) => {
+            setResultStatus(o.status ?? null);
+            setOfferRunning(false);
+          }}
+        />
+      )}
       {keepError !== null && (
         <p className="form-error" role="alert" data-testid="keep-error">
           {keepError}

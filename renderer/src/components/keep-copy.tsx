@@ -67,7 +67,22 @@ export function KeptCopies({ copies }: { copies: readonly KeptCopy[] }) {
  * Under an action card whose Undo (or the rewind it offered) was refused by the person's edits only: the
  * same way out as the timeline's, then how it went (the copies named).
  */
-export function KeepCopyOffer({ action, paths, operation = 'undo', rewindSeqs }: { action: Action; paths: readonly string[]; operation?: 'undo' | 'rewind'; rewindSeqs?: readonly number[] }) {
+export function KeepCopyOffer({
+  action,
+  paths,
+  operation = 'undo',
+  rewindSeqs,
+  onStart,
+  onSettled,
+}: {
+  action: Action;
+  paths: readonly string[];
+  operation?: 'undo' | 'rewind';
+  rewindSeqs?: readonly number[];
+  /** For the card around it: the operation started, and how it went (the card's message stands while the action keeps the status it left). */
+  onStart?: () => void;
+  onSettled?: (outcome: OperationOutcome) => void;
+}) {
   const [busy, setBusy] = useState(false);
   const [outcome, setOutcome] = useState<OperationOutcome | null>(null);
   const box = useRef<HTMLDivElement>(null);
@@ -103,9 +118,11 @@ export function KeepCopyOffer({ action, paths, operation = 'undo', rewindSeqs }:
       testId="action-keep-copy"
       onClick={() => {
         setBusy(true);
+        onStart?.();
         void timelineActions.keepCopyAnd(action.taskId, action.id, operation).then((o) => {
           setOutcome(o);
           setBusy(false);
+          onSettled?.(o);
         });
       }}
     />

@@ -7,7 +7,7 @@ import type { OperationOutcome } from '../state/timeline-state';
 import { timelineActions } from '../state/timeline-store';
 import { KeepCopyOffer } from './keep-copy';
 
-export function RewindOffer({ action }: { action: Action }) {
+export function RewindOffer({ action, onStart, onSettled }: { action: Action; onStart?: () => void; onSettled?: (outcome: OperationOutcome) => void }) {
   const [busy, setBusy] = useState(false);
   const [outcome, setOutcome] = useState<OperationOutcome | null>(null);
   if (outcome !== null) {
@@ -16,7 +16,7 @@ export function RewindOffer({ action }: { action: Action }) {
         <p className={`rewind-outcome tone-${outcome.tone}`} data-testid="rewind-outcome">
           {outcome.text}
         </p>
-        {outcome.canKeepCopies === true && <KeepCopyOffer action={action} paths={outcome.keepCopyPaths ?? []} operation="rewind" />}
+        {outcome.canKeepCopies === true && <KeepCopyOffer action={action} paths={outcome.keepCopyPaths ?? []} operation="rewind" onStart={onStart} onSettled={onSettled} />}
       </>
     );
   }
@@ -28,9 +28,11 @@ export function RewindOffer({ action }: { action: Action }) {
       disabled={busy}
       onClick={() => {
         setBusy(true);
+        onStart?.();
         void timelineActions.rewind(action.taskId, action.id).then((o) => {
           setOutcome(o);
           setBusy(false);
+          onSettled?.(o);
         });
       }}
     >

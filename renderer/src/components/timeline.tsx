@@ -1,7 +1,7 @@
 // The undo timeline beside a task's conversation: every action with its status, level and changes, the
 // edits made outside Posthoc between them, and the undo operations (with what crash recovery did), with
 // Undo, Redo and Rewind-to-here on each action. It reloads whenever one of the task's actions changes.
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { TimelineEntry } from '../../../shared/domain/undo';
 import type { UndoStep } from '../../../shared/domain';
 import { externalPaths } from '../model/timeline-view';
@@ -21,7 +21,18 @@ export function UndoTimeline({ taskId }: { taskId: string }) {
   const wide = useMediaQuery('(min-width: 1200px)');
   const [choice, setChoice] = useState<{ wide: boolean; open: boolean } | null>(null);
   const open = choice !== null && choice.wide === wide ? choice.open : wide;
-  const setOpen = (next: boolean) => setChoice({ wide, open: next });
+  // The toggle is a different button open and closed: the focus follows it when the person used it.
+  const toggle = useRef<HTMLButtonElement>(null);
+  const [refocus, setRefocus] = useState(false);
+  const setOpen = (next: boolean) => {
+    setChoice({ wide, open: next });
+    setRefocus(true);
+  };
+  useEffect(() => {
+    if (!refocus) return;
+    toggle.current?.focus();
+    setRefocus(false);
+  }, [refocus, open]);
   // Any change to the task's actions (a new one, a status) can change what the timeline allows.
   const signature = actions.map((a) => `${a.id}:${a.status}`).join(',');
 
@@ -42,7 +53,7 @@ export function UndoTimeline({ taskId }: { taskId: string }) {
   if (!open) {
     return (
       <aside className="timeline-panel timeline-collapsed" data-testid="timeline">
-        <button type="button" className="button button-small" data-testid="timeline-toggle" onClick={() => setOpen(true)} title="Show the undo timeline">
+        <button ref={toggle} type="button" className="button button-small" data-testid="timeline-toggle" onClick={() => setOpen(true)} title="Show the undo timeline">
           Timeline ({actions.length})
         </button>
         <DiffView />
@@ -55,7 +66,7 @@ export function UndoTimeline({ taskId }: { taskId: string }) {
     <aside className="timeline-panel" data-testid="timeline" aria-label="Undo timeline">
       <header className="timeline-header">
         <h2>Undo timeline</h2>
-        <button type="button" className="button button-small" data-testid="timeline-toggle" onClick={() => setOpen(false)} title="Hide the timeline">
+        <button ref={toggle} type="button" className="button button-small" data-testid="timeline-toggle" onClick={() => setOpen(false)} title="Hide the timeline">
           Hide
         </button>
       </header>

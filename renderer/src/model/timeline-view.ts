@@ -16,6 +16,11 @@ export function describeOutcome(
   result: Result<UndoResult | RedoResult | RewindResult>,
   options: { keepCopies?: boolean } = {},
 ): OperationOutcome {
+  const outcome = outcomeOf(operation, result, options);
+  return result.ok ? { ...outcome, status: result.value.action.status } : outcome;
+}
+
+function outcomeOf(operation: Operation, result: Result<UndoResult | RedoResult | RewindResult>, options: { keepCopies?: boolean }): OperationOutcome {
   if (!result.ok) return { operation, tone: 'error', text: result.error.message, paths: [], canRewind: false };
   const r = result.value;
   if (r.outcome === 'partial') {

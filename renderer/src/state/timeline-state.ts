@@ -1,7 +1,7 @@
 // The renderer's copy of each task's undo timeline, the outcome of the last undo, redo or rewind per
 // action, and the diff being viewed. Pure transitions; no I/O in this file.
 import type { Result } from '../../../shared/contract';
-import type { KeptCopy } from '../../../shared/domain';
+import type { Action, KeptCopy } from '../../../shared/domain';
 import type { FileDiff, Timeline } from '../../../shared/domain/undo';
 
 export type Operation = 'undo' | 'redo' | 'rewind';
@@ -17,6 +17,8 @@ export type OperationOutcome = {
   keepCopyPaths?: string[];
   /** The person's edits kept as copies before their files went back. */
   copies?: KeptCopy[];
+  /** The action's status after it, when main answered (a card's message stands while it holds). */
+  status?: Action['status'];
 };
 /** keepCopies: the operation keeps the person's edits in its way as copies ("NAME (your edit).ext") first. */
 export type Busy = { actionId: string; operation: Operation; keepCopies?: boolean };
