@@ -134,6 +134,20 @@ describe('keep a copy of your edit and undo', () => {
     expect([first, second].map((a) => h.store.getAction(a.id)!.status)).toEqual(['undone', 'undone']);
   });
 
+  it('refuses for a file the person added inside a folder the action made, saying to move it', async () => {
+    const h = await harness();
+    const ws = h.workspace;
+    const action = await h.act(() => {
+      mkdirSync(join(ws, 'out'));
+      writeFileSync(join(ws, 'out/report.txt'), 'report\n');
+    });
+    writeFileSync(join(ws, 'out/mine.txt'), 'mine\n');
+    const r = conflict(await h.undo.undo(action.id, { keepCopies: true }));
+    expect(r.blockers?.find((b) => b.path === 'out/mine.txt')).toMatchObject({ copyable: false, noCopy: expect.stringMatching(/in a folder the action made.*move it elsewhere/) });
+    expect(read(ws, 'out/mine.txt')).toBe('mine\n');
+    expect(read(ws, 'out/report.txt')).toBe('report\n');
+  });
+
   it('sets the edit aside for earlier actions too, but a new edit after the copy blocks again', async () => {
     const h = await harness();
     const ws = h.workspace;

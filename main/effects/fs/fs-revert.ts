@@ -447,9 +447,11 @@ function copyablePaths(store: CheckpointStore, tree: string, plan: RevertPlan, f
 
 function whyNoCopy(path: string, blockers: readonly RevertBlocker[], inPlan: ReadonlySet<string>, now: Entry | null): string | null {
   if (blockers.some((b) => b.by === 'action')) return 'a later action changed it too: rewind to undo that action as well';
-  if (blockers.some((b) => b.conflict === 'added-inside') || (!inPlan.has(path) && now !== null)) {
+  const insideChanged = [...inPlan].some((p) => path.startsWith(`${p}/`));
+  if (blockers.some((b) => b.conflict === 'added-inside') || (!inPlan.has(path) && now !== null && insideChanged)) {
     return 'it is in a folder the action made, which undo would remove: move it elsewhere first';
   }
+  if (!inPlan.has(path) && now !== null) return 'the action changed what is in it: only a file the action changed can be kept as a copy';
   if (blockers.some((b) => b.conflict === 'folder-gone')) return 'the folder was removed since, so the file has nowhere to go back to';
   if (now === null) return 'deleted since: there is nothing to keep a copy of';
   if (now.kind === 'dir') return 'a folder now: only a file can be kept as a copy';
