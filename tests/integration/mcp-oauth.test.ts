@@ -4,7 +4,10 @@
 // server from the protected resource metadata, registers Posthoc, and fails with the sign-in link (the
 // browser opened on it); a forged answer to the loopback callback is ignored; the person's sign-in lands
 // on the callback, the code is exchanged, the tokens go to the real keychain as oauth:mcp-NAME:…; the next
-// connection lists and calls the tools with that token, which the task's redactor heard first.
+// connection lists and calls the tools with that token, which the task's redactor heard first. Against an
+// authorization server that refreshes (the SDK's router over tests/support's RefreshingProvider): an expired
+// access token is refreshed without the person (rotated tokens back in the keychain, the redactor hearing
+// them first); a refused refresh sends the person to sign in again.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { McpServerDefinition } from '../../shared/domain/mcp';
@@ -129,5 +132,88 @@ describe('a remote MCP server that signs in with OAuth', () => {
     await credentials.signIns.forget('notes');
     for (const name of [mcpTokenSecret.access('notes'), mcpTokenSecret.refresh('notes'), mcpTokenSecret.client('notes')]) expect(await vault.get(name)).toBeNull();
     expect(await fetch(link).then((r) => r.status, () => 'closed')).toBe('closed');
+  });
+});
+
+describe('a remote MCP server whose access token expires', () => {
+  let ras: McpAuthServer;
+  let rmcp: McpHttpServer;
+  const wiki = (): McpServerDefinition => ({
+    name: 'wiki',
+    transport: { kind: 'http', url: rmcp.url, auth: { kind: 'oauth' } },
+    rules: { deny: [], hold: [], noInverse: 'allow' },
+    api: null,
+    createdAt: new Date().toISOString(),
+  });
+  const signIn = async (link: string) => {
+    const authorize = await fetch(new URL(link), { redirect: 'manual' });
+    const page = await fetch(new URL(authorize.headers.get('location')!));
+    expect(page.status).toBe(200);
+  };
+  const toolNames = async (taskId: string) => {
+    const connection = await connector.connect(wiki(), { taskId, workspaces: [] });
+    try {
+      return (await connection.use((c) => c.listTools())).tools.map((t) => t.name);
+    } finally {
+      await connection.close();
+    }
+  };
+
+  beforeAll(async () => {
+    ras = await startMcpAuthServer({ refresh: true });
+    rmcp = await startMcpHttpServer('never-accepted', { verify: (t) => ras.verify(t), authorizationServer: ras.issuer });
+  });
+  afterAll(async () => {
+    await credentials.signIns.forget('wiki');
+    await rmcp?.close();
+    await ras?.close();
+  });
+
+  it('is refreshed without the person: new tokens in the keychain and heard by the redactor, the old refresh token spent', async () => {
+    const first = await connector.connect(wiki(), { taskId: 'r1', workspaces: [] }).catch((e: Error) => e);
+    expect(first).toBeInstanceOf(Error);
+    const links = opened.length;
+    await signIn(opened.at(-1)!);
+    const access1 = (await vault.get(mcpTokenSecret.access('wiki')))!;
+    const refresh1 = (await vault.get(mcpTokenSecret.refresh('wiki')))!;
+    expect(access1).toMatch(/^at-/);
+    expect(refresh1).toMatch(/^rt-/);
+    expect(await toolNames('r2')).toContain('add_note');
+
+    ras.expire(access1);
+    const before = rmcp.requests.length;
+    expect(await toolNames('r3')).toContain('add_note');
+    expect(opened).toHaveLength(links); // no browser
+    const refreshGrant = ras.tokenRequests.filter((r) => r.grant_type === 'refresh_token');
+    expect(refreshGrant).toHaveLength(1);
+    expect(refreshGrant[0]).toMatchObject({ refresh_token: refresh1, resource: rmcp.url });
+    const access2 = (await vault.get(mcpTokenSecret.access('wiki')))!;
+    const refresh2 = (await vault.get(mcpTokenSecret.refresh('wiki')))!;
+    expect(access2).toMatch(/^at-/);
+    expect(access2).not.toBe(access1);
+    expect(refresh2).not.toBe(refresh1);
+    const sent = rmcp.requests.slice(before).filter((r) => r.path.startsWith('/mcp'));
+    expect(sent.at(-1)!.authorization).toBe(`Bearer ${access2}`);
+    expect(heard).toEqual(expect.arrayContaining([access2, refresh2]));
+    // Nothing of it in Posthoc's own store.
+    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[];
+    const dump = tables.map((t) => JSON.stringify(db.prepare(`SELECT * FROM "${t}"`).all())).join('\n');
+    for (const token of [access2, refresh2]) expect(dump).not.toContain(token);
+  });
+
+  it('a refused refresh (the person revoked the app) sends the person to sign in again, naming no token', async () => {
+    const access = (await vault.get(mcpTokenSecret.access('wiki')))!;
+    const refresh = (await vault.get(mcpTokenSecret.refresh('wiki')))!;
+    ras.expire(access);
+    ras.revokeRefresh(refresh);
+    const links = opened.length;
+    const error = await connector.connect(wiki(), { taskId: 'r4', workspaces: [] }).catch((e: Error) => e);
+    expect(error).toBeInstanceOf(Error);
+    expect(opened).toHaveLength(links + 1);
+    expect((error as Error).message).toBe(`Sign in to the MCP server wiki (${rmcp.url}) in your browser: ${opened.at(-1)} — then try again (the sign-in waits 5 minutes).`);
+    for (const token of [access, refresh]) expect((error as Error).message).not.toContain(token);
+    // Signing in again works as the first time.
+    await signIn(opened.at(-1)!);
+    expect(await toolNames('r5')).toContain('add_note');
   });
 });
