@@ -1,7 +1,7 @@
-// `posthoc mcp add | import | list | remove | rules`: MCP servers the way people already describe them — the
+// `posthoc mcp add | import | list | remove | sign-in | rules`: MCP servers the way people already describe them — the
 // command line a desktop agent's config holds (`-- npx -y @modelcontextprotocol/server-filesystem DIR`),
 // a remote URL with a token by secret name, or that whole config imported. A client of the contract
-// (mcp:add, mcp:import, mcp:list, mcp:remove, mcp:rules), like the app's Connections page.
+// (mcp:add, mcp:import, mcp:list, mcp:remove, mcp:signin, mcp:rules), like the app's Connections page.
 import { readFileSync, statSync } from 'node:fs';
 import { InvalidArgumentError, type Command } from 'commander';
 import type { CallInput } from '../../shared/contract';
@@ -118,6 +118,32 @@ export function registerMcpCommands(program: Command, ctx: Pick<CliContext, 'wit
       await ctx.withApi(opts.dataDir, async (api) => {
         if (!(await value(api.mcpRemove({ name }))).removed) throw new CliFailure('not-found', `No MCP server named ${name}. List them with: posthoc mcp list`);
         out(`Removed ${name}.`);
+      });
+    });
+  mcp
+    .command('sign-in')
+    .description('sign in to a server added with --auth oauth: prints the sign-in link and waits (up to 5 minutes) for you to finish it in the browser')
+    .argument('<name>')
+    .addOption(ctx.dataDirOption())
+    .option('--json', 'print JSON')
+    .action(async (name: string, opts: Opts) => {
+      await ctx.withApi(opts.dataDir, async (api) => {
+        // The sign-in's loopback listener lives in this process: it waits here, not in a later command.
+        const started = await value(api.mcpSignin({ name }));
+        if (started.signedIn) {
+          if (opts.json) json(started);
+          else out(`Already signed in. ${started.message}`);
+          return;
+        }
+        if (!opts.json) {
+          out(`Open this link to sign in to ${name}:`);
+          out(`  ${started.url}`);
+          out('Waiting for you to finish in the browser (up to 5 minutes; Ctrl-C stops)…');
+        }
+        const done = await value(api.mcpSignin({ name, wait: true }));
+        if (opts.json) json(done);
+        else out(done.message);
+        if (!done.signedIn) process.exitCode = EXIT.failed;
       });
     });
   mcp

@@ -170,6 +170,7 @@ export function createServices(options: {
     detectApi,
     bindCredential: (server, secret, url) => mcpCredentials.bind(server, secret, url),
     forgetSignIn: (server) => mcpCredentials.signIns.forget(server),
+    signIns: mcpCredentials.signIns,
   });
   const fsChannel = new FsChannel(join(options.dataDir, 'checkpoints'), new UndoStore(db), {
     ...options.checkpoints,
@@ -298,6 +299,7 @@ export function createServices(options: {
     'mcp:list': ({ refresh }) => mcp.list(refresh),
     'mcp:add': (input) => mcp.add(input),
     'mcp:remove': ({ name }) => mcp.remove(name),
+    'mcp:signin': ({ name, wait }) => mcp.signIn(name, wait ?? false),
     'mcp:rules': async ({ name, rules }) => mcp.setRules(name, rules),
     'mcp:import': ({ json, only }) => mcp.import(json, only),
     'folder:pick': async () => {

@@ -5,7 +5,8 @@
 // main/oauth's result page), which exchanges the code. Tokens and the registration live in the vault as
 // oauth:mcp-NAME:access|refresh|client-secret, and go to the task's redactor before they are sent.
 // A connection with no usable token does not wait for the person: it fails with the sign-in link (opened
-// in the browser where Posthoc can), and the next connection after signing in has the token.
+// in the browser where Posthoc can), and the next connection after signing in has the token. wait() lets a
+// caller that has nothing else to do (posthoc mcp sign-in) wait for the person, keeping its process alive.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { auth, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
@@ -31,8 +32,23 @@ export type McpOAuthOptions = {
   fetch?: typeof fetch;
 };
 
+/** How a sign-in the person was sent to ended. */
+export type SignInOutcome = { signedIn: true } | { signedIn: false; why: string };
+
 /** One sign-in waiting for the browser's answer: its loopback listener, state and PKCE verifier. */
-type SignIn = { server: Server; port: number; state: string; verifier: string | null; url: string | null; timer: NodeJS.Timeout | null; done: boolean };
+type SignIn = {
+  server: Server;
+  port: number;
+  state: string;
+  verifier: string | null;
+  url: string | null;
+  timer: NodeJS.Timeout | null;
+  done: boolean;
+  outcome: Promise<SignInOutcome>;
+  settle: (outcome: SignInOutcome) => void;
+};
+
+const STOPPED: SignInOutcome = { signedIn: false, why: 'The sign-in was stopped before the person finished it.' };
 
 export class McpOAuth {
   private readonly signIns = new Map<string, SignIn>();
@@ -54,6 +70,24 @@ export class McpOAuth {
         if (!signIn.url) this.finish(server, signIn);
       },
     };
+  }
+
+  /** The link of the sign-in waiting for the person to `server`, if one is. */
+  pending(server: string): string | null {
+    const s = this.signIns.get(server);
+    return s && !s.done ? s.url : null;
+  }
+
+  /**
+   * Waits for the sign-in the person was sent to (null if none is waiting), keeping this process alive
+   * meanwhile (its listener and timer are otherwise unref'd, so a finished CLI command never hangs).
+   */
+  wait(server: string): Promise<SignInOutcome> | null {
+    const s = this.signIns.get(server);
+    if (!s || s.done || !s.url) return null;
+    s.server.ref();
+    s.timer?.ref();
+    return s.outcome;
   }
 
   /** Forgets the server's sign-in: its tokens and registration leave the vault, a sign-in waiting stops. */
@@ -150,8 +184,14 @@ export class McpOAuth {
     const port = await listen(http, registered).catch(() => listen(http, 0));
     // A sign-in waiting for the person never keeps a finished process (the CLI) alive.
     http.unref();
-    const signIn: SignIn = { server: http, port, state: randomBytes(24).toString('base64url'), verifier: null, url: null, timer: null, done: false };
-    signIn.timer = setTimeout(() => this.finish(server, signIn), this.options.timeoutMs ?? SIGN_IN_TIMEOUT_MS);
+    let settle!: (outcome: SignInOutcome) => void;
+    const outcome = new Promise<SignInOutcome>((resolve) => (settle = resolve));
+    const signIn: SignIn = { server: http, port, state: randomBytes(24).toString('base64url'), verifier: null, url: null, timer: null, done: false, outcome, settle };
+    const timeoutMs = this.options.timeoutMs ?? SIGN_IN_TIMEOUT_MS;
+    signIn.timer = setTimeout(
+      () => this.finish(server, signIn, { signedIn: false, why: `The sign-in was not finished within ${Math.round(timeoutMs / 60_000) || 1} minutes; start it again.` }),
+      timeoutMs,
+    );
     signIn.timer.unref();
     let used = false;
     http.on('request', (req, res) => {
@@ -172,18 +212,21 @@ export class McpOAuth {
       if (!code) {
         const why = here.searchParams.get('error_description') ?? here.searchParams.get('error') ?? 'no code came back';
         page(403, false, `The server did not grant access (${why}). Nothing was signed in; try again and allow access.`);
-        return this.finish(server, signIn);
+        return this.finish(server, signIn, { signedIn: false, why: `The server did not grant access (${why}). Nothing was signed in; start again and allow access.` });
       }
       void (async () => {
+        let ended: SignInOutcome = STOPPED;
         try {
           const provider = this.provider(server, signIn, () => undefined);
           const result = await auth(provider, { serverUrl, authorizationCode: code, ...(this.options.fetch ? { fetchFn: this.options.fetch } : {}) });
           if (result !== 'AUTHORIZED') throw new Error('the server asked to sign in again');
           page(200, true, 'Posthoc is signed in. You can close this tab.');
+          ended = { signedIn: true };
         } catch (error) {
           page(502, false, `The sign-in code could not be exchanged for a token: ${(error as Error).message}. Try again.`);
+          ended = { signedIn: false, why: `The sign-in code could not be exchanged for a token: ${(error as Error).message}. Start again.` };
         } finally {
-          this.finish(server, signIn);
+          this.finish(server, signIn, ended);
         }
       })();
     });
@@ -202,9 +245,10 @@ export class McpOAuth {
     }
   }
 
-  private finish(server: string, signIn: SignIn): void {
+  private finish(server: string, signIn: SignIn, outcome: SignInOutcome = STOPPED): void {
     if (signIn.done) return;
     signIn.done = true;
+    signIn.settle(outcome);
     if (signIn.timer) clearTimeout(signIn.timer);
     signIn.server.closeAllConnections?.();
     signIn.server.close();

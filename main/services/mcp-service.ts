@@ -2,7 +2,7 @@
 // listed with their tools, their rules changed, removed, or imported from a desktop agent's config. Every
 // definition is checked (mcp-validation.ts) before it is stored: no secret value is ever written here.
 import type { CallInput, CallOutput } from '../../shared/contract';
-import type { McpRules, McpServerDefinition, McpServerView, McpToolView, McpTransport } from '../../shared/domain/mcp';
+import type { McpRules, McpServerDefinition, McpServerView, McpSignIn, McpToolView, McpTransport } from '../../shared/domain/mcp';
 import { randomUUID } from 'node:crypto';
 import type { Task } from '../../shared/domain';
 import { mcpSection, pythonName, type McpPromptServer } from '../agent/mcp-prompt';
@@ -12,6 +12,7 @@ import { toolRule } from '../effects/mcp/rules';
 import type { McpServerStore } from '../store/mcp-servers';
 import type { EventBus } from './event-bus';
 import { readMcpConfig } from './mcp-import';
+import type { SignInOutcome } from './mcp-oauth';
 import { checkRules, checkServerName, checkTransport, McpDefinitionError } from './mcp-validation';
 import { ServiceError } from './service-error';
 
@@ -41,6 +42,8 @@ export type McpServiceOptions = {
   bindCredential?: (server: string, secret: string, url: string) => void;
   /** A server signed in to with OAuth was removed or redefined: its tokens and registration leave the vault. */
   forgetSignIn?: (server: string) => Promise<void>;
+  /** Sign-ins waiting for the person (mcp-oauth.ts): the link of one, and waiting for it. */
+  signIns?: { pending(server: string): string | null; wait(server: string): Promise<SignInOutcome> | null };
   now?: () => string;
 };
 
@@ -142,6 +145,34 @@ export class McpService {
         `The server ${name} is removed, but its sign-in could not be taken out of the keychain (${error instanceof Error ? error.message : String(error)}). Remove its oauth:mcp-${name}:… entries with posthoc secret remove once the keychain answers.`,
       );
     }
+  }
+
+  /**
+   * Signs in to a server that uses OAuth: its tools when its token works (refreshed if need be), else the
+   * link of the sign-in started for the person. With `wait`, first waits for the sign-in already started.
+   */
+  async signIn(name: string, wait = false): Promise<McpSignIn> {
+    const server = this.store.get(name);
+    if (!server) throw new ServiceError('not-found', `No MCP server named ${name}. See the servers defined with: posthoc mcp list.`);
+    if (!usesOAuth(server)) {
+      throw new ServiceError('invalid-input', `${name} does not sign in with OAuth, so there is nothing to sign in to. Only a server added with --url URL --auth oauth signs in.`);
+    }
+    const signIns = this.options.signIns;
+    if (!signIns) throw new ServiceError('unavailable', 'Signing in to MCP servers is not available here.');
+    const waiting = wait ? signIns.wait(name) : null;
+    if (waiting) {
+      const ended = await waiting;
+      if (!ended.signedIn) return { signedIn: false, url: null, tools: null, message: ended.why };
+    }
+    const listed = await this.source.refresh(server).catch((error: unknown) => ({ tools: null, error: error instanceof Error ? error.message : String(error) }));
+    this.events.emit('mcp:updated', this.view(server, listed));
+    if (listed.tools) {
+      const n = listed.tools.length;
+      return { signedIn: true, url: null, tools: n, message: `Signed in to ${name}: ${n === 1 ? '1 tool' : `${n} tools`}.` };
+    }
+    const url = signIns.pending(name);
+    if (url) return { signedIn: false, url, tools: null, message: `Sign in to ${name} in your browser: ${url}` };
+    throw new ServiceError('unavailable', listed.error ?? `The server ${name} could not be reached.`);
   }
 
   setRules(name: string, rules: Partial<McpRules>): McpServerView {

@@ -20,7 +20,7 @@ import {
 } from '../domain';
 import { FileDiff, RedoResult, RewindResult, Timeline, UndoStorage } from '../domain/undo';
 import { ConnectionView, ConnectStarted, RestHold, SecretEntry, ServiceAuth, ServiceRules } from '../domain/connections';
-import { McpServerView, McpToolRule, McpTransport } from '../domain/mcp';
+import { McpServerView, McpSignIn, McpToolRule, McpTransport } from '../domain/mcp';
 
 const TaskRef = z.object({ taskId: z.string().min(1) });
 
@@ -298,6 +298,11 @@ export const calls = {
     output: McpServerView,
   },
   'mcp:remove': { input: z.object({ name: z.string().min(1) }), output: z.object({ removed: z.boolean() }) },
+  /**
+   * Signs in to a server added with OAuth: lists its tools when its token works, else starts a sign-in and
+   * answers its link. wait: first waits for the sign-in already started (up to 5 minutes), in this process.
+   */
+  'mcp:signin': { input: z.object({ name: z.string().min(1), wait: z.boolean().optional() }), output: McpSignIn },
   /** Changes a server's rules (those given replace its own; the others stay). */
   'mcp:rules': { input: z.object({ name: z.string().min(1), rules: McpRulesChange }), output: McpServerView },
   /** Reads a desktop agent's config (Claude Desktop, Cursor, VS Code): each server added or skipped with the reason. */

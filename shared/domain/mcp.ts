@@ -90,6 +90,18 @@ export const McpServerView = McpServerDefinition.extend({
 });
 export type McpServerView = z.infer<typeof McpServerView>;
 
+/** Where signing in to a server that uses OAuth stands (mcp:signin): signed in with its tools listed, or the link to open. */
+export const McpSignIn = z.object({
+  signedIn: z.boolean(),
+  /** The sign-in page to open in the browser, while one waits for the person. */
+  url: z.string().nullable(),
+  /** How many tools it offers, once signed in. */
+  tools: z.number().int().nullable(),
+  /** What happened, in words. */
+  message: z.string(),
+});
+export type McpSignIn = z.infer<typeof McpSignIn>;
+
 /** The exact call undo makes to take one back: derived from the real arguments and result by the inverse data. */
 export const McpInverse = z.object({
   tool: z.string(),

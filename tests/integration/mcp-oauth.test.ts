@@ -59,7 +59,7 @@ describe('a remote MCP server that signs in with OAuth', () => {
     expect(first).toBeInstanceOf(Error);
     expect(opened).toHaveLength(1);
     const signIn = new URL(opened[0]!);
-    expect((first as Error).message).toBe(`Sign in to the MCP server notes (${mcp.url}) in your browser: ${signIn.href} — then try again (the sign-in waits 5 minutes).`);
+    expect((first as Error).message).toBe(`Sign in to the MCP server notes (${mcp.url}) in your browser: ${signIn.href} — then try again (the sign-in waits 5 minutes while Posthoc runs; in a terminal, posthoc mcp sign-in notes waits for it).`);
     // Found through the server's protected resource metadata, registered dynamically, PKCE S256, the resource named.
     expect(signIn.origin).toBe(as.issuer);
     expect(as.registrations).toHaveLength(1);
@@ -119,7 +119,7 @@ describe('a remote MCP server that signs in with OAuth', () => {
     revoked.add(access);
     const error = await connector.connect(server(), { taskId: 't3', workspaces: [] }).catch((e: Error) => e);
     expect(opened).toHaveLength(2);
-    expect((error as Error).message).toBe(`Sign in to the MCP server notes (${mcp.url}) in your browser: ${opened[1]} — then try again (the sign-in waits 5 minutes).`);
+    expect((error as Error).message).toBe(`Sign in to the MCP server notes (${mcp.url}) in your browser: ${opened[1]} — then try again (the sign-in waits 5 minutes while Posthoc runs; in a terminal, posthoc mcp sign-in notes waits for it).`);
     expect(opened[1]).not.toBe(opened[0]);
     expect((error as Error).message).not.toContain(access);
     // The registration is reused (no second one) while its loopback port is free.
@@ -210,7 +210,7 @@ describe('a remote MCP server whose access token expires', () => {
     const error = await connector.connect(wiki(), { taskId: 'r4', workspaces: [] }).catch((e: Error) => e);
     expect(error).toBeInstanceOf(Error);
     expect(opened).toHaveLength(links + 1);
-    expect((error as Error).message).toBe(`Sign in to the MCP server wiki (${rmcp.url}) in your browser: ${opened.at(-1)} — then try again (the sign-in waits 5 minutes).`);
+    expect((error as Error).message).toBe(`Sign in to the MCP server wiki (${rmcp.url}) in your browser: ${opened.at(-1)} — then try again (the sign-in waits 5 minutes while Posthoc runs; in a terminal, posthoc mcp sign-in wiki waits for it).`);
     for (const token of [access, refresh]) expect((error as Error).message).not.toContain(token);
     // Signing in again works as the first time.
     await signIn(opened.at(-1)!);

@@ -173,7 +173,7 @@ function errorWords(name: string, url: URL, secret: string | null, tokens: reado
     const said = /^\s*</.test(text) ? '' : text.slice(0, 300);
     const signIn = oauth?.signInUrl();
     if (signIn) {
-      return new Error(`Sign in to ${where} in your browser: ${signIn} — then try again (the sign-in waits 5 minutes).`);
+      return new Error(`Sign in to ${where} in your browser: ${signIn} — then try again (the sign-in waits 5 minutes while Posthoc runs; in a terminal, posthoc mcp sign-in ${name} waits for it).`);
     }
     if (oauth && (code === 401 || code === 403 || e instanceof UnauthorizedError)) {
       return new Error(`${cap(where)} refused the token it issued when you signed in (${said || 'HTTP 401'}). Try again; if it keeps refusing, check your account's access on the server.`);
