@@ -159,7 +159,10 @@ export class FsReverter {
       if (req.keepCopies && found.length > 0 && found.every((b) => b.copyable)) {
         const paths = new Set(found.map((b) => b.path));
         plan = planRevert(store, now.tree, items, paths);
-        aside = keepCopies(store, now.tree, plan, paths);
+        // Only the set-aside content checks are skipped: anything else the plan still finds refuses.
+        if (plan.conflicts.length > 0) {
+          for (const c of plan.conflicts) blockers.push({ folder, path: c.path, by: 'content', actionId: c.actionId, conflict: c.reason, copyable: false });
+        } else aside = keepCopies(store, now.tree, plan, paths);
       } else blockers.push(...found);
       work.push({ folder, store, from: now.commit, fromTree: now.tree, plan, items, aside, returned: [] });
     }
