@@ -5,26 +5,9 @@ import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import type { Action } from '../../shared/domain';
 import { decideCommands, heldIn } from '../../main/cli/approval-commands';
+import { actionFixture, RUNNING_OUTPUT } from '../support/action-fixture';
 
-const action = (over: Partial<Action> = {}): Action =>
-  ({
-    id: 'a1',
-    taskId: 't1',
-    seq: 3,
-    kind: 'code',
-    language: 'python',
-    source: 'x',
-    status: 'running',
-    output: { stdout: '', stderr: '', exitCode: null, timedOut: false, truncated: false },
-    effects: [],
-    reverse: { state: 'ready', folders: 0, steps: [], irreversible: [], takenBack: [] },
-    messageId: null,
-    confinement: { level: 'reversible', reason: 'r' },
-    startedAt: '2026-01-01T00:00:00.000Z',
-    finishedAt: null,
-    undoneAt: null,
-    ...over,
-  }) as Action;
+const action = (over: Partial<Action> = {}): Action => actionFixture({ seq: 3, status: 'running', output: RUNNING_OUTPUT, confinement: { level: 'reversible', reason: 'r' }, ...over });
 
 const waiting = { id: 'h1', kind: 'approval', reason: 'outside the rules', until: null, state: 'waiting' };
 

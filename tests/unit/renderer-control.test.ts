@@ -7,25 +7,10 @@ import { heldIn, selectHeld, selectNeedsYou } from '../../renderer/src/state/att
 import * as tasks from '../../renderer/src/state/tasks-state';
 import * as t from '../../renderer/src/state/timeline-state';
 import { selectUndoTruth } from '../../renderer/src/state/undo-truth';
+import { actionFixture } from '../support/action-fixture';
 
-const action = (over: Partial<Action> = {}): Action => ({
-  id: 'a1',
-  taskId: 't1',
-  seq: 1,
-  kind: 'code',
-  language: 'python',
-  source: 'x',
-  status: 'done',
-  output: { stdout: '', stderr: '', exitCode: 0, timedOut: false, truncated: false },
-  effects: [{ channel: 'fs', workspace: 'w', added: ['a.txt'], modified: [], deleted: [], renamed: [], checkpointBefore: 'x', checkpointAfter: 'y' }],
-  reverse: { state: 'ready', folders: 0, steps: [], irreversible: [], takenBack: [] },
-  messageId: null,
-  confinement: { level: 'reversible', reason: '' },
-  startedAt: '2026-01-01T00:00:00.000Z',
-  finishedAt: null,
-  undoneAt: null,
-  ...over,
-});
+const action = (over: Partial<Action> = {}): Action =>
+  actionFixture({ effects: [{ channel: 'fs', workspace: 'w', added: ['a.txt'], modified: [], deleted: [], renamed: [], checkpointBefore: 'x', checkpointAfter: 'y' }], ...over });
 
 const call = (hold: RestEffect['hold']): RestEffect =>
   ({ channel: 'rest', service: 'slack', method: 'POST', path: '/chat.postMessage', mutating: true, refused: null, hold }) as unknown as RestEffect;

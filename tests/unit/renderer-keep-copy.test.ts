@@ -8,25 +8,10 @@ import type { RewindResult, Timeline } from '../../shared/domain/undo';
 import { copyNameOf, describeOutcome, isPersonsEdit, keepCopyOffer, keepCopyTitle, outcomeWords } from '../../renderer/src/model/timeline-view';
 import * as t from '../../renderer/src/state/timeline-state';
 import { timelineActions, useTimelineStore } from '../../renderer/src/state/timeline-store';
+import { actionFixture } from '../support/action-fixture';
 
-const action = (over: Partial<Action> = {}): Action => ({
-  id: 'a1',
-  taskId: 't1',
-  seq: 1,
-  kind: 'code',
-  language: 'python',
-  source: 'x',
-  status: 'done',
-  output: { stdout: '', stderr: '', exitCode: 0, timedOut: false, truncated: false },
-  effects: [{ channel: 'fs', workspace: 'w', added: [], modified: ['notes.txt'], deleted: [], renamed: [], checkpointBefore: 'x', checkpointAfter: 'y' }],
-  reverse: { state: 'ready', folders: 0, steps: [], irreversible: [], takenBack: [] },
-  messageId: null,
-  confinement: { level: 'reversible', reason: '' },
-  startedAt: '2026-01-01T00:00:00.000Z',
-  finishedAt: null,
-  undoneAt: null,
-  ...over,
-});
+const action = (over: Partial<Action> = {}): Action =>
+  actionFixture({ effects: [{ channel: 'fs', workspace: 'w', added: [], modified: ['notes.txt'], deleted: [], renamed: [], checkpointBefore: 'x', checkpointAfter: 'y' }], ...over });
 
 const edit = (path: string, over: Partial<UndoBlocker> = {}): UndoBlocker => ({ path, by: 'external', actionId: null, actionSeq: null, taskTitle: null, ...over });
 const later = (path: string, seq: number): UndoBlocker => ({ path, by: 'action', actionId: `a${seq}`, actionSeq: seq, taskTitle: null });

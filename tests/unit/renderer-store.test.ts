@@ -16,6 +16,7 @@ import {
   selectTask,
   selectTasks,
 } from '../../renderer/src/state/tasks-state';
+import { actionFixture, RUNNING_OUTPUT } from '../support/action-fixture';
 
 function task(overrides: Partial<Task> = {}): Task {
   return {
@@ -46,24 +47,14 @@ function message(overrides: Partial<Message> = {}): Message {
 }
 
 function action(overrides: Partial<Action> = {}): Action {
-  return {
-    id: 'a1',
-    taskId: 't1',
-    seq: 1,
-    kind: 'code',
-    language: 'python',
+  return actionFixture({
     source: 'print(1)',
     status: 'running',
-    output: { stdout: '', stderr: '', exitCode: null, timedOut: false, truncated: false },
-    effects: [],
-    reverse: { state: 'ready', folders: 0, steps: [], irreversible: [], takenBack: [] },
-    messageId: null,
+    output: RUNNING_OUTPUT,
     confinement: { level: 'reversible', reason: 'Only granted folders, checkpointed.' },
     startedAt: '2025-01-01T10:00:01.000Z',
-    finishedAt: null,
-    undoneAt: null,
     ...overrides,
-  };
+  });
 }
 
 describe('tasks state: task list and task:updated', () => {

@@ -5,27 +5,15 @@ import type { FileDiff, Timeline } from '../../shared/domain/undo';
 import { sideBySideRows, unifiedRows } from '../../renderer/src/model/diff-rows';
 import { changeCount, describeOutcome } from '../../renderer/src/model/timeline-view';
 import * as t from '../../renderer/src/state/timeline-state';
+import { actionFixture } from '../support/action-fixture';
 
-const action = (over: Partial<Action> = {}): Action => ({
-  id: 'a1',
-  taskId: 't1',
-  seq: 1,
-  kind: 'code',
-  language: 'python',
-  source: 'x',
-  status: 'done',
-  output: { stdout: '', stderr: '', exitCode: 0, timedOut: false, truncated: false },
-  effects: [
-    { channel: 'fs', workspace: 'w', added: ['a.txt'], modified: ['b.txt'], deleted: [], renamed: [{ from: 'c', to: 'd' }], checkpointBefore: 'x', checkpointAfter: 'y' },
-  ],
-  reverse: { state: 'ready', folders: 0, steps: [], irreversible: [], takenBack: [] },
-  messageId: null,
-  confinement: { level: 'reversible', reason: '' },
-  startedAt: '2026-01-01T00:00:00.000Z',
-  finishedAt: null,
-  undoneAt: null,
-  ...over,
-});
+const action = (over: Partial<Action> = {}): Action =>
+  actionFixture({
+    effects: [
+      { channel: 'fs', workspace: 'w', added: ['a.txt'], modified: ['b.txt'], deleted: [], renamed: [{ from: 'c', to: 'd' }], checkpointBefore: 'x', checkpointAfter: 'y' },
+    ],
+    ...over,
+  });
 
 describe('timeline state', () => {
   it('keeps the last timeline while reloading and after a failed reload', () => {
