@@ -95,23 +95,22 @@ export class OAuthConnections {
     if (options.flow === 'device' && !as.device_authorization_endpoint) {
       throw new OAuthError(`${spec.displayName} does not offer the device sign-in (no device authorization endpoint). Connect in the browser instead: posthoc connect ${provider} --browser.`);
     }
+    // What both flows need to reach the provider's token endpoint as this client.
+    const base = {
+      as,
+      client,
+      clientAuth: clientAuthOf(spec, clientSecret),
+      insecureLoopback: usesLoopbackHttp(spec),
+      providerName: spec.displayName,
+      scopes: spec.scopes,
+      scopeSeparator: spec.scopeSeparator,
+      normalize: normalizerOf(spec),
+      send: this.options.send,
+    };
     let flow: DeviceFlowStarted | null = null;
     if (useDevice) {
       try {
-        flow = await startDeviceFlow(
-          {
-            as,
-            client,
-            clientAuth: clientAuthOf(spec, clientSecret),
-            insecureLoopback: usesLoopbackHttp(spec),
-            providerName: spec.displayName,
-            scopes: spec.scopes,
-            scopeSeparator: spec.scopeSeparator,
-            normalize: normalizerOf(spec),
-            send: this.options.send,
-          },
-          { timeoutMs: options.timeoutMs },
-        );
+        flow = await startDeviceFlow(base, { timeoutMs: options.timeoutMs });
       } catch (error) {
         // Offered by the provider but not enabled for this client: unless the person asked for the code, sign in
         // through the browser as before.
@@ -125,20 +124,7 @@ export class OAuthConnections {
       throw new OAuthError(`${spec.displayName} needs the app's client secret too: posthoc connect ${provider} --client-secret-stdin (reads it from standard input), or the Connections page.`);
     }
     const loopback = await startLoopbackFlow(
-      {
-        as,
-        client,
-        clientAuth: clientAuthOf(spec, clientSecret),
-        insecureLoopback: usesLoopbackHttp(spec),
-        providerName: spec.displayName,
-        scopes: spec.scopes,
-        scopeParam: spec.scopeParam,
-        scopeSeparator: spec.scopeSeparator,
-        pkce: spec.pkce,
-        authParams: spec.authParams,
-        normalize: normalizerOf(spec),
-        send: this.options.send,
-      },
+      { ...base, scopeParam: spec.scopeParam, pkce: spec.pkce, authParams: spec.authParams },
       { port: options.port ?? spec.redirectPort, timeoutMs: options.timeoutMs },
     );
     return { ...this.track(provider, spec, as, loopback.tokens, loopback.cancel), authorizationUrl: loopback.authorizationUrl };
