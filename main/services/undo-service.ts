@@ -130,16 +130,7 @@ export class UndoService {
     const now = this.requireAction(actionId);
     switch (out.kind) {
       case 'refused':
-        return {
-          outcome: 'conflict',
-          action: now,
-          paths: out.blockers.map((b) => b.path),
-          blockers: out.blockers,
-          canRewind: out.canRewind,
-          canKeepCopies: out.canKeepCopies,
-          message: out.message,
-          steps: out.steps,
-        };
+        return { ...conflictOf(now, out), canRewind: out.canRewind };
       case 'partial':
         return { outcome: 'partial', action: now, message: out.message, calls: out.calls, refused: out.refused, steps: out.steps };
       case 'done':
@@ -189,15 +180,7 @@ export class UndoService {
     const now = this.requireAction(actionId);
     switch (out.kind) {
       case 'refused':
-        return {
-          outcome: 'conflict',
-          action: now,
-          paths: out.blockers.map((b) => b.path),
-          blockers: out.blockers,
-          canKeepCopies: out.canKeepCopies,
-          message: out.message,
-          steps: out.steps,
-        };
+        return conflictOf(now, out);
       case 'partial':
         return { outcome: 'partial', action: now, message: out.message, calls: out.calls, refused: out.refused, steps: out.steps };
       case 'done':
@@ -543,6 +526,19 @@ export class UndoService {
     if (!task) throw new ServiceError('not-found', `The task of action ${action.id} no longer exists.`);
     return task;
   }
+}
+
+/** A refused undo or rewind, as its answer says it. */
+function conflictOf(action: Action, out: Extract<SagaOutcome, { kind: 'refused' }>) {
+  return {
+    outcome: 'conflict' as const,
+    action,
+    paths: out.blockers.map((b) => b.path),
+    blockers: out.blockers,
+    canKeepCopies: out.canKeepCopies,
+    message: out.message,
+    steps: out.steps,
+  };
 }
 
 /** The writable folders an action's files live in (all of the task's when `action` is null). */
