@@ -33,14 +33,14 @@ async function ranTask(replies: string[], files: Record<string, string>) {
   const ids = jsonLines(run.stdout)
     .filter((l) => l.type === 'action' && l.action.status === 'done')
     .map((l) => l.action.id as string);
-  return { ws, data, personWrites, ids: [...new Set(ids)] };
+  return { ws, data, owner, personWrites, ids: [...new Set(ids)] };
 }
 
 const WRITE_NOTES = "Updating your notes.\n\n```python\nopen('notes.txt','w').write('written by the action\\n')\n```";
 
 describe('posthoc undo and rewind --keep-copy', () => {
   it('refuses an undo over the person\'s edit with the --keep-copy command, then keeps their edit as a copy, undoes, and redoes', async () => {
-    const { ws, data, personWrites, ids } = await ranTask([WRITE_NOTES, 'Done.'], { 'notes.txt': 'my notes from before\n' });
+    const { ws, data, owner, personWrites, ids } = await ranTask([WRITE_NOTES, 'Done.'], { 'notes.txt': 'my notes from before\n' });
     const [id] = ids;
     expect(ids).toHaveLength(1);
     personWrites('notes.txt', 'my edit after the action\n');
@@ -56,6 +56,8 @@ describe('posthoc undo and rewind --keep-copy', () => {
     expect(undone.code, undone.stderr).toBe(0);
     expect(undone.stdout).toContain('kept your edit of notes.txt as notes (your edit).txt');
     expect(folder(ws)).toEqual({ 'notes.txt': 'my notes from before\n', 'notes (your edit).txt': 'my edit after the action\n' });
+    // The copy belongs to whoever owns the folder (uid 1000's folder when Posthoc runs as root), not to root.
+    expect(statSync(join(ws, 'notes (your edit).txt'))).toMatchObject({ uid: owner.uid, gid: owner.gid });
 
     const redone = await posthoc(['redo', id!, '--data-dir', data]);
     expect(redone.code, redone.stderr).toBe(0);
