@@ -3,7 +3,8 @@
 // command prints the sign-in link and waits; the test plays the browser (the authorization server's
 // redirect to the CLI's own loopback listener); the command then says it is signed in with the tools, and a
 // later command lists them with the token from the keychain. Hostile: the person denies access (exit 1,
-// said in words, still not signed in), a stdio server and an unknown name (nothing to sign in to).
+// said in words, still not signed in), Ctrl-C while it waits (it ends, its listener too), a stdio server and
+// an unknown name (nothing to sign in to).
 // Needs the D-Bus keychain session npm test provides.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMcpAuthServer, type McpAuthServer } from '../support/mcp-auth-server';
@@ -97,6 +98,18 @@ describe('posthoc mcp sign-in', () => {
     expect(server!.tools).toBeNull();
     expect(server!.toolsError).toContain('Sign in to the MCP server wiki-denied');
     await runPosthoc(['mcp', 'remove', 'wiki-denied', '--data-dir', data]);
+  });
+
+  it('Ctrl-C while it waits ends it, and its sign-in listener with it', async () => {
+    const data = await withServer('wiki-stopped');
+    const { run, link } = await startSignIn('wiki-stopped', data);
+    const redirect = new URL(link.searchParams.get('redirect_uri')!);
+    run.child.kill('SIGINT');
+    const done = await run.done;
+    expect(done.code).not.toBe(0);
+    // Nothing listens for the answer any more: a late sign-in cannot land anywhere.
+    expect(await fetch(redirect).then((r) => r.status, () => 'closed')).toBe('closed');
+    await runPosthoc(['mcp', 'remove', 'wiki-stopped', '--data-dir', data]);
   });
 
   it('refuses a server that does not sign in with OAuth, and a name not defined, saying what to do', async () => {
