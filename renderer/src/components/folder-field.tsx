@@ -65,6 +65,9 @@ export const FolderField = forwardRef<FolderFieldHandle, { value: string; onValu
   }
 
   function pick(entry: string): void {
+    // The list held the picked folder's siblings: gone at once, not shown until the answer for inside it.
+    setEntries([]);
+    setOpen(false);
     change(entry + '/');
     input.current?.focus();
   }
