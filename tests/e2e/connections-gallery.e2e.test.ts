@@ -94,6 +94,9 @@ describe('the Connections gallery', () => {
       await popup.locator('input[name=password]').fill('any password');
       await popup.getByRole('button', { name: /sign-in/i }).click();
       await popup.getByRole('button', { name: /continue/i }).click();
+      // The person closes the page once it says so: closing it while the allow is still being sent can cancel that
+      // request, and Chromium never finishes closing a page caught mid-navigation (page.close() has no timeout).
+      await popup.getByRole('heading', { name: 'Sign-in Success' }).waitFor();
       await popup.close();
       await card.and(page.locator('[data-status="connected"]')).waitFor({ timeout: 60_000 });
       await expect(card.getByTestId('connection-status').textContent()).resolves.toBe('connected as ada@example.test');
