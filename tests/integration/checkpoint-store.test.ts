@@ -6,6 +6,7 @@ import { appendFileSync, chmodSync, existsSync, lstatSync, mkdirSync, readdirSyn
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CheckpointStore, type Checkpoint } from '../../main/effects/fs/checkpoint-store';
+import { PRIVATE_MODES_FILE } from '../../main/effects/fs/private-modes';
 import { planRevert } from '../../main/effects/fs/revert-plan';
 import { listerDescription, nativeLister } from '../../main/effects/fs/native-lister';
 import { KIND_DIR, KIND_LINK, KIND_OTHER, listFolders, type Listing } from '../../main/effects/fs/stat-lister';
@@ -344,15 +345,24 @@ describe('CheckpointStore', () => {
     const { ws, store, snap } = await setup();
     const keep = await snap('keep');
     await store.pin('actions/x/before', keep.commit);
-    writeFileSync(join(ws, 'temp.txt'), 'short-lived content');
+    writeFileSync(join(ws, 'temp.txt'), 'short-lived content', { mode: 0o600 });
+    chmodSync(join(ws, 'notes.txt'), 0o600);
     const dropped = await snap('dropped');
+    // Both private files are recorded; the dropped content's bits go with its blob, the kept one's stay.
+    const notes = store.lookup(keep.tree, 'notes.txt')!.oid;
+    expect(privateModes(store).sort()).toEqual([['notes.txt', notes, 0o600], ['temp.txt', store.lookup(dropped.tree, 'temp.txt')!.oid, 0o600]].sort());
     writeFileSync(join(ws, 'temp.txt'), 'now different');
     rmSync(join(ws, 'temp.txt'));
     await snap('current');
     const blob = store.lookup(dropped.tree, 'temp.txt')!.oid;
+    expect(privateModes(store)).toHaveLength(2); // deleted since, its record stays while a checkpoint may hold it
     expect(await store.collectGarbage()).toBeGreaterThan(0);
     await expect(store.readBlob(blob)).rejects.toThrow();
     expect((await store.readBlob(store.lookup(keep.tree, 'notes.txt')!.oid)).toString()).toBe('mine\n');
+    expect(privateModes(store)).toEqual([['notes.txt', notes, 0o600]]);
     git(store.gitdir, 'fsck', '--no-dangling', '--connectivity-only');
   });
 });
+
+const privateModes = (store: CheckpointStore): Array<[string, string, number]> =>
+  (JSON.parse(readFileSync(join(store.gitdir, PRIVATE_MODES_FILE), 'utf8')) as { files: Array<[string, string, number]> }).files;

@@ -6,6 +6,9 @@
 // stored as ".posthoc-esc-.git"), and large files up to the folder's storage budget. What it cannot hold
 // is listed in the commit message ("Not-Covered: …") and stored as a gitlink placeholder.
 //
+// Git's tree modes keep only a file's executable bit; the permission bits of private files (0600, 0640…)
+// are kept beside the repository (private-modes.ts) and given back by restores.
+//
 // Commits chain at most two deep (after → before, undone → before undo) so garbage collection can drop
 // any checkpoint no undoable action needs.
 import { createHash } from 'node:crypto';
@@ -13,6 +16,7 @@ import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { FolderScanner, RACY_WINDOW_MS, type ScanLimits } from './folder-scanner';
 import { ShadowRepo } from './git-objects';
+import { PRIVATE_MODES_FILE, PrivateModes } from './private-modes';
 import { applyOps, type RestoreHooks, type RestoreOp, type RestoreOutcome } from './restore';
 import { StatCache } from './stat-cache';
 import { applyChanges, diffTrees, lookup, type Change } from './tree-diff';
@@ -43,6 +47,7 @@ const CACHE_FILE = 'posthoc-stat-cache.json';
 
 export class CheckpointStore {
   private readonly cache: StatCache;
+  private readonly modes: PrivateModes;
   private readonly checkpoints = new Map<string, Checkpoint>();
 
   private constructor(
@@ -51,6 +56,9 @@ export class CheckpointStore {
     private readonly options: CheckpointOptions,
   ) {
     this.cache = StatCache.load(join(repo.gitdir, CACHE_FILE));
+    this.modes = new PrivateModes(join(repo.gitdir, PRIVATE_MODES_FILE));
+    // Checkpointed before private modes were recorded: the next walk reads every file once, so it sees them all.
+    if (!this.modes.exists()) this.cache.distrust();
   }
 
   get gitdir(): string {
@@ -76,7 +84,9 @@ export class CheckpointStore {
       javascriptLister: this.options.javascriptLister,
     };
     const scanner = new FolderScanner(this.repo, this.cache, this.workspace, limits, this.options.racyWindowMs ?? RACY_WINDOW_MS);
-    const { tree, notCovered, hashed } = await scanner.scan();
+    const { tree, notCovered, hashed, sightings } = await scanner.scan();
+    this.modes.note(sightings);
+    this.modes.ensure();
     return { ...(await this.commit(tree, message, input.parent ? [input.parent] : [], notCovered)), hashed };
   }
 
@@ -132,7 +142,7 @@ export class CheckpointStore {
     const blobs: string[] = [];
     for (const e of replaced) if (e && e.kind !== 'dir' && e.kind !== 'uncovered') blobs.push(e.oid);
     this.repo.makeDurable(blobs);
-    return applyOps(this.workspace, this.repo, ops, tag, this.options.restoreHooks);
+    return applyOps(this.workspace, this.repo, ops, tag, { hooks: this.options.restoreHooks, privatePerms: this.modes.reader() });
   }
 
   /** Keeps a checkpoint reachable (safe from garbage collection) under refs/posthoc/NAME. */
@@ -179,6 +189,7 @@ export class CheckpointStore {
       this.markTree(c.tree, keep, seenTrees);
       commits.push(...c.parents);
     }
+    this.modes.retain(keep);
     let removed = 0;
     for (const oid of this.repo.listLoose()) {
       if (keep.has(oid)) continue;

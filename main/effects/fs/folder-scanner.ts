@@ -18,6 +18,7 @@ import { GrantedFolder } from './beneath';
 import type { CachedChild, DirState, StatCache } from './stat-cache';
 import { nativeLister } from './native-lister';
 import { KIND_DIR, KIND_FILE, KIND_LINK, KIND_OTHER, listerThreads, listFolders, listInParallel, type ListJob, type Listing } from './stat-lister';
+import type { ModeSighting } from './private-modes';
 import { modeOf, storedName, type Kind, type NotCovered } from './tree-model';
 
 /** The stat fields a checkpoint compares. */
@@ -44,13 +45,15 @@ export type ScanLimits = {
   javascriptLister?: boolean;
 };
 
-export type ScanResult = { tree: string; notCovered: NotCovered[]; hashed: number };
+/** `sightings`: every file the scan read, with its mode (for the private modes record; files vouched for by the cache are not read). */
+export type ScanResult = { tree: string; notCovered: NotCovered[]; hashed: number; sightings: ModeSighting[] };
 
 export class FolderScanner {
   private now = 0;
   private lastYield = 0;
   private notCovered: NotCovered[] = [];
   private hashed = 0;
+  private sightings: ModeSighting[] = [];
   private listings = new Map<string, Listing>();
   private folder: GrantedFolder | null = null;
 
@@ -67,6 +70,7 @@ export class FolderScanner {
     this.lastYield = performance.now();
     this.notCovered = [];
     this.hashed = 0;
+    this.sightings = [];
     this.listings = new Map();
     let tree: string | null;
     try {
@@ -83,7 +87,7 @@ export class FolderScanner {
       this.listings = new Map();
     }
     if (tree === null) throw new Error(`The folder ${this.root} is gone or cannot be read, so it cannot be checkpointed.`);
-    return { tree, notCovered: this.notCovered, hashed: this.hashed };
+    return { tree, notCovered: this.notCovered, hashed: this.hashed, sightings: this.sightings };
   }
 
   /** Phase 1: every folder's entries with their stat fields, in parallel when the folder is large. */
@@ -297,6 +301,7 @@ export class FolderScanner {
     }
     const { fields, kind, oid } = read;
     this.hashed++;
+    if (kind === 'file' || kind === 'exec') this.sightings.push({ path: rel, oid, mode: fields.mode, executable: kind === 'exec' });
     this.cache.markChanged();
     const racy = this.now - Math.max(fields.mtimeMs, fields.ctimeMs) < this.racyWindowMs;
     return {

@@ -291,7 +291,7 @@ export class FsReverter {
           found.push({ store, fromTree, toTree, nowTree: now.tree, paths: f.paths, to: f.to, from: f.from });
         }
         if (third.length === 0) {
-          for (const f of found) await f.store.restore(opsTo(f.store, f.toTree, f.paths), String(journal.id));
+          for (const [i, f] of found.entries()) await f.store.restore(opsTo(f.store, f.toTree, f.paths, folders[i]!.aside), String(journal.id));
           const note = `Interrupted (Posthoc stopped during this ${journal.operation}); completed when Posthoc next started.`;
           await this.complete(journal, found.map((f) => ({ folder: f.store.workspace, store: f.store, to: f.to })), () => commitStatuses(journal), note);
           return { journal, outcome: 'completed', note };
@@ -407,12 +407,15 @@ export class FsReverter {
   }
 }
 
-function opsTo(store: CheckpointStore, tree: string, paths: readonly string[]): RestoreOp[] {
+/** The operations that make `paths` hold what `tree` holds; a copy kept by the restore (`aside`) takes its file's private bits. */
+function opsTo(store: CheckpointStore, tree: string, paths: readonly string[], aside: ReadonlyArray<{ path: string; copy: string }> = []): RestoreOp[] {
+  const copied = new Map(aside.map((a) => [a.copy, a.path]));
   const ops: RestoreOp[] = [];
   for (const path of paths) {
     const to = store.lookup(tree, path);
     if (to?.kind === 'uncovered') continue;
-    ops.push({ path, to });
+    const from = copied.get(path);
+    ops.push(from === undefined ? { path, to } : { path, to, permsFrom: from });
   }
   return ops;
 }
@@ -492,7 +495,7 @@ function keepCopies(store: CheckpointStore, tree: string, plan: RevertPlan, path
     }
   }
   for (const k of out) {
-    plan.ops.push({ path: k.copy, to: k.entry });
+    plan.ops.push({ path: k.copy, to: k.entry, permsFrom: k.path });
     plan.changes.push({ path: k.copy, to: k.entry });
     plan.current.set(k.copy, null);
     plan.paths.push(k.copy);

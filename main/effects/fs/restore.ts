@@ -14,19 +14,26 @@ import type { ShadowRepo } from './git-objects';
 import { checkRelative, PathOutsideWorkspace } from './path-guard';
 import { depthOf, RESTORE_TEMP_PREFIX, type Entry } from './tree-model';
 
-export type RestoreOp = { path: string; to: Entry | null };
+/** `permsFrom`: the path whose recorded private bits the content takes (a kept copy takes its file's); default `path`. */
+export type RestoreOp = { path: string; to: Entry | null; permsFrom?: string };
 export type RestoreHooks = {
   /** Called after each step; tests use it to stop a restore half-way as a crash would. */
   afterStep?: (steps: number) => void | Promise<void>;
 };
 export type RestoreOutcome = { written: string[]; removed: string[]; skipped: string[] };
 
+export type RestoreOptions = {
+  hooks?: RestoreHooks;
+  /** The permission bits recorded for a content seen private at a path (private-modes.ts), or null. */
+  privatePerms?: (path: string, oid: string) => number | null;
+};
+
 export async function applyOps(
   workspace: string,
   repo: ShadowRepo,
   ops: readonly RestoreOp[],
   tag: string,
-  hooks: RestoreHooks = {},
+  { hooks = {}, privatePerms = () => null }: RestoreOptions = {},
 ): Promise<RestoreOutcome> {
   const outcome: RestoreOutcome = { written: [], removed: [], skipped: [] };
   let steps = 0;
@@ -75,7 +82,7 @@ export async function applyOps(
       const wrote = inFolder(folder, parent, op.path, (dir) => {
         if (!dir) throw new Error(`Cannot write ${op.path}: the folder ${parent} it goes in is not there.`);
         if (content === null) return makeDir(dir, name);
-        writeEntry(dir, name, entry, content, tag);
+        writeEntry(dir, name, entry, content, tag, entry.kind === 'link' ? null : privatePerms(op.permsFrom ?? op.path, entry.oid));
         return true;
       });
       if (!wrote) continue;
@@ -114,7 +121,7 @@ function makeDir(dir: FolderDir, name: string): boolean {
   return true;
 }
 
-function writeEntry(dir: FolderDir, name: string, entry: Entry, content: Buffer, tag: string): void {
+function writeEntry(dir: FolderDir, name: string, entry: Entry, content: Buffer, tag: string, recorded: number | null): void {
   const temp = `${RESTORE_TEMP_PREFIX}${tag}-${randomBytes(5).toString('hex')}`;
   const replaced = dir.stat(name);
   const owner = foreignOwner(replaced ?? dir.self());
@@ -123,7 +130,7 @@ function writeEntry(dir: FolderDir, name: string, entry: Entry, content: Buffer,
       dir.symlink(content, temp);
       if (owner) dir.chown(temp, owner.uid, owner.gid);
     } else {
-      const mode = modeFor(replaced, entry.kind === 'exec');
+      const mode = modeFor(replaced, entry.kind === 'exec', recorded);
       const fd = dir.createFile(temp, mode);
       try {
         let offset = 0;
@@ -147,13 +154,14 @@ function writeEntry(dir: FolderDir, name: string, entry: Entry, content: Buffer,
 }
 
 /**
- * Checkpoints keep only the executable bit (as git does). A file being replaced keeps its other
- * permission bits — never set-user-ID, set-group-ID or sticky: a restore must not hand out a program
- * that runs as the folder's owner; a file brought back gets 0644 or 0755.
+ * Checkpoints keep only the executable bit (as git does). A content recorded private at its path
+ * (private-modes.ts: 0600, 0640…) gets those bits back; otherwise a file being replaced keeps its
+ * permission bits, and a file brought back gets 0644 or 0755. Never set-user-ID, set-group-ID or sticky:
+ * a restore must not hand out a program that runs as the folder's owner.
  */
-function modeFor(replaced: EntryStat | null, executable: boolean): number {
-  if (!isRegular(replaced)) return executable ? 0o755 : 0o644;
-  const perms = replaced!.mode & 0o777;
+export function modeFor(replaced: EntryStat | null, executable: boolean, recorded: number | null = null): number {
+  if (recorded === null && !isRegular(replaced)) return executable ? 0o755 : 0o644;
+  const perms = (recorded ?? replaced!.mode) & 0o777;
   return executable ? perms | ((perms & 0o444) >> 2) | 0o100 : perms & ~0o111;
 }
 

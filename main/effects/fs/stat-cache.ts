@@ -186,6 +186,15 @@ export class StatCache {
     this.changed = true;
   }
 
+  /** Makes every file be read again by the next scan (its stat fields vouch for nothing). */
+  distrust(): void {
+    for (const state of this.dirs.values()) {
+      state.listed = undefined;
+      for (const c of state.children) c.trusted = false;
+    }
+    this.changed = true;
+  }
+
   largeBytes(): number {
     let total = 0;
     for (const size of this.large.values()) total += size;
