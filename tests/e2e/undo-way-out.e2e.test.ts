@@ -5,7 +5,9 @@
 // action is undone and Redo offered. The timeline then offers the same way out from the history alone, and
 // the card's Undo gives it too (the name numbered once taken). Hostile: a file the person deleted has no
 // edit to keep: the button, shown from the history, gets a refusal that says so, and nothing on disk
-// changes. Screenshots at 800×600 and 1600×1000, light and dark, with axe-core finding nothing serious.
+// changes. At 800×600, where the timeline is a folded rail, the card itself says why its Undo is off and
+// offers the way out, by keyboard. Screenshots at 800×600 and 1600×1000, light and dark, with axe-core
+// finding nothing serious.
 import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
@@ -192,6 +194,11 @@ describe('a refused undo’s way out: keep a copy of your edit and undo', () => 
     const wayOut = row(page, 1).getByTestId('timeline-blocked');
     await wayOut.waitFor({ timeout: 30_000 });
     expect(await wayOut.getByTestId('timeline-way-out-keep-copy').count()).toBe(0);
+    // The card says the same, and offers the same rewind.
+    const blockedOnCard = card(page, 1).getByTestId('action-undo-blocked');
+    expect(await blockedOnCard.textContent()).toMatch(/a\.txt — /);
+    expect(await blockedOnCard.getByTestId('action-rewind').textContent()).toBe('Rewind to before action 1');
+    expect(await blockedOnCard.getByTestId('action-keep-copy').count()).toBe(0);
     await wayOut.getByTestId('timeline-way-out-rewind').click();
     // Refused by the person's edit of notes.txt; main checked the folder and offers the copy with the rewind.
     const outcome = row(page, 1).getByTestId('timeline-outcome');
@@ -209,13 +216,72 @@ describe('a refused undo’s way out: keep a copy of your edit and undo', () => 
     const keep = wayOut.getByTestId('timeline-way-out-keep-copy');
     expect(await keep.textContent()).toBe('Keep a copy and rewind');
     expect(await wayOut.getByTestId('timeline-way-out-rewind').count()).toBe(0); // a plain rewind would be refused
+    expect(await blockedOnCard.getByTestId('action-keep-copy').textContent()).toBe('Keep a copy and rewind');
+    expect(await blockedOnCard.getByTestId('action-rewind').count()).toBe(0);
     await shoot(page, row(page, 1), 'undo-way-out-rewind');
     await keep.click();
     await expect.poll(() => row(page, 1).getAttribute('data-status'), { timeout: 30_000 }).toBe('undone');
+    // Taken from the timeline: the card's note goes with the blockers.
+    await expect.poll(() => blockedOnCard.count()).toBe(0);
     expect(await row(page, 2).getAttribute('data-status')).toBe('undone');
     expect([existsSync(join(ws, 'a.txt')), existsSync(join(ws, 'notes.txt'))]).toEqual([false, false]);
     expect(readFileSync(join(ws, 'notes (your edit).txt'), 'utf8')).toBe('my notes\n');
     expect(await outcome.textContent()).toMatch(/^Rewound actions 2, 1: removed .*Your edit of notes\.txt is kept in notes \(your edit\)\.txt\.$/);
+  }, 180_000);
+
+  it('at 800×600, where the timeline is a folded rail, the card says why its Undo is off and offers the way out, by keyboard', async () => {
+    const harness = await startHarness(["```python\nopen('notes.txt', 'w').write('written by the agent\\n')\n```", 'Done: notes.txt is written.']);
+    defer(() => harness.close());
+    const ws = harness.workspace;
+    writeFileSync(join(ws, 'notes.txt'), 'before the agent\n');
+    chmodSync(join(ws, 'notes.txt'), 0o666); // the sandbox's user may rewrite it
+    const page = await openServices(harness.services, { width: 800, height: 600 });
+    const start = harness.services.handlers['task:start'] as (input: unknown) => Promise<{ id: string }>;
+    const { id } = await start({ prompt: 'write notes.txt', workspaces: [ws] });
+    await page.getByTestId('drawer-toggle').click();
+    await page.locator(`[data-testid="task-list-item"][data-task-id="${id}"]`).click();
+    await expect.poll(() => page.getByTestId('task-status').textContent(), { timeout: 90_000 }).toBe('done');
+
+    // The person edits the file; another front end (the CLI) tries the undo, is refused, and the history knows the edit.
+    writeFileSync(join(ws, 'notes.txt'), 'my edit\n');
+    const actionId = (await card(page, 1).getAttribute('data-action-id'))!;
+    const undo = harness.services.handlers['action:undo'] as (input: unknown) => Promise<{ outcome: string }>;
+    expect((await undo({ actionId })).outcome).toBe('conflict');
+    await page.reload();
+    await page.getByTestId('drawer-toggle').click();
+    await page.locator(`[data-testid="task-list-item"][data-task-id="${id}"]`).click();
+
+    // The timeline is a folded rail; the card's Undo is off, and the card says why, with the way out.
+    expect(await page.getByTestId('timeline').getAttribute('class')).toContain('timeline-collapsed');
+    const blocked = card(page, 1).getByTestId('action-undo-blocked');
+    await blocked.waitFor({ timeout: 30_000 });
+    expect(await card(page, 1).getByTestId('action-undo').isDisabled()).toBe(true);
+    expect(await blocked.textContent()).toMatch(/^Undo would overwrite a later change:notes\.txt — edited outside Posthoc since/);
+    const keep = blocked.getByTestId('action-keep-copy');
+    expect(await keep.textContent()).toBe('Keep a copy of your edit and undo');
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await blocked.scrollIntoViewIfNeeded();
+      await page.screenshot({ path: join(SCREENSHOTS, `undo-way-out-card-blocked-800x600-${scheme}.png`) });
+      expect(await seriousViolations(page), `the card's blocked Undo, ${scheme}`).toEqual([]);
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+
+    // Keyboard only: from the card's title, Tab reaches the button past the disabled Undo; Enter keeps the copy and undoes.
+    await card(page, 1).getByTestId('action-toggle').focus();
+    await tabTo(page, 'action-keep-copy', 4);
+    await page.keyboard.press('Enter');
+    const kept = blocked.getByTestId('keep-copy-outcome');
+    await expect.poll(() => kept.getAttribute('data-tone'), { timeout: 30_000 }).toBe('ok');
+    expect(await activeTestId(page)).toBe('keep-copy-outcome');
+    expect(await kept.getByTestId('kept-copy').getAttribute('data-copy')).toBe('notes (your edit).txt');
+    expect(readFileSync(join(ws, 'notes.txt'), 'utf8')).toBe('before the agent\n');
+    expect(readFileSync(join(ws, 'notes (your edit).txt'), 'utf8')).toBe('my edit\n');
+    await expect.poll(() => card(page, 1).getAttribute('data-status')).toBe('undone');
+    // What stood in the way is history now: only the outcome stays on the card.
+    expect(await blocked.textContent()).not.toMatch(/Undo would overwrite/);
+    await page.screenshot({ path: join(SCREENSHOTS, 'undo-way-out-card-blocked-kept-800x600.png') });
+    expect(await seriousViolations(page), 'the card after its way out').toEqual([]);
   }, 180_000);
 
   it('refuses to keep a copy of a file the person deleted, says why, and changes nothing on disk', async () => {

@@ -8,7 +8,7 @@ import type { Action, UndoResult } from '../../../shared/domain';
 import { describeReversePlan, partlyUndone } from '../../../shared/undo/reverse-plan';
 import { canKeep, canUndo, describeUndo, listCalls, listChanges, listDbEffects, undoableDbEffects } from '../model/action-summary';
 import { appActions } from '../state/app-store';
-import { useUndoTruth } from '../state/undo-truth';
+import { useUndoEntry, useUndoTruth, type UndoEntry } from '../state/undo-truth';
 import { ActionPictures } from './action-figures';
 import { ActionOutput } from './action-output';
 import { ChangedFiles } from './changed-files';
@@ -26,6 +26,7 @@ import { ServiceCalls } from './service-calls';
 import { McpCalls } from './mcp-calls';
 import { changeCount, isPersonsEdit, statusWords } from '../model/timeline-view';
 import { KeepCopyOffer } from './keep-copy';
+import { UndoBlocked } from './undo-blocked';
 import type { OperationOutcome } from '../state/timeline-state';
 import './action-card.css';
 
@@ -89,6 +90,9 @@ export function ActionCard({ action }: { action: Action }) {
   // A way out it offered is running: the message stays whatever the status does meanwhile.
   const [offerRunning, setOfferRunning] = useState(false);
   const [keepError, setKeepError] = useState<string | null>(null);
+  // A way out taken from the blocked-undo note: the timeline row it started from, and the status it left
+  // (null while it runs); its outcome stays while the action keeps that status.
+  const [wayOut, setWayOut] = useState<{ entry: UndoEntry; status: Action['status'] | null } | null>(null);
   // null: follow the status; true/false once the person opened or closed the card.
   const [chosen, setChosen] = useState<boolean | null>(null);
   const bodyId = useId();
@@ -142,6 +146,13 @@ export function ActionCard({ action }: { action: Action }) {
         : action.status === 'running'
           ? 'Still running'
           : 'Nothing to undo';
+  const feedbackShown = undoResult !== null && (offerRunning || resultStatus === null || resultStatus === action.status);
+  // The timeline already knows the undo is refused: say why and offer its way out here too, unless the
+  // card's own refused Undo already does.
+  const live = useUndoEntry(action);
+  const blockedNow = live !== undefined && canUndo(action) && !live.undo.possible && live.undo.blockers.length > 0 && !feedbackShown;
+  const wayOutShown = wayOut !== null && (wayOut.status === null || wayOut.status === action.status);
+  const blockedEntry = wayOutShown ? wayOut.entry : blockedNow ? live : undefined;
   const showPlan = finished && changes.length + calls.length + dbUndoable + action.reverse.steps.filter((s) => s.channel === 'memory' || s.channel === 'mcp').length + action.reverse.irreversible.length > 0;
 
   return (
@@ -203,6 +214,15 @@ export function ActionCard({ action }: { action: Action }) {
         </p>
       )}
 
+      {blockedEntry !== undefined && (
+        <UndoBlocked
+          entry={blockedEntry}
+          settled={wayOutShown && wayOut.status !== null}
+          onStart={() => setWayOut({ entry: blockedEntry, status: null })}
+          onSettled={(o) => setWayOut((w) => (w === null ? w : { ...w, status: o.status ?? action.status }))}
+        />
+      )}
+
       {expanded && (
         // A click inside (Cancel on a held call, a diff, Show all) keeps the card open when the action finishes.
         <div className="action-body" id={bodyId} data-testid="action-body" onClickCapture={() => setChosen((current) => current ?? true)}>
@@ -253,7 +273,7 @@ export function ActionCard({ action }: { action: Action }) {
           <span className="muted">Held: this action waits for your approval before it runs; nothing was changed yet.</span>
         </footer>
       )}
-      {undoResult !== null && (offerRunning || resultStatus === null || resultStatus === action.status) && (
+      {feedbackShown && (
         <UndoFeedback
           result={undoResult}
           action={action}

@@ -27,12 +27,18 @@ export function selectEntry(state: TimelineState, taskId: string, actionId: stri
  * action's own copy (the timeline saw it running, the event says it ended) counts as not loaded yet.
  */
 export function selectUndoTruth(state: TimelineState, action: Action): UndoTruth {
-  const entry = selectEntry(state, action.taskId, action.id);
-  if (entry === undefined || entry.action.status !== action.status) return null;
-  return entry.undo;
+  return selectUndoEntry(state, action)?.undo ?? null;
 }
 
 export const useUndoTruth = (action: Action): UndoTruth => useTimelineStore((s) => selectUndoTruth(s, action));
+
+/** The timeline's row for an action (undo, redo and rewind, blockers included), when loaded and as new as the action. */
+export type UndoEntry = ActionEntry;
+export function selectUndoEntry(state: TimelineState, action: Action): UndoEntry | undefined {
+  const entry = selectEntry(state, action.taskId, action.id);
+  return entry !== undefined && entry.action.status === action.status ? entry : undefined;
+}
+export const useUndoEntry = (action: Action): UndoEntry | undefined => useTimelineStore((s) => selectUndoEntry(s, action));
 
 /** Reloads a loaded timeline after each task or action event of its task. Returns the unsubscribe. */
 export function keepTimelinesFresh(api: PosthocApi): () => void {
