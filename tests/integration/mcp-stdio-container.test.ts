@@ -268,7 +268,8 @@ describe('the action runner with a stdio MCP server', () => {
     const door = new Gateway(join(dataDir, 'gateway'), (id) => store.getTask(id));
     const executor = new SandboxExecutor(docker, image, { controlDir: join(dataDir, 'sandbox'), envDir: join(dataDir, 'task-env'), doors: { open: async (id) => (await door.open(id)).dir, close: (id) => door.close(id) } });
     const mcp = new McpContainers(docker, { image, controlDir: join(dataDir, 'sandbox'), envDir: join(dataDir, 'task-env'), doors: { open: async (id) => (await door.open(id)).dir } });
-    const runner = new ActionRunner(store, executor, new FsChannel(join(dataDir, 'checkpoints'), new UndoStore(db)), new EventBus(), door);
+    const files = new FsChannel(join(dataDir, 'checkpoints'), new UndoStore(db));
+    const runner = new ActionRunner(store, executor, files, new EventBus(), door);
     runner.mcpClaims = mcp;
     const ws = dirs.workspace();
     const scripts = rawServer();
@@ -293,6 +294,7 @@ describe('the action runner with a stdio MCP server', () => {
       await mcp.closeAll();
       await executor.stopAll();
       await door.closeAll();
+      await files.close();
       db.close();
     }
   });

@@ -186,3 +186,14 @@ describe('timeline and diff', () => {
     await expect(h.views.diff({ actionId: a1.id, path: 'nope.txt' })).rejects.toThrow(/changed no file nope\.txt/);
   });
 });
+
+describe('the checkpoints’ stat cache', () => {
+  it('a save that fails (the data folder removed, a full disk) never throws: the timer’s save must not end the app', async () => {
+    h = await startUndoHarness();
+    writeFileSync(join(h.workspace, 'a.txt'), 'one\n');
+    await h.act(() => writeFileSync(join(h!.workspace, 'a.txt'), 'two\n'));
+    rmSync(join(h.dataDir, 'checkpoints'), { recursive: true, force: true });
+    // The same call the timer makes 2 s after a checkpoint, and the one at shutdown.
+    await expect(h.fs.close()).resolves.toBeUndefined();
+  });
+});

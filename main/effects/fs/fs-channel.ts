@@ -274,13 +274,21 @@ export class FsChannel {
     return cp;
   }
 
-  /** Saves every stat cache now (at shutdown, and before a CLI command exits). */
+  /**
+   * Saves every stat cache now (at shutdown, before a CLI command exits, and 2 s after a checkpoint). Never
+   * throws: a cache that could not be saved (a full disk, a removed data folder) costs only reading files
+   * again at the next start, and the timer's save must not become an unhandled rejection that ends the app.
+   */
   async close(): Promise<void> {
     if (this.saveTimer) clearTimeout(this.saveTimer);
     this.saveTimer = undefined;
     for (const store of this.stores.values()) {
       const s = await store.catch(() => null);
-      s?.saveCache();
+      try {
+        s?.saveCache();
+      } catch {
+        // Only a cache: see above.
+      }
     }
   }
 
