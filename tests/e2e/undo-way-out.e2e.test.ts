@@ -15,6 +15,7 @@ import { describe, expect, it } from 'vitest';
 import type { AppServices } from '../../main/services/app-services';
 import { seriousViolations } from '../support/axe';
 import { browserTestbed, SCREENSHOTS } from '../support/browser';
+import { activeTestId, tabTo } from '../support/keyboard';
 import { startHarness, type Harness } from '../support/services-harness';
 
 const { open: openServices, defer } = browserTestbed({ width: 1440, height: 900 });
@@ -22,14 +23,21 @@ const open = (harness: Harness): Promise<Page> => openServices(harness.services)
 
 const row = (page: Page, seq: number): Locator => page.locator(`[data-testid="timeline-action"][data-seq="${seq}"]`);
 const card = (page: Page, seq: number): Locator => page.getByTestId('action-card').nth(seq - 1);
-const activeTestId = (page: Page) => page.evaluate(() => document.activeElement?.getAttribute('data-testid') ?? document.activeElement?.tagName ?? null);
+/** Opens a task from the sidebar (below 1000 px the sidebar is a drawer, opened first). */
+async function showTask(page: Page, id: string): Promise<void> {
+  const drawer = page.getByTestId('drawer-toggle');
+  await page.locator('[data-testid=drawer-toggle]:visible, [data-testid=task-list-item]:visible').first().waitFor();
+  if (await drawer.isVisible()) await drawer.click();
+  await page.locator(`[data-testid="task-list-item"][data-task-id="${id}"]`).click();
+}
 
 /** Starts a task through the services (the form is another test's subject), opens it and waits for its end. */
-async function runTask(page: Page, services: AppServices, prompt: string, workspace: string): Promise<void> {
+async function runTask(page: Page, services: AppServices, prompt: string, workspace: string): Promise<string> {
   const start = services.handlers['task:start'] as (input: unknown) => Promise<{ id: string }>;
   const { id } = await start({ prompt, workspaces: [workspace] });
-  await page.locator(`[data-testid="task-list-item"][data-task-id="${id}"]`).click();
+  await showTask(page, id);
   await expect.poll(() => page.getByTestId('task-status').textContent(), { timeout: 90_000 }).toBe('done');
+  return id;
 }
 
 /**
@@ -59,15 +67,6 @@ async function shoot(page: Page, target: Locator, name: string): Promise<void> {
   await page.emulateMedia({ colorScheme: 'light' });
   await page.setViewportSize({ width: 1440, height: 900 });
   await page.locator('[data-testid="timeline"]:not(.timeline-collapsed)').waitFor();
-}
-
-/** Presses Tab until `testId` has the focus; fails after `most` presses. */
-async function tabTo(page: Page, testId: string, most: number): Promise<number> {
-  for (let presses = 1; presses <= most; presses++) {
-    await page.keyboard.press('Tab');
-    if ((await activeTestId(page)) === testId) return presses;
-  }
-  throw new Error(`Tab did not reach ${testId} in ${most} presses (focus on ${await activeTestId(page)})`);
 }
 
 describe('a refused undo’s way out: keep a copy of your edit and undo', () => {
@@ -112,7 +111,7 @@ describe('a refused undo’s way out: keep a copy of your edit and undo', () => 
     await outcome.focus(); // where the app left the focus, before the screenshots moved it
 
     // Tab reaches the button (after "Show the edit"), with a visible focus ring; Enter keeps the copy and undoes.
-    expect(await tabTo(page, 'timeline-way-out-keep-copy', 3)).toBeLessThanOrEqual(3);
+    expect(await tabTo(page, '[data-testid="timeline-way-out-keep-copy"]', { most: 3 })).toBeLessThanOrEqual(3);
     expect(await keep.evaluate((el) => getComputedStyle(el).outlineStyle)).toBe('solid');
     await page.screenshot({ path: join(SCREENSHOTS, 'undo-way-out-focus.png') });
     await page.keyboard.press('Enter');
@@ -236,11 +235,7 @@ describe('a refused undo’s way out: keep a copy of your edit and undo', () => 
     writeFileSync(join(ws, 'notes.txt'), 'before the agent\n');
     chmodSync(join(ws, 'notes.txt'), 0o666); // the sandbox's user may rewrite it
     const page = await openServices(harness.services, { width: 800, height: 600 });
-    const start = harness.services.handlers['task:start'] as (input: unknown) => Promise<{ id: string }>;
-    const { id } = await start({ prompt: 'write notes.txt', workspaces: [ws] });
-    await page.getByTestId('drawer-toggle').click();
-    await page.locator(`[data-testid="task-list-item"][data-task-id="${id}"]`).click();
-    await expect.poll(() => page.getByTestId('task-status').textContent(), { timeout: 90_000 }).toBe('done');
+    const id = await runTask(page, harness.services, 'write notes.txt', ws);
 
     // The person edits the file; another front end (the CLI) tries the undo, is refused, and the history knows the edit.
     writeFileSync(join(ws, 'notes.txt'), 'my edit\n');
@@ -248,8 +243,7 @@ describe('a refused undo’s way out: keep a copy of your edit and undo', () => 
     const undo = harness.services.handlers['action:undo'] as (input: unknown) => Promise<{ outcome: string }>;
     expect((await undo({ actionId })).outcome).toBe('conflict');
     await page.reload();
-    await page.getByTestId('drawer-toggle').click();
-    await page.locator(`[data-testid="task-list-item"][data-task-id="${id}"]`).click();
+    await showTask(page, id);
 
     // The timeline is a folded rail; the card's Undo is off, and the card says why, with the way out.
     expect(await page.getByTestId('timeline').getAttribute('class')).toContain('timeline-collapsed');
@@ -269,7 +263,7 @@ describe('a refused undo’s way out: keep a copy of your edit and undo', () => 
 
     // Keyboard only: from the card's title, Tab reaches the button past the disabled Undo; Enter keeps the copy and undoes.
     await card(page, 1).getByTestId('action-toggle').focus();
-    await tabTo(page, 'action-keep-copy', 4);
+    await tabTo(page, '[data-testid="action-keep-copy"]', { most: 4 });
     await page.keyboard.press('Enter');
     const kept = blocked.getByTestId('keep-copy-outcome');
     await expect.poll(() => kept.getAttribute('data-tone'), { timeout: 30_000 }).toBe('ok');

@@ -5,22 +5,13 @@
 // earlier actions; a service that refuses afterwards puts everything back as it was, the edit in place.
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { UndoResult } from '../../shared/domain';
 import type { RewindResult } from '../../shared/domain/undo';
 import { startChannelsHarness } from '../support/channels-harness';
-import { startFreezingUndoHarness, startUndoHarness, type UndoHarness } from '../support/undo-harness';
+import { startFreezingUndoHarness, undoHarnessesPerTest } from '../support/undo-harness';
 
-const open: Array<{ close(): Promise<void> }> = [];
-afterEach(async () => {
-  for (const h of open.splice(0).reverse()) await h.close();
-});
-
-async function harness(): Promise<UndoHarness> {
-  const h = await startUndoHarness();
-  open.push(h);
-  return h;
-}
+const { harness, closing } = undoHarnessesPerTest();
 
 const read = (ws: string, p: string) => readFileSync(join(ws, p), 'utf8');
 const conflict = (r: UndoResult | RewindResult) => {
@@ -172,7 +163,7 @@ describe('keep a copy of your edit and undo', () => {
 
   it('interrupted by a crash: finished at the next start, copy and all, and the edit stays set aside', async () => {
     const { h, reached } = await startFreezingUndoHarness(1);
-    open.push(h);
+    closing(h);
     const ws = h.workspace;
     writeFileSync(join(ws, 'n.txt'), 'v0\n');
     const w = await h.act(() => writeFileSync(join(ws, 'n.txt'), 'v1\n'));
@@ -182,7 +173,7 @@ describe('keep a copy of your edit and undo', () => {
     await reached;
 
     const next = await h.reopen({ checkpoints: {} });
-    open.push(next);
+    closing(next);
     expect(read(ws, 'n.txt')).toBe('v1\n');
     expect(read(ws, 'n (your edit).txt')).toBe('mine\n');
     expect(next.store.getAction(x.id)!.status).toBe('undone');
@@ -194,7 +185,7 @@ describe('keep a copy of your edit and undo', () => {
 
   it('interrupted by a crash after the person changed the file again: rolled back, the newer edit kept, no copy left', async () => {
     const { h, reached } = await startFreezingUndoHarness(1);
-    open.push(h);
+    closing(h);
     const ws = h.workspace;
     writeFileSync(join(ws, 'n.txt'), 'v0\n');
     const x = await h.act(() => writeFileSync(join(ws, 'n.txt'), 'v1\n'));
@@ -204,7 +195,7 @@ describe('keep a copy of your edit and undo', () => {
     writeFileSync(join(ws, 'n.txt'), 'mine, after the crash\n');
 
     const next = await h.reopen({ checkpoints: {} });
-    open.push(next);
+    closing(next);
     expect(read(ws, 'n.txt')).toBe('mine, after the crash\n');
     expect(existsSync(join(ws, 'n (your edit).txt'))).toBe(false);
     expect(next.store.getAction(x.id)!.status).toBe('done');
@@ -215,7 +206,7 @@ describe('keep a copy of your edit and undo', () => {
 describe('keep a copy of your edit and undo, across channels', () => {
   it('a service that refuses its inverse puts the edit back where it was, the copy gone, and undo refuses for it again', async () => {
     const h = await startChannelsHarness();
-    open.push(h);
+    closing(h);
     const ws = h.workspace;
     writeFileSync(join(ws, 'report.txt'), 'draft\n');
     const action = await h.actAcross({ files: () => writeFileSync(join(ws, 'report.txt'), 'final\n'), messages: ['report is final'] });

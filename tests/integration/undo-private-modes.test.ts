@@ -5,21 +5,12 @@
 // temporary folders, as root in CI and as the person elsewhere.
 import { chmodSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CheckpointStore } from '../../main/effects/fs/checkpoint-store';
 import { PRIVATE_MODES_FILE } from '../../main/effects/fs/private-modes';
-import { startFreezingUndoHarness, startUndoHarness, type UndoHarness } from '../support/undo-harness';
+import { startFreezingUndoHarness, undoHarnessesPerTest, type UndoHarness } from '../support/undo-harness';
 
-const open: Array<{ close(): Promise<void> }> = [];
-afterEach(async () => {
-  for (const h of open.splice(0).reverse()) await h.close();
-});
-
-async function harness(): Promise<UndoHarness> {
-  const h = await startUndoHarness();
-  open.push(h);
-  return h;
-}
+const { harness, closing } = undoHarnessesPerTest();
 
 /** The permission bits with set-user-ID, set-group-ID and sticky, so a leak of those shows too. */
 const bits = (ws: string, p: string) => statSync(join(ws, p)).mode & 0o7777;
@@ -73,8 +64,7 @@ describe('private files through undo', () => {
       write(ws, 'new-secret.txt', 'made by the agent\n', 0o600);
     });
     // The CLI after the app: another process on the same data folder.
-    const next = await h.reopen();
-    open.push(next);
+    const next = closing(await h.reopen());
     expect((await next.undo.undo(action.id)).outcome).toBe('undone');
     expect(bits(ws, 'token.txt')).toBe(0o600);
     expect((await next.undo.redo(action.id)).outcome).toBe('redone');
@@ -106,15 +96,14 @@ describe('private files through undo', () => {
 
     // Stopped after its first step (the copy written), finished by the next start.
     const { h: c, reached } = await startFreezingUndoHarness(1);
-    open.push(c);
+    closing(c);
     write(c.workspace, 'n.txt', 'v0\n', 0o640);
     const x = await c.act(() => writeFileSync(join(c.workspace, 'n.txt'), 'v1\n'));
     writeFileSync(join(c.workspace, 'n.txt'), 'mine\n');
     void c.undo.undo(x.id, { keepCopies: true });
     await reached;
     rmSync(join(c.workspace, 'n (your edit).txt')); // as if the crash came before the copy's rename
-    const next = await c.reopen({ checkpoints: {} });
-    open.push(next);
+    closing(await c.reopen({ checkpoints: {} })); // the next start finishes the interrupted undo
     expect(readFileSync(join(c.workspace, 'n (your edit).txt'), 'utf8')).toBe('mine\n');
     expect(bits(c.workspace, 'n (your edit).txt')).toBe(0o640);
     expect(bits(c.workspace, 'n.txt')).toBe(0o640);
@@ -122,16 +111,14 @@ describe('private files through undo', () => {
 
   it('a folder checkpointed before private bits were recorded: the next checkpoint reads every file once and sees them', async () => {
     // No racy window: the stat cache vouches for a file at once, so only the missing record makes it read again.
-    const h = await startUndoHarness({ checkpoints: { racyWindowMs: 0 } });
-    open.push(h);
+    const h = await harness({ checkpoints: { racyWindowMs: 0 } });
     const ws = h.workspace;
     write(ws, 'key.pem', 'KEY\n', 0o600);
     write(ws, 'other.txt', 'other\n', 0o644);
     await h.act(() => undefined);
     await h.fs.close();
     rmSync(recordOf(h)); // what an older Posthoc left: a warm stat cache and no record
-    const next = await h.reopen();
-    open.push(next);
+    const next = closing(await h.reopen());
     const action = await next.act(() => rmSync(join(ws, 'key.pem')));
     expect((await next.undo.undo(action.id)).outcome).toBe('undone');
     expect(bits(ws, 'key.pem')).toBe(0o600);

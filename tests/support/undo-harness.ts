@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { afterEach } from 'vitest';
 import { FsChannel, type FsChannelOptions } from '../../main/effects/fs/fs-channel';
 import { confinementOf } from '../../main/policy/confinement';
 import { EventBus } from '../../main/services/event-bus';
@@ -172,4 +173,23 @@ export async function startFreezingUndoHarness(step: number): Promise<{ h: UndoH
     },
   });
   return { h, reached };
+}
+
+/**
+ * For a test file: `harness()` starts an undo harness, `closing()` takes one started otherwise (a reopened
+ * one, a freezing one, a channels harness); all are closed after each test, newest first.
+ */
+export function undoHarnessesPerTest(): {
+  harness(options?: Parameters<typeof startUndoHarness>[0]): Promise<UndoHarness>;
+  closing<T extends { close(): Promise<void> }>(opened: T): T;
+} {
+  const open: Array<{ close(): Promise<void> }> = [];
+  afterEach(async () => {
+    for (const h of open.splice(0).reverse()) await h.close();
+  });
+  const closing = <T extends { close(): Promise<void> }>(opened: T): T => {
+    open.push(opened);
+    return opened;
+  };
+  return { harness: async (options) => closing(await startUndoHarness(options)), closing };
 }

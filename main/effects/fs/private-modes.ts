@@ -63,10 +63,10 @@ export class PrivateModes {
     if (!this.exists()) this.write(new Map());
   }
 
-  /** The bits recorded for a content at a path, or null (the default applies); the file is read once, here. */
+  /** The bits recorded for a content at a path, or null (the default applies); the file is read once, at the first look-up. */
   reader(): (path: string, oid: string) => number | null {
-    const map = this.read();
-    return (path, oid) => map.get(keyOf(path, oid)) ?? null;
+    let map: Map<string, number> | null = null;
+    return (path, oid) => (map ??= this.read()).get(keyOf(path, oid)) ?? null;
   }
 
   /** Drops the keys of contents no checkpoint holds any more (garbage collection). */

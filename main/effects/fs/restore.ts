@@ -12,6 +12,7 @@ import { closeSync, fchmodSync, fchownSync, fsyncSync, writeSync } from 'node:fs
 import { type EntryStat, type FolderDir, GrantedFolder, isDir, isRegular } from './beneath';
 import type { ShadowRepo } from './git-objects';
 import { checkRelative, PathOutsideWorkspace } from './path-guard';
+import { defaultPerms } from './private-modes';
 import { depthOf, RESTORE_TEMP_PREFIX, type Entry } from './tree-model';
 
 /** `permsFrom`: the path whose recorded private bits the content takes (a kept copy takes its file's); default `path`. */
@@ -160,7 +161,7 @@ function writeEntry(dir: FolderDir, name: string, entry: Entry, content: Buffer,
  * a restore must not hand out a program that runs as the folder's owner.
  */
 export function modeFor(replaced: EntryStat | null, executable: boolean, recorded: number | null = null): number {
-  if (recorded === null && !isRegular(replaced)) return executable ? 0o755 : 0o644;
+  if (recorded === null && !isRegular(replaced)) return defaultPerms(executable);
   const perms = (recorded ?? replaced!.mode) & 0o777;
   return executable ? perms | ((perms & 0o444) >> 2) | 0o100 : perms & ~0o111;
 }
