@@ -15,9 +15,11 @@ export function openDatabase(dataDir: string): AppDatabase {
     // SQLite opens a file it may not write read-only without a word, and fails at the first write.
     if (existsSync(file)) accessSync(file, constants.R_OK | constants.W_OK);
     db = new Database(file);
+    // Before anything else: another Posthoc process opening the same folder at the same moment (eight
+    // `posthoc` commands started at once) holds the file's lock for a moment, and every step below waits.
+    db.pragma('busy_timeout = 5000');
     db.pragma('journal_mode = WAL');
     db.pragma('foreign_keys = ON');
-    db.pragma('busy_timeout = 5000');
     migrate(db);
   } catch (error) {
     db?.close();
@@ -26,17 +28,36 @@ export function openDatabase(dataDir: string): AppDatabase {
   return db;
 }
 
+/** How long opening waits for another process's migration before it gives up. */
+const MIGRATION_WAIT_MS = 60_000;
+
+/**
+ * Brings the schema up to date, atomically across processes: the version is read again inside one
+ * BEGIN IMMEDIATE transaction (the database's write lock, waited for), so of several processes opening a
+ * new data folder at once one migrates and the others find the schema already current. A migration that
+ * fails leaves the schema as it was.
+ */
 export function migrate(db: AppDatabase): void {
-  const current = db.pragma('user_version', { simple: true }) as number;
-  if (current > migrations.length) {
-    throw new Error(
-      `This data directory was written by a newer Posthoc (schema ${current}, this build knows ${migrations.length}). Update Posthoc or use another --data-dir.`,
-    );
-  }
-  for (let version = current; version < migrations.length; version++) {
+  const version = (): number => {
+    const current = db.pragma('user_version', { simple: true }) as number;
+    if (current > migrations.length) {
+      throw new Error(
+        `This data directory was written by a newer Posthoc (schema ${current}, this build knows ${migrations.length}). Update Posthoc or use another --data-dir.`,
+      );
+    }
+    return current;
+  };
+  if (version() === migrations.length) return;
+  const busy = db.pragma('busy_timeout', { simple: true }) as number;
+  db.pragma(`busy_timeout = ${Math.max(busy, MIGRATION_WAIT_MS)}`);
+  try {
     db.transaction(() => {
-      db.exec(migrations[version]!);
-      db.pragma(`user_version = ${version + 1}`);
-    })();
+      for (let v = version(); v < migrations.length; v++) {
+        db.exec(migrations[v]!);
+        db.pragma(`user_version = ${v + 1}`);
+      }
+    }).immediate();
+  } finally {
+    db.pragma(`busy_timeout = ${busy}`);
   }
 }
