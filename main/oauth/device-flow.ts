@@ -4,6 +4,7 @@
 // person allows or denies access, the code expires, or the sign-in is cancelled.
 import * as oauth from 'oauth4webapi';
 import { describe, OAuthFlowError } from './loopback-flow';
+import { isLoopback } from './provider-resolver';
 
 /** The provider would not start a device sign-in for this client (not enabled for it): the browser sign-in may still work. */
 export class DeviceFlowRefused extends OAuthFlowError {}
@@ -47,11 +48,8 @@ export async function startDeviceFlow(c: DeviceFlowClient, options: { timeoutMs?
   } catch (error) {
     throw new DeviceFlowRefused('exchange', `${c.providerName} did not start a device sign-in: ${describe(error)}. Check the client id (the app must allow the device flow), or sign in through the browser instead (--browser).`);
   }
-  for (const page of [started.verification_uri, started.verification_uri_complete]) {
-    if (page !== undefined && !/^https:\/\//i.test(page) && !(c.insecureLoopback && /^http:\/\/(127\.0\.0\.1|localhost|\[::1\])[:/]/i.test(page))) {
-      throw new OAuthFlowError('exchange', `${c.providerName} named a sign-in page that is not an https address (${page.slice(0, 80)}), so Posthoc will not open it. Nothing was connected.`);
-    }
-  }
+  const verificationUri = signInPage(started.verification_uri, c);
+  const verificationUriComplete = started.verification_uri_complete === undefined ? null : signInPage(started.verification_uri_complete, c);
   const lifetimeMs = Math.min((started.expires_in ?? 900) * 1000, options.timeoutMs ?? Number.POSITIVE_INFINITY);
   const expiresAt = new Date(Date.now() + (started.expires_in ?? 900) * 1000).toISOString();
   const stop = new AbortController();
@@ -88,12 +86,35 @@ export async function startDeviceFlow(c: DeviceFlowClient, options: { timeoutMs?
   tokens.catch(() => undefined);
   return {
     userCode: started.user_code,
-    verificationUri: started.verification_uri,
-    verificationUriComplete: started.verification_uri_complete ?? null,
+    verificationUri,
+    verificationUriComplete,
     expiresAt,
     tokens,
     cancel: () => stop.abort(new OAuthFlowError('cancelled', 'The sign-in was cancelled.')),
   };
+}
+
+/**
+ * The sign-in page the provider named, as Posthoc shows and opens it: parsed as the browser will parse it
+ * (WHATWG `URL`), https — or plain http on this machine (127.0.0.1, localhost, [::1]) for a local provider
+ * whose every endpoint is there —, no user name or password before the host (`http://127.0.0.1:1@evil.example`
+ * is evil.example's page), and no backslash, space or control character (a browser reads `\` as `/`, a
+ * person reads it as part of the name). Returns the parsed address, so a look-alike host is shown in punycode.
+ */
+export function signInPage(page: string, c: Pick<DeviceFlowClient, 'insecureLoopback' | 'providerName'>): string {
+  const refuse = (why: string) =>
+    new OAuthFlowError('exchange', `${c.providerName} named a sign-in page ${why} (${JSON.stringify(page.slice(0, 80))}), so Posthoc will not open it. Nothing was connected.`);
+  if (/[\\\s\u0000-\u001f\u007f-\u009f]/u.test(page)) throw refuse('with a backslash, space or control character in it');
+  let url: URL;
+  try {
+    url = new URL(page);
+  } catch {
+    throw refuse('that is not a web address');
+  }
+  if (url.username !== '' || url.password !== '') throw refuse(`with a user name or password before its host (the page would be ${url.host}'s)`);
+  const local = c.insecureLoopback && url.protocol === 'http:' && isLoopback(url);
+  if (url.protocol !== 'https:' && !local) throw refuse(c.insecureLoopback ? 'that is not an https address or one on this machine' : 'that is not an https address');
+  return url.href;
 }
 
 function defaultSleep(ms: number, signal: AbortSignal): Promise<void> {

@@ -121,13 +121,18 @@ describe('the device sign-in', () => {
     expect((failure as Error).message).toContain(started.device!.userCode);
   });
 
-  it('refuses a sign-in page that is not an https address (or this machine\'s, for a local provider)', async () => {
+  it.each([
+    ['javascript:alert(1)', /not an https address or one on this machine/],
+    // This machine's address as a user name: the page is evil.example's (it once passed a pattern).
+    ['http://127.0.0.1:1@evil.example/device', /a user name or password before its host \(the page would be evil\.example's\)/],
+  ])('refuses a sign-in page that is not an https address or this machine\'s, for a local provider: %s', async (page, why) => {
     rewrite = async (url, response) => {
       if (!url.endsWith('/device/auth')) return response;
       const body = (await response.json()) as Record<string, unknown>;
-      return Response.json({ ...body, verification_uri: 'javascript:alert(1)', verification_uri_complete: undefined }, { status: response.status });
+      return Response.json({ ...body, verification_uri: page, verification_uri_complete: undefined }, { status: response.status });
     };
-    await expect(connections().connect('local')).rejects.toThrow(/not an https address .*Nothing was connected/);
+    await expect(connections().connect('local')).rejects.toThrow(why);
+    await expect(connections().connect('local')).rejects.toThrow(/Nothing was connected/);
   });
 
   it('falls back to the browser sign-in for a client the provider does not allow the device grant, unless the code was asked for', async () => {
