@@ -77,6 +77,7 @@ const chromium = process.env.POSTHOC_CHROMIUM ?? '/usr/bin/chromium';
 for (const [what, file] of [['the native folder lister (main/effects/fs/native)', 'fs/native/build/Release/posthoc_lister.node'], ['the beneath-the-folder calls (main/effects/fs/native)', 'fs/native/build/Release/posthoc_beneath.node'], ['the SQLite page differ (main/effects/db/native)', 'db/native/build/Release/posthoc_pagediff.node']]) {
   if (process.platform !== 'win32' && !existsSync(new URL(`../main/effects/${file}`, import.meta.url))) missing.push([what, 'npm run build:native   (needs g++, make, python3)']);
 }
+if (spawnSync('Xvfb', ['-help'], { stdio: 'ignore' }).error) missing.push(['Xvfb (a display for the keyring\'s unlock prompt in tests/integration/vault-locked-prompt.test.ts)', 'sudo apt-get install -y xvfb   (or sudo bash scripts/setup-test-env.sh apt)']);
 if (!existsSync(chromium)) missing.push([`Chromium at ${chromium}`, 'sudo apt-get install -y chromium   (or set POSTHOC_CHROMIUM)']);
 
 if (missing.length > 0) {

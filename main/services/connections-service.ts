@@ -101,7 +101,8 @@ export class ConnectionsService {
 
   /** Names and kinds, and where each of the person's secrets may be sent (never a value). */
   async secrets(): Promise<Array<SecretEntry & { origins?: string[] }>> {
-    const status = await this.vault.status();
+    // The list waits for the keychain's answer (an unlock prompt the person is answering), unlike a status check.
+    const status = await this.vault.status({ waitForAnswer: true });
     if (!status.available) throw new ServiceError('unavailable', status.message ?? 'The OS keychain is not available.');
     return status.secrets.map((s) => {
       const kind = kindOf(s.name);

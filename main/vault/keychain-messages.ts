@@ -2,7 +2,8 @@
 // fixes, so the message names which it is and the command or click that fixes it. Secrets are never
 // kept anywhere else, so the message never suggests a plaintext fallback.
 
-export type KeychainProblem = 'locked' | 'no-service' | 'timeout' | 'stopped' | 'other';
+/** `waiting`: the keychain has not answered a status check in its short wait (locked, its unlock prompt open). */
+export type KeychainProblem = 'locked' | 'waiting' | 'no-service' | 'timeout' | 'stopped' | 'other';
 
 const LOCKED = /\blocked\b|is locked|unlock/i;
 // libsecret/GLib's words for "there is no Secret Service to talk to" (no D-Bus session, no keyring daemon).
@@ -27,6 +28,8 @@ export function keychainMessage(problem: KeychainProblem, detail: string, platfo
   switch (problem) {
     case 'locked':
       return `${lockedWhat(platform)} is locked (${detail}), so Posthoc can neither read nor store secrets. ${unlockHow(platform)} ${never} ${envKey}`;
+    case 'waiting':
+      return `${lockedWhat(platform)} is locked, or waiting for you to unlock it in a prompt (${detail}), so Posthoc can neither read nor store secrets until it answers. ${unlockHow(platform)} ${never} ${envKey}`;
     case 'no-service':
       return `No OS keychain answered (${detail}). ${never} ${setupHow(platform)} ${envKey}`;
     case 'timeout':

@@ -4,8 +4,8 @@
 // Plain JavaScript so it runs as it is from source (tests) and is built to out/main/keytar-child.js.
 //
 // Protocol: one JSON request per line on stdin, {id, op, args}; one JSON answer per line on stdout,
-// {id, ok: true, value} or {id, ok: false, error}. Under Electron's utilityProcess the same objects
-// travel through process.parentPort instead of stdio.
+// {id, ok: true, value} or {id, ok: false, error}; `ping` answers without asking the keychain. Under
+// Electron's utilityProcess the same objects travel through process.parentPort instead of stdio.
 import { createRequire } from 'node:module';
 
 // Not named `require`: the bundler adds a shim of that name to every ESM output.
@@ -22,6 +22,8 @@ try {
 
 async function answer(request) {
   const { id, op, args } = request ?? {};
+  // Up and listening (keytar loaded or not): the parent times the keychain's answers from here.
+  if (op === 'ping') return { id, ok: true, value: true };
   if (loadError) return { id, ok: false, error: loadError };
   if (!OPS.has(op) || !Array.isArray(args)) return { id, ok: false, error: `unknown keychain request ${JSON.stringify(op)}` };
   try {

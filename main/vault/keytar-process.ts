@@ -21,6 +21,8 @@ export type Keytar = {
   setPassword(service: string, account: string, password: string): Promise<void>;
   deletePassword(service: string, account: string): Promise<boolean>;
   findCredentials(service: string): Promise<Array<{ account: string; password: string }>>;
+  /** Resolves once whatever answers for the keychain is up (a helper started and listening). */
+  ready?(): Promise<void>;
 };
 
 /** A keychain call that failed, with which kind of problem it was (for the person's message). */
@@ -84,6 +86,11 @@ export class KeytarProcess implements Keytar {
 
   findCredentials(service: string): Promise<Array<{ account: string; password: string }>> {
     return this.request('findCredentials', [service]) as Promise<Array<{ account: string; password: string }>>;
+  }
+
+  /** Resolves once the helper is started and listening (it asks the keychain nothing). */
+  async ready(): Promise<void> {
+    await this.request('ping', []);
   }
 
   /** Stops the helper; a later call starts a new one. */

@@ -21,18 +21,84 @@ export function unavailableMessage(error: unknown): string {
   return keychainMessage(classifyKeychainError(detail), detail);
 }
 
+/**
+ * How long a status check waits for the keychain once its helper is up. A locked keyring with an unlock
+ * prompt open holds every call until the person answers the prompt (the helper's own timeout, 30 s): the
+ * status says so after this instead. Real reads and writes still wait for the keychain's answer.
+ */
+export const STATUS_WAIT_MS = 2_000;
+
 export class Vault {
   private keytar: Promise<Keytar> | undefined;
+  /** The status question still out to the keychain (one at a time), and whether it outlasted a status's wait. */
+  private probe: { answer: Promise<VaultStatus>; late: boolean } | undefined;
+  private readonly statusWaitMs: number;
 
-  constructor(private readonly service = SERVICE, private readonly load: () => Promise<Keytar> = loadKeytar) {}
+  constructor(
+    private readonly service = SERVICE,
+    private readonly load: () => Promise<Keytar> = loadKeytar,
+    options: { statusWaitMs?: number } = {},
+  ) {
+    this.statusWaitMs = options.statusWaitMs ?? STATUS_WAIT_MS;
+  }
 
-  async status(): Promise<VaultStatus> {
+  /**
+   * Whether the keychain answers, and the names of the secrets in it. Answers within a short wait once the
+   * helper is up (`waitForAnswer`: as long as the keychain takes, for listing the secrets): a keychain
+   * that has not answered by then is said to be locked or waiting for its unlock prompt, and while that
+   * question is still out, later status checks answer so at once instead of asking again. The keychain's
+   * answer, when it comes, ends that: the next check asks anew.
+   */
+  async status(options: { waitForAnswer?: boolean } = {}): Promise<VaultStatus> {
+    const probe = this.probe ?? this.ask();
+    if (options.waitForAnswer) return probe.answer;
+    if (probe.late) return this.notAnswering();
+    let timer: NodeJS.Timeout | undefined;
+    let finished = false;
+    const late = new Promise<'late'>((resolve) => {
+      // The wait starts once the helper is up: starting one is not the keychain's slowness.
+      void this.backend()
+        .then((k) => k.ready?.())
+        .catch(() => undefined)
+        .then(() => {
+          if (finished) return;
+          timer = setTimeout(() => resolve('late'), this.statusWaitMs);
+          timer.unref();
+        });
+    });
+    try {
+      const first = await Promise.race([probe.answer, late]);
+      if (first !== 'late') return first;
+      probe.late = true;
+      return this.notAnswering();
+    } finally {
+      finished = true;
+      clearTimeout(timer);
+    }
+  }
+
+  /** Asks the keychain for the status; the question is remembered until its answer comes. */
+  private ask(): { answer: Promise<VaultStatus>; late: boolean } {
+    const probe = { answer: this.listed(), late: false };
+    this.probe = probe;
+    void probe.answer.finally(() => {
+      if (this.probe === probe) this.probe = undefined;
+    });
+    return probe;
+  }
+
+  private async listed(): Promise<VaultStatus> {
     try {
       const creds = await (await this.backend()).findCredentials(this.service);
       return { available: true, message: null, secrets: creds.map((c) => ({ name: c.account, kind: kindOf(c.account) })) };
     } catch (error) {
       return { available: false, message: error instanceof VaultUnavailable ? error.message : unavailableMessage(error), secrets: [] };
     }
+  }
+
+  private notAnswering(): VaultStatus {
+    const waited = `no answer within ${Math.max(1, Math.round(this.statusWaitMs / 1000))} s to the status check`;
+    return { available: false, message: keychainMessage('waiting', waited), secrets: [] };
   }
 
   async has(name: string): Promise<boolean> {

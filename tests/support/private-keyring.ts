@@ -19,11 +19,16 @@ export type PrivateKeyring = {
 
 const PASSWORD = 'posthoc-locked-test';
 
-/** A session whose Secret Service has `entries` (service → account → value) in a login keyring that is locked. */
+/**
+ * A session whose Secret Service has `entries` (service → account → value) in a login keyring that is locked.
+ * With `display` (an X display, tests/support/virtual-display.ts) the session is a desktop's: asked for a
+ * locked item, the keyring shows its unlock prompt there and waits for the person, as on a desktop.
+ */
 export async function startLockedKeyring(
   entries: Array<{ service: string; account: string; value: string }>,
+  options: { display?: string } = {},
 ): Promise<PrivateKeyring & { unlock(): Promise<void> }> {
-  const session = await startSession({ serviceFiles: true });
+  const session = await startSession({ serviceFiles: true, display: options.display });
   try {
     const unlocked = await startKeyringDaemon(session.env, true);
     for (const e of entries) storeWithKeytar(session.env, e.service, e.account, e.value);
@@ -65,9 +70,16 @@ export function startSessionWithoutKeyring(): Promise<PrivateKeyring> {
   return startSession({ serviceFiles: false });
 }
 
-async function startSession(options: { serviceFiles: boolean }): Promise<PrivateKeyring> {
+async function startSession(options: { serviceFiles: boolean; display?: string }): Promise<PrivateKeyring> {
   const root = mkdtempSync(join(tmpdir(), 'posthoc-keyring-'));
-  const env = { HOME: join(root, 'home'), XDG_DATA_HOME: join(root, 'data'), XDG_RUNTIME_DIR: join(root, 'run'), DBUS_SESSION_BUS_ADDRESS: '' };
+  const env = {
+    HOME: join(root, 'home'),
+    XDG_DATA_HOME: join(root, 'data'),
+    XDG_RUNTIME_DIR: join(root, 'run'),
+    DBUS_SESSION_BUS_ADDRESS: '',
+    // The bus starts the keyring's prompter (gcr-prompter) with its own environment: its display is this.
+    ...(options.display ? { DISPLAY: options.display } : {}),
+  };
   for (const dir of [env.HOME, env.XDG_DATA_HOME, env.XDG_RUNTIME_DIR]) spawnSync('mkdir', ['-m', '700', '-p', dir]);
   // Without the standard service folders nothing can be activated: the bus has no Secret Service.
   const config = join(root, 'session.conf');

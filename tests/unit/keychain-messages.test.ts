@@ -20,7 +20,7 @@ describe('keychain messages', () => {
     expect(keychainMessage('locked', 'd', 'win32')).toMatch(/Windows Credential Manager is locked/);
     expect(keychainMessage('no-service', 'd', 'linux')).toMatch(/No OS keychain answered \(d\).*apt-get install gnome-keyring/);
     expect(keychainMessage('no-service', 'd', 'linux')).not.toMatch(/locked/);
-    for (const problem of ['locked', 'no-service', 'timeout', 'stopped', 'other'] as const) {
+    for (const problem of ['locked', 'waiting', 'no-service', 'timeout', 'stopped', 'other'] as const) {
       expect(keychainMessage(problem, 'd', 'linux')).not.toMatch(/plain ?text file/i);
     }
   });
