@@ -1,5 +1,6 @@
 // Human-readable output for the CLI; --json output is the domain objects themselves.
 import { assertNever, type Action, type Effect, type Task } from '../../shared/domain';
+import { NOT_COVERED_WHY } from '../../shared/undo/not-covered-words';
 import { describeReversePlan } from '../../shared/undo/reverse-plan';
 
 export function formatAction(action: Action): string {
@@ -37,7 +38,7 @@ function formatEffect(effect: Effect): string[] {
         ...effect.modified.map((p) => `  ~ ${p}`),
         ...effect.deleted.map((p) => `  - ${p}`),
         ...(effect.renamed ?? []).map((r) => `  ${r.from} => ${r.to}`),
-        ...(effect.notCovered ?? []).map((n) => `  ! ${n.path}: not covered by undo (${n.reason})${n.changed ? ', changed by this action' : ''}`),
+        ...(effect.notCovered ?? []).map((n) => `  ! ${n.path}: not covered by undo (${NOT_COVERED_WHY[n.reason]})${n.changed ? ', changed by this action' : ''}`),
         // Changed by someone else while the action ran: kept by undo (attribution, fs-channel.ts).
         ...whileRunning(effect),
       ];

@@ -1,6 +1,9 @@
 // Confinement levels are derived from what the sandbox allowed and what the action actually did —
 // never from anything the model says. Pure, so the rules can be read and tested in one place.
-import { assertNever, type Confinement, type Effect } from '../../shared/domain';
+import { assertNever, type Confinement, type Effect, type FsEffect } from '../../shared/domain';
+import { NOT_COVERED_WHY } from '../../shared/undo/not-covered-words';
+
+type NotCovered = NonNullable<FsEffect['notCovered']>[number];
 
 /** What the sandbox allowed this action: the facts of its configuration. */
 export type SandboxFacts = {
@@ -28,8 +31,14 @@ export function confinementOf(facts: SandboxFacts, effects: readonly Effect[]): 
   /** Service calls with a recorded inverse: undo sends it, but the provider may refuse it. */
   const compensable: string[] = [];
   const reads = new Set<string>();
-  /** Files the action changed whose earlier content no checkpoint holds (over the storage budget, or not a file). */
-  const notCoveredChanged: string[] = [];
+  /**
+   * Paths undo does not cover that keep the action from being reversible: changed by it, not covered only
+   * after it (made or written in its window, unreadable then, the disk full), or never looked into (a
+   * special file, an unreadable one, an undecodable name: whether the action changed it is unknown).
+   */
+  const notCovered: NotCovered[] = [];
+  /** Large files over the budget the action left untouched: their size, times and inode vouch for them. */
+  const untouched: NotCovered[] = [];
   /** Notes written to the agent's memory. */
   let notes = 0;
   /** MCP tool calls whose changes no inverse and no checkpoint covers. */
@@ -38,7 +47,7 @@ export function confinementOf(facts: SandboxFacts, effects: readonly Effect[]): 
     switch (effect.channel) {
       case 'fs':
         fileChanges += effect.added.length + effect.modified.length + effect.deleted.length + (effect.renamed?.length ?? 0);
-        for (const n of effect.notCovered ?? []) if (n.changed) notCoveredChanged.push(n.path);
+        for (const n of effect.notCovered ?? []) (n.changed || n.when === 'after' || n.reason !== 'budget' ? notCovered : untouched).push(n);
         break;
       case 'rest':
         if (effect.refused) break; // refused at the gateway: nothing left the machine
@@ -91,14 +100,8 @@ export function confinementOf(facts: SandboxFacts, effects: readonly Effect[]): 
       }.`,
     };
   }
-  if (notCoveredChanged.length > 0) {
-    const shown = notCoveredChanged.length > 3 ? `${notCoveredChanged.slice(0, 3).join(', ')} and ${notCoveredChanged.length - 3} more` : notCoveredChanged.join(', ');
-    return {
-      level: 'confined',
-      reason: `It changed ${shown}, which ${notCoveredChanged.length === 1 ? 'was' : 'were'} not covered by undo (over the folder's storage budget, or not a regular file), so undo cannot bring back what ${notCoveredChanged.length === 1 ? 'it' : 'they'} held; only the granted folders were writable.`,
-    };
-  }
-  const readNote = reads.size > 0 ? `; it only read from ${[...reads].join(', ')}` : '';
+  if (notCovered.length > 0) return { level: 'confined', reason: notCoveredReason(notCovered) };
+  const readNote = `${reads.size > 0 ? `; it only read from ${[...reads].join(', ')}` : ''}${untouchedNote(untouched)}`;
   if (compensable.length > 0) {
     const calls = compensable.length === 1 ? compensable[0] : `${compensable.length} calls (${compensable.join(', ')})`;
     const local = fileChanges + rowChanges > 0 ? '; its local changes are restored exactly' : '';
@@ -128,4 +131,28 @@ export function confinementOf(facts: SandboxFacts, effects: readonly Effect[]): 
   }
   const files = fileChanges === 1 ? '1 file change' : `${fileChanges} file changes`;
   return { level: 'reversible', reason: `${door}; its only effects are ${files} in checkpointed folders, restored exactly by undo${readNote}.` };
+}
+
+/** The level's reason when undo does not cover everything: each path (a few, then a count) and why. */
+function notCoveredReason(items: readonly NotCovered[]): string {
+  const state = (n: NotCovered) => (n.changed ? 'changed by this action' : n.when === 'after' ? 'there after this action' : 'whether this action changed it is unknown');
+  if (items.length === 1) {
+    const n = items[0]!;
+    const consequence = n.changed
+      ? 'this action changed it, so undo cannot bring back what it held'
+      : n.when === 'after'
+        ? 'it is there after this action, so undo cannot take it back exactly'
+        : 'Posthoc cannot tell whether this action changed it, so undo cannot promise to restore it';
+    return `${n.path} is not covered by undo (${NOT_COVERED_WHY[n.reason]}): ${consequence}; only the granted folders were writable.`;
+  }
+  const shown = items.slice(0, 3).map((n) => `${n.path} (${NOT_COVERED_WHY[n.reason]}; ${state(n)})`);
+  const more = items.length > 3 ? ` and ${items.length - 3} more` : '';
+  return `${items.length} paths are not covered by undo, so undo cannot restore them exactly: ${shown.join(', ')}${more}; only the granted folders were writable.`;
+}
+
+/** Said beside a reversible level: the large files undo does not cover, which the action left as they were. */
+function untouchedNote(items: readonly NotCovered[]): string {
+  if (items.length === 0) return '';
+  const named = items.length > 3 ? `${items.slice(0, 3).map((n) => n.path).join(', ')} and ${items.length - 3} more` : items.map((n) => n.path).join(', ');
+  return `; ${named} (${NOT_COVERED_WHY.budget}, not covered by undo) ${items.length === 1 ? 'was' : 'were'} left untouched`;
 }

@@ -162,8 +162,11 @@ export const FsEffect = z.object({
     .array(
       z.object({
         path: z.string(),
-        /** budget: over the folder's storage budget; special: a socket, pipe or device; name: not valid UTF-8; unreadable. */
-        reason: z.enum(['budget', 'special', 'name', 'unreadable']),
+        /**
+         * budget: over the folder's storage budget; special: a socket, pipe or device; name: not valid UTF-8;
+         * unreadable; disk-full: the disk of Posthoc's data folder was full when the checkpoint tried to keep it.
+         */
+        reason: z.enum(['budget', 'special', 'name', 'unreadable', 'disk-full']),
         size: z.number().nullable(),
         when: z.enum(['before', 'after', 'both']),
         /** The action changed or removed it, so undo cannot bring back what it held. */

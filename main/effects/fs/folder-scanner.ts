@@ -24,7 +24,7 @@ import { modeOf, storedName, type Kind, type NotCovered } from './tree-model';
 /** The stat fields a checkpoint compares. */
 type StatFields = { size: number; mtimeMs: number; ctimeMs: number; ino: number; mode: number; link: boolean };
 /** What a file's path held when read: its stat fields (the listing's, or the handle's when replaced), kind and blob. */
-type EntryRead = { fields: StatFields; kind: Kind; oid: string } | 'unreadable' | null;
+type EntryRead = { fields: StatFields; kind: Kind; oid: string } | 'unreadable' | 'disk-full' | null;
 /** Below this many files a folder is listed in one thread (a worker's round trip would cost more). */
 const PARALLEL_MIN_FILES = 8000;
 /** Bins of the native lister: libuv runs four at once; two per core even out bins that take longer. */
@@ -292,11 +292,13 @@ export class FolderScanner {
     try {
       read = await this.readEntry(rel, st, prev);
     } catch (error) {
-      read = (error as NodeJS.ErrnoException).code === 'ENOENT' ? null : 'unreadable';
+      const code = (error as NodeJS.ErrnoException).code;
+      // Keeping its copy failed for want of room (the data folder's disk, or its quota): not the file's fault.
+      read = code === 'ENOENT' ? null : code === 'ENOSPC' || code === 'EDQUOT' ? 'disk-full' : 'unreadable';
     }
     if (read === null) return null;
-    if (read === 'unreadable') {
-      this.notCovered.push({ path: rel, reason: 'unreadable', size: st.size });
+    if (read === 'unreadable' || read === 'disk-full') {
+      this.notCovered.push({ path: rel, reason: read, size: st.size });
       return null;
     }
     const { fields, kind, oid } = read;

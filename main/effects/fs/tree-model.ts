@@ -8,7 +8,7 @@ import type { GitMode, TreeEntry } from './git-objects';
 export type Kind = 'file' | 'exec' | 'link' | 'dir' | 'uncovered';
 export type Entry = { kind: Kind; oid: string };
 
-export type NotCoveredReason = 'budget' | 'special' | 'name' | 'unreadable';
+export type NotCoveredReason = 'budget' | 'special' | 'name' | 'unreadable' | 'disk-full';
 /** A path a checkpoint could not hold: over the storage budget, a socket or device, an undecodable name. */
 export type NotCovered = { path: string; reason: NotCoveredReason; size: number | null };
 

@@ -1,14 +1,10 @@
 // "Not covered by undo": paths the checkpoints before or after an action could not hold (large files over
-// the folder's storage budget, sockets and devices, undecodable names), and whether the action changed them.
-import type { Effect, FsEffect } from '../../../shared/domain';
+// the folder's storage budget, sockets and devices, undecodable names, files unreadable or not kept because
+// the disk was full), and whether the action changed them. The words are the level's (shared/undo).
+import type { Effect } from '../../../shared/domain';
+import { NOT_COVERED_WHY } from '../../../shared/undo/not-covered-words';
 import { formatBytes } from '../model/diff-rows';
 
-const reasons: Record<NonNullable<FsEffect['notCovered']>[number]['reason'], string> = {
-  budget: 'over the folder’s undo storage budget',
-  special: 'not a file (socket, pipe or device)',
-  name: 'its name is not valid UTF-8',
-  unreadable: 'could not be read',
-};
 const when = { before: 'before this action', after: 'after this action', both: 'before and after' } as const;
 
 export function NotCovered({ effects }: { effects: readonly Effect[] }) {
@@ -24,7 +20,7 @@ export function NotCovered({ effects }: { effects: readonly Effect[] }) {
             {n.size !== null && <span className="muted"> ({formatBytes(n.size)})</span>}
             <span className="muted">
               {' '}
-              — {reasons[n.reason]}, {when[n.when]}
+              — {NOT_COVERED_WHY[n.reason]}, {when[n.when]}
             </span>
             {n.changed && <strong className="not-covered-changed"> · changed by this action: undo cannot bring back what it held</strong>}
           </li>
