@@ -15,6 +15,7 @@ import { Holds } from './holds';
 import { callMatches } from './path-glob';
 import { deriveInverse, INVERSE_BODY_LIMIT } from './rest-inverse';
 import { CredentialMissing, ServiceCaller, type CredentialSource } from './service-caller';
+import { readRequestBody } from './request-body';
 import { RedactingStream } from './stream-redaction';
 import { describeAuth, type ResolvedService, type ServiceRegistry } from './service-registry';
 
@@ -103,14 +104,20 @@ export function serviceRoute(registry: ServiceRegistry, options: ServiceRouteOpt
     effect.auth = describeAuth(service.auth);
     effect.api = api ? api.id : null;
 
-    // The person's body rules read the parsed body; a body too long to hold cannot be checked, so it is not sent.
-    if (!whole && service.rules.body.some((rule) => callMatches(rule, method, subPath))) {
+    // The person's body rules read the body as the service will; a body too long to hold, or one the
+    // gateway cannot read, cannot be checked, so it is not sent.
+    const ruled = service.rules.body.some((rule) => callMatches(rule, method, subPath));
+    if (!whole && ruled) {
       return refuse(
         413,
         `${method} ${subPath} on ${name} has a body over ${formatBytes(BODY_WINDOW)}, and the person's rules check fields of this call's body, which the gateway reads only from smaller bodies. The call was not sent; send a smaller body.`,
       );
     }
-    const requestValue = whole ? parseBody(head, req.headers['content-type']) : null;
+    const reading = whole ? await readRequestBody(head, req.headers, ruled, BODY_WINDOW) : { ok: true as const, value: null };
+    if (!reading.ok) {
+      return refuse(415, ctx.redactor.text(`${method} ${subPath} on ${name}: the person's rules check fields of this call's body, and the gateway cannot read this body: ${reading.why}. The call was not sent.`));
+    }
+    const requestValue = reading.value;
     const verdict = judgeCall(service.rules, api, { service: name, method, path: subPath, body: requestValue, search: req.search });
     if (verdict.kind === 'refuse') return refuse(403, verdict.message);
     effect.mutating = verdict.mutating;
