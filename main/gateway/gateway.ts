@@ -22,6 +22,8 @@ export type GatewayRequest = {
   path: string;
   search: string;
   headers: IncomingHttpHeaders;
+  /** The client's HTTP version ('1.0', '1.1'): a 1.0 answer without a length ends with the connection, so a cut one cannot be told from a whole one. */
+  httpVersion?: string;
   body: Buffer;
 };
 /** A streaming route's request body: its first bytes, and the rest as it arrives. */
@@ -217,7 +219,7 @@ export class Gateway {
       budget,
       limits,
     };
-    const base = { method: req.method ?? 'GET', path: `/${rest.join('/')}`, search: url.search, headers: req.headers };
+    const base = { method: req.method ?? 'GET', path: `/${rest.join('/')}`, search: url.search, headers: req.headers, httpVersion: req.httpVersion };
     const result = route.streaming
       ? await route(ctx, { ...base, body: { head: read.head, whole: read.whole, rest: read.whole ? null : req } })
       : await route(ctx, { ...base, body: read.head });

@@ -14,7 +14,7 @@ import { BODY_WINDOW, formatBytes, overBudgetMessage, responseCapMessage } from 
 import { Holds } from './holds';
 import { callMatches } from './path-glob';
 import { deriveInverse, INVERSE_BODY_LIMIT } from './rest-inverse';
-import { CredentialMissing, ServiceCaller, type CredentialSource } from './service-caller';
+import { CredentialMissing, ResponseTooLarge, ServiceCaller, type CredentialSource } from './service-caller';
 import { readRequestBody } from './request-body';
 import { RedactingStream } from './stream-redaction';
 import { describeAuth, type ResolvedService, type ServiceRegistry } from './service-registry';
@@ -194,20 +194,28 @@ export function serviceRoute(registry: ServiceRegistry, options: ServiceRouteOpt
       yield first.head;
       for await (const chunk of answer.body!) {
         raw += (chunk as Buffer).length;
-        if (raw > cap) throw new Error(responseCapMessage(what, null, cap));
+        if (raw > cap) throw new ResponseTooLarge(responseCapMessage(what, null, cap));
         yield chunk as Buffer;
       }
     };
+    // An HTTP/1.0 client reads an answer without a length up to the connection's end, so a cut answer would
+    // pass for a whole one: it gets the answer whole (held up to the cap, within the task's budget) or an error.
+    const closing = req.httpVersion === '1.0';
     let settled = false;
     const settle = (error: Error | null): void => {
       if (settled) return;
       settled = true;
       const summary = responseTap.summary(contentType, ctx.redactor) ?? '';
+      const why = error && ctx.redactor.text(error.message);
       finish(answer.status, {
         requestBytes: requestTap.total,
         responseBytes: responseTap.total,
         request: requestTap.summary(req.headers['content-type'], ctx.redactor),
-        response: error ? `${summary} (cut after ${raw} bytes: ${ctx.redactor.text(error.message)})` : `${summary}${noInverse}`,
+        response: !error
+          ? `${summary}${noInverse}`
+          : closing
+            ? `not passed on: ${why}`
+            : `cut after ${raw} bytes: ${why} (the code's connection was ended mid-answer, so it saw an incomplete answer) ${summary}`,
       });
     };
     // The effect is complete before the stream's end reaches the sandbox, so the action cannot end first.
@@ -216,9 +224,38 @@ export function serviceRoute(registry: ServiceRegistry, options: ServiceRouteOpt
       if (error) settle(error);
     });
     finish(answer.status, { response: '(streaming)' });
-    return { status: answer.status, headers: out, body };
+    if (!closing) return { status: answer.status, headers: out, body };
+    const held = await holdWhole(body, ctx, settle);
+    if (Buffer.isBuffer(held)) return { status: answer.status, headers: out, body: held };
+    settle(held);
+    const limit = held instanceof ResponseTooLarge ? 'response' : held instanceof OverBudget ? 'task' : null;
+    const message = ctx.redactor.text(limit ? held.message : `The answer to ${what} broke off: ${held.message}`);
+    return { status: 502, body: { error: message, ...(limit ? { limit } : {}) } };
   };
   return Object.assign(route, { streaming: true as const });
+}
+
+class OverBudget extends Error {}
+
+/**
+ * A streamed answer held whole, each chunk counted against the task's budget; or the error that cut it
+ * (told to `cut` before the stream is ended, so the effect says why rather than that it was closed).
+ */
+async function holdWhole(body: Readable, ctx: RouteContext, cut: (error: Error) => void): Promise<Buffer | Error> {
+  const chunks: Buffer[] = [];
+  try {
+    for await (const chunk of body) {
+      if (!ctx.reserve((chunk as Buffer).length)) {
+        const error = new OverBudget(overBudgetMessage(ctx.budget));
+        cut(error);
+        return error;
+      }
+      chunks.push(chunk as Buffer);
+    }
+  } catch (error) {
+    return error as Error;
+  }
+  return Buffer.concat(chunks);
 }
 
 /** The request body as it goes out: the window already read, then the rest, each chunk shown to the tap. */

@@ -3,6 +3,7 @@
 // and a secret cut across two chunks of a streamed answer is redacted. Data is generated as it is sent.
 import { chownSync } from 'node:fs';
 import { request, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { connect } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Effect, RestEffect, Task } from '../../shared/domain';
 import type { ApiSpec } from '../../shared/domain/connections';
@@ -118,6 +119,23 @@ function call(method: string, path: string, upload = 0, keepText = true): Promis
   });
 }
 
+/** A GET written by hand over the socket, as an HTTP/1.0 or 1.1 client sends it: the status, head and every byte of the body that came. */
+function rawGet(path: string, version: '1.0' | '1.1'): Promise<{ status: number; head: string; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(socketPath);
+    const chunks: Buffer[] = [];
+    socket.on('data', (c: Buffer) => chunks.push(c));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const all = Buffer.concat(chunks);
+      const split = all.indexOf('\r\n\r\n');
+      const head = all.subarray(0, split).toString('latin1');
+      resolve({ status: Number(/^HTTP\/1\.\d (\d+)/.exec(head)?.[1] ?? 0), head, body: all.subarray(split + 4) });
+    });
+    socket.write(`GET ${path} HTTP/${version}\r\nHost: gateway\r\n${version === '1.1' ? 'Connection: close\r\n' : ''}\r\n`);
+  });
+}
+
 /** Runs `work` while sampling the process's RSS; the peak growth over the start, in bytes. */
 async function peakGrowth<T>(work: () => Promise<T>): Promise<{ result: T; growth: number }> {
   global.gc?.();
@@ -218,6 +236,39 @@ describe('a bounded gateway', () => {
     const effects = restEffects(gateway.endAction(task.id));
     expect(effects[0]!.response).toMatch(/^not passed on: .*cap of 4 MiB/);
     expect(effects[1]!.response).toMatch(/cut after \d+ bytes: .*cap of 4 MiB/);
+  });
+
+  it('ends a chunked answer cut at the cap without its last chunk, and the effect says why and names the setting', async () => {
+    limits = { ...limits, responseBytes: 4 * MIB };
+    const answer = await rawGet(`/svc/up/chunked?size=${8 * MIB}`, '1.1');
+    expect(answer.status).toBe(200);
+    expect(answer.head).toMatch(/transfer-encoding: chunked/i);
+    // A whole chunked answer ends in a zero-length chunk: this one stops short of it.
+    expect(answer.body.subarray(-5).toString('latin1')).not.toBe('0\r\n\r\n');
+    expect(answer.body.length).toBeLessThan(4 * MIB + 4096);
+    const [effect] = restEffects(gateway.endAction(task.id));
+    expect(effect!.response).toMatch(/^cut after \d+ bytes: .*cap of 4 MiB.*gatewayMaxResponseMiB.*the code's connection was ended mid-answer/);
+  });
+
+  it('never hands an HTTP/1.0 client, whose answer ends with the connection, a cut answer as a whole one', async () => {
+    limits = { ...limits, responseBytes: 4 * MIB };
+    const cut = await rawGet(`/svc/up/chunked?size=${8 * MIB}`, '1.0');
+    expect(cut.status).toBe(502);
+    expect(JSON.parse(cut.body.toString('utf8'))).toMatchObject({ limit: 'response', error: expect.stringMatching(/grew over 4 MiB.*gatewayMaxResponseMiB/) });
+    // An answer under the cap but over the window comes whole, with its length.
+    const whole = await rawGet(`/svc/up/chunked?size=${3 * MIB}`, '1.0');
+    expect(whole.status).toBe(200);
+    expect(whole.head).toMatch(new RegExp(`content-length: ${3 * MIB}`, 'i'));
+    expect(whole.body.length).toBe(3 * MIB);
+    // Held whole, it counts against the task's budget like any window.
+    limits = { ...limits, taskBytes: 2 * MIB };
+    const over = await rawGet(`/svc/up/chunked?size=${3 * MIB}`, '1.0');
+    expect(over.status).toBe(502);
+    expect(JSON.parse(over.body.toString('utf8'))).toMatchObject({ limit: 'task', error: expect.stringMatching(/cap per task is 2 MiB/) });
+    const [first, second, third] = restEffects(gateway.endAction(task.id));
+    expect(first!.response).toMatch(/^not passed on: .*grew over 4 MiB.*gatewayMaxResponseMiB/);
+    expect(second!.response).toContain(`(${3 * MIB} bytes)`);
+    expect(third!.response).toMatch(/^not passed on: .*cap per task is 2 MiB/);
   });
 
   it('answers 413 when a task\'s calls already hold its cap of bytes', async () => {
