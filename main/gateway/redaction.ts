@@ -1,21 +1,45 @@
-// Removes secrets from text and bytes before anything reaches the sandbox, the store or a front end:
-// each secret raw, URL-encoded (both forms), JSON-escaped, hex, reversed, and base64 / base64url (padded
-// or not) — also inside a longer encoded value, at any alignment (a Basic header encodes "user:SECRET").
-// Every form is matched ignoring case, so an upper-cased echo (or upper-case hex) is caught too.
+// Removes secrets from text and bytes before anything reaches the sandbox, the store or a front end: every
+// form in secret-forms.ts (the secret escaped, entity-encoded, dotted or spaced character by character;
+// hex with or without separators; base64 and base32 at any alignment; reversed; UTF-16 and UTF-32),
+// matched ignoring case. What it cannot catch: docs/CONNECTIONS.md, "What redaction cannot promise".
+import { base32Of, characterForm, encodedCores, hexForm, literal, literalTrie, wideForms, type Form } from './secret-forms';
+
 export const REDACTED = '[REDACTED]';
 /** Shorter values are too likely to occur by chance; secrets are never that short. */
 const MIN_SECRET = 6;
 const MIN_ENCODED = 8;
 
+type Domain = 'text' | 'bytes';
+/** One scan: an expression over text and one over latin1 bytes, each compiled when first used. */
+class Pass {
+  private readonly compiled: Partial<Record<Domain, RegExp>> = {};
+  constructor(private readonly sources: Record<Domain, string>) {}
+
+  /**
+   * V8 runs a new expression in its interpreter first and compiles it on the next run; one run on a short
+   * text here means the first body scanned, however long, is scanned by compiled code.
+   */
+  in(domain: Domain): RegExp {
+    let regex = this.compiled[domain];
+    if (!regex) {
+      regex = this.compiled[domain] = new RegExp(this.sources[domain], 'gi');
+      regex.test('-');
+    }
+    regex.lastIndex = 0;
+    return regex;
+  }
+}
+
 export class Redactor {
-  private readonly forms = new Set<string>();
-  /** The forms lower-cased: matching ignores case, so forms that differ only in case are one pattern. */
-  private readonly folded = new Set<string>();
   private readonly secrets = new Set<string>();
-  // One alternation of every form, built once per set of secrets (rebuilt only when a secret is added):
-  // a single scan of the input instead of one per form.
-  private textPattern: RegExp | null = null;
-  private bytePattern: RegExp | null = null;
+  /** Each raw secret's character-by-character and hex forms: a pass each (joined, they scan many times slower). */
+  private readonly patterned = new Map<string, Form>();
+  /** Every literal form (encodings, reversed, wide), by its expression lower-cased: one pass for them all. */
+  private readonly literals = new Map<string, Form>();
+  /** A wide form's bytes lower-cased → the marker in its encoding. */
+  private readonly wideMarkers = new Map<string, string>();
+  // Built once per set of secrets (rebuilt only when a secret is added).
+  private built: Pass[] | null = null;
 
   constructor(secrets: Iterable<string> = []) {
     for (const s of secrets) this.add(s);
@@ -24,13 +48,15 @@ export class Redactor {
   add(secret: string | null | undefined): void {
     if (!secret || secret.length < MIN_SECRET || this.secrets.has(secret)) return;
     this.secrets.add(secret);
-    for (const f of formsOf(secret)) {
-      if ((f.length < MIN_ENCODED && f.length < secret.length) || this.folded.has(f.toLowerCase())) continue;
-      this.folded.add(f.toLowerCase());
-      this.forms.add(f);
+    for (const raw of rawsOf(secret)) {
+      for (const form of [characterForm(raw), hexForm(raw)]) this.patterned.set(form.text.toLowerCase(), form);
+      for (const form of literalForms(raw)) this.literals.set(form.text.toLowerCase(), form);
+      for (const form of wideForms(raw, REDACTED)) {
+        this.literals.set(form.text.toLowerCase(), form);
+        this.wideMarkers.set(form.encoded.toLowerCase(), form.marker);
+      }
     }
-    this.textPattern = null;
-    this.bytePattern = null;
+    this.built = null;
   }
 
   /** How many secrets it knows. */
@@ -38,102 +64,86 @@ export class Redactor {
     return this.secrets.size;
   }
 
+  /** The longest text one form of a secret can match: how far a stream redacted in windows must look back. */
+  get longest(): number {
+    let longest = 0;
+    for (const form of [...this.patterned.values(), ...this.literals.values()]) longest = Math.max(longest, form.max);
+    return longest;
+  }
+
   text(input: string): string {
-    const pattern = this.pattern();
-    if (!pattern || input.length === 0) return input;
-    return input.replace(pattern, REDACTED);
+    if (input.length === 0 || !this.holds(input, 'text')) return input;
+    return this.passes().reduce((out, pass) => out.replace(pass.in('text'), this.marker), input);
   }
 
   buffer(input: Buffer): Buffer {
-    const bytes = this.bytesPattern();
-    if (!bytes || input.length === 0) return input;
+    if (input.length === 0) return input;
     // Bytes as latin1 (one char per byte) so the check needs no decoding; most bodies have no secret.
     const latin = input.toString('latin1');
-    bytes.lastIndex = 0;
-    if (!bytes.test(latin)) return input;
+    if (!this.holds(latin, 'bytes')) return input;
     // Work on the UTF-8 text when it is text; bytes that are not valid UTF-8 are matched as latin1.
     const utf8 = input.toString('utf8');
     if (Buffer.from(utf8, 'utf8').equals(input)) return Buffer.from(this.text(utf8), 'utf8');
-    return Buffer.from(latin.replace(bytes, REDACTED), 'latin1');
+    return Buffer.from(
+      this.passes().reduce((out, pass) => out.replace(pass.in('bytes'), this.marker), latin),
+      'latin1',
+    );
   }
 
   /** Whether any form of any secret occurs in the text (for checks, not for redaction). */
   finds(input: string): boolean {
-    const pattern = this.pattern();
-    if (!pattern) return false;
-    pattern.lastIndex = 0;
-    return pattern.test(input);
+    return this.holds(input, 'text');
   }
 
-  private pattern(): RegExp | null {
-    if (this.forms.size === 0) return null;
-    this.textPattern ??= alternation([...this.forms]);
-    return this.textPattern;
+  /** The marker; in a wide encoding's own bytes where the match is one, so such text stays that encoding. */
+  private readonly marker = (match: string): string => this.wideMarkers.get(match.toLowerCase()) ?? REDACTED;
+
+  private holds(input: string, domain: Domain): boolean {
+    return this.passes().some((pass) => pass.in(domain).test(input));
   }
 
-  private bytesPattern(): RegExp | null {
-    if (this.forms.size === 0) return null;
-    this.bytePattern ??= alternation([...this.forms].map((f) => Buffer.from(f, 'utf8').toString('latin1')));
-    return this.bytePattern;
+  /** Longest forms first, so a longer form is not half-replaced by a shorter one that starts it. */
+  private passes(): Pass[] {
+    if (this.built) return this.built;
+    const byLength = (forms: Iterable<Form>) => [...forms].sort((a, b) => b.max - a.max);
+    // V8 keeps compiled expressions by their source, so a rebuild after a new secret compiles only what is new.
+    const patterned = byLength(this.patterned.values()).map((f) => new Pass(f));
+    const plain = [...this.literals.values()].map((f) => f.plain!);
+    const literals = new Pass({ text: literalTrie(plain.map((p) => p.text)), bytes: literalTrie(plain.map((p) => p.bytes)) });
+    this.built = plain.length > 0 ? [...patterned, literals] : patterned;
+    return this.built;
   }
 }
 
-/** Longest first, so a secret's encoded form is not half-replaced by a shorter one that starts it. */
-function alternation(forms: string[]): RegExp {
-  const sorted = [...new Set(forms)].sort((a, b) => b.length - a.length);
-  return new RegExp(sorted.map((f) => f.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&')).join('|'), 'gi');
-}
-
-/** The forms a secret can take on the wire. */
-export function formsOf(secret: string): string[] {
-  const raws = new Set<string>([secret]);
-  // A scheme word before the token ("Bot xyz", "token xyz"): the token alone is the secret too.
+/** The secret, and the token alone when a scheme word comes before it ("Bot xyz", "token xyz"). */
+function rawsOf(secret: string): string[] {
   const lastSpace = secret.lastIndexOf(' ');
-  if (lastSpace > 0 && secret.length - lastSpace - 1 >= MIN_SECRET) raws.add(secret.slice(lastSpace + 1));
-  const forms = new Set<string>();
-  for (const s of raws) {
-    forms.add(s);
-    forms.add([...s].reverse().join(''));
-    forms.add(encodeURIComponent(s));
-    forms.add(new URLSearchParams({ v: s }).toString().slice(2));
-    forms.add(JSON.stringify(s).slice(1, -1));
-    // Byte encodings change with case, so those of the upper- and lower-cased secret are forms too.
-    for (const variant of new Set([s, s.toUpperCase(), s.toLowerCase()])) {
-      const bytes = Buffer.from(variant, 'utf8');
-      forms.add(bytes.toString('hex'));
-      for (const encoded of base64Cores(bytes)) forms.add(encoded);
-    }
-  }
-  return [...forms].filter((f) => f.length > 0);
+  const token = lastSpace > 0 ? secret.slice(lastSpace + 1) : '';
+  return token.length >= MIN_SECRET ? [secret, token] : [secret];
 }
 
-/**
- * The base64 and base64url characters that encode these bytes wherever they sit in a longer value: for
- * each of the three alignments, the part of the encoding no neighbouring byte can change.
- */
-function base64Cores(bytes: Buffer): string[] {
-  const out: string[] = [];
-  // Aligned at the start, the whole encoding (with and without padding, both alphabets) is a form too.
-  const whole = bytes.toString('base64');
-  const url = bytes.toString('base64url');
-  out.push(whole, whole.replace(/=+$/, ''), url, url + '='.repeat(whole.length - url.length));
-  for (let shift = 0; shift < 3; shift++) {
-    const padded = Buffer.concat([Buffer.alloc(shift), bytes]);
-    const enc = padded.toString('base64');
-    // Characters touched by the leading zero bytes, and the last group (it mixes with what follows).
-    const start = shift === 0 ? 0 : 4;
-    const fullGroups = Math.floor(padded.length / 3) * 4;
-    const core = enc.slice(start, fullGroups);
-    if (core.length >= MIN_ENCODED) {
-      out.push(core, core.replace(/\+/g, '-').replace(/\//g, '_'));
+/** The literal forms of one raw secret: reversed, and its base64 and base32 encodings. */
+function literalForms(raw: string): Form[] {
+  const forms: Form[] = [literal([...raw].reverse().join(''))];
+  const encodings = new Set<string>();
+  // Byte encodings change with case, so those of the upper- and lower-cased secret are forms too.
+  for (const variant of new Set([raw, raw.toUpperCase(), raw.toLowerCase()])) {
+    const bytes = Buffer.from(variant, 'utf8');
+    const b64 = bytes.toString('base64');
+    const b32 = base32Of(bytes);
+    const url = bytes.toString('base64url');
+    // Aligned at the start, the whole encoding (padded or not, each alphabet) is a form too.
+    for (const whole of [b64, b64.replace(/=+$/, ''), url, url + '='.repeat(b64.length - url.length), b32, b32 + '='.repeat((8 - (b32.length % 8)) % 8)]) {
+      encodings.add(whole);
     }
+    for (const core of encodedCores(bytes, (b) => b.toString('base64'), 6)) encodings.add(core).add(core.replace(/\+/g, '-').replace(/\//g, '_'));
+    for (const core of encodedCores(bytes, base32Of, 5)) encodings.add(core);
   }
-  return out;
+  for (const encoded of encodings) if (encoded.length >= MIN_ENCODED) forms.push(literal(encoded));
+  return forms;
 }
 
 /** The longest text one secret can take: how far a stream redacted in windows must look back across a border. */
 export function longestForm(redactor: Redactor): number {
-  let longest = 0;
-  for (const form of redactor['forms'].values()) longest = Math.max(longest, form.length);
-  return longest;
+  return redactor.longest;
 }
