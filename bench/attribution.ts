@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { attribute, claimsFor } from '../main/effects/fs/attribution';
-import type { ActionClaims } from '../main/sandbox/claims';
+import type { LibraryClaims } from '../main/sandbox/claims';
 import { claimsNow } from '../tests/support/claims';
 import { startUndoHarness, type UndoHarness } from '../tests/support/undo-harness';
 
@@ -67,7 +67,7 @@ async function action(h: UndoHarness, round: number, claimed: number, withClaims
   const added = `added-${round}.txt`;
   writeFileSync(join(h.workspace, added), `round ${round}\n`);
   paths.push(added);
-  const claims: ActionClaims | null = withClaims ? claimsNow('workspace', h.workspace, paths) : null;
+  const claims: LibraryClaims | null = withClaims ? claimsNow('workspace', h.workspace, paths) : null;
   for (const i of [FILES - 1, FILES - 2]) appendFileSync(join(h.workspace, pathOf(i)), `person ${round}\n`);
   const t = performance.now();
   const [after] = await h.fs.after(id, befores, claims);

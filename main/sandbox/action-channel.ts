@@ -6,8 +6,12 @@
 //
 // Frames, both ways: one byte of kind, four bytes of big-endian length, the payload.
 //   host → runner   A  {"language", "timeout", "source"}    K  stop the running action now
-//   runner → host   R  ready (once)   O stdout bytes   E stderr bytes
-//                   C  the claim log: one byte (0 whole, 1 cut at its limit, 2 missing), then the log
+//                   W  after the host's checkpoint that follows an action: what the kernel saw since
+//   runner → host   R  ready (once): {"watch": "kernel" | "library", "why", "roots": [{path, dev, ino}]}
+//                   O stdout bytes   E stderr bytes
+//                   C  what the action changed: one byte (0 the claim log whole, 1 cut at its limit, 2 missing,
+//                      3 the kernel watcher's collection, image/posthoc-watch.c), then the log
+//                   W  the answer to W: the same first byte (3, or 2 when the watcher is gone), then the log
 //                   G  one figure's bytes (a PNG by its name; checked on the host, main/effects/figures/)
 //                   X  {"exitCode", "timedOut", "stopped", "leftovers", "figuresRefused"}
 import type { Server, Socket } from 'node:net';
@@ -18,13 +22,29 @@ export const FIGURE_LIMITS = { count: 20, bytes: 8 * 1024 * 1024, totalBytes: 64
 
 export class ChannelLost extends Error {}
 
+export type ClaimState = 'whole' | 'cut' | 'missing' | 'kernel';
+
+/** What the runner says when it is ready: how changes are recorded, and each granted folder as mounted. */
+export type RunnerReady = {
+  watch: 'kernel' | 'library';
+  /** Why the kernel does not watch, when it does not. */
+  why: string | null;
+  roots: Array<{ path: string; dev?: string; ino?: string; error?: string }>;
+};
+
+const STATES: readonly ClaimState[] = ['whole', 'cut', 'missing', 'kernel'];
+
+function claimState(byte: number | undefined): ClaimState {
+  return STATES[byte ?? 2] ?? 'missing';
+}
+
 /** How an action ended, as the runner saw it. `leftovers`: processes still alive after its cleanup. */
 export type RunnerResult = {
   exitCode: number;
   timedOut: boolean;
   stopped: boolean;
   leftovers: number;
-  claims: { log: Buffer; state: 'whole' | 'cut' | 'missing' };
+  claims: { log: Buffer; state: ClaimState };
   /** The figures the runner handed over (unchecked bytes), and why others were not. */
   figures: { files: Buffer[]; refused: string[] };
 };
@@ -45,6 +65,8 @@ export class ActionChannel {
   private lost: Error | null = null;
   private readyWaiters: Array<{ resolve: () => void; reject: (e: Error) => void }> = [];
   private ready = false;
+  private readyInfo: RunnerReady = { watch: 'library', why: 'the runner said nothing', roots: [] };
+  private collecting: { resolve: (c: { log: Buffer; state: ClaimState }) => void; reject: (e: Error) => void } | null = null;
 
   private server: Server | null = null;
 
@@ -81,6 +103,37 @@ export class ActionChannel {
           reject(e);
         },
       });
+    });
+  }
+
+  /** What the runner said when it connected (meaningful once waitReady resolved). */
+  get info(): RunnerReady {
+    return this.readyInfo;
+  }
+
+  /**
+   * After the host's checkpoint that follows an action: what the kernel saw since the action's end (an edit
+   * made meanwhile is someone else's). Rejects when the runner is gone or does not answer in `timeoutMs`.
+   */
+  collect(timeoutMs: number): Promise<{ log: Buffer; state: ClaimState }> {
+    if (this.lost) return Promise.reject(this.lost);
+    if (!this.socket || this.pending || this.collecting) return Promise.reject(new Error('The sandbox\'s action runner is busy.'));
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.collecting = null;
+        reject(new Error('The sandbox\'s action runner did not answer.'));
+      }, timeoutMs);
+      this.collecting = {
+        resolve: (c) => {
+          clearTimeout(timer);
+          resolve(c);
+        },
+        reject: (e) => {
+          clearTimeout(timer);
+          reject(e);
+        },
+      };
+      this.socket!.write(frame('W', Buffer.alloc(0)));
     });
   }
 
@@ -129,6 +182,7 @@ export class ActionChannel {
   private handle(kind: string, payload: Buffer): void {
     switch (kind) {
       case 'R':
+        this.readyInfo = readyInfo(payload);
         this.ready = true;
         for (const w of this.readyWaiters.splice(0)) w.resolve();
         return;
@@ -139,11 +193,14 @@ export class ActionChannel {
         this.pending?.onOutput('stderr', Buffer.from(payload));
         return;
       case 'C':
-        if (this.pending) {
-          const state = payload[0] === 0 ? 'whole' : payload[0] === 1 ? 'cut' : 'missing';
-          this.pending.claims = { log: Buffer.from(payload.subarray(1)), state };
-        }
+        if (this.pending) this.pending.claims = { log: Buffer.from(payload.subarray(1)), state: claimState(payload[0]) };
         return;
+      case 'W': {
+        const collecting = this.collecting;
+        this.collecting = null;
+        collecting?.resolve({ log: Buffer.from(payload.subarray(1)), state: claimState(payload[0]) });
+        return;
+      }
       case 'G':
         if (this.pending) this.takeFigure(this.pending, payload);
         return;
@@ -192,5 +249,21 @@ export class ActionChannel {
     const pending = this.pending;
     this.pending = null;
     pending?.reject(error);
+    const collecting = this.collecting;
+    this.collecting = null;
+    collecting?.reject(error);
+  }
+}
+
+/** The R frame's payload, read defensively (an image from before it sends "{}"). */
+export function readyInfo(payload: Buffer): RunnerReady {
+  try {
+    const raw = JSON.parse(payload.toString('utf8')) as Partial<RunnerReady>;
+    const roots = Array.isArray(raw.roots)
+      ? raw.roots.filter((r): r is RunnerReady['roots'][number] => typeof r === 'object' && r !== null && typeof r.path === 'string')
+      : [];
+    return { watch: raw.watch === 'kernel' ? 'kernel' : 'library', why: typeof raw.why === 'string' ? raw.why : null, roots };
+  } catch {
+    return { watch: 'library', why: 'the runner said nothing', roots: [] };
   }
 }

@@ -7,14 +7,14 @@
 // in "%!" and names no path we can know, so it is dropped: a change nobody claimed is kept as the
 // person's, the side that never destroys an edit. Any other line that does not parse is ignored too
 // (the last line of a log cut at its size limit, or lines forged by action code).
-import type { ActionClaims, FileStamp, FolderClaims, PathClaim } from './claims';
+import type { FileStamp, FolderClaims, LibraryClaims, PathClaim } from './claims';
 
 export type ClaimMount = { mountPath: string; workspace: string };
 
 const DECIMAL = /^\d{1,20}$/;
 const SIGNED_DECIMAL = /^-?\d{1,19}$/;
 
-export function parseClaimsLog(log: Buffer, mounts: ClaimMount[], truncated: boolean): ActionClaims {
+export function parseClaimsLog(log: Buffer, mounts: ClaimMount[], truncated: boolean): LibraryClaims {
   const folders: FolderClaims[] = mounts.map((m) => ({ workspace: m.workspace, paths: new Map<string, PathClaim>() }));
   // Longest mount path first, so a folder granted inside another takes its own paths.
   const bases = mounts

@@ -1,6 +1,7 @@
-// What an action's own processes say they wrote: the sandbox's claim log, read by the runner after the
-// action and mapped here to paths of the granted folders. It is how Posthoc tells the action's changes
-// from the person's edits made while the action ran (docs/ARCHITECTURE.md, "Attribution").
+// What an action changed, as the sandbox reports it: the kernel's account (KernelClaims), or where the kernel
+// cannot watch, what the action's own processes said they wrote through the claim library (LibraryClaims).
+// It is how Posthoc tells the action's changes from the person's edits made while the action ran
+// (docs/ARCHITECTURE.md, "Attribution").
 //
 // Every path an action's process opened for writing, created, truncated, renamed (both names), removed,
 // linked or made a folder of is a claim; `final` is what the action left there as far as it knows:
@@ -16,8 +17,19 @@ export type PathClaim = { final: FileStamp | 'absent' | null; dir: boolean };
 export type FolderClaims = { workspace: string; paths: Map<string, PathClaim> };
 
 /**
- * `complete` is false when the log was cut (over its size limit) or missing (an image without the claim
- * library): then nothing can be told apart and every change in the action's window is taken for the
- * action's, as before attribution existed.
+ * What the claim library logged (an image or a kernel where the kernel's watch cannot run). `complete` is
+ * false when the log was cut (over its size limit): then nothing can be told apart.
  */
-export type ActionClaims = { complete: boolean; folders: FolderClaims[] };
+export type LibraryClaims = { kind?: 'library'; complete: boolean; folders: FolderClaims[] };
+
+/**
+ * What the kernel saw (image/posthoc-watch.c), as the watcher's collections: the one at the action's end, the
+ * one after the host's checkpoint, those of the task's MCP server containers (`servers`, whose records are
+ * the action's too). Parsed and matched on the host by main/effects/fs (watch-log.ts, kernel-attribution.ts).
+ * `lost` says why a collection is missing (the watcher or its container went away): then the account is
+ * incomplete.
+ */
+export type KernelClaims = { kind: 'kernel'; logs: Buffer[]; servers: Buffer[]; lost?: string };
+
+/** null (elsewhere) means no record at all: every change in the action's window is the action's. */
+export type ActionClaims = LibraryClaims | KernelClaims;

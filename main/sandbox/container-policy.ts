@@ -73,6 +73,14 @@ export const FALLBACK_SANDBOX_UID = 10001;
 export const RUNNER_CAPABILITIES = ['SETUID', 'SETGID', 'SETPCAP', 'KILL'] as const;
 
 /**
+ * Held by PID 1 only while it sets up the kernel's watch of the granted folders (fanotify with file-system
+ * marks, image/posthoc-watch.c; marking reads the folder, which may be the person's own, mode 0700), then
+ * dropped from every set before anything else starts: the runner, the relay and every action start without
+ * them.
+ */
+export const WATCH_CAPABILITIES = ['SYS_ADMIN', 'DAC_READ_SEARCH'] as const;
+
+/**
  * Who actions run as: the person's own uid (files it writes are theirs). When Posthoc itself runs as
  * root (a server, a container, CI), the owner of the granted folder — root too when the folder is
  * root's, since the work is root's, but then with every capability gone, so the kernel's ordinary
@@ -137,10 +145,14 @@ export function containerSpec(input: {
   /** Host folder of the task's own environment (packages); mounted read-write at TASK_ENV_MOUNT. */
   envDir?: string;
   limits?: SandboxLimits;
+  /** Whether the kernel watches the writable granted folders (attribution); the host can read its account. */
+  watch?: boolean;
 }): Docker.ContainerCreateOptions {
   const limits = input.limits ?? DEFAULT_LIMITS;
   const [actionUid, actionGid] = input.user.split(':');
   const mounts = input.workspaces.map((w) => ({ Type: 'bind' as const, Source: w.hostPath, Target: w.mountPath, ReadOnly: w.readOnly }));
+  const writable = input.workspaces.filter((w) => !w.readOnly).map((w) => w.mountPath);
+  const watch = input.watch === true && writable.length > 0;
   if (input.gatewayDir) mounts.push({ Type: 'bind', Source: input.gatewayDir, Target: GATEWAY_MOUNT, ReadOnly: true });
   if (input.controlDir) mounts.push({ Type: 'bind', Source: input.controlDir, Target: CONTROL_MOUNT, ReadOnly: true });
   if (input.envDir) mounts.push({ Type: 'bind', Source: input.envDir, Target: TASK_ENV_MOUNT, ReadOnly: false });
@@ -159,6 +171,9 @@ export function containerSpec(input: {
       'MPLBACKEND=module://posthoc_figures',
       'PYTHONUNBUFFERED=1',
       'LANG=C.UTF-8',
+      // Each granted folder as mounted, for the runner to report (the host checks each is the folder it granted).
+      `POSTHOC_ROOTS=${JSON.stringify(input.workspaces.map((w) => w.mountPath))}`,
+      ...(watch ? [`POSTHOC_WATCH=${JSON.stringify(writable)}`] : []),
       ...packageEnv(Boolean(input.envDir)),
     ],
     Labels: { [SANDBOX_LABEL]: '1', [TASK_LABEL]: input.taskId, [OWNER_LABEL]: String(input.ownerPid) },
@@ -178,7 +193,7 @@ export function containerSpec(input: {
         [SANDBOX_HOME]: `rw,nosuid,nodev,size=64m,mode=0700,uid=${actionUid},gid=${actionGid}`,
       },
       CapDrop: ['ALL'],
-      CapAdd: [...RUNNER_CAPABILITIES],
+      CapAdd: [...RUNNER_CAPABILITIES, ...(watch ? WATCH_CAPABILITIES : [])],
       SecurityOpt: ['no-new-privileges', `seccomp=${JSON.stringify(sandboxSeccompProfile())}`],
       Memory: limits.memoryBytes,
       MemorySwap: limits.memoryBytes,

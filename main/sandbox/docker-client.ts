@@ -2,7 +2,7 @@
 // failures become one typed error that says what to do, and tests can point it at any daemon.
 import Docker from 'dockerode';
 
-export type SandboxErrorCode = 'docker-unreachable' | 'docker-permission' | 'image-missing' | 'disk-full' | 'docker-failed';
+export type SandboxErrorCode = 'docker-unreachable' | 'docker-permission' | 'image-missing' | 'disk-full' | 'docker-failed' | 'grant-moved';
 
 export class SandboxError extends Error {
   constructor(

@@ -12,7 +12,7 @@ import { chown, mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ActionLanguage, ActionOutput, WorkspaceGrant } from '../../shared/domain';
 import { processAlive } from '../platform/process-owner';
-import { ActionChannel, ChannelLost, type RunnerResult } from './action-channel';
+import { ActionChannel, ChannelLost, type RunnerReady, type RunnerResult } from './action-channel';
 import type { ActionClaims } from './claims';
 import { parseClaimsLog } from './claims-log';
 import { containerSpec, OWNER_LABEL, SANDBOX_LABEL, sandboxUser } from './container-policy';
@@ -45,9 +45,21 @@ export type ExecutorOptions = {
   idleMs?: number;
   /** Folder of the tasks' own environments (packages), one sub-folder per task, kept across container restarts. */
   envDir?: string;
+  /**
+   * Whether the kernel watches the granted folders for attribution (default true). Off where the host cannot
+   * name paths by the kernel's file handles (no native addon): then the claim library's log is the record.
+   */
+  watch?: boolean;
 };
 
-type Sandbox = { container: Docker.Container; channel: ActionChannel; frozen: boolean };
+/** `unsettled`: an action ended with the kernel's account still open (settle() takes its tail, then freezes). */
+type Sandbox = { container: Docker.Container; channel: ActionChannel; frozen: boolean; unsettled: boolean };
+
+/** What settle() found: the kernel's account since the action's end, or why there is none. */
+export type SettledClaims = { log: Buffer } | { lost: string };
+
+/** How long the runner has to answer settle(). */
+const SETTLE_MS = 10_000;
 
 /** A warm container stops after this long without an action; the next action starts it again. */
 const DEFAULT_IDLE_MS = 10 * 60 * 1000;
@@ -113,6 +125,10 @@ export class SandboxExecutor {
       if (result.leftovers > 0) {
         // The runner could not end everything the action started: the container goes with it.
         await this.stop(req.taskId);
+      } else if (result.claims.state === 'kernel') {
+        // Nothing of the action runs any more; the container stays thawed until settle(), after the host's
+        // checkpoint, so the watcher can report what happened up to it.
+        sandbox.unsettled = true;
       } else {
         await this.freeze(req.taskId, sandbox);
       }
@@ -138,8 +154,28 @@ export class SandboxExecutor {
     }
   }
 
+  /**
+   * Call once the host's checkpoint after the task's last action is taken: the kernel's account of what
+   * happened since the action's end (so an edit made in that gap is told apart too), then the container is
+   * frozen. Null when the last action left nothing open (the claim library's log, or a removed container).
+   */
+  async settle(taskId: string): Promise<SettledClaims | null> {
+    const sandbox = await this.sandboxes.get(taskId)?.catch(() => undefined);
+    if (!sandbox?.unsettled) return null;
+    sandbox.unsettled = false;
+    try {
+      const { log, state } = await sandbox.channel.collect(SETTLE_MS);
+      return state === 'kernel' ? { log } : { lost: "the sandbox's kernel watcher is gone" };
+    } catch (error) {
+      return { lost: error instanceof Error ? error.message : String(error) };
+    } finally {
+      await this.freeze(taskId, sandbox);
+    }
+  }
+
   /** The action's claims mapped to the granted folders; null when the image keeps no claim log. */
   private claimsOf(result: RunnerResult, workspaces: WorkspaceGrant[]): ActionClaims | null {
+    if (result.claims.state === 'kernel') return { kind: 'kernel', logs: [result.claims.log], servers: [] };
     if (result.claims.state === 'missing') return null;
     const mounts = workspaces.filter((w) => !w.readOnly).map((w) => ({ mountPath: w.mountPath, workspace: w.name }));
     return parseClaimsLog(result.claims.log, mounts, result.claims.state === 'cut');
@@ -156,6 +192,7 @@ export class SandboxExecutor {
   }
 
   private async thaw(sandbox: Sandbox): Promise<void> {
+    sandbox.unsettled = false;
     if (!sandbox.frozen) return;
     await sandbox.container.unpause();
     sandbox.frozen = false;
@@ -265,14 +302,19 @@ export class SandboxExecutor {
     let container: Docker.Container | undefined;
     try {
       container = await this.docker.createContainer(
-        containerSpec({ image: this.image, taskId, workspaces, user, ownerPid: process.pid, gatewayDir, controlDir: channel.dir, envDir }),
+        containerSpec({ image: this.image, taskId, workspaces, user, ownerPid: process.pid, gatewayDir, controlDir: channel.dir, envDir, watch: this.options.watch !== false }),
       );
       await container.start();
       await channel.waitReady(RUNNER_READY_MS);
-      return { container, channel, frozen: false };
+      // Docker mounted each folder by its path, following links: the runner said what it mounted, and a
+      // folder that is not the one granted (a link swapped in since) ends the container before any action.
+      const moved = mountRefusal(workspaces, channel.info.roots);
+      if (moved) throw new SandboxError('grant-moved', moved);
+      return { container, channel, frozen: false, unsettled: false };
     } catch (error) {
       await container?.remove({ force: true }).catch(() => undefined);
       await channel.close();
+      if (error instanceof SandboxError) throw error;
       throw error instanceof ChannelLost ? new SandboxError('docker-failed', error.message, error) : explainDockerError(error, this.image);
     }
   }
@@ -282,6 +324,22 @@ export class SandboxExecutor {
     timer.unref();
     this.idleTimers.set(taskId, timer);
   }
+}
+
+/**
+ * Why the mounted folders are not the granted ones, or null: each granted folder with a recorded identity
+ * must be mounted as that device and inode (the runner stats each mount root before anything runs).
+ */
+export function mountRefusal(workspaces: readonly WorkspaceGrant[], roots: RunnerReady['roots']): string | null {
+  for (const w of workspaces) {
+    if (!w.identity) continue;
+    const root = roots.find((r) => r.path === w.mountPath);
+    if (!root || root.dev !== w.identity.dev || root.ino !== w.identity.ino) {
+      const seen = root?.error ? `it could not be read there (${root.error})` : root ? `another folder was mounted there (device ${root.dev}, inode ${root.ino})` : 'the sandbox did not report it';
+      return `The granted folder ${w.hostPath} is no longer the folder granted to this task (device ${w.identity.dev}, inode ${w.identity.ino}): ${seen}. It was moved or replaced, perhaps by a link, so Posthoc started nothing in it. Start a new task granting the folder where it is now.`;
+    }
+  }
+  return null;
 }
 
 /** A task id as a folder name: task ids are UUIDs; anything else is hashed. */

@@ -37,14 +37,15 @@ import { parseClaimsLog } from './claims-log';
 import { closeControlSocket, frame, FrameReader, listenControlSocket } from './control-socket';
 import { containerSpec, INIT_PATH, SANDBOX_HOME, sandboxUser, TASK_ENV_MOUNT, type SandboxLimits } from './container-policy';
 import { explainDockerError, SandboxError } from './docker-client';
-import { folderOwner, taskEnvFolder } from './executor';
+import { folderOwner, mountRefusal, taskEnvFolder } from './executor';
+import { readyInfo, type RunnerReady } from './action-channel';
 
 /** Same shape as main/effects/mcp/connection.ts (the sandbox layer may not import effects). */
 export interface McpConnection {
   use<T>(fn: (client: McpClient) => Promise<T>, signal?: AbortSignal): Promise<T>;
   close(): Promise<void>;
 }
-export type McpTaskContext = { taskId: string; workspaces: readonly WorkspaceGrant[] };
+export type McpTaskContext = { taskId: string; workspaces: readonly WorkspaceGrant[]; writable?: boolean };
 export interface McpConnector {
   connect(server: McpServerDefinition, task: McpTaskContext, signal?: AbortSignal): Promise<McpConnection>;
 }
@@ -69,6 +70,8 @@ export type McpContainersOptions = {
   startTimeoutMs?: number;
   messageLimit?: number;
   limits?: SandboxLimits;
+  /** Whether the kernel watches the granted folders (as the executor's option of that name; default true). */
+  watch?: boolean;
 };
 
 /**
@@ -83,7 +86,7 @@ const KNOWN_COMMANDS = new Set(['node', 'npx', 'npm', 'python', 'python3', 'uv',
 
 const inside = (path: string, base: string) => path === base || path.startsWith(base === '/' ? '/' : `${base}/`);
 
-type ClaimBatch = { seq: number; log: Buffer; state: 'whole' | 'cut' | 'missing'; mounts: Array<{ from: string; to: string }> };
+type ClaimBatch = { seq: number; log: Buffer; state: 'whole' | 'cut' | 'missing' | 'kernel'; mounts: Array<{ from: string; to: string }> };
 
 /** The stdio connector: one container per task and server. Also the source of the servers' claims. */
 export class McpContainers implements McpConnector {
@@ -100,7 +103,9 @@ export class McpContainers implements McpConnector {
   async connect(server: McpServerDefinition, task: McpTaskContext, signal?: AbortSignal): Promise<McpConnection> {
     const transport = server.transport;
     if (transport.kind !== 'stdio') throw new Error(`The MCP server ${server.name} is not a stdio server; it is reached over HTTP, not in a container.`);
-    const plan = planMounts(server.name, transport.command, transport.args, task.workspaces);
+    // Outside an action's window the server sees every granted folder read-only (McpTaskContext.writable).
+    const workspaces = task.writable === false ? task.workspaces.map((w) => ({ ...w, readOnly: true })) : [...task.workspaces];
+    const plan = planMounts(server.name, transport.command, transport.args, workspaces);
     if (signal?.aborted) throw new Error(`Starting the MCP server ${server.name} was stopped.`);
     try {
       await this.docker.getImage(this.options.image).inspect();
@@ -115,17 +120,21 @@ export class McpContainers implements McpConnector {
     const envDir = this.options.envDir ? await taskEnvFolder(this.options.envDir, task.taskId, user) : undefined;
     // npx wants npm's global prefix to exist (an action's `npm install -g` would have made it).
     if (envDir) for (const sub of ['npm', 'npm/lib', 'npm/bin']) await ownedFolder(join(envDir, sub), user);
-    const control = await ClaimsControl.listen(join(this.options.controlDir, `mcp-${createHash('sha256').update(`${task.taskId}\0${server.name}\0${randomBytes(8).toString('hex')}`).digest('hex').slice(0, 16)}`));
+    const control = await ClaimsControl.listen(
+      join(this.options.controlDir, `mcp-${createHash('sha256').update(`${task.taskId}\0${server.name}\0${randomBytes(8).toString('hex')}`).digest('hex').slice(0, 16)}`),
+      (roots) => mountRefusal(task.workspaces, roots),
+    );
     const spec = containerSpec({
       image: this.options.image,
       taskId: task.taskId,
-      workspaces: [...task.workspaces],
+      workspaces,
       user,
       ownerPid: process.pid,
       gatewayDir,
       controlDir: control.dir,
       envDir,
       limits: this.options.limits,
+      watch: this.options.watch !== false,
     });
     const env = new Map<string, string>();
     for (const [k, v] of Object.entries(transport.env)) env.set(k, v);
@@ -199,6 +208,11 @@ export class McpContainers implements McpConnector {
     this.batches.set(taskId, batches);
     const running = (this.busy.get(taskId) ?? 0) > 0;
     if (batches.length === 0 && !running) return null;
+    if (batches.some((b) => b.state === 'kernel')) {
+      // The kernel's account names entries by file handle, not path: nothing to rewrite.
+      const lost = running ? 'a tool call was still under way' : batches.some((b) => b.state !== 'kernel') ? "an MCP server's changes could not be read" : undefined;
+      return { kind: 'kernel', logs: [], servers: batches.filter((b) => b.state === 'kernel').map((b) => b.log), ...(lost ? { lost } : {}) };
+    }
     const mounts = workspaces.filter((w) => !w.readOnly).map((w) => ({ mountPath: w.mountPath, workspace: w.name }));
     const log = Buffer.concat(batches.map((b) => rewriteLog(b.log, b.mounts)));
     const parsed = parseClaimsLog(log, mounts, false);
@@ -229,6 +243,13 @@ export type McpClaimsSource = Pick<McpContainers, 'mark' | 'claimsSince'>;
 /** Adds the MCP servers' claims to the action's own (null = the action's log was missing: stays null). */
 export function mergeClaims(action: ActionClaims | null, servers: ActionClaims | null): ActionClaims | null {
   if (!action || !servers) return action;
+  if (action.kind === 'kernel' && servers.kind === 'kernel') {
+    const lost = action.lost ?? servers.lost;
+    return { kind: 'kernel', logs: action.logs, servers: [...action.servers, ...servers.servers], ...(lost ? { lost } : {}) };
+  }
+  // One recorded by the kernel, the other by the claim library: they cannot be matched to each other.
+  if (action.kind === 'kernel') return { ...action, lost: 'an MCP server recorded its changes another way' };
+  if (servers.kind === 'kernel') return { complete: false, folders: action.folders };
   const folders = new Map<string, FolderClaims>(action.folders.map((f) => [f.workspace, { workspace: f.workspace, paths: new Map(f.paths) }]));
   for (const f of servers.folders) {
     const into = folders.get(f.workspace) ?? { workspace: f.workspace, paths: new Map<string, PathClaim>() };
@@ -384,7 +405,9 @@ class ContainerConnection implements McpConnection {
     const ended = this.endedPromise();
     try {
       await Promise.race([this.client.connect(this.transport, { timeout: timeoutMs }), stopped, ended]);
-      await this.control.waitReady(10_000);
+      await this.control.waitReady(10_000).catch((error: unknown) => {
+        throw this.control.refused ? new McpStartError(this.control.refused) : error;
+      });
       await this.harvest();
       await this.freeze();
       if (this.ended) throw new McpStartError(this.message(this.ended));
@@ -635,10 +658,20 @@ class ClaimsControl {
   private readyWaiters: Array<() => void> = [];
   private waiting: { resolve: (c: { log: Buffer; state: ClaimBatch['state'] }) => void; reject: (e: Error) => void } | null = null;
 
-  private constructor(readonly dir: string) {}
+  /** Why the container's mounts are not the granted folders (checked before the server may start), once R came. */
+  refused: string | null = null;
 
-  static async listen(dir: string): Promise<ClaimsControl> {
-    const control = new ClaimsControl(dir);
+  private constructor(
+    readonly dir: string,
+    private readonly verify: (roots: RunnerReady['roots']) => string | null,
+  ) {}
+
+  /**
+   * `verify` reads the folders the container mounted (PID 1's R frame) before the server starts: null lets it
+   * start (G), a reason keeps it from ever starting (the connection is cut, PID 1 exits).
+   */
+  static async listen(dir: string, verify: (roots: RunnerReady['roots']) => string | null): Promise<ClaimsControl> {
+    const control = new ClaimsControl(dir, verify);
     control.server = await listenControlSocket(dir, (socket) => control.accept(socket));
     return control;
   }
@@ -702,12 +735,19 @@ class ClaimsControl {
   private receive(chunk: Buffer): void {
     for (const { kind, payload } of this.frames.push(chunk)) {
       if (kind === 'R') {
+        this.refused = this.verify(readyInfo(payload).roots);
+        if (this.refused) {
+          this.lost = true;
+          this.socket?.destroy();
+          return;
+        }
+        this.socket?.write(frame('G', Buffer.alloc(0)));
         this.ready = true;
         for (const w of this.readyWaiters.splice(0)) w();
       } else if (kind === 'C' && this.waiting) {
         const w = this.waiting;
         this.waiting = null;
-        w.resolve({ log: Buffer.from(payload.subarray(1)), state: payload[0] === 0 ? 'whole' : payload[0] === 1 ? 'cut' : 'missing' });
+        w.resolve({ log: Buffer.from(payload.subarray(1)), state: payload[0] === 0 ? 'whole' : payload[0] === 1 ? 'cut' : payload[0] === 3 ? 'kernel' : 'missing' });
       }
     }
   }

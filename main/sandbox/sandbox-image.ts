@@ -36,6 +36,8 @@ export const PACKAGES: readonly string[] = [
   'python3-pip',
   'python3-venv',
   'python3-requests',
+  // The test runner most Python projects use: `python -m pytest` works without an install through the gateway.
+  'python3-pytest',
   'nodejs',
   'npm',
   'curl',
@@ -80,6 +82,9 @@ export const PACKAGES_LABEL = 'dev.posthoc.packages';
 /** The claim library (claims.ts): loaded into every process of the sandbox through /etc/ld.so.preload. */
 const CLAIMS_SOURCE_PATH = join('main', 'sandbox', 'image', 'claims-preload.c');
 const CLAIMS_LIBRARY = '/usr/local/lib/posthoc-claims.so';
+/** The kernel watcher (image/posthoc-watch.c): loaded by PID 1, which runs its loop on a thread of its own. */
+const WATCH_SOURCE_PATH = join('main', 'sandbox', 'image', 'posthoc-watch.c');
+const WATCH_LIBRARY = '/usr/local/lib/posthoc-watch.so';
 
 function imageFileContent(file: ImageFile): Buffer {
   const root = packageRoot();
@@ -91,9 +96,17 @@ function imageFileContent(file: ImageFile): Buffer {
 }
 
 function claimsSource(): string {
+  return ownSource(CLAIMS_SOURCE_PATH);
+}
+
+function watchSource(): string {
+  return ownSource(WATCH_SOURCE_PATH);
+}
+
+function ownSource(path: string): string {
   const root = packageRoot();
-  if (!root) throw new SandboxError('docker-failed', `Posthoc's own files are missing (${CLAIMS_SOURCE_PATH}); reinstall Posthoc.`);
-  return readFileSync(join(root, CLAIMS_SOURCE_PATH), 'utf8');
+  if (!root) throw new SandboxError('docker-failed', `Posthoc's own files are missing (${path}); reinstall Posthoc.`);
+  return readFileSync(join(root, path), 'utf8');
 }
 
 let recipe: string | undefined;
@@ -105,7 +118,7 @@ export function sandboxRecipe(options: BuildOptions = {}): string {
 }
 
 function computeRecipe(packages: readonly string[], files: readonly ImageFile[]): string {
-  const hash = createHash('sha256').update(JSON.stringify({ PACKAGES: packages, initScript, claims: claimsSource() }));
+  const hash = createHash('sha256').update(JSON.stringify({ PACKAGES: packages, initScript, claims: claimsSource(), watch: watchSource() }));
   for (const file of files) {
     hash.update(JSON.stringify({ target: file.target, mode: file.mode, source: file.source }));
     hash.update(imageFileContent(file));
@@ -267,8 +280,9 @@ async function buildWithDebootstrap(docker: Docker, report: BuildReporter, image
     await writeFile(join(rootfs, INIT_PATH.slice(1)), initScript);
     await chmod(join(rootfs, INIT_PATH.slice(1)), 0o755);
     await writeFile(join(rootfs, 'etc/posthoc-sandbox'), `${image}\n`);
-    report.phase('finishing', 'compiling the claim library');
-    await compileClaimsLibrary(work, join(rootfs, CLAIMS_LIBRARY.slice(1)), report);
+    report.phase('finishing', 'compiling the claim library and the kernel watcher');
+    await compileLibrary(work, 'claims-preload.c', claimsSource(), ['-ldl'], join(rootfs, CLAIMS_LIBRARY.slice(1)), report);
+    await compileLibrary(work, 'posthoc-watch.c', watchSource(), [], join(rootfs, WATCH_LIBRARY.slice(1)), report);
     await writeFile(join(rootfs, 'etc/ld.so.preload'), `${CLAIMS_LIBRARY}\n`);
     for (const file of spec.files) {
       const target = join(rootfs, file.target.slice(1));
@@ -317,19 +331,23 @@ async function buildWithDockerfile(docker: Docker, report: BuildReporter, image:
     const fileSources = spec.files.map((_, i) => `file-${i}`);
     for (const [i, file] of spec.files.entries()) await writeFile(join(work, fileSources[i]!), imageFileContent(file));
     await writeFile(join(work, 'claims-preload.c'), claimsSource());
+    await writeFile(join(work, 'posthoc-watch.c'), watchSource());
     await writeFile(
       join(work, 'Dockerfile'),
       [
-        // The claim library is compiled in a throwaway stage, so the image carries no compiler.
+        // The claim library and the watcher are compiled in a throwaway stage, so the image carries no compiler.
         'FROM debian:bookworm-slim AS claims',
         'RUN apt-get update && apt-get install -y --no-install-recommends gcc libc6-dev',
         'COPY claims-preload.c /src/claims-preload.c',
-        `RUN ${CLAIMS_CC.join(' ')} -o /posthoc-claims.so /src/claims-preload.c -ldl`,
+        'COPY posthoc-watch.c /src/posthoc-watch.c',
+        `RUN ${LIBRARY_CC.join(' ')} -o /posthoc-claims.so /src/claims-preload.c -ldl`,
+        `RUN ${LIBRARY_CC.join(' ')} -o /posthoc-watch.so /src/posthoc-watch.c`,
         'FROM debian:bookworm-slim',
         `RUN apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ${spec.packages.join(' ')} && ${leanShell}`,
         'RUN mkdir -p /workspace /run/posthoc /run/posthoc-claims /home/sandbox',
         `COPY posthoc-init ${INIT_PATH}`,
         `COPY --from=claims /posthoc-claims.so ${CLAIMS_LIBRARY}`,
+        `COPY --from=claims /posthoc-watch.so ${WATCH_LIBRARY}`,
         `RUN echo ${CLAIMS_LIBRARY} > /etc/ld.so.preload`,
         ...spec.files.map((file, i) => `COPY ${fileSources[i]} ${file.target}`),
         ...spec.files.map((file) => `RUN chmod ${file.mode.toString(8)} ${file.target}`),
@@ -340,7 +358,7 @@ async function buildWithDockerfile(docker: Docker, report: BuildReporter, image:
       ].join('\n'),
     );
     report.phase('installing', `docker build → ${image}`);
-    const stream = await docker.buildImage({ context: work, src: ['Dockerfile', 'posthoc-init', 'claims-preload.c', ...fileSources] }, { t: image, forcerm: true });
+    const stream = await docker.buildImage({ context: work, src: ['Dockerfile', 'posthoc-init', 'claims-preload.c', 'posthoc-watch.c', ...fileSources] }, { t: image, forcerm: true });
     await followProgress(docker, stream, (event) => {
       const text = (event as { stream?: string }).stream;
       if (text) for (const line of text.split('\n')) if (line.trim()) report.line(line);
@@ -350,17 +368,17 @@ async function buildWithDockerfile(docker: Docker, report: BuildReporter, image:
   }
 }
 
-const CLAIMS_CC = ['cc', '-shared', '-fPIC', '-O2', '-Wall'];
+const LIBRARY_CC = ['cc', '-shared', '-fPIC', '-O2', '-Wall'];
 
-/** Compiles the claim library on this (Linux) machine; it uses only calls bookworm's glibc has. */
-async function compileClaimsLibrary(work: string, target: string, report: BuildReporter): Promise<void> {
-  const source = join(work, 'claims-preload.c');
-  await writeFile(source, claimsSource());
-  const built = join(work, 'posthoc-claims.so');
-  await run(CLAIMS_CC[0]!, [...CLAIMS_CC.slice(1), '-o', built, source, '-ldl'], report).catch((error: unknown) => {
+/** Compiles one of the image's C libraries on this (Linux) machine; each uses only calls bookworm's glibc has. */
+async function compileLibrary(work: string, name: string, text: string, libs: string[], target: string, report: BuildReporter): Promise<void> {
+  const source = join(work, name);
+  await writeFile(source, text);
+  const built = join(work, name.replace(/\.c$/, '.so'));
+  await run(LIBRARY_CC[0]!, [...LIBRARY_CC.slice(1), '-o', built, source, ...libs], report).catch((error: unknown) => {
     throw new SandboxError(
       'docker-failed',
-      `Could not compile the sandbox's claim library (${error instanceof Error ? error.message : String(error)}). Install a C compiler (Debian: sudo apt install gcc libc6-dev) and build again.`,
+      `Could not compile the sandbox's ${name} (${error instanceof Error ? error.message : String(error)}). Install a C compiler (Debian: sudo apt install gcc libc6-dev) and build again.`,
     );
   });
   await copyFile(built, target);

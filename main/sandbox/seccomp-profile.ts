@@ -12,6 +12,9 @@
 //   surface: mounts, modules, kexec, reboot, swap, accounting, keyrings, bpf, perf events, userfaultfd,
 //   io_uring (its operations bypass seccomp), open_by_handle_at, clock and time setting, personality
 //   flags that turn off address randomisation or make memory executable.
+// fanotify_init is allowed: PID 1 sets up the kernel's watch of the granted folders with it while it holds
+// CAP_SYS_ADMIN (image/posthoc-watch.c). Without that capability, which nothing else in the container ever
+// holds, fanotify offers only what inotify does (marks on single files one can read, no pids).
 // Every capability is dropped as well (container-policy.ts): most of these already need one, the profile
 // is the second wall. Pure data, so tests read it and the policy test snapshots it.
 
@@ -26,7 +29,7 @@ const REFUSED = [
   'init_module', 'finit_module', 'delete_module', 'create_module', 'get_kernel_syms', 'query_module',
   'kexec_load', 'kexec_file_load', 'reboot', 'swapon', 'swapoff', 'acct', 'quotactl', 'quotactl_fd', 'nfsservctl',
   'keyctl', 'add_key', 'request_key',
-  'bpf', 'perf_event_open', 'userfaultfd', 'fanotify_init', 'lookup_dcookie',
+  'bpf', 'perf_event_open', 'userfaultfd', 'lookup_dcookie',
   'io_uring_setup', 'io_uring_enter', 'io_uring_register',
   'open_by_handle_at', 'name_to_handle_at',
   'settimeofday', 'clock_settime', 'clock_settime64', 'clock_adjtime', 'clock_adjtime64', 'adjtimex', 'stime',

@@ -6,7 +6,9 @@ import { randomUUID } from 'node:crypto';
 import type { Action, ActionOutput, Effect, Task } from '../../shared/domain';
 import type { CodeBlock } from '../agent/codeact-parser';
 import type { Figures } from '../effects/figures/figures';
+import type { WriteClaims } from '../effects/fs/attribution';
 import type { FsChannel } from '../effects/fs/fs-channel';
+import { kernelAccount } from '../effects/fs/watch-log';
 import type { Gateway } from '../gateway/gateway';
 import { SandboxError } from '../sandbox/docker-client';
 import type { RunnerResult } from '../sandbox/action-channel';
@@ -134,8 +136,11 @@ export class ActionRunner {
 
     let recorded: Awaited<ReturnType<FsChannel['after']>>;
     try {
-      recorded = await this.fs.after(id, befores, claims);
+      // The kernel's account runs up to the checkpoint after: its tail is taken once that checkpoint is.
+      recorded = await this.fs.after(id, befores, () => this.settle(task.id, claims));
     } catch (error) {
+      // Freezes the container if after() failed before it asked (settle is idempotent).
+      await this.executor.settle(task.id).catch(() => undefined);
       const saved = this.finishUnrecorded(action, task, output ?? { ...action.output, exitCode: null }, calls, error, redactor);
       if (failure instanceof SandboxError) throw failure;
       return saved;
@@ -165,6 +170,20 @@ export class ActionRunner {
       finishedAt,
     };
     return this.publish(action);
+  }
+
+  /**
+   * The action's record of what it changed, for fs.after: the claim library's log as it came, or the kernel's
+   * account with its tail (since the action's end, up to the checkpoint after) taken now, which also freezes
+   * the container.
+   */
+  private async settle(taskId: string, claims: ActionClaims | null): Promise<WriteClaims | null> {
+    const tail = await this.executor.settle(taskId);
+    if (!claims || claims.kind !== 'kernel') return claims;
+    const logs = tail && 'log' in tail ? [...claims.logs, tail.log] : claims.logs;
+    // No tail, an edit made after the action's end went unseen: the account says nothing of outside then.
+    const lost = claims.lost ?? (tail === null || 'lost' in tail ? `the kernel's account after the action could not be read (${tail && 'lost' in tail ? tail.lost : 'no answer'})` : undefined);
+    return { kind: 'kernel', log: kernelAccount(logs, claims.servers, lost) };
   }
 
   /**

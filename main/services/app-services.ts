@@ -14,6 +14,7 @@ import { DbEngines } from '../effects/db/engine';
 import { PostgresEngine } from '../effects/db/postgres';
 import { SqliteEngine } from '../effects/db/sqlite';
 import { FsChannel } from '../effects/fs/fs-channel';
+import { namesByHandle } from '../effects/fs/beneath';
 import { Gateway } from '../gateway/gateway';
 import { ServiceRegistry } from '../gateway/service-registry';
 import { serviceRoute } from '../gateway/service-route';
@@ -127,11 +128,15 @@ export function createServices(options: {
   const packageCache = new PackageCache(join(options.dataDir, 'packages'));
   gateway.route('pip', pipRoute(packageCache, () => settings.packagePolicy()));
   gateway.route('npm', npmRoute(packageCache, () => settings.packagePolicy()));
+  // How what an action changes is recorded: the kernel's account where the host can name paths by file handle
+  // (the beneath addon), else (or with POSTHOC_ATTRIBUTION=library) the claim library's log.
+  const kernelWatch = namesByHandle() && (options.env ?? process.env).POSTHOC_ATTRIBUTION !== 'library';
   const executor = new SandboxExecutor(docker, options.image ?? SANDBOX_IMAGE, {
     controlDir: join(options.dataDir, 'sandbox'),
     doors: { open: async (taskId) => (await gateway.open(taskId)).dir, close: (taskId) => gateway.close(taskId) },
     // Each task's own environment (pip and npm installs), kept while the task exists.
     envDir: join(options.dataDir, 'task-env'),
+    watch: kernelWatch,
   });
   // MCP servers (issue 16): stdio servers in the task's own confined containers, remote ones over streamable
   // HTTP from here with their token from the vault; every tool call through the gateway's /mcp route.
@@ -143,6 +148,7 @@ export function createServices(options: {
     controlDir: join(options.dataDir, 'sandbox'),
     envDir: join(options.dataDir, 'task-env'),
     doors: { open: async (taskId) => (await gateway.open(taskId)).dir },
+    watch: kernelWatch,
   });
   const mcpHub = new ListingHub({
     connectors: {

@@ -1,7 +1,7 @@
 // Tasks: start one, continue it, cancel it, undo or keep its actions. The agent runs in the background;
 // every change reaches the front ends as contract events.
 import { realpath, stat } from 'node:fs/promises';
-import { basename } from 'node:path';
+import { basename, resolve, sep } from 'node:path';
 import type { Action, Task, TaskDetail, UndoResult, Usage, WorkspaceGrant } from '../../shared/domain';
 import { runAgent, type AgentOutcome } from '../agent/agent-loop';
 import { LlmClient, type ChatMessage } from '../agent/llm-client';
@@ -11,6 +11,7 @@ import type { MemoryFile } from '../effects/memory/memory-file';
 import type { MemoryRoute } from '../effects/memory/memory-route';
 import { systemPrompt, type PromptService } from '../agent/system-prompt';
 import { readFolderInstructions } from '../agent/folder-instructions';
+import { folderIdentity, readHeadBeneath } from '../effects/fs/beneath';
 import { readReply, withoutReasoning } from '../../shared/codeact/reply';
 import { budgetReached, parseBudget, priceOf, priced, type Budget } from '../agent/usage';
 import { currentGrantHost, grantRefusal } from '../policy/grant-rules';
@@ -279,7 +280,7 @@ export class TaskService {
     const services = task.services.flatMap((name) => this.serviceInfo?.(name) ?? []);
     const memory = this.memory && !this.withoutMemory.has(task.id) ? memorySection(this.memory.file.read()).join('\n') : '';
     const mcp = task.mcp?.length && this.mcpPrompt ? await this.mcpPrompt(task, signal) : '';
-    const messages: ChatMessage[] = [{ role: 'system', content: systemPrompt(task.workspaces, maxSteps, databases, services, await readFolderInstructions(task.workspaces)) + (memory ? `\n${memory}` : '') + mcp }];
+    const messages: ChatMessage[] = [{ role: 'system', content: systemPrompt(task.workspaces, maxSteps, databases, services, await readFolderInstructions(task.workspaces, (g, rel, limit) => readHeadBeneath(g.hostPath, g.identity ?? null, rel, limit))) + (memory ? `\n${memory}` : '') + mcp }];
     for (const m of this.store.listMessages(task.id)) {
       messages.push(m.role === 'assistant' ? { role: 'assistant', content: withoutReasoning(m.content) } : { role: 'user', content: m.content });
     }
@@ -305,11 +306,31 @@ export class TaskService {
       if (!st) throw new ServiceError('invalid-input', `The folder ${p} does not exist. Grant an existing folder.`);
       if (!st.isDirectory()) throw new ServiceError('invalid-input', `${p} is not a folder. Grant a folder, not a file.`);
       const real = await realpath(p);
-      const guarded = await Promise.all(this.protectedPaths.map((g) => realpath(g).catch(() => g)));
-      const refusal = grantRefusal({ requested: p, real }, currentGrantHost(), guarded);
+      // Posthoc's own folders as named and as resolved: a data folder reached through a link inside a grant
+      // would be reachable by the sandbox once the link is swapped.
+      const guarded = (await Promise.all(this.protectedPaths.map(async (g) => [resolve(g), await realpath(g).catch(() => resolve(g))]))).flat();
+      const refusal = grantRefusal({ requested: p, real }, currentGrantHost(), [...new Set(guarded)]);
       if (refusal) throw new ServiceError('invalid-input', refusal);
       if (!resolved.includes(real)) resolved.push(real);
     }
+    // Folders granted one inside the other: the inner one is reachable through the outer's mount, where the
+    // sandbox can swap it for a link. One folder, one grant: grant the outer one alone.
+    const nested = nestedGrant(resolved);
+    if (nested) {
+      throw new ServiceError(
+        'invalid-input',
+        `${nested.inner} lies inside ${nested.outer}, which is granted too. Grant ${nested.outer} alone: the sandbox sees ${nested.inner} inside it.`,
+      );
+    }
+    // What each folder is, read now with no link followed on its path: every later read, write and container
+    // start checks it again.
+    const identities = resolved.map((path) => {
+      try {
+        return folderIdentity(path);
+      } catch (error) {
+        throw new ServiceError('invalid-input', error instanceof Error ? error.message : String(error));
+      }
+    });
     // Who actions run as must be able to write every folder, or the task is refused before its first action.
     const owners = await Promise.all(resolved.map(async (path) => ({ path, ...(await stat(path)) })));
     // (Linux: Docker Desktop's file sharing on macOS and Windows maps owners itself.)
@@ -317,7 +338,7 @@ export class TaskService {
     if (cannot) throw new ServiceError('invalid-input', cannot);
     const names = uniqueNames(resolved.map((p) => basename(p) || 'folder'));
     const mounts = mountPaths(resolved, names);
-    return resolved.map((hostPath, i) => ({ name: names[i]!, hostPath, mountPath: mounts[i]!, readOnly: false }));
+    return resolved.map((hostPath, i) => ({ name: names[i]!, hostPath, mountPath: mounts[i]!, readOnly: false, identity: identities[i]! }));
   }
 
   private setTask(taskId: string, patch: Parameters<TaskStore['updateTask']>[1]): Task {
@@ -331,6 +352,16 @@ export class TaskService {
     if (!task) throw new ServiceError('not-found', `No task ${taskId}. List tasks with "posthoc tasks".`);
     return task;
   }
+}
+
+/** Two folders of which one lies inside the other, or null. */
+export function nestedGrant(paths: readonly string[]): { outer: string; inner: string } | null {
+  for (const outer of paths) {
+    for (const inner of paths) {
+      if (outer !== inner && inner.startsWith(outer.endsWith(sep) ? outer : outer + sep)) return { outer, inner };
+    }
+  }
+  return null;
 }
 
 function titleOf(prompt: string): string {

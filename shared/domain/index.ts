@@ -25,6 +25,12 @@ export const WorkspaceGrant = z.object({
   /** Where the sandbox sees it. */
   mountPath: z.string(),
   readOnly: z.boolean(),
+  /**
+   * What was granted: the folder's device and inode (decimal), read when it was granted with no link followed
+   * on the way. The host checks it again before every read, write and container start: a folder since
+   * replaced (by a link, or another folder) is refused. Absent on grants made before it was recorded.
+   */
+  identity: z.object({ dev: z.string(), ino: z.string() }).optional(),
 });
 export type WorkspaceGrant = z.infer<typeof WorkspaceGrant>;
 

@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FsEffect } from '../../shared/domain';
-import { OWNERS, own } from '../support/claims';
+import { OWNERS, own, ownPaths } from '../support/claims';
 import type { ChatRequest } from '../support/fake-openai-server';
 import { startHarness, type Harness } from '../support/services-harness';
 import { tempDirs } from '../support/temp-dir';
@@ -59,7 +59,7 @@ describe.each(OWNERS)('attribution with the real sandbox ($who)', ({ uid }) => {
     while (!existsSync(join(ws, 'started.txt'))) await sleep(20);
     writeFileSync(join(ws, 'notes.txt'), 'the person edited this while the action ran\n');
     writeFileSync(join(ws, 'person.txt'), 'the person\n');
-    own(ws, uid);
+    ownPaths(ws, uid, ['person.txt']);
     const task = await services.tasks.wait(started.id);
     expect(task.status, task.error ?? '').toBe('done');
 
@@ -89,7 +89,7 @@ describe.each(OWNERS)('attribution with the real sandbox ($who)', ({ uid }) => {
     while (!existsSync(join(ws, 'started.txt'))) await sleep(20);
     writeFileSync(join(ws, 'notes.txt'), 'the person, after the action wrote it\n');
     writeFileSync(join(ws, 'go.txt'), 'go\n');
-    own(ws, uid);
+    ownPaths(ws, uid, ['go.txt']);
     const task = await services.tasks.wait(started.id);
     const [action] = services.tasks.get(task.id).actions;
     const effect = action!.effects.find((e): e is FsEffect => e.channel === 'fs')!;
@@ -120,7 +120,7 @@ describe.each(OWNERS)('attribution with the real sandbox ($who)', ({ uid }) => {
     while (services.tasks.get(b.id).actions.length === 0) await sleep(20);
     expect(existsSync(join(ws, 'b.txt'))).toBe(false);
     writeFileSync(join(ws, 'go.txt'), 'go\n');
-    own(ws, uid);
+    ownPaths(ws, uid, ['go.txt']);
     const [doneA, doneB] = await Promise.all([services.tasks.wait(a.id), services.tasks.wait(b.id)]);
     expect([doneA.status, doneB.status]).toEqual(['done', 'done']);
     const [actionA] = services.tasks.get(a.id).actions;

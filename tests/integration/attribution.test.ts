@@ -5,7 +5,7 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ActionClaims } from '../../main/sandbox/claims';
+import type { LibraryClaims } from '../../main/sandbox/claims';
 import type { Action, FsEffect } from '../../shared/domain';
 import { claimsNow, OWNERS, own } from '../support/claims';
 import { startUndoHarness, type UndoHarness } from '../support/undo-harness';
@@ -29,7 +29,7 @@ const write = (ws: string, p: string, text: string) => {
 function actWith(
   h: UndoHarness,
   uid: number | null,
-  step: { action: () => void; claims: () => ActionClaims | null | undefined; meanwhile?: () => void },
+  step: { action: () => void; claims: () => LibraryClaims | null | undefined; meanwhile?: () => void },
 ): Promise<Action> {
   return h.act(step.action, {
     lease: true,
@@ -195,7 +195,7 @@ describe.each(OWNERS)('attribution ($who)', ({ uid }) => {
     const ws = h.workspace;
     const action = await actWith(h, uid, {
       action: () => write(ws, 'out.txt', 'the action\n'),
-      claims: () => ({ complete: false, folders: [] }) as ActionClaims,
+      claims: () => ({ complete: false, folders: [] }) as LibraryClaims,
       meanwhile: () => write(ws, 'notes.txt', 'the person\n'),
     });
     const effect = fsEffect(action);

@@ -54,13 +54,10 @@ describe.each(owners)('red team, raw actions: $label', (owner) => {
     dirs.cleanup();
   });
 
-  let lastClaims: ActionClaims | null | undefined;
   const run = (source: string, language: ActionLanguage = 'python', timeoutSeconds = 30): Promise<ActionOutput> => {
     const actionId = `redteam-${++seq}`;
     services.gateway.beginAction(task.id, actionId);
-    return services.executor
-      .run({ taskId: task.id, workspaces: task.workspaces, seq, language, source, timeoutSeconds, onClaims: (c) => (lastClaims = c) })
-      .finally(() => services.gateway.endAction(task.id));
+    return services.executor.run({ taskId: task.id, workspaces: task.workspaces, seq, language, source, timeoutSeconds }).finally(() => services.gateway.endAction(task.id));
   };
   const containerId = async () => (await services.docker.listContainers({ all: true, filters: { label: [`${TASK_LABEL}=${task.id}`] } }))[0]?.Id;
 
@@ -341,7 +338,8 @@ describe.each(owners)('red team, raw actions: $label', (owner) => {
       3,
     );
     expect(Date.now() - started).toBeLessThan(25_000);
-    expect(out.stdout).toMatch(/fifo planted|refused 13/);
+    // refused 2: with the kernel's watch there is no claim log to replace (the runner never reads one).
+    expect(out.stdout).toMatch(/fifo planted|refused 13|refused 2/);
     expect((await run('print("next")')).stdout).toBe('next\n');
   });
 
@@ -376,16 +374,30 @@ describe.each(owners)('red team, raw actions: $label', (owner) => {
     await run('rm -f /tmp/fill', 'sh');
   });
 
-  it('forged claim lines naming paths outside the folder (.., %2e%2e, other absolute paths) claim nothing', async () => {
-    await run(
-      [
-        "lines = ['W\\t1\\t1\\t1\\t0\\t' + p + '\\n' for p in ['/workspace/../etc/passwd', '/workspace/a/%2e%2e/%2e%2e/etc/x', '/etc/shadow',",
-        "        '/workspace%2F..%2Fetc', '/workspace/./x', '/workspace//y', '/workspace/ok%2F..%2F..%2Fz', '/workspacex/evil']]",
-        "open('/run/posthoc-claims/log', 'a').write(''.join(lines))",
-      ].join('\n'),
-    );
-    expect(lastClaims).not.toBeNull();
-    const paths = lastClaims!.folders.flatMap((f) => [...f.paths.keys()]);
+  it('forged claim lines naming paths outside the folder (.., %2e%2e, other absolute paths) claim nothing (the claim library, where the kernel does not watch)', async () => {
+    // The claim library is the record only where the kernel cannot watch: a sandbox of its own, told so.
+    const library = createServices({ dataDir: dirs.make('posthoc-data-'), env: { POSTHOC_ATTRIBUTION: 'library' } });
+    let claims: ActionClaims | null | undefined;
+    try {
+      await library.executor.run({
+        taskId: `${task.id}-library`,
+        workspaces: task.workspaces,
+        seq: 1,
+        language: 'python',
+        timeoutSeconds: 30,
+        onClaims: (c) => (claims = c),
+        source: [
+          "lines = ['W\\t1\\t1\\t1\\t0\\t' + p + '\\n' for p in ['/workspace/../etc/passwd', '/workspace/a/%2e%2e/%2e%2e/etc/x', '/etc/shadow',",
+          "        '/workspace%2F..%2Fetc', '/workspace/./x', '/workspace//y', '/workspace/ok%2F..%2F..%2Fz', '/workspacex/evil']]",
+          "open('/run/posthoc-claims/log', 'a').write(''.join(lines))",
+        ].join('\n'),
+      });
+    } finally {
+      await library.close();
+    }
+    // The claim library's log came back (the forged lines in it), and none of them claims a path outside.
+    expect(claims && claims.kind !== 'kernel' && claims.folders.length).toBeTruthy();
+    const paths = claims && claims.kind !== 'kernel' ? claims.folders.flatMap((f) => [...f.paths.keys()]) : [];
     for (const p of paths) {
       expect(p.split('/')).not.toContain('..');
       expect(p.startsWith('/')).toBe(false);

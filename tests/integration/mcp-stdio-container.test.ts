@@ -10,6 +10,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { FsEffect, Task, WorkspaceGrant } from '../../shared/domain';
 import { FsChannel } from '../../main/effects/fs/fs-channel';
+import { GrantedFolder } from '../../main/effects/fs/beneath';
+import { FAN, kernelAccount } from '../../main/effects/fs/watch-log';
 import { SandboxExecutor } from '../../main/sandbox/executor';
 import { ActionRunner } from '../../main/services/action-runner';
 import { EventBus } from '../../main/services/event-bus';
@@ -166,15 +168,21 @@ describe('a stdio MCP server in its own container', () => {
     expect(st.uid).toBe(owner.uid);
     expect((await docker.getContainer(info!.Id).inspect()).State.Paused).toBe(true);
 
+    // What the kernel saw the server change, by the file's own handle.
     const claims = mcp.claimsSince(taskId, mark, [grant(workspace)]);
-    expect(claims?.complete).toBe(true);
-    const claim = claims!.folders.find((f) => f.workspace === 'ws')!.paths.get('hello.txt');
-    expect(claim?.final).toEqual({ ino: st.ino, size: st.size, mtimeNs: statSync(join(workspace, 'hello.txt'), { bigint: true }).mtimeNs.toString() });
+    expect(claims?.kind).toBe('kernel');
+    const account = kernelAccount([], claims!.kind === 'kernel' ? claims!.servers : []);
+    expect(account.complete).toBe(true);
+    const folder = GrantedFolder.open(workspace);
+    const handle = folder.handle('hello.txt');
+    folder.close();
+    expect(account.inside.some((r) => r.name === 'hello.txt' && r.object === handle && (r.mask & FAN.MODIFY) !== 0)).toBe(true);
     // Nothing new since: no claims to add to the next action.
     expect(mcp.claimsSince(taskId, mcp.mark(taskId), [grant(workspace)])).toBeNull();
-    // Merged into an action's own claims, the server's path is there and stays complete.
-    const merged = mergeClaims({ complete: true, folders: [{ workspace: 'ws', paths: new Map([['mine.txt', { final: 'absent', dir: false }]]) }] }, claims);
-    expect([...merged!.folders[0]!.paths.keys()].sort()).toEqual(['hello.txt', 'mine.txt']);
+    // Merged into an action's own account, the server's collections are there and it stays complete.
+    const merged = mergeClaims({ kind: 'kernel', logs: [], servers: [] }, claims);
+    expect(merged).toMatchObject({ kind: 'kernel', servers: [expect.any(Buffer)] });
+    expect(merged).not.toHaveProperty('lost');
 
     await conn.close();
     await expect(docker.getContainer(info!.Id).inspect()).rejects.toMatchObject({ statusCode: 404 });
@@ -254,7 +262,9 @@ describe('a stdio MCP server in its own container', () => {
     await expect(conn.use((c) => c.callTool({ name: 'boom', arguments: {} }))).rejects.toThrow(
       /The MCP server raw exited \(exit code 3\) during the call\. Its last output: boom: the disk is on fire/,
     );
-    expect(mcp.claimsSince(taskId, mark, [grant(dir)])?.complete).toBe(false);
+    // What it changed cannot be known whole: the record says so, whichever way it is kept.
+    const after = mcp.claimsSince(taskId, mark, [grant(dir)]);
+    expect(after && (after.kind === 'kernel' ? after.lost !== undefined : !after.complete)).toBe(true);
     await expect(conn.use((c) => c.listTools())).rejects.toThrow(/The MCP server raw exited/);
     await expect.poll(async () => (await containersOf(taskId)).length).toBe(0);
   });

@@ -7,7 +7,7 @@
 // Runs: POSTHOC_PROPERTY_RUNS (CI: 100; `npm run test:nightly` sets more).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ActionClaims, PathClaim } from '../../main/sandbox/claims';
+import type { LibraryClaims, PathClaim } from '../../main/sandbox/claims';
 import type { Action } from '../../shared/domain';
 import { stampOf } from '../support/claims';
 import { startUndoHarness, type UndoHarness } from '../support/undo-harness';
@@ -78,7 +78,7 @@ async function act(
     },
     {
       lease: true,
-      claims: (): ActionClaims => {
+      claims: (): LibraryClaims => {
         const paths = new Map<string, PathClaim>([...claimed].map(([p, dir]) => [p, { final: stampOf(ws, p), dir }]));
         left = readDisk(ws);
         return { complete: true, folders: [{ workspace: 'workspace', paths }] };

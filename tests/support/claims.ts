@@ -2,7 +2,7 @@
 // these paths, stamped from the folder as the action left it (so call it right after the action's writes).
 import { chownSync, lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ActionClaims, FileStamp, PathClaim } from '../../main/sandbox/claims';
+import type { FileStamp, LibraryClaims, PathClaim } from '../../main/sandbox/claims';
 
 export function stampOf(folder: string, path: string): FileStamp | 'absent' {
   let st;
@@ -16,7 +16,7 @@ export function stampOf(folder: string, path: string): FileStamp | 'absent' {
 }
 
 /** Claims of one folder: each path with what it holds now; `dirs` are claimed as folders. */
-export function claimsNow(workspace: string, folder: string, paths: string[], dirs: string[] = []): ActionClaims {
+export function claimsNow(workspace: string, folder: string, paths: string[], dirs: string[] = []): LibraryClaims {
   const map = new Map<string, PathClaim>();
   for (const p of paths) map.set(p, { final: stampOf(folder, p), dir: false });
   for (const d of dirs) map.set(d, { final: stampOf(folder, d), dir: true });
@@ -34,4 +34,13 @@ export function own(folder: string, uid: number | null): void {
   if (uid === null || process.getuid?.() !== 0) return;
   chownSync(folder, uid, uid);
   for (const entry of readdirSync(folder, { withFileTypes: true, recursive: true })) chownSync(join(entry.parentPath, entry.name), uid, uid);
+}
+
+/**
+ * Gives only the named entries to `uid` (the files the person just wrote, as they would own them): chowning
+ * everything would touch the action's files too, which the kernel reports as the person changing them.
+ */
+export function ownPaths(folder: string, uid: number | null, paths: readonly string[]): void {
+  if (uid === null || process.getuid?.() !== 0) return;
+  for (const p of paths) chownSync(join(folder, p), uid, uid);
 }

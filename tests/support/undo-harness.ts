@@ -14,7 +14,7 @@ import { openDatabase, type AppDatabase } from '../../main/store/database';
 import { TaskStore } from '../../main/store/task-store';
 import { UndoStore } from '../../main/store/undo-store';
 import { UndoOperations } from '../../main/store/undo-operations';
-import type { ActionClaims } from '../../main/sandbox/claims';
+import type { LibraryClaims } from '../../main/sandbox/claims';
 import type { Action, Effect, Task, WorkspaceGrant } from '../../shared/domain';
 import { tempDirs } from './temp-dir';
 
@@ -22,7 +22,7 @@ export type ActOptions = {
   fails?: boolean;
   task?: Task;
   lease?: boolean;
-  claims?: () => ActionClaims | null | undefined;
+  claims?: () => LibraryClaims | null | undefined;
   meanwhile?: () => void;
   /** The action's effects on other channels (databases, services), read after `fn`; recorded after its files'. */
   effects?: () => Effect[];
@@ -112,7 +112,7 @@ export async function startUndoHarness(
     if (opts.lease) await fs.lease(id, t.id, t.workspaces, { taskTitle: t.title, actionSeq: base.seq });
     const befores = await fs.before(id, t.workspaces, t.id);
     running.add(t.id);
-    let claims: ActionClaims | null | undefined;
+    let claims: LibraryClaims | null | undefined;
     let others: Effect[] = [];
     try {
       await fn();

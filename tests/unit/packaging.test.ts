@@ -15,7 +15,7 @@ const section = (name: string): string[] => {
 };
 
 describe('electron-builder.yml ships the files the sandbox image is built from', () => {
-  const sources = ['main/sandbox/image/claims-preload.c', ...IMAGE_FILES.map((f) => `main/sandbox/image/${f.source}`)];
+  const sources = ['main/sandbox/image/claims-preload.c', 'main/sandbox/image/posthoc-watch.c', ...IMAGE_FILES.map((f) => `main/sandbox/image/${f.source}`)];
   it.each(['files', 'asarUnpack'])('%s lists every source', (name) => {
     const listed = section(name);
     for (const s of sources) expect(listed, s).toContain(s);

@@ -147,6 +147,7 @@ describe('the system prompt', () => {
     'python3-pip': 'pip',
     'python3-venv': 'venv',
     'python3-requests': 'requests',
+    'python3-pytest': 'pytest',
     nodejs: 'Node.js',
     npm: 'npm',
     curl: 'curl',

@@ -14,13 +14,18 @@ import { join } from 'node:path';
 import { checkRelative } from './path-guard';
 import type { Change } from './tree-diff';
 import { ancestorsOf, sameEntry, type Entry } from './tree-model';
+import type { KernelLog } from './watch-log';
 
 // These types mirror main/sandbox/claims.ts (ActionClaims) structurally: effects/ may not import
 // sandbox/ (tests/unit/architecture.test.ts), and the services layer hands one to the other.
 export type Stamp = { ino: number; size: number; mtimeNs: string };
 export type ClaimedPath = { final: Stamp | 'absent' | null; dir: boolean };
 export type FolderWriteClaims = { workspace: string; paths: ReadonlyMap<string, ClaimedPath> };
-export type WriteClaims = { complete: boolean; folders: readonly FolderWriteClaims[] };
+/** What the claim library in the sandbox logged (C library calls only). */
+export type LibraryWriteClaims = { kind?: 'library'; complete: boolean; folders: readonly FolderWriteClaims[] };
+/** What the kernel saw (watch-log.ts, matched by kernel-attribution.ts). */
+export type KernelWriteClaims = { kind: 'kernel'; log: KernelLog };
+export type WriteClaims = LibraryWriteClaims | KernelWriteClaims;
 
 export type Attribution = {
   /** The action's changes (ambiguous paths included). */
@@ -32,7 +37,7 @@ export type Attribution = {
 };
 
 /** The claims of one granted folder, by its name or host path; none when the action claimed nothing there. */
-export function claimsFor(claims: WriteClaims, name: string, hostPath: string): Map<string, ClaimedPath> {
+export function claimsFor(claims: LibraryWriteClaims, name: string, hostPath: string): Map<string, ClaimedPath> {
   const out = new Map<string, ClaimedPath>();
   for (const f of claims.folders) {
     if (f.workspace !== name && f.workspace !== hostPath) continue;

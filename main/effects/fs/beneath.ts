@@ -9,7 +9,7 @@
 // meanwhile, and safe enough only because no sandbox process runs while the host checkpoints or restores a
 // folder (the action's container is frozen or stopped then).
 import * as fs from 'node:fs';
-import { join } from 'node:path';
+import { isAbsolute, join, normalize } from 'node:path';
 import { loadAddon } from '../native-addon';
 import { checkRelative, PathOutsideWorkspace, resolveInsideSync } from './path-guard';
 
@@ -25,6 +25,7 @@ type Addon = {
   statAt(dirFd: number, name: string): EntryStat | null;
   readlinkAt(dirFd: number, name: string): Buffer;
   readNames(dirFd: number): string[];
+  handleAt(dirFd: number, name: string): { type: number; handle: Buffer } | null;
 };
 
 /** What lstat says of one entry. */
@@ -57,6 +58,11 @@ export function beneathDescription(): string {
   return loaded!.reason;
 }
 
+/** Whether this host can name a granted folder's paths by the kernel's file handles (the sandbox's kernel watch needs it). */
+export function namesByHandle(): boolean {
+  return typeof addon()?.handleAt === 'function';
+}
+
 /** The addon's raw calls, for its own tests. */
 export function beneathAddon(): Addon | null {
   return addon();
@@ -86,6 +92,87 @@ export interface FolderDir {
 
 export type OpenedFile = { fd: number; stat: fs.Stats };
 
+/** What a granted folder is: its device and inode (decimal strings: 64-bit values). */
+export type FolderIdentity = { dev: string; ino: string };
+
+/** A granted folder that is no longer the folder granted: moved, replaced, or a link on its way now. */
+export class GrantMoved extends Error {
+  readonly code = 'EGRANTMOVED';
+}
+
+/**
+ * Opens an absolute folder path without following a link anywhere on it, from "/" down (a grant's path is
+ * resolved once, when it is granted, so it holds none): a folder swapped for a link since is refused.
+ */
+function openRootNoFollow(root: string): number {
+  if (!isAbsolute(root)) throw new GrantMoved(`The granted folder ${root} is not an absolute path.`);
+  const rel = normalize(root).replace(/^\/+/, '').replace(/\/+$/, '');
+  const native = addon();
+  try {
+    if (native) {
+      const top = fs.openSync('/', O_RDONLY | O_DIRECTORY);
+      try {
+        return rel === '' ? fs.openSync('/', O_RDONLY | O_DIRECTORY) : native.openBeneath(top, rel, O_RDONLY | O_DIRECTORY, 0);
+      } finally {
+        fs.closeSync(top);
+      }
+    }
+    // By path, checking each component first: racy, but no sandbox process runs while this is used.
+    let at = '/';
+    for (const part of rel.split('/').filter(Boolean)) {
+      at = join(at, part);
+      if (fs.lstatSync(at).isSymbolicLink()) throw Object.assign(new Error(`${at} is a symbolic link`), { code: 'ELOOP' });
+    }
+    return fs.openSync(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP' || code === 'EXDEV') {
+      throw new GrantMoved(
+        `The granted folder ${root} now lies behind a symbolic link (it, or a folder on its way, was replaced by one): Posthoc will not read or write it. If the folder it leads to is the right one, grant that folder in a new task.`,
+      );
+    }
+    throw error;
+  }
+}
+
+/** The folder's identity, read with no link followed on its path (GrantMoved when one is there). */
+export function folderIdentity(root: string): FolderIdentity {
+  const fd = openRootNoFollow(root);
+  try {
+    const st = fs.fstatSync(fd, { bigint: true });
+    return { dev: st.dev.toString(), ino: st.ino.toString() };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * At most `limit` bytes from the start of the regular file at `rel` in the granted folder `root` (checked to
+ * be `identity`), read through a handle opened beneath it with no link followed; null when nothing, a link, a
+ * folder or anything but a regular file is there. GrantMoved when the folder itself is no longer the one granted.
+ */
+export function readHeadBeneath(root: string, identity: FolderIdentity | null, rel: string, limit: number): Buffer | null {
+  const folder = GrantedFolder.open(root, identity);
+  try {
+    const opened = folder.openFile(rel);
+    if (opened === null || opened === 'link') return null;
+    try {
+      if (!opened.stat.isFile()) return null;
+      const buffer = Buffer.alloc(limit);
+      let got = 0;
+      for (;;) {
+        const n = fs.readSync(opened.fd, buffer, got, limit - got, got);
+        if (n === 0 || (got += n) >= limit) break;
+      }
+      return buffer.subarray(0, got);
+    } finally {
+      fs.closeSync(opened.fd);
+    }
+  } finally {
+    folder.close();
+  }
+}
+
 /** A granted folder, held open while the host works in it. */
 export class GrantedFolder {
   private constructor(
@@ -95,12 +182,36 @@ export class GrantedFolder {
   ) {}
 
   /**
-   * Opens the granted folder itself. Its own path is the person's choice and may go through links (a home
-   * folder on another disk); the sandbox sees only what is inside it, so only that is opened beneath.
+   * Opens the granted folder itself, no link followed on its path, and checks it is `expected` (the folder
+   * granted): a folder moved or replaced since is refused with GrantMoved, and nothing is read or written.
    */
-  static open(root: string): GrantedFolder {
+  static open(root: string, expected?: FolderIdentity | null): GrantedFolder {
     const native = addon();
-    return new GrantedFolder(root, native ? fs.openSync(root, O_RDONLY | O_DIRECTORY) : null, native);
+    const fd = openRootNoFollow(root);
+    try {
+      if (expected) {
+        const st = fs.fstatSync(fd, { bigint: true });
+        if (st.dev.toString() !== expected.dev || st.ino.toString() !== expected.ino) {
+          throw new GrantMoved(
+            `The granted folder ${root} is no longer the folder that was granted (device ${expected.dev}, inode ${expected.ino}; now device ${st.dev}, inode ${st.ino}): it was moved or replaced since. Posthoc will not read or write it. If the folder there now is the right one, grant it in a new task.`,
+          );
+        }
+      }
+    } catch (error) {
+      fs.closeSync(fd);
+      throw error;
+    }
+    if (native) return new GrantedFolder(root, fd, native);
+    fs.closeSync(fd);
+    return new GrantedFolder(root, null, null);
+  }
+
+  /**
+   * The path to list the folder by: on Linux its open handle (/proc/self/fd/N, which names exactly the folder
+   * opened and checked, whatever happens to its path meanwhile), else its path.
+   */
+  get listRoot(): string {
+    return this.fd !== null && process.platform === 'linux' ? `/proc/self/fd/${this.fd}` : this.root;
   }
 
   /** Whether this folder is reached through file descriptors (the addon) or by path (the fallback). */
@@ -171,6 +282,35 @@ export class GrantedFolder {
     }
   }
 
+  /**
+   * The kernel's file handle of the entry at `rel` ('' the folder itself) as "TYPE:HEX", the form the sandbox's
+   * watcher reports (watch-log.ts); null when it is gone, a link is on the way, or the file system has no
+   * handles. Needs the addon: null without it.
+   */
+  handle(rel: string): string | null {
+    if (!this.native || this.fd === null) return null;
+    try {
+      let got;
+      if (rel === '') {
+        got = this.native.handleAt(this.fd, '');
+      } else {
+        const parts = checkRelative(rel);
+        const name = parts.pop()!;
+        const dir = this.openDir(parts.join('/'));
+        if (!dir) return null;
+        try {
+          got = this.native.handleAt((dir as FdDir).descriptor, name);
+        } finally {
+          dir.close();
+        }
+      }
+      return got ? `${got.type}:${got.handle.toString('hex')}` : null;
+    } catch (error) {
+      if (error instanceof PathOutsideWorkspace) return null;
+      throw error;
+    }
+  }
+
   close(): void {
     if (this.fd !== null) fs.closeSync(this.fd);
     this.fd = null;
@@ -211,6 +351,9 @@ class FdDir implements FolderDir {
     private fd: number,
     readonly rel: string,
   ) {}
+  get descriptor(): number {
+    return this.fd;
+  }
   self(): EntryStat {
     const st = fs.fstatSync(this.fd);
     return { mode: st.mode, uid: st.uid, gid: st.gid, size: st.size, ino: st.ino, dev: st.dev };

@@ -12,8 +12,9 @@
 // Commits chain at most two deep (after → before, undone → before undo) so garbage collection can drop
 // any checkpoint no undoable action needs.
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { folderIdentity, GrantedFolder, type FolderIdentity } from './beneath';
 import { FolderScanner, RACY_WINDOW_MS, type ScanLimits } from './folder-scanner';
 import { ShadowRepo } from './git-objects';
 import { PRIVATE_MODES_FILE, PrivateModes } from './private-modes';
@@ -44,11 +45,14 @@ export type CheckpointOptions = {
 export const DEFAULT_LARGE_FILE_BYTES = 8 * 1024 * 1024;
 const NOT_COVERED = 'Not-Covered: ';
 const CACHE_FILE = 'posthoc-stat-cache.json';
+/** The folder's identity (device and inode): every host read and write checks the folder is still it. */
+const IDENTITY_FILE = 'posthoc-folder-identity.json';
 
 export class CheckpointStore {
   private readonly cache: StatCache;
   private readonly modes: PrivateModes;
   private readonly checkpoints = new Map<string, Checkpoint>();
+  private folderId: FolderIdentity | null;
 
   private constructor(
     readonly workspace: string,
@@ -59,6 +63,33 @@ export class CheckpointStore {
     this.modes = new PrivateModes(join(repo.gitdir, PRIVATE_MODES_FILE));
     // Checkpointed before private modes were recorded: the next walk reads every file once, so it sees them all.
     if (!this.modes.exists()) this.cache.distrust();
+    this.folderId = readIdentity(join(repo.gitdir, IDENTITY_FILE));
+  }
+
+  /**
+   * What the folder is: recorded by the first checkpoint (or from its grant), then checked before every walk
+   * and every restore, so a folder replaced since (by a link to elsewhere, or another folder) is never read
+   * into a checkpoint nor written by an undo.
+   */
+  identity(): FolderIdentity {
+    if (!this.folderId) this.setIdentity(folderIdentity(this.workspace));
+    return this.folderId!;
+  }
+
+  /**
+   * The identity recorded when the folder was granted: the folder must be it now (GrantMoved if not); a
+   * store that knew another folder at this path (the person replaced it before granting it again) takes it.
+   */
+  expectIdentity(granted: FolderIdentity): void {
+    const known = this.folderId;
+    if (known && known.dev === granted.dev && known.ino === granted.ino) return;
+    GrantedFolder.open(this.workspace, granted).close();
+    this.setIdentity(granted);
+  }
+
+  private setIdentity(identity: FolderIdentity): void {
+    writeFileSync(join(this.repo.gitdir, IDENTITY_FILE), `${JSON.stringify(identity)}\n`);
+    this.folderId = identity;
   }
 
   get gitdir(): string {
@@ -83,7 +114,7 @@ export class CheckpointStore {
       parallelMinFiles: this.options.parallelMinFiles,
       javascriptLister: this.options.javascriptLister,
     };
-    const scanner = new FolderScanner(this.repo, this.cache, this.workspace, limits, this.options.racyWindowMs ?? RACY_WINDOW_MS);
+    const scanner = new FolderScanner(this.repo, this.cache, this.workspace, limits, this.options.racyWindowMs ?? RACY_WINDOW_MS, this.identity());
     const { tree, notCovered, hashed, sightings } = await scanner.scan();
     this.modes.note(sightings);
     this.modes.ensure();
@@ -142,7 +173,7 @@ export class CheckpointStore {
     const blobs: string[] = [];
     for (const e of replaced) if (e && e.kind !== 'dir' && e.kind !== 'uncovered') blobs.push(e.oid);
     this.repo.makeDurable(blobs);
-    return applyOps(this.workspace, this.repo, ops, tag, { hooks: this.options.restoreHooks, privatePerms: this.modes.reader() });
+    return applyOps(this.workspace, this.repo, ops, tag, { hooks: this.options.restoreHooks, privatePerms: this.modes.reader(), identity: this.identity() });
   }
 
   /** Keeps a checkpoint reachable (safe from garbage collection) under refs/posthoc/NAME. */
@@ -257,5 +288,14 @@ function removeStaleTemps(objects: string): void {
       const path = join(objects, dir, name);
       if (statSync(path).mtimeMs < cutoff) rmSync(path, { force: true });
     }
+  }
+}
+
+function readIdentity(path: string): FolderIdentity | null {
+  try {
+    const raw = JSON.parse(readFileSync(path, 'utf8')) as Partial<FolderIdentity>;
+    return typeof raw.dev === 'string' && typeof raw.ino === 'string' && /^\d+$/.test(raw.dev) && /^\d+$/.test(raw.ino) ? { dev: raw.dev, ino: raw.ino } : null;
+  } catch {
+    return null;
   }
 }

@@ -6,8 +6,14 @@
 //
 // Take and check a lease only while holding the folder's lock (folder-lock.ts): a second action, or an
 // undo, checks under the same lock, so it sees either no lease or one whose action is still running.
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+//
+// A folder's lease also covers every folder inside it and every folder it lies inside (two tasks granted
+// ~/project and ~/project/app): an action in the outer folder changes the inner one's files, so the two may
+// not share a window either. The folders hold different locks, so the lease is written first and the other
+// leases checked after: of two overlapping leases written at once, the later one (by the time it was
+// written) gives way, and each sees the other.
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, sep } from 'node:path';
 import { processAlive, processStartTime } from '../../platform/process-owner';
 
 export type LeaseHolder = {
@@ -19,6 +25,10 @@ export type LeaseHolder = {
   taskTitle: string | null;
   actionSeq: number | null;
   since: string;
+  /** The folder leased (absent in leases of earlier versions: they cover their own folder only). */
+  folder?: string;
+  /** When it was written, in nanoseconds since the epoch: which of two overlapping leases gives way. */
+  sinceNs?: string;
 };
 
 export type LeaseLabel = { taskTitle?: string | null; actionSeq?: number | null };
@@ -42,6 +52,16 @@ const LEASE_FILE = 'posthoc.lease';
 const mine = new Map<string, LeaseHolder>();
 
 export class FolderLeases {
+  /** `root`: the folder holding every folder's shadow repository (where overlapping leases are found). */
+  constructor(private readonly root: string | null = null) {}
+
+  /**
+   * The live holder of a lease on this folder, or on a folder it lies inside or that lies inside it; null
+   * when none (stale lease files are removed).
+   */
+  holderCovering(gitdir: string, folder: string): LeaseHolder | null {
+    return this.holder(gitdir) ?? this.overlapping(gitdir, folder);
+  }
 
   /** The live holder of a folder's lease, or null (a stale lease file is removed). */
   holder(gitdir: string): LeaseHolder | null {
@@ -60,11 +80,20 @@ export class FolderLeases {
     return null;
   }
 
-  /** Takes the lease for an action, or returns who holds it. Idempotent for the same action. */
-  take(gitdir: string, holder: Omit<LeaseHolder, 'pid' | 'started' | 'since'>): LeaseHolder | null {
+  /**
+   * Takes the lease for an action on `folder` (its shadow repository `gitdir`), or returns who holds it or
+   * an overlapping one. Idempotent for the same action.
+   */
+  take(gitdir: string, holder: Omit<LeaseHolder, 'pid' | 'started' | 'since' | 'folder' | 'sinceNs'>, folder?: string): LeaseHolder | null {
     const current = this.holder(gitdir);
     if (current) return current.actionId === holder.actionId && current.pid === process.pid ? null : current;
-    const lease: LeaseHolder = { ...holder, pid: process.pid, started: processStartTime(process.pid), since: new Date().toISOString() };
+    const lease: LeaseHolder = {
+      ...holder,
+      pid: process.pid,
+      started: processStartTime(process.pid),
+      since: new Date().toISOString(),
+      ...(folder ? { folder, sinceNs: nowNs() } : {}),
+    };
     try {
       writeFileSync(join(gitdir, LEASE_FILE), `${JSON.stringify(lease)}\n`, { flag: 'wx' });
     } catch (error) {
@@ -73,6 +102,13 @@ export class FolderLeases {
       return this.holder(gitdir) ?? lease;
     }
     mine.set(gitdir, lease);
+    if (folder) {
+      const other = this.overlapping(gitdir, folder);
+      if (other && precedes(other, lease)) {
+        this.release(gitdir, holder.actionId);
+        return other;
+      }
+    }
     return null;
   }
 
@@ -94,6 +130,32 @@ export class FolderLeases {
     return [...mine].filter(([, h]) => h.actionId === actionId).map(([g]) => g);
   }
 
+  /** A live lease on another folder that contains this one or lies inside it. */
+  private overlapping(gitdir: string, folder: string): LeaseHolder | null {
+    if (!this.root) return null;
+    let names: string[];
+    try {
+      names = readdirSync(this.root);
+    } catch {
+      return null;
+    }
+    for (const name of names) {
+      const other = join(this.root, name);
+      if (!name.endsWith('.git') || other === gitdir) continue;
+      let held: LeaseHolder;
+      try {
+        held = JSON.parse(readFileSync(join(other, LEASE_FILE), 'utf8')) as LeaseHolder;
+      } catch {
+        continue;
+      }
+      if (typeof held.folder !== 'string' || !overlaps(held.folder, folder)) continue;
+      // holder() checks it is live, and removes it when it is not.
+      const live = this.holder(other);
+      if (live) return live;
+    }
+    return null;
+  }
+
   private live(gitdir: string, held: LeaseHolder): boolean {
     if (!Number.isInteger(held.pid) || typeof held.actionId !== 'string') return false;
     // This process: live only while one of its actions holds it (else an earlier life of this pid left it).
@@ -112,3 +174,20 @@ export function describeHolder(h: LeaseHolder): string {
   return `${action}${task} (${where}, running since ${h.since})`;
 }
 
+/** Whether one folder is the other or lies inside it. */
+export function overlaps(a: string, b: string): boolean {
+  const inside = (x: string, y: string) => x === y || x.startsWith(y.endsWith(sep) ? y : y + sep);
+  return inside(a, b) || inside(b, a);
+}
+
+/** Of two overlapping leases, the one written first keeps it (ties: the lower pid, then action id). */
+function precedes(a: LeaseHolder, b: LeaseHolder): boolean {
+  const an = BigInt(a.sinceNs ?? '0');
+  const bn = BigInt(b.sinceNs ?? '0');
+  if (an !== bn) return an < bn;
+  return a.pid !== b.pid ? a.pid < b.pid : a.actionId < b.actionId;
+}
+
+function nowNs(): string {
+  return BigInt(Math.round((performance.timeOrigin + performance.now()) * 1e6)).toString();
+}

@@ -14,7 +14,7 @@ import * as fs from 'node:fs';
 import { closeSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { compareEntries, type ShadowRepo, type TreeEntry } from './git-objects';
-import { GrantedFolder } from './beneath';
+import { GrantedFolder, GrantMoved, type FolderIdentity } from './beneath';
 import type { CachedChild, DirState, StatCache } from './stat-cache';
 import { nativeLister } from './native-lister';
 import { KIND_DIR, KIND_FILE, KIND_LINK, KIND_OTHER, listerThreads, listFolders, listInParallel, type ListJob, type Listing } from './stat-lister';
@@ -63,7 +63,14 @@ export class FolderScanner {
     private readonly root: string,
     private readonly limits: ScanLimits,
     private readonly racyWindowMs = RACY_WINDOW_MS,
+    /** What the folder must be (GrantedFolder.open); null: whatever is at the path, with no link on it. */
+    private readonly identity: FolderIdentity | null = null,
   ) {}
+
+  /** Where the listers read the folder: its checked handle while it is open (GrantedFolder.listRoot). */
+  private get listRoot(): string {
+    return this.folder?.listRoot ?? this.root;
+  }
 
   async scan(): Promise<ScanResult> {
     this.now = Date.now();
@@ -74,8 +81,9 @@ export class FolderScanner {
     this.listings = new Map();
     let tree: string | null;
     try {
-      this.folder = GrantedFolder.open(this.root);
-    } catch {
+      this.folder = GrantedFolder.open(this.root, this.identity);
+    } catch (error) {
+      if (error instanceof GrantMoved) throw error;
       throw new Error(`The folder ${this.root} is gone or cannot be read, so it cannot be checkpointed.`);
     }
     try {
@@ -97,11 +105,11 @@ export class FolderScanner {
     if (native) {
       // libuv's threads list the bins side by side; this thread waits (nothing to yield to meanwhile).
       const bins = files < (this.limits.parallelMinFiles ?? PARALLEL_MIN_FILES) ? [[{ rel: '', recursive: true }]] : this.planBins(NATIVE_BINS, files);
-      return (await Promise.all(bins.filter((b) => b.length > 0).map((b) => native.list(this.root, b)))).flat();
+      return (await Promise.all(bins.filter((b) => b.length > 0).map((b) => native.list(this.listRoot, b)))).flat();
     }
     const threads = listerThreads();
-    if (threads === 0 || files < (this.limits.parallelMinFiles ?? PARALLEL_MIN_FILES)) return listFolders(fs, this.root, [{ rel: '', recursive: true }]);
-    return listInParallel(this.root, this.planBins(threads + 1, files));
+    if (threads === 0 || files < (this.limits.parallelMinFiles ?? PARALLEL_MIN_FILES)) return listFolders(fs, this.listRoot, [{ rel: '', recursive: true }]);
+    return listInParallel(this.listRoot, this.planBins(threads + 1, files));
   }
 
   /**
@@ -152,7 +160,7 @@ export class FolderScanner {
       // A folder that appeared since the plan was made: list it here (natively where built: the C lister
       // opens each folder relative to its parent and never through a link swapped in meanwhile).
       const native = this.limits.javascriptLister ? null : nativeLister();
-      const found = native ? await native.list(this.root, [{ rel, recursive: true }]) : listFolders(fs, this.root, [{ rel, recursive: true }]);
+      const found = native ? await native.list(this.listRoot, [{ rel, recursive: true }]) : listFolders(fs, this.listRoot, [{ rel, recursive: true }]);
       for (const l of found) this.listings.set(l.rel, l);
       listing = this.listings.get(rel)!;
     }

@@ -8,10 +8,12 @@
 import type { FsEffect, WorkspaceGrant } from '../../../shared/domain';
 import type { UndoStore } from '../../store/undo-store';
 import { attribute, claimsFor, type Attribution, type WriteClaims } from './attribution';
+import { GrantedFolder } from './beneath';
+import { attributeByKernel } from './kernel-attribution';
 import { CheckpointStore, type Checkpoint, type CheckpointOptions } from './checkpoint-store';
 import { FolderLocks } from './folder-lock';
 import { describeHolder, FolderBusy, FolderLeases, type LeaseHolder, type LeaseLabel } from './folder-lease';
-import { summarize } from './tree-diff';
+import { summarize, type Change } from './tree-diff';
 import type { NotCovered } from './tree-model';
 
 export type Checkpointed = { grant: WorkspaceGrant; store: CheckpointStore; commit: string; checkpoint: Checkpoint; taskId: string | null };
@@ -33,7 +35,7 @@ const LEASE_POLL_MS = 100;
 
 export class FsChannel {
   readonly locks = new FolderLocks();
-  readonly leases = new FolderLeases();
+  readonly leases: FolderLeases;
   private readonly stores = new Map<string, Promise<CheckpointStore>>();
   private saveTimer: NodeJS.Timeout | undefined;
   private gate: ((folders: string[]) => Promise<unknown>) | null = null;
@@ -42,7 +44,9 @@ export class FsChannel {
     private readonly checkpointsDir: string,
     readonly history: UndoStore,
     private readonly options: FsChannelOptions = {},
-  ) {}
+  ) {
+    this.leases = new FolderLeases(checkpointsDir);
+  }
 
   storeFor(hostPath: string): Promise<CheckpointStore> {
     let store = this.stores.get(hostPath);
@@ -87,11 +91,11 @@ export class FsChannel {
       for (const folder of folders) {
         for (;;) {
           // Taken under the folder's lock: an undo checks under it too (withIdleFolders).
-          const other = await this.withFolders([folder], async ([store]) => this.leases.take(store!.gitdir, holder));
+          const other = await this.withFolders([folder], async ([store]) => this.leases.take(store!.gitdir, holder, folder));
           if (!other) break;
           if (Date.now() >= deadline) {
             throw new FolderBusy(
-              `${folder} is in use by ${describeHolder(other)}. One action at a time may change a folder, so that each action's changes are told apart; this one waited ${seconds(waitMs)} for it and was not run. Run it again when that action has finished, or stop it.`,
+              `${folder} is in use by ${describeHolder(other)}${onOther(other, folder)}. One action at a time may change a folder, so that each action's changes are told apart; this one waited ${seconds(waitMs)} for it and was not run. Run it again when that action has finished, or stop it.`,
               folder,
               other,
             );
@@ -122,7 +126,7 @@ export class FsChannel {
     for (;;) {
       const result = await this.withFolders(folders, async (stores): Promise<{ value: T } | { folder: string; holder: LeaseHolder }> => {
         for (const store of stores) {
-          const holder = this.leases.holder(store.gitdir);
+          const holder = this.leases.holderCovering(store.gitdir, store.workspace);
           if (holder) return { folder: store.workspace, holder };
         }
         return { value: await fn(stores) };
@@ -130,7 +134,7 @@ export class FsChannel {
       if ('value' in result) return result.value;
       if (Date.now() >= deadline) {
         throw new FolderBusy(
-          `Cannot ${what} now: ${describeHolder(result.holder)} is running on ${result.folder}, and nothing is undone or redone under a running action. Posthoc waited ${seconds(waitMs)}; try again when it has finished.`,
+          `Cannot ${what} now: ${describeHolder(result.holder)} is running on ${result.folder}${onOther(result.holder, result.folder)}, and nothing is undone or redone under a running action. Posthoc waited ${seconds(waitMs)}; try again when it has finished.`,
           result.folder,
           result.holder,
         );
@@ -156,6 +160,8 @@ export class FsChannel {
       await this.gate?.(writable.map((g) => g.hostPath));
       for (const grant of writable) {
         const checkpoint = await this.withFolders([grant.hostPath], async ([store]) => {
+          // The folder granted, and no other: a folder replaced since (a link swapped in) is not touched.
+          if (grant.identity) store!.expectIdentity(grant.identity);
           const cp = await this.observe(store!, taskId, `before action ${actionId}`, actionId);
           await store!.pin(`actions/${actionId}/before`, cp.commit);
           return cp;
@@ -171,72 +177,82 @@ export class FsChannel {
 
   /**
    * Checkpoints the same folders after the action, records what it changed and returns its effects. With
-   * complete `claims` (what the action's processes said they wrote), changes made while it ran that are not
-   * its own are recorded as edits made outside Posthoc, after its change, so no undo reverts them; a claimed
-   * path someone changed again after the action's last write is recorded in both, so undo refuses for it.
-   * Without them every change in the window is the action's, as before attribution existed. Ends the
-   * action's lease on each folder, whatever happens.
+   * complete `claims` (what the kernel saw the sandbox's processes change, or what the claim library logged),
+   * changes made while it ran that are not its own are recorded as edits made outside Posthoc, after its
+   * change, so no undo reverts them; a path both changed is recorded in both, so undo refuses for it.
+   * Without them every change in the window is the action's, as before attribution existed. `claims` may be
+   * a function: it is called once every folder's checkpoint is taken (the kernel's account then covers the
+   * window up to the checkpoints). Ends the action's lease on each folder, whatever happens.
    */
-  async after(actionId: string, befores: Checkpointed[], claims?: WriteClaims | null): Promise<Array<{ effect: FsEffect; after: Checkpointed }>> {
+  async after(
+    actionId: string,
+    befores: Checkpointed[],
+    claims?: WriteClaims | null | (() => Promise<WriteClaims | null>),
+  ): Promise<Array<{ effect: FsEffect; after: Checkpointed }>> {
     const out: Array<{ effect: FsEffect; after: Checkpointed }> = [];
     try {
+      const snapshots: Checkpoint[] = [];
       for (const b of befores) {
-        const folder = b.grant.hostPath;
-        const result = await this.withFolders([folder], async ([store]) => {
-          const cp = await store!.snapshot(`after action ${actionId}`, { parent: b.commit, budgetBytes: this.budgetFor(folder) });
-          const changes = store!.diff(b.checkpoint.tree, cp.tree);
-          // A log cut short (over its size, or its file system full) may have lost any line: no change can
-          // be told to be the action's alone, so each is both, and undo refuses rather than guess.
-          const split = !claims
-            ? null
-            : claims.complete
-              ? attribute(folder, changes, claimsFor(claims, b.grant.name, folder), (p) => store!.lookup(b.checkpoint.tree, p))
-              : { mine: [...changes], theirs: [...changes], ambiguous: changes.map((c) => c.path) };
-          const mine = split ? split.mine : changes;
-          const summary = summarize(mine);
-          const record = { folder, taskId: b.taskId, journalId: null, fromCommit: b.commit, toCommit: cp.commit };
-          this.history.transaction(() => {
-            if (mine.length > 0) this.history.addChange({ ...record, kind: 'action', actionId, paths: mine.map((c) => c.path), summary });
-            if (split && split.theirs.length > 0) {
-              // Recorded after the action's change: it is in effect over it, so an undo of the action never
-              // puts back what someone else wrote meanwhile.
-              this.history.addChange({
-                ...record,
-                kind: 'external',
-                actionId: null,
-                foundBy: actionId,
-                during: true,
-                ambiguous: split.ambiguous,
-                paths: split.theirs.map((c) => c.path),
-                summary: summarize(split.theirs),
-              });
-            }
-            this.history.setHead(folder, cp.commit);
-          });
-          await store!.pin(`actions/${actionId}/after`, cp.commit);
-          await store!.pin('head', cp.commit);
-          this.scheduleSave();
-          const touched = new Set([...summary.modified, ...summary.deleted, ...summary.renamed.map((r) => r.from)]);
-          const effect: FsEffect = {
-            channel: 'fs',
-            workspace: b.grant.name,
-            added: summary.added,
-            modified: summary.modified,
-            deleted: summary.deleted,
-            renamed: summary.renamed,
-            checkpointBefore: b.commit,
-            checkpointAfter: cp.commit,
-            notCovered: notCoveredOf(b.checkpoint.notCovered, cp.notCovered, touched),
-            ...attributionOf(split, claims),
-          };
-          return { effect, cp };
-        });
-        out.push({ effect: result.effect, after: { ...b, commit: result.cp.commit, checkpoint: result.cp } });
+        snapshots.push(
+          await this.withFolders([b.grant.hostPath], ([store]) =>
+            store!.snapshot(`after action ${actionId}`, { parent: b.commit, budgetBytes: this.budgetFor(b.grant.hostPath) }),
+          ),
+        );
+      }
+      const told = typeof claims === 'function' ? await claims() : claims;
+      for (const [i, b] of befores.entries()) {
+        const cp = snapshots[i]!;
+        const effect = await this.withFolders([b.grant.hostPath], ([store]) => this.record(actionId, b, store!, cp, told ?? null));
+        out.push({ effect, after: { ...b, commit: cp.commit, checkpoint: cp } });
       }
     } finally {
       this.endLease(actionId);
     }
     return out;
+  }
+
+  /** Splits one folder's changes between the action and the rest, records both and returns the action's effect. */
+  private async record(actionId: string, b: Checkpointed, store: CheckpointStore, cp: Checkpoint, claims: WriteClaims | null): Promise<FsEffect> {
+    const folder = b.grant.hostPath;
+    const changes = store.diff(b.checkpoint.tree, cp.tree);
+    const split = splitChanges(changes, claims, b, store);
+    const mine = split ? split.mine : changes;
+    const summary = summarize(mine);
+    const record = { folder, taskId: b.taskId, journalId: null, fromCommit: b.commit, toCommit: cp.commit };
+    this.history.transaction(() => {
+      if (mine.length > 0) this.history.addChange({ ...record, kind: 'action', actionId, paths: mine.map((c) => c.path), summary });
+      if (split && split.theirs.length > 0) {
+        // Recorded after the action's change: it is in effect over it, so an undo of the action never
+        // puts back what someone else wrote meanwhile.
+        this.history.addChange({
+          ...record,
+          kind: 'external',
+          actionId: null,
+          foundBy: actionId,
+          during: true,
+          ambiguous: split.ambiguous,
+          paths: split.theirs.map((c) => c.path),
+          summary: summarize(split.theirs),
+        });
+      }
+      this.history.setHead(folder, cp.commit);
+    });
+    await store.pin(`actions/${actionId}/after`, cp.commit);
+    await store.pin('head', cp.commit);
+    this.scheduleSave();
+    const touched = new Set([...summary.modified, ...summary.deleted, ...summary.renamed.map((r) => r.from)]);
+    return {
+      channel: 'fs',
+      workspace: b.grant.name,
+      added: summary.added,
+      modified: summary.modified,
+      deleted: summary.deleted,
+      renamed: summary.renamed,
+      checkpointBefore: b.commit,
+      checkpointAfter: cp.commit,
+      notCovered: notCoveredOf(b.checkpoint.notCovered, cp.notCovered, touched),
+      ...attributionOf(split, claims),
+    };
   }
 
   /**
@@ -302,6 +318,31 @@ export class FsChannel {
   }
 }
 
+/**
+ * The changes split by the kernel's account or the claim library's; null without either. A log cut short (the
+ * kernel's queue overflowed, a table or the claim log over its size, its file system full) may have lost any
+ * record: no change can be told to be the action's alone, so each is both, and undo refuses rather than guess.
+ */
+function splitChanges(changes: Change[], claims: WriteClaims | null, b: Checkpointed, store: CheckpointStore): Attribution | null {
+  if (!claims) return null;
+  const folder = b.grant.hostPath;
+  if (claims.kind === 'kernel') {
+    if (!claims.log.complete || changes.length === 0) return claims.log.complete ? { mine: [], theirs: [], ambiguous: [] } : everyChangeBoth(changes);
+    const granted = GrantedFolder.open(folder, store.identity());
+    try {
+      return attributeByKernel(changes, claims.log, (rel) => granted.handle(rel));
+    } finally {
+      granted.close();
+    }
+  }
+  if (!claims.complete) return everyChangeBoth(changes);
+  return attribute(folder, changes, claimsFor(claims, b.grant.name, folder), (p) => store.lookup(b.checkpoint.tree, p));
+}
+
+function everyChangeBoth(changes: Change[]): Attribution {
+  return { mine: [...changes], theirs: [...changes], ambiguous: changes.map((c) => c.path) };
+}
+
 /** What the effect says about changes made by others while the action ran, or why it cannot say. */
 function attributionOf(split: Attribution | null, claims: WriteClaims | null | undefined): Pick<FsEffect, 'whileRunning' | 'unattributed'> {
   if (!split) {
@@ -310,7 +351,13 @@ function attributionOf(split: Attribution | null, claims: WriteClaims | null | u
         "Posthoc has no log of what the action wrote, so edits made by others while it ran cannot be told apart from the action's: all of them are taken for the action's.",
     };
   }
-  if (claims && !claims.complete) {
+  if (claims?.kind === 'kernel' && !claims.log.complete) {
+    return {
+      unattributed: `The kernel's account of what the action wrote is incomplete (${claims.log.why ?? 'events were lost'}), so no change can be told to be the action's alone: undo leaves them all as they are (keep the action, or put files back by hand).`,
+      ...(split.theirs.length > 0 ? { whileRunning: { ...summarize(split.theirs), ambiguous: split.ambiguous } } : {}),
+    };
+  }
+  if (claims && claims.kind !== 'kernel' && !claims.complete) {
     return {
       unattributed:
         "The sandbox's log of what the action wrote was cut short, so no change can be told to be the action's alone: undo leaves them all as they are (keep the action, or put files back by hand).",
@@ -319,6 +366,12 @@ function attributionOf(split: Attribution | null, claims: WriteClaims | null | u
   }
   if (split.theirs.length === 0) return {};
   return { whileRunning: { ...summarize(split.theirs), ambiguous: split.ambiguous } };
+}
+
+/** ", on FOLDER, which contains it" when a lease held on an overlapping folder is what stands in the way. */
+function onOther(holder: LeaseHolder, folder: string): string {
+  if (!holder.folder || holder.folder === folder) return '';
+  return holder.folder.length < folder.length ? ` (on ${holder.folder}, which contains it)` : ` (on ${holder.folder}, which lies inside it)`;
 }
 
 function sleep(ms: number): Promise<void> {

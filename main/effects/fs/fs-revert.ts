@@ -281,7 +281,7 @@ export class FsReverter {
           const store = stores[i]!;
           const fromTree = (await store.checkpoint(f.from)).tree;
           // Before anything scans: the crashed restore's own temporary files, by its exact tag.
-          removeRestoreTemps(store.workspace, f.paths, String(journal.id), (p) => store.lookup(fromTree, p) !== null);
+          removeRestoreTemps(store.workspace, f.paths, String(journal.id), (p) => store.lookup(fromTree, p) !== null, store.identity());
           const now = await store.snapshot(`found after interrupted ${journal.operation}`, { budgetBytes: this.channel.budgetFor(f.folder) });
           const toTree = (await store.checkpoint(f.to)).tree;
           for (const p of f.paths) {

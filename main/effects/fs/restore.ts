@@ -9,7 +9,7 @@
 // restore can never be steered into writing outside the folder.
 import { randomBytes } from 'node:crypto';
 import { closeSync, fchmodSync, fchownSync, fsyncSync, writeSync } from 'node:fs';
-import { type EntryStat, type FolderDir, GrantedFolder, isDir, isRegular } from './beneath';
+import { type EntryStat, type FolderDir, type FolderIdentity, GrantedFolder, isDir, isRegular } from './beneath';
 import type { ShadowRepo } from './git-objects';
 import { checkRelative, PathOutsideWorkspace } from './path-guard';
 import { defaultPerms } from './private-modes';
@@ -27,6 +27,8 @@ export type RestoreOptions = {
   hooks?: RestoreHooks;
   /** The permission bits recorded for a content seen private at a path (private-modes.ts), or null. */
   privatePerms?: (path: string, oid: string) => number | null;
+  /** What the folder must be (GrantedFolder.open): a folder replaced since is never written. */
+  identity?: FolderIdentity | null;
 };
 
 export async function applyOps(
@@ -34,7 +36,7 @@ export async function applyOps(
   repo: ShadowRepo,
   ops: readonly RestoreOp[],
   tag: string,
-  { hooks = {}, privatePerms = () => null }: RestoreOptions = {},
+  { hooks = {}, privatePerms = () => null, identity = null }: RestoreOptions = {},
 ): Promise<RestoreOutcome> {
   const outcome: RestoreOutcome = { written: [], removed: [], skipped: [] };
   let steps = 0;
@@ -42,7 +44,7 @@ export async function applyOps(
     steps++;
     await hooks.afterStep?.(steps);
   };
-  const folder = GrantedFolder.open(workspace);
+  const folder = GrantedFolder.open(workspace, identity);
   try {
     // 1. Remove what must go, deepest first, so folders are empty when their turn comes.
     const removals = [...ops].sort((a, b) => depthOf(b.path) - depthOf(a.path) || (a.path < b.path ? 1 : -1));
@@ -181,9 +183,15 @@ function foreignOwner(of: EntryStat): { uid: number; gid: number } | null {
  * with RESTORE_TEMP_PREFIX + tag + "-", except those `existedBefore` says were there before the restore
  * began (an action may create such a name too; checkpoints record it like any other file).
  */
-export function removeRestoreTemps(workspace: string, paths: readonly string[], tag: string, existedBefore: (path: string) => boolean): void {
+export function removeRestoreTemps(
+  workspace: string,
+  paths: readonly string[],
+  tag: string,
+  existedBefore: (path: string) => boolean,
+  identity: FolderIdentity | null = null,
+): void {
   const dirs = new Set(paths.map((p) => (p.includes('/') ? p.slice(0, p.lastIndexOf('/')) : '')));
-  const folder = GrantedFolder.open(workspace);
+  const folder = GrantedFolder.open(workspace, identity);
   try {
     for (const rel of dirs) {
       let dir: FolderDir | null;

@@ -25,6 +25,13 @@ export type McpTaskContext = {
   taskId: string;
   /** The task's granted folders: a stdio server sees them at the same paths as the sandbox (/workspace/NAME). */
   workspaces: readonly WorkspaceGrant[];
+  /**
+   * Whether the server may write the granted folders. Only a connection opened for an action's call is (its
+   * writes then happen inside that action's window, where they are recorded and undone); one opened to list
+   * tools as a run starts, or for an undo, sees every folder read-only: nothing of the server changes a
+   * granted folder outside an action. Absent: writable as granted.
+   */
+  writable?: boolean;
 };
 
 export interface McpConnector {

@@ -2,7 +2,10 @@
 // connector for the server's transport (stdio: the task's own MCP container; http: the remote server from the
 // host), its tools listed once (every page) and kept with what Posthoc does with their calls (McpToolView).
 // The task's run closes them (closeTask); an undo after the run opens one again for that task, and closes
-// it after (releaseUndo), so no container outlives what needed it.
+// it after (releaseUndo), so no container outlives what needed it. Only a connection opened for an action's
+// call may write the granted folders (McpTaskContext.writable): one opened to list tools as the run starts,
+// or for an undo, sees them read-only, and an action's first call starts the server again, writable, inside
+// its window — so whatever a server writes to a granted folder is an action's, recorded and undone.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { McpServerDefinition, McpToolView } from '../../../shared/domain/mcp';
 import type { McpConnection, McpConnector, McpTaskContext } from './connection';
@@ -33,7 +36,12 @@ type Entry = {
   tools: Promise<McpToolView[]> | null;
   /** Opened by an undo after the task's run ended: closed again once that undo is done. */
   undoOnly: boolean;
+  /** Opened for an action's call, with the granted folders writable (McpTaskContext.writable). */
+  writable: boolean;
 };
+
+/** Why a connection is asked for: an action's call is the only one that may write the granted folders. */
+type Purpose = 'list' | 'run' | 'undo';
 
 export class McpHub {
   private readonly tasks = new Map<string, Map<string, Entry>>();
@@ -47,7 +55,7 @@ export class McpHub {
 
   /** The server's tools for the task, listed once per connection, with their rules and inverses. */
   async tools(taskId: string, server: string, signal?: AbortSignal): Promise<McpToolView[]> {
-    const entry = await this.entry(taskId, server, false, signal);
+    const entry = await this.entry(taskId, server, 'list', signal);
     entry.tools ??= this.list(entry, signal);
     try {
       return await entry.tools;
@@ -59,7 +67,7 @@ export class McpHub {
 
   /** Calls a tool; resolves with what the server answered (isError included), rejects when it could not be asked. */
   async call(taskId: string, server: string, tool: string, args: Record<string, unknown>, signal?: AbortSignal, purpose: 'run' | 'undo' = 'run'): Promise<ToolResult> {
-    const entry = await this.entry(taskId, server, purpose === 'undo', signal);
+    const entry = await this.entry(taskId, server, purpose, signal);
     const connection = await entry.connection;
     try {
       const raw = await connection.use(
@@ -99,19 +107,23 @@ export class McpHub {
     await Promise.all([...this.tasks.keys()].map((id) => this.closeTask(id)));
   }
 
-  private async entry(taskId: string, name: string, undo: boolean, signal?: AbortSignal): Promise<Entry> {
+  private async entry(taskId: string, name: string, purpose: Purpose, signal?: AbortSignal): Promise<Entry> {
     let entries = this.tasks.get(taskId);
     const existing = entries?.get(name);
-    if (existing) {
-      if (!undo) existing.undoOnly = false;
+    if (existing && (purpose !== 'run' || existing.writable)) {
+      if (purpose !== 'undo') existing.undoOnly = false;
       return existing;
     }
+    // Listed read-only as the run began: an action's first call starts it again, able to write, inside the
+    // action's window.
+    if (existing) await this.drop(taskId, name, existing);
     const server = this.options.server(name);
     if (!server) throw new Error(`The MCP server "${name}" is no longer defined; ask the person to add it again (posthoc mcp add ${name} …).`);
     const task = this.options.task(taskId);
     if (!task) throw new Error(`The task ${taskId} does not exist, so its MCP server "${name}" cannot be started.`);
     const connector = this.options.connectors[server.transport.kind];
-    const entry: Entry = { server, connection: connector.connect(server, task, signal), tools: null, undoOnly: undo };
+    const writable = purpose === 'run';
+    const entry: Entry = { server, connection: connector.connect(server, { ...task, writable }, signal), tools: null, undoOnly: purpose === 'undo', writable };
     if (!entries) {
       entries = new Map();
       this.tasks.set(taskId, entries);

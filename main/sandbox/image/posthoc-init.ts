@@ -13,20 +13,29 @@
 //   in the already started interpreter, so an action pays neither a `docker exec` nor an interpreter
 //   start-up — streams its output, stops it at the timeout or when the host says stop, and then SIGKILLs
 //   every other process until none is left and says whether that worked: nothing of an action outlives it.
-//   It then hands the host the action's claim log (main/sandbox/claims.ts: what the action's processes
-//   said they wrote, from the preload library) and its figures (PNGs that matplotlib's backend in the image,
+//   It then hands the host what the action changed (main/sandbox/claims.ts): the kernel's account, from the
+//   watcher below, or where the kernel cannot watch, the claim log the preload library wrote) and its figures (PNGs that matplotlib's backend in the image,
 //   posthoc_figures.py, wrote into the figures tmpfs; read only after every process of the action has
 //   ended, each a regular file opened without following links, within the limits below) before the exit frame.
 // - A thread relays 127.0.0.1:$POSTHOC_RELAY_PORT to the gateway's unix socket (mounted at
 //   /run/posthoc), so any HTTP client in the sandbox reaches $POSTHOC_GATEWAY. There is no other network.
 //   It is one thread with a selector for every connection, with bounded buffers: a flood of connections
 //   is answered 503 past a limit instead of taking the relay down.
+// - The watcher (image/posthoc-watch.c, a C library PID 1 loads): before anything else runs, while the container
+//   still holds CAP_SYS_ADMIN, PID 1 marks the file system of every writable granted folder for fanotify
+//   (POSTHOC_WATCH), then drops CAP_SYS_ADMIN from every set for good. The watcher's loop runs on a thread of
+//   PID 1 (which \`kill -9 -1\` never reaches); the runner asks it, over a socketpair no action holds, to
+//   forget (B) before each action and for what it saw (E) after it, and again when the host asks (W) after its
+//   checkpoint. Where it cannot start, the claim library's log is the record, and R says why.
+// - R tells the host how changes are recorded and, per granted folder, the device and inode mounted there
+//   (POSTHOC_ROOTS): the host removes a container whose folder is not the one granted before anything runs.
 // - \`posthoc-init mcp COMMAND ARGS...\` (an MCP server's container, main/sandbox/mcp-container.ts): no action
 //   runner. PID 1 connects to the host's control socket first (so nothing the server runs can take its
 //   place), then forks COMMAND as the action user exactly as an action starts (become_action_user: bounding
-//   set emptied, every capability cleared), its stdin, stdout and stderr the container's own (the host's
-//   attached MCP stdio). The relay runs as for actions. On the host's C frame PID 1 answers with the claim
-//   log's lines written since the last C (same first byte: 0 whole, 1 cut, 2 missing). When the server
+//   set emptied, every capability cleared) once the host has checked the mounted folders (R, then the host's
+//   G), its stdin, stdout and stderr the container's own (the host's attached MCP stdio). The relay runs as
+//   for actions. On the host's C frame PID 1 answers with what the server changed since the last C: the
+//   watcher's collection (first byte 3), or the claim log's new lines (0 whole, 1 cut, 2 missing). When the server
 //   exits, PID 1 ends what is left and exits with its status, so the container stops.
 export const INIT_SCRIPT = String.raw`#!/usr/bin/python3
 # Posthoc sandbox init: reaper, per-action cleanup, gateway relay. See main/sandbox/image/posthoc-init.ts.
@@ -66,6 +75,11 @@ FIGURE_BYTES = 8 * 1024 * 1024
 FIGURES_TOTAL = 64 * 1024 * 1024
 PR_SET_DUMPABLE = 4
 PR_CAPBSET_DROP = 24
+CAP_SYS_ADMIN = 21
+CAP_DAC_READ_SEARCH = 2
+# The kernel's account of what the sandbox changed (image/posthoc-watch.c): started while PID 1 still holds
+# CAP_SYS_ADMIN, which PID 1 then drops for good. POSTHOC_WATCH: the writable granted folders, as JSON.
+WATCH_LIB = '/usr/local/lib/posthoc-watch.so'
 PR_CAP_AMBIENT = 47
 PR_CAP_AMBIENT_CLEAR_ALL = 4
 
@@ -312,6 +326,117 @@ def write_private(path, data, mode):
         os.close(fd)
 
 
+def drop_admin():
+    # CAP_SYS_ADMIN and CAP_DAC_READ_SEARCH served only to set up the watch (fanotify_mark reads the folder,
+    # which may be the person's, mode 0700): out of PID 1's bounding, permitted, effective and inheritable
+    # sets before anything else starts (the runner, the relay, an MCP server).
+    for cap in (CAP_SYS_ADMIN, CAP_DAC_READ_SEARCH):
+        LIBC.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0)
+    header = (ctypes.c_uint32 * 2)(0x20080522, 0)
+    data = (ctypes.c_uint32 * 6)()
+    if LIBC.capget(header, data) != 0:
+        raise OSError(ctypes.get_errno(), 'could not read capabilities')
+    for i in range(3):
+        # effective, permitted, inheritable of capabilities 0-31
+        data[i] &= ~((1 << CAP_SYS_ADMIN) | (1 << CAP_DAC_READ_SEARCH))
+    if LIBC.capset(header, data) != 0:
+        raise OSError(ctypes.get_errno(), 'could not drop the watch capabilities')
+
+
+def start_watch():
+    # Returns (the runner's end of a socketpair to the watcher, None) when the kernel watches every
+    # writable granted folder, else (None, why): then the claim library's log is the record, as before. The
+    # watcher's loop starts later (start_watch_loop), on a thread of PID 1, once the runner has been forked.
+    try:
+        paths = [str(p) for p in json.loads(os.environ.get('POSTHOC_WATCH', '[]'))]
+    except ValueError:
+        paths = []
+    if not paths:
+        return None, 'no writable folder to watch'
+    try:
+        lib = ctypes.CDLL(WATCH_LIB, use_errno=True)
+    except OSError:
+        return None, 'this image has no posthoc-watch library'
+    report = ctypes.create_string_buffer(4096)
+    argv = (ctypes.c_char_p * len(paths))(*[p.encode() for p in paths])
+    fan = lib.watch_setup(argv, len(paths), report, len(report))
+    words = report.value.decode('utf-8', 'replace').split('\t')
+    if fan < 0:
+        if words[:1] == ['failed']:
+            return None, 'the kernel watch could not start: ' + ' '.join(words[1:])
+        return None, 'the kernel cannot watch ' + ', '.join('%s (%s)' % (p, w) for p, w in zip(paths, words[1:]) if w != 'ok')
+    mine, theirs = socket.socketpair()
+    global WATCH_THREAD_ARGS
+    WATCH_THREAD_ARGS = (lib, fan, theirs)
+    return mine, None
+
+
+WATCH_THREAD_ARGS = None
+
+
+def start_watch_loop():
+    # PID 1, after the runner (or the MCP server) was forked: close what only the watcher may hold in every
+    # other process, and run its loop on a thread of PID 1.
+    if WATCH_THREAD_ARGS is None:
+        return
+    lib, fan, theirs = WATCH_THREAD_ARGS
+    lib.watch_loop.argtypes = [ctypes.c_int, ctypes.c_int]
+    threading.Thread(target=lib.watch_loop, args=(fan, theirs.fileno()), daemon=True).start()
+
+
+def close_watch_in_child():
+    # In any process forked from PID 1: the fanotify group and the watcher's end are PID 1's alone (reading
+    # the group would take events away from the watcher).
+    if WATCH_THREAD_ARGS is not None:
+        lib, fan, theirs = WATCH_THREAD_ARGS
+        try:
+            os.close(fan)
+        except OSError:
+            pass
+        theirs.close()
+
+
+def watch_begin(watch):
+    # The action starts now: what the watcher saw before (the host's own work while the container was frozen)
+    # is forgotten. False when the watcher is gone.
+    try:
+        watch.sendall(b'B')
+        return read_exact(watch, 1) == b'b'
+    except OSError:
+        return False
+
+
+def watch_collect(watch):
+    # What the kernel saw since the last collection, as the C frame's payload (first byte 3: the kernel's
+    # account; 2: missing, the watcher is gone).
+    try:
+        watch.sendall(b'E')
+        head = read_exact(watch, 4)
+        if head is None:
+            return b'\x02'
+        body = read_exact(watch, struct.unpack('>I', head)[0])
+        return b'\x02' if body is None else b'\x03' + body
+    except OSError:
+        return b'\x02'
+
+
+def roots():
+    # Each granted folder as mounted: the host checks it is the folder it granted (device and inode), so a
+    # folder swapped for a link before the container started is never worked in.
+    try:
+        mounts = json.loads(os.environ.get('POSTHOC_ROOTS', '[]'))
+    except ValueError:
+        mounts = []
+    found = []
+    for path in mounts:
+        try:
+            st = os.stat(str(path), follow_symlinks=False)
+            found.append({'path': path, 'dev': str(st.st_dev), 'ino': str(st.st_ino)})
+        except OSError as e:
+            found.append({'path': path, 'error': os.strerror(e.errno) if e.errno else str(e)})
+    return found
+
+
 def canary_path(pid):
     return '/tmp/.posthoc-canary-%d' % pid
 
@@ -533,7 +658,12 @@ def start_action(conn, request):
     work = fresh_work_dir()
     path = work + '/action.' + ('py' if language == 'python' else 'sh')
     write_private(path, source, 0o644)
-    fresh_claims_log()
+    global WATCH
+    if WATCH is not None and not watch_begin(WATCH):
+        # The watcher is gone: from now on the claim library's log is the record.
+        WATCH = None
+    if WATCH is None:
+        fresh_claims_log()
     empty_figures()
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
@@ -542,6 +672,9 @@ def start_action(conn, request):
         code = 127
         try:
             conn.close()
+            if WATCH is not None:
+                # The action never reaches the watcher: it could make it forget what it saw.
+                WATCH.close()
             os.close(out_r)
             os.close(err_r)
             os.setsid()
@@ -634,7 +767,7 @@ def run_action(conn, request):
     if status is None:
         _, status = os.waitpid(pid, 0)
     leftovers = cleanup()
-    send_frame(conn, b'C', read_claims(pid))
+    send_frame(conn, b'C', watch_collect(WATCH) if WATCH is not None else read_claims(pid))
     # Only once nothing of the action runs: a process that outlived it cannot add or swap a figure now.
     if leftovers == 0:
         figures, figures_refused = collect_figures()
@@ -667,7 +800,7 @@ def runner():
             time.sleep(0.025)
     else:
         os._exit(1)
-    send_frame(conn, b'R', b'{}')
+    send_frame(conn, b'R', json.dumps({'watch': 'kernel' if WATCH is not None else 'library', 'why': WATCH_WHY, 'roots': roots()}).encode())
     while True:
         head = read_exact(conn, 5)
         if head is None:
@@ -677,6 +810,10 @@ def runner():
             os._exit(0)
         if head[:1] == b'A':
             run_action(conn, json.loads(body))
+        elif head[:1] == b'W':
+            # After the host's checkpoint of the folders: what happened between the action's end and that
+            # checkpoint (an edit of the person's there is theirs, and may make a path both).
+            send_frame(conn, b'W', watch_collect(WATCH) if WATCH is not None else b'\x02')
 
 
 def connect_control():
@@ -739,7 +876,10 @@ def mcp_claims(conn, pid):
         if body is None:
             return
         if head[:1] == b'C':
-            payload, offset = claims_since(pid, offset)
+            if WATCH is not None:
+                payload = watch_collect(WATCH)
+            else:
+                payload, offset = claims_since(pid, offset)
             send_frame(conn, b'C', payload)
 
 
@@ -758,13 +898,22 @@ def mcp_main(argv):
         if conn is None:
             print('posthoc: the MCP container could not reach Posthoc (control socket)', file=sys.stderr)
             os._exit(1)
-        send_frame(conn, b'R', b'{}')
-    fresh_claims_log()
+        send_frame(conn, b'R', json.dumps({'watch': 'kernel' if WATCH is not None else 'library', 'why': WATCH_WHY, 'roots': roots()}).encode())
+        # The host checks the mounted folders are the granted ones before the server may start (G).
+        head = read_exact(conn, 5)
+        if head is None or head[:1] != b'G' or read_exact(conn, struct.unpack('>I', head[1:])[0]) is None:
+            print('posthoc: Posthoc did not let the MCP server start (its folders are not the ones granted)', file=sys.stderr)
+            os._exit(1)
+    if WATCH is None:
+        fresh_claims_log()
     pid = os.fork()
     if pid == 0:
         try:
             if conn is not None:
                 conn.close()
+            close_watch_in_child()
+            if WATCH is not None:
+                WATCH.close()
             os.setsid()
             become_action_user()
             claim_canary()
@@ -779,6 +928,7 @@ def mcp_main(argv):
     os.dup2(devnull, 0)
     os.dup2(devnull, 1)
     os.close(devnull)
+    start_watch_loop()
     threading.Thread(target=relay, daemon=True).start()
     if conn is not None:
         threading.Thread(target=mcp_claims, args=(conn, pid), daemon=True).start()
@@ -795,13 +945,24 @@ def mcp_main(argv):
             os._exit(os.WEXITSTATUS(status))
 
 
+# Before any other process or thread: the watch (while PID 1 still holds CAP_SYS_ADMIN), then that
+# capability goes for good, whether or not the watch started.
+WATCH, WATCH_WHY = start_watch()
+drop_admin()
+
 if len(sys.argv) > 1 and sys.argv[1] == 'mcp':
     mcp_main(sys.argv[2:])
 
 if os.path.exists(CONTROL_PATH):
     if os.fork() == 0:
+        close_watch_in_child()
         runner()
         os._exit(0)
+# The runner holds its end of the watcher's socket; PID 1 keeps only the watcher's.
+if WATCH is not None:
+    WATCH.close()
+    WATCH = None
+start_watch_loop()
 
 threading.Thread(target=relay, daemon=True).start()
 

@@ -12,6 +12,7 @@
 //   statAt(dirFd, name) -> {mode, uid, gid, size, ino, dev} | null   (lstat of one name; null when absent)
 //   readlinkAt(dirFd, name) -> Buffer
 //   readNames(dirFd) -> string[]                  the names in a folder
+//   handleAt(dirFd, name) -> {type, handle} | null   the kernel's file handle of an entry (name_to_handle_at)
 //
 // rel is "a/b/c" ("" is the folder itself); a "..", "." or empty component, or a leading "/", is refused
 // with EXDEV (the error openat2 gives for leaving the folder), a symbolic link on the way with ELOOP. A name
@@ -287,6 +288,46 @@ static napi_value js_stat_at(napi_env env, napi_callback_info info) {
   return out;
 }
 
+// handleAt(dirFd, name) -> {type, handle: Buffer} | null: the kernel's file handle of one entry (not following a
+// link: name_to_handle_at follows none without AT_SYMLINK_FOLLOW; "" is the folder itself), as fanotify reports it (image/posthoc-watch.c); null when it is gone or the
+// file system has no handles.
+static napi_value js_handle_at(napi_env env, napi_callback_info info) {
+  args_t a;
+  get_args(env, info, &a, 2);
+  int dir = arg_int(&a, 0);
+  char *name = arg_bytes(&a, 1);
+  if (a.bad) {
+    free(name);
+    return bad_args(env, "handleAt(dirFd, name)");
+  }
+  if (name[0] != 0 && !is_name(name)) {
+    napi_value r = throw_errno(env, EXDEV, "handleAt", name);
+    free(name);
+    return r;
+  }
+  struct {
+    struct file_handle fh;
+    unsigned char room[MAX_HANDLE_SZ];
+  } h;
+  h.fh.handle_bytes = MAX_HANDLE_SZ;
+  int mount_id;
+  napi_value out;
+  if (name_to_handle_at(dir, name, &h.fh, &mount_id, name[0] ? 0 : AT_EMPTY_PATH) != 0) {
+    int e = errno;
+    if (e == ENOENT || e == ENOTDIR || e == EOPNOTSUPP || e == EOVERFLOW) napi_get_null(env, &out);
+    else out = throw_errno(env, e, "name_to_handle_at", name);
+  } else {
+    napi_value buf;
+    void *data;
+    napi_create_object(env, &out);
+    set_number(env, out, "type", h.fh.handle_type);
+    napi_create_buffer_copy(env, h.fh.handle_bytes, h.fh.f_handle, &data, &buf);
+    napi_set_named_property(env, out, "handle", buf);
+  }
+  free(name);
+  return out;
+}
+
 static napi_value js_readlink_at(napi_env env, napi_callback_info info) {
   args_t a;
   int dir;
@@ -340,7 +381,7 @@ NAPI_MODULE_INIT() {
   } fns[] = {
       {"openBeneath", js_open_beneath}, {"walkBeneath", js_walk_beneath}, {"openAt", js_open_at},     {"mkdirAt", js_mkdir_at},
       {"unlinkAt", js_unlink_at},       {"renameAt", js_rename_at},       {"symlinkAt", js_symlink_at}, {"chownAt", js_chown_at},
-      {"statAt", js_stat_at},           {"readlinkAt", js_readlink_at},   {"readNames", js_read_names},
+      {"statAt", js_stat_at},           {"readlinkAt", js_readlink_at},   {"readNames", js_read_names}, {"handleAt", js_handle_at},
   };
   for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {
     napi_value f;
