@@ -3,7 +3,7 @@
 // a running action or is refused the same way; a lease whose process is gone is taken over.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CheckpointStore } from '../../main/effects/fs/checkpoint-store';
@@ -163,5 +163,54 @@ describe.each(OWNERS)('one running action per folder ($who)', ({ uid }) => {
     await running.finish();
     expect(await undo).toMatchObject({ outcome: 'undone', restored: ['a.txt'] });
     expect([read(h.workspace, 'a.txt'), read(h.workspace, 'b.txt')]).toEqual(['a0\n', 'the running action\n']);
+  });
+});
+
+describe('a lease covers the folders inside and around its own (tasks granted ~/project and ~/project/app)', () => {
+  const grant = (hostPath: string) => [{ name: 'w', hostPath, mountPath: '/workspace', readOnly: false }];
+
+  it('refuses an action on the inner folder while one runs on the outer, and the other way round, naming the other folder', async () => {
+    const h = await startUndoHarness({ checkpoints: { leaseWaitMs: 300, idleWaitMs: 300 } });
+    open.push(h);
+    const outer = h.workspace;
+    const inner = join(outer, 'app');
+    const sibling = `${outer}-sibling`;
+    mkdirSync(inner);
+    mkdirSync(sibling);
+
+    await h.fs.lease('outer-1', 'task-outer', grant(outer), { taskTitle: 'Outer', actionSeq: 1 });
+    await expect(h.fs.lease('inner-1', 'task-inner', grant(inner), { taskTitle: 'Inner', actionSeq: 1 })).rejects.toThrow(
+      `${inner} is in use by action 1 of task "Outer" (in this Posthoc process`,
+    );
+    await expect(h.fs.lease('inner-1', 'task-inner', grant(inner))).rejects.toThrow(`(on ${outer}, which contains it)`);
+    // An undo in the inner folder waits for the outer folder's action too.
+    await expect(h.fs.withIdleFolders([inner], 'undo', async () => 'undone')).rejects.toThrow(FolderBusy);
+    // A folder beside it (a common prefix of the name is not "inside") is not covered.
+    await h.fs.lease('sibling-1', 'task-sibling', grant(sibling));
+    h.fs.endLease('sibling-1');
+    h.fs.endLease('outer-1');
+
+    await h.fs.lease('inner-2', 'task-inner', grant(inner), { taskTitle: 'Inner', actionSeq: 2 });
+    await expect(h.fs.lease('outer-2', 'task-outer', grant(outer))).rejects.toThrow(`(on ${inner}, which lies inside it)`);
+    h.fs.endLease('inner-2');
+    await h.fs.lease('outer-2', 'task-outer', grant(outer));
+    expect(await h.fs.withIdleFolders([sibling], 'undo', async () => 'undone')).toBe('undone');
+    h.fs.endLease('outer-2');
+    expect(await h.fs.withIdleFolders([inner], 'undo', async () => 'undone')).toBe('undone');
+    rmSync(sibling, { recursive: true, force: true });
+  });
+
+  it('takes over an overlapping lease whose process is gone', async () => {
+    const h = await startUndoHarness({ checkpoints: { leaseWaitMs: 300 } });
+    open.push(h);
+    const inner = join(h.workspace, 'app');
+    mkdirSync(inner);
+    const outerGitdir = (await h.fs.storeFor(h.workspace)).gitdir;
+    writeFileSync(
+      join(outerGitdir, 'posthoc.lease'),
+      JSON.stringify({ pid: 2 ** 22 + 3, started: null, taskId: 't', actionId: 'gone', taskTitle: 'Crashed', actionSeq: 1, since: 'then', folder: h.workspace, sinceNs: '1' }),
+    );
+    await h.fs.lease('inner-1', 'task-inner', grant(inner));
+    h.fs.endLease('inner-1');
   });
 });
