@@ -9,7 +9,9 @@
 //   undo        undo of the install action (removes the 20,000 files)
 // The install action prints how long its own writing took inside the sandbox, so what is left of its
 // time is Posthoc's: the checkpoint after (scan, hashing, git objects), attribution, recording.
-// Usage: npx tsx bench/packages.ts [--packages 1000] [--rounds 3]   (BENCH_IMAGE to use another image)
+// Each round runs once per way of recording what the action changed: the kernel's account (fanotify, the
+// default) and the claim library (POSTHOC_ATTRIBUTION=library), interleaved, so their cost compares in one run.
+// Usage: npx tsx bench/packages.ts [--packages 1000] [--rounds 3] [--attribution kernel,library]   (BENCH_IMAGE)
 import { chownSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -53,55 +55,78 @@ for p in range(${PACKAGES}):
 print('files', files, 'write_ms', round((time.perf_counter() - t) * 1000))
 \`\`\``;
 
-async function main(): Promise<void> {
+type Mode = 'kernel' | 'library';
+type Rows = Record<'baseline' | 'install' | 'installWrite' | 'after' | 'undo', number[]>;
+
+/** One set of services per way of recording what an action changed (POSTHOC_ATTRIBUTION). */
+async function bench(mode: Mode) {
   const replies = Array.from({ length: ROUNDS + 1 }, () => [writeOne, 'Done.', install, 'Done.', writeOne, 'Done.']).flat();
   const llm = await startFakeOpenAi(replies);
   const data = mkdtempSync(join(tmpdir(), 'posthoc-bench-data-'));
-  const services = createServices({ dataDir: data, image: process.env.BENCH_IMAGE ?? SANDBOX_IMAGE, env: { OPENAI_BASE_URL: llm.baseUrl, POSTHOC_MODEL: 'scripted', POSTHOC_STREAM: '0' } });
-  const rows: Record<string, number[]> = { baseline: [], install: [], installWrite: [], after: [], undo: [] };
-  try {
-    for (let round = 0; round <= ROUNDS; round++) {
-      const ws = mkdtempSync(join(tmpdir(), 'posthoc-bench-ws-'));
-      if (process.getuid?.() === 0) chownSync(ws, FALLBACK_SANDBOX_UID, FALLBACK_SANDBOX_UID);
-      // One task per action (the scripted model replies with the action, then 'Done.'); the action's own
-      // recorded time runs from before its checkpoint before to after its checkpoint after.
-      const act = async () => {
-        const task = await services.tasks.wait((await services.tasks.start({ prompt: 'bench', workspaces: [ws] })).id);
-        const [action] = services.tasks.get(task.id).actions;
-        if (!action || action.status !== 'done') throw new Error(`action did not finish: ${JSON.stringify(action?.output ?? task.error)}`);
-        return { action, ms: Date.parse(action.finishedAt!) - Date.parse(action.startedAt) };
-      };
-      const baseline = await act();
-      const inst = await act();
-      const write = Number(/write_ms (\d+)/.exec(inst.action.output?.stdout ?? '')?.[1] ?? NaN);
-      const after = await act();
-      const t = performance.now();
-      const undone = await services.tasks.undo(inst.action.id);
-      const undoMs = performance.now() - t;
-      if (undone.outcome !== 'undone') console.log('undo:', JSON.stringify(undone).slice(0, 300));
-      if (round > 0) {
-        // round 0 warms the image, the daemon and the checkpoint store's code paths
-        rows.baseline!.push(baseline.ms);
-        rows.install!.push(inst.ms);
-        rows.installWrite!.push(write);
-        rows.after!.push(after.ms);
-        rows.undo!.push(undoMs);
-      }
-      await services.executor.stopAll();
-      rmSync(ws, { recursive: true, force: true });
+  const services = createServices({
+    dataDir: data,
+    image: process.env.BENCH_IMAGE ?? SANDBOX_IMAGE,
+    env: { OPENAI_BASE_URL: llm.baseUrl, POSTHOC_MODEL: 'scripted', POSTHOC_STREAM: '0', POSTHOC_ATTRIBUTION: mode },
+  });
+  const rows: Rows = { baseline: [], install: [], installWrite: [], after: [], undo: [] };
+  const round = async (n: number) => {
+    const ws = mkdtempSync(join(tmpdir(), 'posthoc-bench-ws-'));
+    if (process.getuid?.() === 0) chownSync(ws, FALLBACK_SANDBOX_UID, FALLBACK_SANDBOX_UID);
+    // One task per action (the scripted model replies with the action, then 'Done.'); the action's own
+    // recorded time runs from before its checkpoint before to after its checkpoint after.
+    const act = async () => {
+      const task = await services.tasks.wait((await services.tasks.start({ prompt: 'bench', workspaces: [ws] })).id);
+      const [action] = services.tasks.get(task.id).actions;
+      if (!action || action.status !== 'done') throw new Error(`action did not finish: ${JSON.stringify(action?.output ?? task.error)}`);
+      return { action, ms: Date.parse(action.finishedAt!) - Date.parse(action.startedAt) };
+    };
+    const baseline = await act();
+    const inst = await act();
+    const fs = inst.action.effects.find((e) => e.channel === 'fs');
+    if (fs && fs.channel === 'fs' && (fs.whileRunning || fs.unattributed)) console.log(`${mode}: the install was not all the action's`, JSON.stringify(fs.whileRunning ?? fs.unattributed).slice(0, 200));
+    const write = Number(/write_ms (\d+)/.exec(inst.action.output?.stdout ?? '')?.[1] ?? NaN);
+    const after = await act();
+    const t = performance.now();
+    const undone = await services.tasks.undo(inst.action.id);
+    const undoMs = performance.now() - t;
+    if (undone.outcome !== 'undone') console.log('undo:', JSON.stringify(undone).slice(0, 300));
+    if (n > 0) {
+      // round 0 warms the image, the daemon and the checkpoint store's code paths
+      rows.baseline.push(baseline.ms);
+      rows.install.push(inst.ms);
+      rows.installWrite.push(write);
+      rows.after.push(after.ms);
+      rows.undo.push(undoMs);
     }
-    const files = PACKAGES * 20;
-    console.log(`rounds: ${ROUNDS}, node_modules: ${PACKAGES} packages, ${files} files`);
-    console.log(`baseline action (1 file, small folder):        median ${secs(median(rows.baseline!))}`);
-    console.log(`install action (${files} files):               median ${secs(median(rows.install!))}`);
-    console.log(`  of which writing them inside the sandbox:    median ${secs(median(rows.installWrite!))}`);
-    console.log(`  Posthoc's part (checkpoints, attribution):   median ${secs(median(rows.install!) - median(rows.installWrite!))}`);
-    console.log(`next action (1 file, folder with node_modules): median ${secs(median(rows.after!))}`);
-    console.log(`undo of the install action:                    median ${secs(median(rows.undo!))}`);
-  } finally {
+    await services.executor.stopAll();
+    rmSync(ws, { recursive: true, force: true });
+  };
+  const close = async () => {
     await services.close();
     await llm.close();
     rmSync(data, { recursive: true, force: true });
+  };
+  return { mode, rows, round, close };
+}
+
+async function main(): Promise<void> {
+  const modes = (arg('attribution', 'kernel,library').split(',') as Mode[]).filter((m) => m === 'kernel' || m === 'library');
+  const benches = await Promise.all(modes.map((m) => bench(m)));
+  try {
+    // Interleaved: each round runs every mode once, so the machine's load falls on all of them alike.
+    for (let n = 0; n <= ROUNDS; n++) for (const b of benches) await b.round(n);
+    const files = PACKAGES * 20;
+    console.log(`rounds: ${ROUNDS}, node_modules: ${PACKAGES} packages, ${files} files; medians per way of recording what an action changed`);
+    const line = (label: string, value: (r: Rows) => number) => console.log(`${label.padEnd(52)}${benches.map((b) => secs(value(b.rows)).padStart(12)).join('')}`);
+    console.log(`${''.padEnd(52)}${benches.map((b) => b.mode.padStart(12)).join('')}`);
+    line('baseline action (1 file, small folder)', (r) => median(r.baseline));
+    line(`install action (${files} files)`, (r) => median(r.install));
+    line('  of which writing them inside the sandbox', (r) => median(r.installWrite));
+    line("  Posthoc's part (checkpoints, attribution)", (r) => median(r.install) - median(r.installWrite));
+    line('next action (1 file, folder with node_modules)', (r) => median(r.after));
+    line('undo of the install action', (r) => median(r.undo));
+  } finally {
+    for (const b of benches) await b.close();
   }
 }
 

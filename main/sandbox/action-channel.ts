@@ -6,12 +6,10 @@
 //
 // Frames, both ways: one byte of kind, four bytes of big-endian length, the payload.
 //   host → runner   A  {"language", "timeout", "source"}    K  stop the running action now
-//                   W  after the host's checkpoint that follows an action: what the kernel saw since
 //   runner → host   R  ready (once): {"watch": "kernel" | "library", "why", "roots": [{path, dev, ino}]}
 //                   O stdout bytes   E stderr bytes
 //                   C  what the action changed: one byte (0 the claim log whole, 1 cut at its limit, 2 missing,
 //                      3 the kernel watcher's collection, image/posthoc-watch.c), then the log
-//                   W  the answer to W: the same first byte (3, or 2 when the watcher is gone), then the log
 //                   G  one figure's bytes (a PNG by its name; checked on the host, main/effects/figures/)
 //                   X  {"exitCode", "timedOut", "stopped", "leftovers", "figuresRefused"}
 import type { Server, Socket } from 'node:net';
@@ -66,7 +64,6 @@ export class ActionChannel {
   private readyWaiters: Array<{ resolve: () => void; reject: (e: Error) => void }> = [];
   private ready = false;
   private readyInfo: RunnerReady = { watch: 'library', why: 'the runner said nothing', roots: [] };
-  private collecting: { resolve: (c: { log: Buffer; state: ClaimState }) => void; reject: (e: Error) => void } | null = null;
 
   private server: Server | null = null;
 
@@ -109,32 +106,6 @@ export class ActionChannel {
   /** What the runner said when it connected (meaningful once waitReady resolved). */
   get info(): RunnerReady {
     return this.readyInfo;
-  }
-
-  /**
-   * After the host's checkpoint that follows an action: what the kernel saw since the action's end (an edit
-   * made meanwhile is someone else's). Rejects when the runner is gone or does not answer in `timeoutMs`.
-   */
-  collect(timeoutMs: number): Promise<{ log: Buffer; state: ClaimState }> {
-    if (this.lost) return Promise.reject(this.lost);
-    if (!this.socket || this.pending || this.collecting) return Promise.reject(new Error('The sandbox\'s action runner is busy.'));
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.collecting = null;
-        reject(new Error('The sandbox\'s action runner did not answer.'));
-      }, timeoutMs);
-      this.collecting = {
-        resolve: (c) => {
-          clearTimeout(timer);
-          resolve(c);
-        },
-        reject: (e) => {
-          clearTimeout(timer);
-          reject(e);
-        },
-      };
-      this.socket!.write(frame('W', Buffer.alloc(0)));
-    });
   }
 
   run(
@@ -195,12 +166,7 @@ export class ActionChannel {
       case 'C':
         if (this.pending) this.pending.claims = { log: Buffer.from(payload.subarray(1)), state: claimState(payload[0]) };
         return;
-      case 'W': {
-        const collecting = this.collecting;
-        this.collecting = null;
-        collecting?.resolve({ log: Buffer.from(payload.subarray(1)), state: claimState(payload[0]) });
-        return;
-      }
+
       case 'G':
         if (this.pending) this.takeFigure(this.pending, payload);
         return;
@@ -249,9 +215,6 @@ export class ActionChannel {
     const pending = this.pending;
     this.pending = null;
     pending?.reject(error);
-    const collecting = this.collecting;
-    this.collecting = null;
-    collecting?.reject(error);
   }
 }
 

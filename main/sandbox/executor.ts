@@ -52,14 +52,7 @@ export type ExecutorOptions = {
   watch?: boolean;
 };
 
-/** `unsettled`: an action ended with the kernel's account still open (settle() takes its tail, then freezes). */
-type Sandbox = { container: Docker.Container; channel: ActionChannel; frozen: boolean; unsettled: boolean };
-
-/** What settle() found: the kernel's account since the action's end, or why there is none. */
-export type SettledClaims = { log: Buffer } | { lost: string };
-
-/** How long the runner has to answer settle(). */
-const SETTLE_MS = 10_000;
+type Sandbox = { container: Docker.Container; channel: ActionChannel; frozen: boolean };
 
 /** A warm container stops after this long without an action; the next action starts it again. */
 const DEFAULT_IDLE_MS = 10 * 60 * 1000;
@@ -125,10 +118,6 @@ export class SandboxExecutor {
       if (result.leftovers > 0) {
         // The runner could not end everything the action started: the container goes with it.
         await this.stop(req.taskId);
-      } else if (result.claims.state === 'kernel') {
-        // Nothing of the action runs any more; the container stays thawed until settle(), after the host's
-        // checkpoint, so the watcher can report what happened up to it.
-        sandbox.unsettled = true;
       } else {
         await this.freeze(req.taskId, sandbox);
       }
@@ -154,25 +143,6 @@ export class SandboxExecutor {
     }
   }
 
-  /**
-   * Call once the host's checkpoint after the task's last action is taken: the kernel's account of what
-   * happened since the action's end (so an edit made in that gap is told apart too), then the container is
-   * frozen. Null when the last action left nothing open (the claim library's log, or a removed container).
-   */
-  async settle(taskId: string): Promise<SettledClaims | null> {
-    const sandbox = await this.sandboxes.get(taskId)?.catch(() => undefined);
-    if (!sandbox?.unsettled) return null;
-    sandbox.unsettled = false;
-    try {
-      const { log, state } = await sandbox.channel.collect(SETTLE_MS);
-      return state === 'kernel' ? { log } : { lost: "the sandbox's kernel watcher is gone" };
-    } catch (error) {
-      return { lost: error instanceof Error ? error.message : String(error) };
-    } finally {
-      await this.freeze(taskId, sandbox);
-    }
-  }
-
   /** The action's claims mapped to the granted folders; null when the image keeps no claim log. */
   private claimsOf(result: RunnerResult, workspaces: WorkspaceGrant[]): ActionClaims | null {
     if (result.claims.state === 'kernel') return { kind: 'kernel', logs: [result.claims.log], servers: [] };
@@ -192,7 +162,6 @@ export class SandboxExecutor {
   }
 
   private async thaw(sandbox: Sandbox): Promise<void> {
-    sandbox.unsettled = false;
     if (!sandbox.frozen) return;
     await sandbox.container.unpause();
     sandbox.frozen = false;
@@ -310,7 +279,7 @@ export class SandboxExecutor {
       // folder that is not the one granted (a link swapped in since) ends the container before any action.
       const moved = mountRefusal(workspaces, channel.info.roots);
       if (moved) throw new SandboxError('grant-moved', moved);
-      return { container, channel, frozen: false, unsettled: false };
+      return { container, channel, frozen: false };
     } catch (error) {
       await container?.remove({ force: true }).catch(() => undefined);
       await channel.close();

@@ -136,11 +136,8 @@ export class ActionRunner {
 
     let recorded: Awaited<ReturnType<FsChannel['after']>>;
     try {
-      // The kernel's account runs up to the checkpoint after: its tail is taken once that checkpoint is.
-      recorded = await this.fs.after(id, befores, () => this.settle(task.id, claims));
+      recorded = await this.fs.after(id, befores, writeClaims(claims));
     } catch (error) {
-      // Freezes the container if after() failed before it asked (settle is idempotent).
-      await this.executor.settle(task.id).catch(() => undefined);
       const saved = this.finishUnrecorded(action, task, output ?? { ...action.output, exitCode: null }, calls, error, redactor);
       if (failure instanceof SandboxError) throw failure;
       return saved;
@@ -170,20 +167,6 @@ export class ActionRunner {
       finishedAt,
     };
     return this.publish(action);
-  }
-
-  /**
-   * The action's record of what it changed, for fs.after: the claim library's log as it came, or the kernel's
-   * account with its tail (since the action's end, up to the checkpoint after) taken now, which also freezes
-   * the container.
-   */
-  private async settle(taskId: string, claims: ActionClaims | null): Promise<WriteClaims | null> {
-    const tail = await this.executor.settle(taskId);
-    if (!claims || claims.kind !== 'kernel') return claims;
-    const logs = tail && 'log' in tail ? [...claims.logs, tail.log] : claims.logs;
-    // No tail, an edit made after the action's end went unseen: the account says nothing of outside then.
-    const lost = claims.lost ?? (tail === null || 'lost' in tail ? `the kernel's account after the action could not be read (${tail && 'lost' in tail ? tail.lost : 'no answer'})` : undefined);
-    return { kind: 'kernel', log: kernelAccount(logs, claims.servers, lost) };
   }
 
   /**
@@ -240,3 +223,8 @@ function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** The sandbox's record of what the action changed, as the files channel reads it (the kernel's account parsed). */
+function writeClaims(claims: ActionClaims | null): WriteClaims | null {
+  if (!claims || claims.kind !== 'kernel') return claims;
+  return { kind: 'kernel', log: kernelAccount(claims.logs, claims.servers, claims.lost) };
+}

@@ -174,7 +174,7 @@ describe('a stdio MCP server in its own container', () => {
     const account = kernelAccount([], claims!.kind === 'kernel' ? claims!.servers : []);
     expect(account.complete).toBe(true);
     const folder = GrantedFolder.open(workspace);
-    const handle = folder.handle('hello.txt');
+    const handle = folder.handle('hello.txt')?.handle;
     folder.close();
     expect(account.inside.some((r) => r.name === 'hello.txt' && r.object === handle && (r.mask & FAN.MODIFY) !== 0)).toBe(true);
     // Nothing new since: no claims to add to the next action.

@@ -13,9 +13,12 @@ const addedDir = (path: string): Change => ({ path, before: null, after: { ...di
 const modified = (path: string): Change => ({ path, before: { ...file }, after: { ...file, id: 'y' } }) as unknown as Change;
 const deleted = (path: string): Change => ({ path, before: { ...file }, after: null }) as unknown as Change;
 
-/** Handles of the folder as it is now: one per path listed (the root is "root"). */
-function handles(paths: Record<string, string>) {
-  return (rel: string) => (rel === '' ? '1:00' : paths[rel] ?? null);
+/** Handles of the folder as it is now: one per path listed (the root is "1:00"); `ctimes` when each last changed. */
+function handles(paths: Record<string, string>, ctimes: Record<string, bigint> = {}) {
+  return (rel: string) => {
+    const handle = rel === '' ? '1:00' : paths[rel];
+    return handle === undefined ? null : { handle, ctimeNs: ctimes[rel] ?? 100n };
+  };
 }
 const rec = (mask: number, dir: string | null, name: string | null, object: string | null): KernelRecord => ({ mask, dir, name, object });
 const account = (inside: KernelRecord[], outside: string[] = [], more: Partial<KernelLog> = {}): KernelLog => ({
@@ -88,6 +91,29 @@ describe('kernel attribution', () => {
     expect(cut.ambiguous).toEqual(['a.txt']);
   });
 
+  it("takes a path changed after the action's end (its ctime, while the container was frozen) for touched outside", () => {
+    const changes = [modified('notes.txt'), added('out.txt'), deleted('old/gone.txt'), modified('later.txt')];
+    const log = account(
+      [
+        rec(W, '1:00', 'notes.txt', '1:n1'),
+        rec(FAN.CREATE | W, '1:00', 'out.txt', '1:o1'),
+        rec(FAN.DELETE, '1:d0', 'gone.txt', '1:g1'),
+        rec(FAN.CLOSE_WRITE, '1:00', 'later.txt', '1:l1'),
+      ],
+      [],
+      { endedAtNs: 1_000n },
+    );
+    // notes.txt and the folder that held gone.txt changed after the action ended; out.txt did not.
+    const h = handles({ 'notes.txt': '1:n1', 'out.txt': '1:o1', old: '1:d0', 'later.txt': '1:l1' }, { 'notes.txt': 1_500n, 'out.txt': 900n, old: 1_200n, 'later.txt': 1_001n });
+    const got = attributeByKernel(changes, log, h);
+    expect(got.ambiguous).toEqual(['notes.txt', 'old/gone.txt']);
+    // Opened for writing only, then changed after the action ended: the person's.
+    expect(got.mine.map((c) => c.path)).toEqual(['notes.txt', 'out.txt', 'old/gone.txt']);
+    expect(got.theirs.map((c) => c.path)).toEqual(['notes.txt', 'old/gone.txt', 'later.txt']);
+    // Without the moment the action ended, nothing is read from ctimes.
+    expect(attributeByKernel(changes, { ...log, endedAtNs: undefined }, h).ambiguous).toEqual([]);
+  });
+
   it('takes a path as touched outside when the person moved a folder above it', () => {
     const changes = [modified('src/main.c')];
     const log = account([rec(W, '1:s0', 'main.c', '1:m0')], [entryKey('1:00', 'src')]);
@@ -106,7 +132,7 @@ describe("the watcher's log", () => {
     const log = parseWatchLog(
       Buffer.from(
         [
-          'W1\tinside=3\toutside=1\tflags=-',
+          'W1\tinside=3\toutside=1\tflags=-\tat=1795851042122832363',
           'I\t10a\t0000000000000000\t1:aa\tnotes%09tab.txt\t1:bb',
           'I\t40000100\t0000000000000000\t1:aa\t%2D\t1:cc',
           'I\t2\t0000000000000000\t1:aa\t../x\t1:bb',
@@ -118,7 +144,7 @@ describe("the watcher's log", () => {
         'latin1',
       ),
     );
-    expect(log).toMatchObject({ complete: true, outsideComplete: true });
+    expect(log).toMatchObject({ complete: true, outsideComplete: true, endedAtNs: 1795851042122832363n });
     expect(log.inside).toEqual([
       { mask: 0x10a, dir: '1:aa', name: 'notes\ttab.txt', object: '1:bb' },
       { mask: 0x40000100, dir: '1:aa', name: '-', object: '1:cc' },

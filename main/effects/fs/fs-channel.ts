@@ -14,7 +14,7 @@ import { CheckpointStore, type Checkpoint, type CheckpointOptions } from './chec
 import { FolderLocks } from './folder-lock';
 import { describeHolder, FolderBusy, FolderLeases, type LeaseHolder, type LeaseLabel } from './folder-lease';
 import { summarize, type Change } from './tree-diff';
-import type { NotCovered } from './tree-model';
+import { ancestorsOf, type NotCovered } from './tree-model';
 
 export type Checkpointed = { grant: WorkspaceGrant; store: CheckpointStore; commit: string; checkpoint: Checkpoint; taskId: string | null };
 
@@ -180,29 +180,17 @@ export class FsChannel {
    * complete `claims` (what the kernel saw the sandbox's processes change, or what the claim library logged),
    * changes made while it ran that are not its own are recorded as edits made outside Posthoc, after its
    * change, so no undo reverts them; a path both changed is recorded in both, so undo refuses for it.
-   * Without them every change in the window is the action's, as before attribution existed. `claims` may be
-   * a function: it is called once every folder's checkpoint is taken (the kernel's account then covers the
-   * window up to the checkpoints). Ends the action's lease on each folder, whatever happens.
+   * Without them every change in the window is the action's, as before attribution existed. Ends the action's
+   * lease on each folder, whatever happens.
    */
-  async after(
-    actionId: string,
-    befores: Checkpointed[],
-    claims?: WriteClaims | null | (() => Promise<WriteClaims | null>),
-  ): Promise<Array<{ effect: FsEffect; after: Checkpointed }>> {
+  async after(actionId: string, befores: Checkpointed[], claims?: WriteClaims | null): Promise<Array<{ effect: FsEffect; after: Checkpointed }>> {
     const out: Array<{ effect: FsEffect; after: Checkpointed }> = [];
     try {
-      const snapshots: Checkpoint[] = [];
       for (const b of befores) {
-        snapshots.push(
-          await this.withFolders([b.grant.hostPath], ([store]) =>
-            store!.snapshot(`after action ${actionId}`, { parent: b.commit, budgetBytes: this.budgetFor(b.grant.hostPath) }),
-          ),
-        );
-      }
-      const told = typeof claims === 'function' ? await claims() : claims;
-      for (const [i, b] of befores.entries()) {
-        const cp = snapshots[i]!;
-        const effect = await this.withFolders([b.grant.hostPath], ([store]) => this.record(actionId, b, store!, cp, told ?? null));
+        const { effect, cp } = await this.withFolders([b.grant.hostPath], async ([store]) => {
+          const cp = await store!.snapshot(`after action ${actionId}`, { parent: b.commit, budgetBytes: this.budgetFor(b.grant.hostPath) });
+          return { effect: await this.record(actionId, b, store!, cp, claims ?? null), cp };
+        });
         out.push({ effect, after: { ...b, commit: cp.commit, checkpoint: cp } });
       }
     } finally {
@@ -330,7 +318,14 @@ function splitChanges(changes: Change[], claims: WriteClaims | null, b: Checkpoi
     if (!claims.log.complete || changes.length === 0) return claims.log.complete ? { mine: [], theirs: [], ambiguous: [] } : everyChangeBoth(changes);
     const granted = GrantedFolder.open(folder, store.identity());
     try {
-      return attributeByKernel(changes, claims.log, (rel) => granted.handle(rel));
+      // Every path the matching asks for, looked up folder by folder first.
+      const wanted = new Set<string>(['']);
+      for (const c of changes) {
+        if (c.after) wanted.add(c.path);
+        for (const a of ancestorsOf(c.path)) wanted.add(a);
+      }
+      const known = granted.handles(wanted);
+      return attributeByKernel(changes, claims.log, (rel) => (known.has(rel) ? known.get(rel)! : granted.handle(rel)));
     } finally {
       granted.close();
     }

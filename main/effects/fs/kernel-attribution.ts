@@ -13,19 +13,31 @@
 // is the action's only when nobody outside touched it — a claim is made by a change, not by an open. A path
 // that the container changed and that was also touched outside is both: undo refuses for it rather than
 // guess. Anything else is the rest (the person's, their editor's): recorded as an edit no undo reverts.
+// Between the action's end and the host's checkpoint after it the container is frozen, and so is the watcher:
+// a path whose ctime is later than the moment the action's account was collected was changed in that gap by
+// someone else (nothing of the action runs any more), and counts as touched outside.
 import type { Attribution } from './attribution';
 import type { Change } from './tree-diff';
 import { ancestorsOf } from './tree-model';
-import { DIRENT, entryKey, FAN, objectKey, type HandleKey, type KernelLog } from './watch-log';
+import { DIRENT, FAN, Keys, objectKey, type HandleKey, type KernelLog } from './watch-log';
 
-/** The kernel's handle of a path in the granted folder ('' the folder itself), not following links; null when gone. */
-export type HandleOf = (rel: string) => HandleKey | null;
+/**
+ * The kernel's handle of a path in the granted folder ('' the folder itself), not following links, and when
+ * it last changed (ctime, ns since the epoch); null when it is gone.
+ */
+export type HandleOf = (rel: string) => { handle: HandleKey; ctimeNs: bigint | null } | null;
 
 const STRONG = FAN.MODIFY | FAN.ATTRIB | DIRENT;
 
 export function attributeByKernel(changes: readonly Change[], log: KernelLog, handleOf: HandleOf): Attribution {
   if (!log.complete) return { mine: [...changes], theirs: [...changes], ambiguous: changes.map((c) => c.path) };
   const handles = new Handles(handleOf);
+  const ended = log.endedAtNs;
+  /** Whether the entry at `rel` changed after the action ended (its ctime); false when unknown. */
+  const changedSince = (rel: string): boolean => {
+    const c = ended === undefined ? null : handles.entry(rel)?.ctimeNs;
+    return c !== null && c !== undefined && c > ended!;
+  };
   // Folders by handle: every folder above a changed path that is there now...
   const dirPaths = new Map<HandleKey, Set<string>>();
   const addDir = (h: HandleKey | null, rel: string) => {
@@ -71,6 +83,7 @@ export function attributeByKernel(changes: readonly Change[], log: KernelLog, ha
   // Whether a process outside touched a path or any folder above it (as an entry or an object); each folder
   // is asked once.
   const seenOutside = new Map<string, boolean>();
+  const keys = new Keys();
   const outside = (rel: string): boolean => {
     if (!log.outsideComplete) return true;
     if (rel === '') return false;
@@ -80,12 +93,18 @@ export function attributeByKernel(changes: readonly Change[], log: KernelLog, ha
       const dir = pathHandle.get(parent) ?? handles.of(parent);
       const self = pathHandle.get(rel) ?? handles.of(rel);
       found =
-        (dir !== null && log.outside.has(entryKey(dir, nameOf(rel)))) ||
+        (dir !== null && log.outside.has(keys.entry(dir, nameOf(rel)))) ||
         (self !== null && log.outside.has(objectKey(self))) ||
         outside(parent);
       seenOutside.set(rel, found);
     }
     return found;
+  };
+  // Touched outside, or changed in the gap after the action's end: the path itself, or for a path that is gone,
+  // the folder that held it (a removal changes the folder).
+  const touchedOutside = (c: Change): boolean => {
+    if (outside(c.path)) return true;
+    return c.after !== null ? changedSince(c.path) : changedSince(parentOf(c.path));
   };
 
   const mine: Change[] = [];
@@ -99,7 +118,7 @@ export function attributeByKernel(changes: readonly Change[], log: KernelLog, ha
       theirs.push(c);
       continue;
     }
-    const alsoOutside = outside(c.path);
+    const alsoOutside = touchedOutside(c);
     if (!strong && alsoOutside) {
       theirs.push(c);
       continue;
@@ -115,15 +134,18 @@ export function attributeByKernel(changes: readonly Change[], log: KernelLog, ha
 
 /** Handles looked up once per path. */
 class Handles {
-  private readonly cache = new Map<string, HandleKey | null>();
+  private readonly cache = new Map<string, ReturnType<HandleOf>>();
   constructor(private readonly lookup: HandleOf) {}
-  of(rel: string): HandleKey | null {
+  entry(rel: string): ReturnType<HandleOf> {
     let h = this.cache.get(rel);
     if (h === undefined) {
       h = this.lookup(rel);
       this.cache.set(rel, h);
     }
     return h;
+  }
+  of(rel: string): HandleKey | null {
+    return this.entry(rel)?.handle ?? null;
   }
 }
 

@@ -3,7 +3,7 @@
 // host's checkpoint, and those of the task's MCP servers' containers). kernel-attribution.ts matches it to
 // the changes a checkpoint found.
 //
-//   W1\tinside=N\toutside=M\tflags=F\n
+//   W1\tinside=N\toutside=M\tflags=F\tat=NS\n           (NS: when it was collected, ns since the epoch)
 //   I\tMASK\tFSID\tTYPE:HANDLE\tNAME\tTYPE:HANDLE\n     (one per entry a process of the container changed)
 //   O\tKEY\n                                          (a key of what a process outside the container changed)
 // The log comes from inside the sandbox's container (the watcher is PID 1's, which no action can reach, but
@@ -48,6 +48,12 @@ export type KernelLog = {
   outside: Set<string>;
   /** Why it is incomplete, in words, when it is. */
   why?: string;
+  /**
+   * When the action's account was collected (after every process of it had ended), in ns since the epoch: a
+   * path that changed after it was changed by someone else (its ctime says so), in the gap before the host's
+   * checkpoint after the action, while the container was frozen.
+   */
+  endedAtNs?: bigint;
 };
 
 export const EMPTY_KERNEL_LOG: KernelLog = { complete: true, outsideComplete: true, inside: [], outside: new Set() };
@@ -59,7 +65,7 @@ const HANDLE = /^(-?\d{1,10}):((?:[0-9a-f]{2}){1,128})$/;
 export function parseWatchLog(payload: Buffer): KernelLog {
   const text = payload.toString('latin1');
   const lines = text.split('\n');
-  const header = /^W1\tinside=\d+\toutside=\d+\tflags=([a-z,-]+)$/.exec(lines[0] ?? '');
+  const header = /^W1\tinside=\d+\toutside=\d+\tflags=([a-z,-]+)(?:\tat=(\d{1,20}))?$/.exec(lines[0] ?? '');
   if (!header) return { ...lost('the kernel watcher sent a log Posthoc cannot read'), inside: [], outside: new Set() };
   const flags = new Set(header[1]!.split(','));
   const log: KernelLog = {
@@ -67,6 +73,7 @@ export function parseWatchLog(payload: Buffer): KernelLog {
     outsideComplete: !flags.has('outside-cut'),
     inside: [],
     outside: new Set(),
+    ...(header[2] ? { endedAtNs: BigInt(header[2]) } : {}),
   };
   if (flags.has('overflow')) log.why = "the kernel's queue of events overflowed";
   else if (flags.has('cut')) log.why = 'the action changed more entries than the watcher keeps';
@@ -103,9 +110,12 @@ export function mergeWatchLogs(logs: readonly KernelLog[]): KernelLog {
  * outside set. `lost` (a collection that never came) makes it incomplete.
  */
 export function kernelAccount(logs: readonly Buffer[], servers: readonly Buffer[], lostWhy?: string): KernelLog {
-  const own = mergeWatchLogs(logs.map(parseWatchLog));
+  const parsed = logs.map(parseWatchLog);
+  const own = mergeWatchLogs(parsed);
   const theirs = mergeWatchLogs(servers.map(parseWatchLog));
   const account = mergeWatchLogs([own, { ...theirs, outside: new Set<string>() }]);
+  // The action's own collection (its first) says when the action ended.
+  if (parsed[0]?.endedAtNs !== undefined) account.endedAtNs = parsed[0].endedAtNs;
   for (const r of theirs.inside) {
     if (r.dir !== null && r.name !== null) account.outside.delete(entryKey(r.dir, r.name));
     if (r.object !== null) account.outside.delete(objectKey(r.object));
@@ -163,9 +173,20 @@ function decodeName(raw: string): string | undefined {
 
 /** The key of an entry (a folder's handle and a name in it), as the watcher computes it. */
 export function entryKey(dir: HandleKey, name: string): string {
-  const h = fnvHandle(1, dir);
-  fnvBytes(h, Buffer.from(name, 'utf8'));
-  return hex(h);
+  return new Keys().entry(dir, name);
+}
+
+/** Keys of many entries: each folder's part of the hash is computed once. */
+export class Keys {
+  private readonly folders = new Map<HandleKey, Fnv>();
+
+  entry(dir: HandleKey, name: string): string {
+    let base = this.folders.get(dir);
+    if (!base) this.folders.set(dir, (base = fnvHandle(1, dir)));
+    const h: Fnv = [base[0], base[1], base[2], base[3]];
+    fnvBytes(h, Buffer.from(name, 'utf8'));
+    return hex(h);
+  }
 }
 
 /** The key of an object (its handle), as the watcher computes it. */

@@ -25,8 +25,8 @@
 //   still holds CAP_SYS_ADMIN, PID 1 marks the file system of every writable granted folder for fanotify
 //   (POSTHOC_WATCH), then drops CAP_SYS_ADMIN from every set for good. The watcher's loop runs on a thread of
 //   PID 1 (which \`kill -9 -1\` never reaches); the runner asks it, over a socketpair no action holds, to
-//   forget (B) before each action and for what it saw (E) after it, and again when the host asks (W) after its
-//   checkpoint. Where it cannot start, the claim library's log is the record, and R says why.
+//   forget (B) before each action and for what it saw (E) after it. Where it cannot start, the claim
+//   library's log is the record, and R says why.
 // - R tells the host how changes are recorded and, per granted folder, the device and inode mounted there
 //   (POSTHOC_ROOTS): the host removes a container whose folder is not the one granted before anything runs.
 // - \`posthoc-init mcp COMMAND ARGS...\` (an MCP server's container, main/sandbox/mcp-container.ts): no action
@@ -810,10 +810,6 @@ def runner():
             os._exit(0)
         if head[:1] == b'A':
             run_action(conn, json.loads(body))
-        elif head[:1] == b'W':
-            # After the host's checkpoint of the folders: what happened between the action's end and that
-            # checkpoint (an edit of the person's there is theirs, and may make a path both).
-            send_frame(conn, b'W', watch_collect(WATCH) if WATCH is not None else b'\x02')
 
 
 def connect_control():

@@ -23,7 +23,8 @@
 // The loop answers one-byte commands on its end of a socketpair (the runner's, or PID 1's MCP thread's):
 //   B  forget everything seen so far (the queue is drained first); answers "b".
 //   E  drain the queue; answer 4 bytes of big-endian length and the collection since the last B or E:
-//        W1\tinside=N\toutside=M\tflags=F\n        F: "-" or a comma list of overflow, cut, outside-cut
+//        W1\tinside=N\toutside=M\tflags=F\tat=NS\n   F: "-" or a comma list of overflow, cut, outside-cut;
+//                                                 NS: CLOCK_REALTIME when collected, in nanoseconds
 //        I\tMASK\tFSID\tTYPE:HANDLE\tNAME\tTYPE:HANDLE\n   hex; the name with %, TAB, LF, CR as %XX; "-" for none
 //        O\tKEY\n                                         16 hex digits
 //      and starts a new collection.
@@ -38,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/fanotify.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef FAN_REPORT_DFID_NAME_TARGET
@@ -311,7 +313,11 @@ static void collect(out_t *o) {
   if (overflow) strcat(flags, ",overflow");
   if (cut) strcat(flags, ",cut");
   if (outside_cut) strcat(flags, ",outside-cut");
-  put(o, line, (size_t)snprintf(line, sizeof line, "W1\tinside=%u\toutside=%u\tflags=%s\n", inside_count, outside_count, flags[0] ? flags + 1 : "-"));
+  struct timespec now;
+  clock_gettime(CLOCK_REALTIME, &now);
+  put(o, line,
+      (size_t)snprintf(line, sizeof line, "W1\tinside=%u\toutside=%u\tflags=%s\tat=%lld%09ld\n", inside_count, outside_count, flags[0] ? flags + 1 : "-",
+                       (long long)now.tv_sec, (long)now.tv_nsec));
   for (uint32_t b = 0; b < inside_buckets; b++) {
     for (record_t *r = inside[b]; r; r = r->next) {
       const handle_t *fs = r->has_dir ? &r->dir : &r->obj;

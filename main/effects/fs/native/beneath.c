@@ -12,7 +12,8 @@
 //   statAt(dirFd, name) -> {mode, uid, gid, size, ino, dev} | null   (lstat of one name; null when absent)
 //   readlinkAt(dirFd, name) -> Buffer
 //   readNames(dirFd) -> string[]                  the names in a folder
-//   handleAt(dirFd, name) -> {type, handle} | null   the kernel's file handle of an entry (name_to_handle_at)
+//   handleAt(dirFd, name) -> {type, handle, ctimeSec, ctimeNsec} | null   an entry's kernel file handle
+//                                                 (name_to_handle_at) and when it last changed
 //
 // rel is "a/b/c" ("" is the folder itself); a "..", "." or empty component, or a leading "/", is refused
 // with EXDEV (the error openat2 gives for leaving the folder), a symbolic link on the way with ELOOP. A name
@@ -319,10 +320,16 @@ static napi_value js_handle_at(napi_env env, napi_callback_info info) {
   } else {
     napi_value buf;
     void *data;
+    struct stat st;
     napi_create_object(env, &out);
     set_number(env, out, "type", h.fh.handle_type);
     napi_create_buffer_copy(env, h.fh.handle_bytes, h.fh.f_handle, &data, &buf);
     napi_set_named_property(env, out, "handle", buf);
+    // When it last changed (any write, chmod, chown, rename of it): a change after an action ended is someone else's.
+    if (fstatat(dir, name, &st, name[0] ? AT_SYMLINK_NOFOLLOW : AT_EMPTY_PATH) == 0) {
+      set_number(env, out, "ctimeSec", (double)st.st_ctim.tv_sec);
+      set_number(env, out, "ctimeNsec", (double)st.st_ctim.tv_nsec);
+    }
   }
   free(name);
   return out;
