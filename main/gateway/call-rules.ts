@@ -44,10 +44,10 @@ export function judgeCall(rules: ServiceRules, api: ApiSpec | undefined, call: C
       message: `${breach} The call was not sent. Only the person can change the rules (posthoc service add ${call.service} … or the Connections page); if the task needs this call, say so in your answer.`,
     };
   }
-  const held = rules.hold.find((p) => callMatches(p, call.method, call.path));
+  const held = rules.hold.find((p) => callMatches(p, call.method, call.path, true));
   if (held) return { kind: 'approval', reason: `The person holds ${describePattern(held)} on ${call.service} for approval.`, mutating, inverseKnown };
 
-  const send = [...rules.sends, ...(api?.sends ?? [])].find((p) => callMatches(p, call.method, call.path));
+  const send = [...rules.sends, ...(api?.sends ?? [])].find((p) => callMatches(p, call.method, call.path, true));
   if (send && mutating) {
     return {
       kind: 'window',
@@ -79,7 +79,7 @@ function outsideRules(rules: ServiceRules, call: CallFacts): string | null {
     return `${call.method} ${call.path} is outside the calls the person allows on ${call.service} (${rules.allow.map(describePattern).join('; ')}).`;
   }
   for (const rule of rules.body) {
-    if (!callMatches(rule, call.method, call.path)) continue;
+    if (!callMatches(rule, call.method, call.path, true)) continue;
     const problem = bodyBreach(rule, call.body, call.search);
     if (problem) return `${call.method} ${call.path} on ${call.service}: ${problem}`;
   }

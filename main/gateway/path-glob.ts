@@ -17,9 +17,13 @@ export function methodMatches(pattern: string, method: string): boolean {
     .some((p) => p === '*' || p === m);
 }
 
-/** Matches a path (no query string) against a glob; returns the captured ':name' segments. */
-export function matchPath(glob: string, path: string): GlobMatch | null {
-  const { regex, names } = compile(glob);
+/**
+ * Matches a path (no query string) against a glob; returns the captured ':name' segments. `caseless` for the
+ * rules that add a check (body rules, holds, send windows): a service that routes '/CHAT.POSTMESSAGE' as
+ * '/chat.postMessage' must not slip past one. Rules that grant (allow) stay exact, so a case variant is refused.
+ */
+export function matchPath(glob: string, path: string, caseless = false): GlobMatch | null {
+  const { regex, names } = compile(glob, caseless);
   const raw = segments(path);
   const match = regex.exec(framed(raw.map((seg) => comparable(seg))));
   if (!match) return null;
@@ -33,8 +37,8 @@ export function matchPath(glob: string, path: string): GlobMatch | null {
   return { params };
 }
 
-export function callMatches(pattern: CallPattern, method: string, path: string): GlobMatch | null {
-  return methodMatches(pattern.method, method) ? matchPath(pattern.path, path) : null;
+export function callMatches(pattern: CallPattern, method: string, path: string, caseless = false): GlobMatch | null {
+  return methodMatches(pattern.method, method) ? matchPath(pattern.path, path, caseless) : null;
 }
 
 export { describePattern };
@@ -55,8 +59,9 @@ const SPECIAL = /[?[\](){}!+@|^$,"']/g;
 /** Stands for a ':name' segment while picomatch compiles the rest: an '@' no literal text leaves unescaped. */
 const placeholder = (i: number): string => `@@${i}@@`;
 
-function compile(glob: string): Compiled {
-  const known = compiled.get(glob);
+function compile(glob: string, caseless: boolean): Compiled {
+  const key = `${caseless ? 'i' : 's'}${glob}`;
+  const known = compiled.get(key);
   if (known) return known;
   const names: string[] = [];
   const parts = segments(glob).map((seg) => {
@@ -77,9 +82,9 @@ function compile(glob: string): Compiled {
   names.forEach((_, i) => {
     source = source.replace(placeholder(i), '([^/]+)');
   });
-  const result = { regex: new RegExp(source, 'd'), names };
+  const result = { regex: new RegExp(source, caseless ? 'di' : 'd'), names };
   if (compiled.size >= MAX_COMPILED) compiled.clear();
-  compiled.set(glob, result);
+  compiled.set(key, result);
   return result;
 }
 

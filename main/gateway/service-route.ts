@@ -106,7 +106,7 @@ export function serviceRoute(registry: ServiceRegistry, options: ServiceRouteOpt
 
     // The person's body rules read the body as the service will; a body too long to hold, or one the
     // gateway cannot read, cannot be checked, so it is not sent.
-    const ruled = service.rules.body.some((rule) => callMatches(rule, method, subPath));
+    const ruled = service.rules.body.some((rule) => callMatches(rule, method, subPath, true));
     if (!whole && ruled) {
       return refuse(
         413,

@@ -98,6 +98,21 @@ describe('the verdict on a call', () => {
     expect(judgeCall(defaultRules(), undefined, facts('GET', '/x'))).toMatchObject({ kind: 'send', mutating: false });
   });
 
+  it('hold every rule that adds a check to a case variant of its path, and grant nothing by one', () => {
+    // A service that routes paths without regard to case would read POST /CHAT.POSTMESSAGE as chat.postMessage.
+    const rules = { ...defaultRules(), allow: [parsePattern('POST /chat.*')], body: [parseBodyRule('POST /chat.postMessage channel=C1')], hold: [parsePattern('POST /reactions.add')] };
+    expect(judgeCall(rules, undefined, facts('POST', '/chat.postMessage', { channel: 'C2' }))).toMatchObject({ kind: 'refuse' });
+    expect(judgeCall({ ...rules, allow: [parsePattern('POST /**')] }, undefined, facts('POST', '/CHAT.POSTMESSAGE', { channel: 'C2' }))).toMatchObject({
+      kind: 'refuse',
+      message: expect.stringContaining('C2'),
+    });
+    expect(judgeCall({ ...rules, allow: [parsePattern('POST /**')] }, undefined, facts('POST', '/Reactions.Add', {}))).toMatchObject({ kind: 'approval' });
+    // Allowing stays exact: the case variant of an allowed path is outside the allowed calls.
+    expect(judgeCall(rules, undefined, facts('POST', '/CHAT.postMessage', { channel: 'C1' }))).toMatchObject({ kind: 'refuse', message: expect.stringContaining('outside the calls') });
+    expect(matchPath('/chat.postMessage', '/CHAT.POSTMESSAGE')).toBeNull();
+    expect(matchPath('/chat.postMessage', '/CHAT.POSTMESSAGE', true)).not.toBeNull();
+  });
+
   it('refuses or holds what is outside the rules, as the person chose', () => {
     const rules = { ...defaultRules(), allow: [parsePattern('GET /**')] };
     expect(judgeCall(rules, undefined, facts('DELETE', '/x'))).toMatchObject({ kind: 'refuse', message: expect.stringMatching(/outside the calls the person allows on s \(GET \/\*\*\).*not sent/) });
