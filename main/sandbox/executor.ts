@@ -8,7 +8,7 @@
 // available the container is removed instead and the next action starts a new one.
 import type Docker from 'dockerode';
 import { createHash } from 'node:crypto';
-import { chown, mkdir, readdir, rm, stat } from 'node:fs/promises';
+import { chown, lstat, mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ActionLanguage, ActionOutput, WorkspaceGrant } from '../../shared/domain';
 import { processAlive } from '../platform/process-owner';
@@ -325,10 +325,13 @@ export async function taskEnvFolder(base: string, taskId: string, user: string):
   return dir;
 }
 
-/** The owner of the first writable granted folder: who the sandbox runs as when Posthoc runs as root. */
+/**
+ * The owner of the first writable granted folder: who the sandbox runs as when Posthoc runs as root. Read
+ * without following a link: a folder swapped for one is refused when the container reports its mounts.
+ */
 export async function folderOwner(workspaces: readonly WorkspaceGrant[]): Promise<{ uid: number; gid: number } | undefined> {
   const first = workspaces.find((w) => !w.readOnly) ?? workspaces[0];
   if (!first) return undefined;
-  const st = await stat(first.hostPath).catch(() => undefined);
+  const st = await lstat(first.hostPath).catch(() => undefined);
   return st && { uid: st.uid, gid: st.gid };
 }
