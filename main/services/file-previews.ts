@@ -5,7 +5,8 @@ import type { ActionFigure, FsEffect } from '../../shared/domain';
 import type { FilePreview } from '../../shared/contract';
 import { FigureUnavailable, type Figures } from '../effects/figures/figures';
 import { preview, previewKind } from '../effects/figures/previews';
-import { CheckpointMissing } from '../effects/fs/checkpoint-store';
+import { DamagedObject } from '../effects/fs/blob-stream';
+import { CheckpointMissing, type CheckpointStore } from '../effects/fs/checkpoint-store';
 import type { FsChannel } from '../effects/fs/fs-channel';
 import type { TaskStore } from '../store/task-store';
 import { ServiceError } from './service-error';
@@ -44,14 +45,29 @@ export class FilePreviews {
     const checkpoints = await this.fs.storeFor(grant.hostPath);
     try {
       const after = await checkpoints.checkpoint(effect.checkpointAfter);
-      const entry = checkpoints.lookup(after.tree, path);
-      if (entry === null || (entry.kind !== 'file' && entry.kind !== 'exec')) {
-        return { kind: 'none', reason: entry?.kind === 'uncovered' ? 'not stored in the checkpoint (too large)' : 'not a file' };
-      }
-      return await preview(path, await checkpoints.readBlob(entry.oid));
+      return await previewInCheckpoint(checkpoints, after.tree, path);
     } catch (error) {
       if (error instanceof CheckpointMissing) return { kind: 'none', reason: 'the action was kept, so its checkpoints were released' };
       throw error;
     }
+  }
+}
+
+/**
+ * The preview of `path` as the checkpoint tree `tree` holds it. The blob is read through its object's
+ * header first (its size), then only as far as the preview needs: never whole, whatever its size.
+ */
+export async function previewInCheckpoint(checkpoints: CheckpointStore, tree: string, path: string): Promise<FilePreview> {
+  const entry = checkpoints.lookup(tree, path);
+  if (entry === null || (entry.kind !== 'file' && entry.kind !== 'exec')) {
+    return { kind: 'none', reason: entry?.kind === 'uncovered' ? 'not stored in the checkpoint (too large)' : 'not a file' };
+  }
+  const oid = entry.oid;
+  try {
+    const size = await checkpoints.blobSize(oid);
+    return await preview(path, { size, read: (maxBytes, visit) => checkpoints.streamBlob(oid, maxBytes, visit) });
+  } catch (error) {
+    if (error instanceof DamagedObject) return { kind: 'none', reason: `the checkpoint's copy cannot be read: ${error.detail}` };
+    throw error;
   }
 }

@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import { isApplied, type Action, type FsEffect } from '../../shared/domain';
 import type { Availability, DiffSide, FileDiff, Timeline, TimelineEntry, UndoStorage } from '../../shared/domain/undo';
+import { DamagedObject } from '../effects/fs/blob-stream';
 import { CheckpointMissing, DEFAULT_LARGE_FILE_BYTES, type CheckpointStore } from '../effects/fs/checkpoint-store';
 import { DEFAULT_BUDGET_BYTES, type FsChannel } from '../effects/fs/fs-channel';
 import { blockerOf, toEvent } from '../effects/fs/fs-revert';
@@ -13,7 +14,10 @@ import type { UndoOperations } from '../store/undo-operations';
 import { ServiceError } from './service-error';
 import { foldersOf, type UndoService } from './undo-service';
 
+/** Files longer than this are shown by size and SHA-256, like binaries. */
 const MAX_TEXT_BYTES = 512 * 1024;
+/** A link's target is at most PATH_MAX (4096) bytes; a blob said to be one is never read further than this. */
+const MAX_LINK_BYTES = 64 * 1024;
 type RewindAvailability = Availability & { actionSeqs: number[] };
 const STORAGE_KEY = 'undo.storage';
 type StorageSetting = { defaultBudgetBytes?: number; folders?: Record<string, number> };
@@ -154,13 +158,14 @@ export class UndoViews {
         path,
         oldPath,
         status: oldPath !== null ? 'renamed' : was === null ? 'added' : is === null ? 'deleted' : 'modified',
-        before: await side(store, was),
-        after: await side(store, is),
+        before: await diffSide(store, was),
+        after: await diffSide(store, is),
       };
     } catch (error) {
       if (error instanceof CheckpointMissing) {
         throw new ServiceError('not-found', `Action ${action.seq} was kept, so its checkpoints were released and its diff is no longer stored.`);
       }
+      if (error instanceof DamagedObject) throw new ServiceError('unavailable', error.message);
       throw error;
     }
   }
@@ -213,7 +218,12 @@ function mentions(e: FsEffect, path: string): boolean {
   );
 }
 
-async function side(store: CheckpointStore, entry: Entry | null): Promise<DiffSide | null> {
+/**
+ * One side of a file's diff. A blob is read as a stream, never held whole: the SHA-256 is fed piece by
+ * piece and only the first MAX_TEXT_BYTES (and a piece) are kept, so a file too long to show as text, or
+ * binary, costs one chunk of memory whatever its size (and the time to inflate it once).
+ */
+export async function diffSide(store: CheckpointStore, entry: Entry | null): Promise<DiffSide | null> {
   if (entry === null) return null;
   switch (entry.kind) {
     case 'dir':
@@ -221,15 +231,25 @@ async function side(store: CheckpointStore, entry: Entry | null): Promise<DiffSi
     case 'uncovered':
       return { kind: 'not-covered' };
     case 'link':
-      return { kind: 'link', target: (await store.readBlob(entry.oid)).toString('utf8') };
+      return { kind: 'link', target: (await store.readBlobHead(entry.oid, MAX_LINK_BYTES)).content.toString('utf8') };
     case 'file':
     case 'exec': {
-      const content = await store.readBlob(entry.oid);
+      const hash = createHash('sha256');
+      const head: Buffer[] = [];
+      let headBytes = 0;
+      const { size } = await store.streamBlob(entry.oid, Number.POSITIVE_INFINITY, (chunk) => {
+        hash.update(chunk);
+        if (headBytes <= MAX_TEXT_BYTES) {
+          head.push(chunk);
+          headBytes += chunk.length;
+        }
+      });
+      const content = Buffer.concat(head);
       const executable = entry.kind === 'exec';
-      const text = content.length <= MAX_TEXT_BYTES ? asText(content) : null;
-      if (text !== null) return { kind: 'text', text, size: content.length, executable };
-      const sha256 = createHash('sha256').update(content).digest('hex');
-      return { kind: 'binary', reason: content.length > MAX_TEXT_BYTES && asText(content.subarray(0, 8000)) !== null ? 'too-large' : 'binary', size: content.length, sha256, executable };
+      const text = size <= MAX_TEXT_BYTES ? asText(content) : null;
+      if (text !== null) return { kind: 'text', text, size, executable };
+      const reason = size > MAX_TEXT_BYTES && startsAsText(content.subarray(0, 8000)) ? 'too-large' : 'binary';
+      return { kind: 'binary', reason, size, sha256: hash.digest('hex'), executable };
     }
   }
 }
@@ -240,6 +260,17 @@ function asText(content: Buffer): string | null {
     return new TextDecoder('utf-8', { fatal: true }).decode(content);
   } catch {
     return null;
+  }
+}
+
+/** The start of a longer file reads as text: no NUL, and UTF-8 up to a character the cut may have split. */
+function startsAsText(head: Buffer): boolean {
+  if (head.includes(0)) return false;
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(head, { stream: true });
+    return true;
+  } catch {
+    return false;
   }
 }
 

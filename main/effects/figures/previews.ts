@@ -1,8 +1,12 @@
 // Previews of files an action added or changed, for its card: images (by their bytes, not their names) and
-// the first rows of a CSV or an XLSX. Bytes come from the checkpoint after the action (services/file-previews.ts);
-// nothing here touches the folder. Everything is capped: images at 8 MiB, CSV at its first 256 KiB, an XLSX
-// at 16 MiB and, before any parser sees it, at 64 MiB uncompressed and 2,000 entries (a zip bomb is stopped
-// while it inflates, whatever sizes its headers claim).
+// the first rows of a CSV or an XLSX. Bytes come from the checkpoint after the action (services/file-previews.ts)
+// through a PreviewSource: the blob's size from its object's header, and only as much content as a preview
+// needs, inflated no further — so memory follows the caps below, never the file's size. Nothing here touches
+// the folder. Images: refused unread over 8 MiB. CSV: read until its first 21 rows are in, at most 256 KiB.
+// XLSX: a zip is read whole (its directory is at its end), so one over 16 MiB is refused unread; under it,
+// before any parser sees it, at most 64 MiB uncompressed and 2,000 entries (a zip bomb is stopped while it
+// inflates, whatever sizes its headers claim). 16 MiB is enough: a workbook's XML compresses about 5 to 10
+// times, so a larger one would unzip past the 64 MiB guard anyway.
 import { Unzip, UnzipInflate, UnzipPassThrough } from 'fflate';
 import Papa from 'papaparse';
 import readXlsxFile from 'read-excel-file/node';
@@ -42,33 +46,86 @@ export function sniffImage(bytes: Buffer): ImageMime | null {
   return null;
 }
 
-export async function preview(path: string, bytes: Buffer): Promise<FilePreview> {
+/**
+ * A file to preview: its size (from the checkpoint object's header, known before any content is read) and
+ * its content in pieces, in order, until `visit` returns false or `maxBytes` came out.
+ */
+export type PreviewSource = {
+  size: number;
+  read(maxBytes: number, visit: (chunk: Buffer) => boolean | void): Promise<unknown>;
+};
+
+/** A source over bytes already in memory (tests, and callers that hold a file whole). */
+export function bufferSource(bytes: Buffer): PreviewSource {
+  return {
+    size: bytes.length,
+    read: async (maxBytes, visit) => {
+      if (maxBytes > 0 && bytes.length > 0) visit(bytes.subarray(0, maxBytes));
+    },
+  };
+}
+
+export async function preview(path: string, source: PreviewSource): Promise<FilePreview> {
   switch (previewKind(path)) {
     case 'image': {
-      if (bytes.length > PREVIEW_LIMITS.imageBytes) return { kind: 'none', reason: `larger than ${PREVIEW_LIMITS.imageBytes / 1024 / 1024} MiB` };
+      if (source.size > PREVIEW_LIMITS.imageBytes) return { kind: 'none', reason: tooLarge(source.size, PREVIEW_LIMITS.imageBytes) };
+      const bytes = await readAll(source, PREVIEW_LIMITS.imageBytes);
       const mime = sniffImage(bytes);
       if (!mime) return { kind: 'none', reason: 'not an image its name says it is' };
       return { kind: 'image', mime, bytes: bytes.length, base64: bytes.toString('base64') };
     }
     case 'csv':
-      return csvPreview(bytes);
+      return csvPreview(source);
     case 'xlsx':
-      return xlsxPreview(bytes);
+      if (source.size > PREVIEW_LIMITS.xlsxBytes) return { kind: 'none', reason: tooLarge(source.size, PREVIEW_LIMITS.xlsxBytes) };
+      return xlsxPreview(await readAll(source, PREVIEW_LIMITS.xlsxBytes));
     default:
       return { kind: 'none', reason: 'no preview for this kind of file' };
   }
 }
 
-function csvPreview(bytes: Buffer): FilePreview {
-  const cut = bytes.length > PREVIEW_LIMITS.csvBytes;
-  const text = bytes.subarray(0, PREVIEW_LIMITS.csvBytes).toString('utf8');
-  const parsed = Papa.parse<string[]>(text, { preview: PREVIEW_LIMITS.rows + 1, skipEmptyLines: true });
-  const rows = parsed.data.slice(0, PREVIEW_LIMITS.rows).map(cells);
-  return { kind: 'table', rows, truncated: cut || parsed.data.length > PREVIEW_LIMITS.rows || rows.some((r, i) => r.length < (parsed.data[i]?.length ?? 0)) };
+function tooLarge(size: number, cap: number): string {
+  return `${formatSize(size)}, larger than the ${cap / 1024 / 1024} MiB a preview reads; open the file itself to see it`;
+}
+
+function formatSize(n: number): string {
+  const mib = 1024 * 1024;
+  if (n >= 1024 * mib) return `${+(n / 1024 / mib).toFixed(1)} GiB`;
+  if (n >= mib) return `${+(n / mib).toFixed(1)} MiB`;
+  return `${+(n / 1024).toFixed(1)} KiB`;
+}
+
+async function readAll(source: PreviewSource, maxBytes: number): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  await source.read(maxBytes, (chunk) => void parts.push(chunk));
+  return Buffer.concat(parts);
+}
+
+/**
+ * The first rows of a CSV: content is read piece by piece and parsed again after each, until one row more
+ * than shown is in (then every shown row is whole) or the byte cap is reached (a cut last row is shown as
+ * read, and the table says it is cut).
+ */
+async function csvPreview(source: PreviewSource): Promise<FilePreview> {
+  const parts: Buffer[] = [];
+  let parsed: string[][] = [];
+  let read = 0;
+  await source.read(PREVIEW_LIMITS.csvBytes, (chunk) => {
+    parts.push(chunk);
+    read += chunk.length;
+    parsed = parseRows(Buffer.concat(parts));
+    return parsed.length <= PREVIEW_LIMITS.rows;
+  });
+  const cut = read < source.size;
+  const rows = parsed.slice(0, PREVIEW_LIMITS.rows).map(cells);
+  return { kind: 'table', rows, truncated: cut || parsed.length > PREVIEW_LIMITS.rows || rows.some((r, i) => r.length < (parsed[i]?.length ?? 0)) };
+}
+
+function parseRows(bytes: Buffer): string[][] {
+  return Papa.parse<string[]>(bytes.toString('utf8'), { preview: PREVIEW_LIMITS.rows + 1, skipEmptyLines: true }).data;
 }
 
 async function xlsxPreview(bytes: Buffer): Promise<FilePreview> {
-  if (bytes.length > PREVIEW_LIMITS.xlsxBytes) return { kind: 'none', reason: `larger than ${PREVIEW_LIMITS.xlsxBytes / 1024 / 1024} MiB` };
   const bomb = zipOverLimits(bytes);
   if (bomb) return { kind: 'none', reason: bomb };
   try {

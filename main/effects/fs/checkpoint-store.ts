@@ -15,6 +15,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { folderIdentity, GrantedFolder, type FolderIdentity } from './beneath';
+import type { BlobVisitor } from './blob-stream';
 import { FolderScanner, RACY_WINDOW_MS, type ScanLimits } from './folder-scanner';
 import { ShadowRepo } from './git-objects';
 import { PRIVATE_MODES_FILE, PrivateModes } from './private-modes';
@@ -162,6 +163,21 @@ export class CheckpointStore {
 
   readBlob(oid: string): Promise<Buffer> {
     return this.repo.readBlob(oid);
+  }
+
+  /** A blob's content in pieces, at most `maxBytes`, inflated only that far (ShadowRepo.streamBlob). */
+  streamBlob(oid: string, maxBytes: number, visit: BlobVisitor): Promise<{ size: number; read: number }> {
+    return this.repo.streamBlob(oid, maxBytes, visit);
+  }
+
+  /** A blob's size and at most its first `maxBytes` bytes. */
+  readBlobHead(oid: string, maxBytes: number): Promise<{ size: number; content: Buffer }> {
+    return this.repo.readBlobHead(oid, maxBytes);
+  }
+
+  /** A blob's size from its object's header, without reading its content. */
+  blobSize(oid: string): Promise<number> {
+    return this.repo.blobSize(oid);
   }
 
   /**

@@ -5,13 +5,15 @@
 // objects/xx/…, exactly what `git hash-object -w` writes), because isomorphic-git's writeBlob costs about
 // 1 ms per object — 10 s for a 10,000-file folder. Commits and refs go through isomorphic-git. Reads of
 // loose objects are done here; a packed object (someone ran `git gc` on the shadow repository) is read
-// through isomorphic-git.
+// through isomorphic-git. A blob can also be read in part (`streamBlob`, `readBlobHead`, `blobSize`): its
+// size from the object's header and only as much content as asked, inflated as a stream (blob-stream.ts).
 import git from 'isomorphic-git';
 import * as fs from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createDeflate, deflateSync, inflateSync } from 'node:zlib';
+import { streamLoose, type BlobVisitor } from './blob-stream';
 
 export type GitMode = '100644' | '100755' | '120000' | '040000' | '160000';
 /** A tree entry as stored: `name` is the stored (escaped) name. */
@@ -128,6 +130,33 @@ export class ShadowRepo {
     }
     const { blob } = await git.readBlob({ fs, gitdir: this.gitdir, oid });
     return Buffer.from(blob);
+  }
+
+  /**
+   * Hands a blob's content to `visit` in order, at most `maxBytes` of it, and returns its size (from the
+   * object's header) and how much `visit` got. A loose object is inflated only as far as the reader needs,
+   * so memory stays one chunk whatever the blob's size; a damaged one fails with DamagedObject. A packed
+   * object (only a `git gc` run on the shadow repository by hand makes one) is read whole by isomorphic-git.
+   */
+  async streamBlob(oid: string, maxBytes: number, visit: BlobVisitor): Promise<{ size: number; read: number }> {
+    const loose = await streamLoose(this.objectPath(oid), oid, 'blob', maxBytes, visit);
+    if (loose) return loose;
+    const { blob } = await git.readBlob({ fs, gitdir: this.gitdir, oid });
+    const part = Buffer.from(blob.buffer, blob.byteOffset, Math.min(blob.length, Math.max(0, maxBytes)));
+    if (part.length > 0) visit(part);
+    return { size: blob.length, read: part.length };
+  }
+
+  /** A blob's size and at most its first `maxBytes` bytes (see streamBlob). */
+  async readBlobHead(oid: string, maxBytes: number): Promise<{ size: number; content: Buffer }> {
+    const parts: Buffer[] = [];
+    const { size } = await this.streamBlob(oid, maxBytes, (chunk) => void parts.push(chunk));
+    return { size, content: Buffer.concat(parts) };
+  }
+
+  /** A blob's size, from its object's header (no content is read). */
+  async blobSize(oid: string): Promise<number> {
+    return (await this.streamBlob(oid, 0, () => false)).size;
   }
 
   /** Flushes the given loose objects to disk, so a power cut cannot lose content an undo is about to overwrite. */
