@@ -5,6 +5,7 @@
 // works are delivered before the next request.
 import { assertNever, type Action } from '../../shared/domain';
 import { readReply, withoutReasoning, type PlanItem, type ReplyIssue } from '../../shared/codeact/reply';
+import { POSTHOC_TOOLS } from '../../shared/codeact/tool-map';
 import type { CodeBlock } from './codeact-parser';
 import type { ChatMessage, ToolCall } from './llm-client';
 
@@ -83,13 +84,14 @@ export async function runAgent(input: {
       corrected = false;
       continue;
     }
-    const { actions, prose, plan, issue } = readReply(reply);
+    const { actions, prose, plan, issue, unknownTools } = readReply(reply);
     if (plan !== null) hooks.onPlan?.(plan);
     if (actions.length === 0) {
-      if (issue !== null && !corrected) {
-        // Once in a row: a second reply with no action is the answer.
+      // A call Posthoc cannot run never ends the task; other issues are corrected once in a row (a second
+      // reply with no action is the answer).
+      if (issue !== null && (!corrected || issue === 'unknown-tool')) {
         corrected = true;
-        const observation = correction(issue);
+        const observation = correction(issue, unknownTools);
         history.push({ role: 'user', content: observation });
         hooks.onObservation(observation);
         continue;
@@ -118,6 +120,7 @@ export async function runAgent(input: {
         break;
       }
     }
+    if (unknownTools.length > 0) observations.push(`(${notATool(unknownTools)} ${POSTHOC_TOOLS})`);
     const observation = observations.join('\n\n');
     history.push({ role: 'user', content: observation });
     hooks.onObservation(observation);
@@ -129,15 +132,17 @@ export async function runAgent(input: {
 }
 
 /** The one observation a reply with no action gets when it does not read as an answer. */
-export function correction(issue: ReplyIssue): string {
+export function correction(issue: ReplyIssue, unknownTools: string[] = []): string {
   const how = 'To act, write the code in a fenced block tagged ```python or ```bash (```sql for a granted database), or in <execute>…</execute>.';
   switch (issue) {
+    case 'unknown-tool':
+      return `${notATool(unknownTools)} so nothing ran and the task goes on. ${POSTHOC_TOOLS} ${how} If the task is complete, reply with the answer in <answer>…</answer> and no call or code outside it.`;
     case 'promise':
       return `Your reply said what you would do but held no code, so nothing ran. ${how} If the task is complete, reply with the answer in <answer>…</answer> and no code outside it.`;
     case 'unterminated':
       return `Your reply ended inside a block that was never closed, so nothing ran. Send the whole block again and close it. ${how}`;
     case 'other-language':
-      return `Your reply held code in a language Posthoc does not run, so nothing ran. ${how} If the task is complete, reply with the answer in <answer>…</answer> and no code outside it.`;
+      return `Your reply held code tagged with a language Posthoc does not run, so nothing ran. ${how} If the task is complete, reply with the answer in <answer>…</answer> and no code outside it.`;
     case 'reasoning-only':
       return `Your reply held only reasoning (<think>), no code and no answer. ${how} If the task is complete, reply with the answer in <answer>…</answer>.`;
     case 'empty':
@@ -145,6 +150,12 @@ export function correction(issue: ReplyIssue): string {
     default:
       return assertNever(issue, 'reply issue');
   }
+}
+
+/** "Your reply called X and Y, which Posthoc does not have," */
+function notATool(names: string[]): string {
+  const list = names.length ? names.map((n) => `"${n}"`).join(', ') : 'a tool';
+  return `Your reply called ${list}, which Posthoc does not have,`;
 }
 
 /** What the model reads about one action: output (capped), exit code and the files it changed. */

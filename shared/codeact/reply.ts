@@ -8,9 +8,19 @@
 //   reply cut at the `</execute>` stop sequence CodeAct models are served with) runs to the end.
 //   smolagents' `<code>…</code>` (python) counts when it stands as a block of its own, closed; its older
 //   ```py … ```<end_code> is a fence like any other.
-// - An untagged fence is an action only when the reply holds no other action and the line before it says
-//   so (run / execute, or "let me …" / "I'll …" ending in a colon); it is bash when it reads as shell (a `$ ` prompt, a shebang,
-//   or a well-known command first), python otherwise.
+// - Calls in other harnesses' formats (calls.ts: OpenHands' <function=…>, <tool_call>, [TOOL_CALLS], Llama's
+//   <|python_tag|>, SWE-agent's <command>, <finish> …) at a line's start, outside fences, <answer> and
+//   reasoning, run as the action they map to (tool-map.ts); one naming a tool Posthoc lacks is never run and
+//   never ends the task: the loop answers it with what Posthoc has. A reply that is only a bare JSON call
+//   ({"name": …, "arguments": …}) or Llama's [tool(arg=…)] list is a call too.
+// - Search/replace edit blocks (aider's SEARCH/REPLACE, ORIGINAL/UPDATED), fenced or not, are a file edit
+//   (edits.ts), never run as the code they hold.
+// - An untagged fence is an action only when the reply holds no other action: by its content when it reads
+//   as a command (bash; another harness's command such as `find_file` is a tool Posthoc lacks), otherwise when
+//   the line before it says so (run / execute, or "let me …" / "I'll …" ending in a colon): python then.
+// - A fenced block the reply shows the reader ("you can run it with:") is not run when the reply is also an
+//   answer (reply-blocks.ts); the part says why, and the card shows it.
+// - Python actions get IPython's own syntax done as IPython does it (ipython.ts: !cmd, %pip, %cd).
 // - `<answer>…</answer>` is the final answer the system prompt teaches: everything inside is shown to the
 //   person and never run, fences included (a "to run it again" block in an answer is an example, not an
 //   action). A reply whose only content is an answer ends the task; an answer left open at the end (a cut
@@ -24,6 +34,9 @@
 // A reply with code in it (outside <answer>) is never the final answer, whatever it says: the code runs first.
 // A leaf like the rest of shared/.
 import { readFences, type CodeBlock } from './fences';
+import { toPlainPython } from './ipython';
+import { isDataTag } from './reply-blocks';
+import { fencedParts, gapParts, readBlocks, wholeReplyCall } from './reply-parts';
 
 export type PlanItem = { text: string; done: boolean };
 
@@ -40,13 +53,18 @@ export type ReplyPart =
       /** It is (or would be, when not empty) an action. */
       isAction: boolean;
       closed: boolean;
-      form: 'fence' | 'tag';
+      /** A fence, an action tag (<execute>), or a call in another harness's format (calls.ts). */
+      form: 'fence' | 'tag' | 'call';
       /** It stands inside <answer>: shown, never run. */
       answer?: true;
+      /** Why a block that looks like code or a call was not run (shown on the card). */
+      notRun?: string;
+      /** The tool it calls when Posthoc has no such tool. */
+      unknownTool?: string;
     };
 
 /** Why a reply with no action does not end the task by itself (the loop sends one corrective observation). */
-export type ReplyIssue = 'promise' | 'unterminated' | 'other-language' | 'reasoning-only' | 'empty';
+export type ReplyIssue = 'promise' | 'unterminated' | 'other-language' | 'reasoning-only' | 'empty' | 'unknown-tool';
 
 export type ReadReply = {
   parts: ReplyPart[];
@@ -59,6 +77,10 @@ export type ReadReply = {
   answer: string | null;
   /** The reply's <title>, cleaned to one short line of plain words, or null when it has none (or an empty one). */
   title: string | null;
+  /** Tools the reply called that Posthoc does not have (never run; the loop answers with what it has). */
+  unknownTools: string[];
+  /** The reply called its harness's finish (<finish>, attempt_completion): it ends the task when it runs nothing. */
+  finished: boolean;
   issue: ReplyIssue | null;
 };
 
@@ -68,20 +90,22 @@ export const TITLE_MAX = 80;
 const THINK = /<(think|thinking|thought)>[\s\S]*?(?:<\/\1>|$)/gi;
 const INTENT = /\b(let me|let's|let us|i'll|i will|i am going to|i'm going to|i need to|now i|next,? i|first,? i)\b/i;
 const ACT_WORD = /\b(run|check|look|list|read|open|inspect|create|write|search|find|try|execute|install|count|examine|start|explore|verify|test|fix|calculate|compute|analy[sz]e|load|print|see|browse|visit|fetch|download|edit|update|delete|remove|rename|move|copy)\b/i;
-const RUN_WORD = /\b(run|running|execute|executing)\b/i;
-const SHELL_COMMANDS = new Set(
-  'ls cd cat echo grep find pip pip3 npm npx python python3 head tail wc mkdir rm cp mv curl sqlite3 git du df sed awk sort uniq jq rg unzip file tree touch chmod node pwd which apt-get export'.split(' '),
-);
 
 export function readReply(reply: string): ReadReply {
   // smolagents' older closer, ```<end_code>, is a closing fence.
-  let text = reply.replace(/\r\n?/g, '\n').replace(/^([ \t]*(?:`{3,}|~{3,}))[ \t]*<end_code>[ \t]*$/gm, '$1').replace(/^[ \t]*<end_code>[ \t]*$/gm, '');
+  let text = reply
+    .replace(/\r\n?/g, '\n')
+    .replace(/^([ \t]*(?:`{3,}|~{3,}))[ \t]*<end_code>[ \t]*$/gm, '$1')
+    .replace(/^[ \t]*<end_code>[ \t]*$/gm, '')
+    // End-of-turn tokens a server left in the text are not the model's words.
+    .replace(/<\|(?:eot_id|im_end|end)\|>|<｜end▁of▁sentence｜>|<\/s>$/g, '');
   const reasoning: string[] = [];
   const parts: ReplyPart[] = [];
   // A reply that opens with reasoning and closes it with a lone </think> (the opener sat in the template).
-  const close = text.search(/<\/think>/i);
-  const open = text.search(/<think>/i);
-  if (close >= 0 && (open < 0 || open > close)) {
+  // (A server that also left the opener in the reply's text can leave two such closers: each ends reasoning.)
+  for (let close = text.search(/<\/think>/i); close >= 0; close = text.search(/<\/think>/i)) {
+    const open = text.search(/<think>/i);
+    if (open >= 0 && open < close) break;
     const before = text.slice(0, close).trim();
     if (before) {
       reasoning.push(before);
@@ -105,7 +129,7 @@ export function readReply(reply: string): ReadReply {
       pattern.lastIndex = m.index + 1;
       continue;
     }
-    if (m.index > at) parts.push(...fencedParts(text.slice(at, m.index)));
+    if (m.index > at) parts.push(...gapParts(text.slice(at, m.index)));
     at = m.index + m[0].length;
     if (m[1] !== undefined) {
       const body = (m[2] ?? '').trim();
@@ -137,25 +161,17 @@ export function readReply(reply: string): ReadReply {
       parts.push({ kind: 'code', tag, body, action: tagAction(tag, body), isAction: true, closed, form: 'tag' });
     }
   }
-  if (at < text.length) parts.push(...fencedParts(text.slice(at)));
-
-  // An untagged fence counts only when the reply has no other action and the line before it asks to run it.
-  if (!parts.some((p) => p.kind === 'code' && p.isAction)) {
-    for (let i = 0; i < parts.length; i++) {
-      const p = parts[i]!;
-      if (p.kind !== 'code' || p.form !== 'fence' || p.tag !== '' || p.body.trim() === '' || p.answer) continue;
-      const before = parts[i - 1];
-      const lead = before?.kind === 'text' ? lastLine(before.text) : '';
-      if (!RUN_WORD.test(lead) && !(INTENT.test(lead) && lead.trimEnd().endsWith(':'))) continue;
-      parts[i] = { ...p, isAction: true, action: untaggedAction(p.body) };
-    }
-  }
+  if (at < text.length) parts.push(...gapParts(text.slice(at)));
+  wholeReplyCall(parts);
+  readBlocks(parts);
 
   const actions = parts.flatMap((p) => (p.kind === 'code' && p.action ? [p.action] : []));
+  const unknownTools = [...new Set(parts.flatMap((p) => (p.kind === 'code' && p.unknownTool ? [p.unknownTool] : [])))];
+  const finished = parts.some((p) => p.kind === 'code' && p.form === 'call' && p.tag === 'finish');
   const prose = parts
     .flatMap((p) => {
       if (p.kind === 'text') return [p.text];
-      if (p.kind === 'code' && !p.isAction) return [p.form === 'fence' ? fenceText(p) : p.body];
+      if (p.kind === 'code' && !p.isAction && p.form !== 'call') return [p.form === 'fence' ? fenceText(p) : p.body];
       return [];
     })
     .join('\n')
@@ -163,15 +179,18 @@ export function readReply(reply: string): ReadReply {
     .trim();
   const answer = answers.length ? answers.join('\n\n').trim() : null;
   // An answer in its tag is the answer, whatever its last line says ("run it again with:").
-  const issue = actions.length ? null : answer ? null : issueOf(parts, prose, unterminatedThink);
-  return { parts, actions, prose, reasoning: reasoning.length ? reasoning.join('\n\n') : null, plan, answer, title, issue };
+  const issue = actions.length ? null : unknownTools.length ? 'unknown-tool' : answer || finished ? null : issueOf(parts, prose, unterminatedThink);
+  return { parts, actions, prose, reasoning: reasoning.length ? reasoning.join('\n\n') : null, plan, answer, title, unknownTools, finished, issue };
 }
 
 /** The reply as sent back to the model: without its reasoning (providers ask for it not to be replayed). */
 export function withoutReasoning(reply: string): string {
-  const close = reply.search(/<\/think>/i);
-  const open = reply.search(/<think>/i);
-  let text = close >= 0 && (open < 0 || open > close) ? reply.slice(close + '</think>'.length) : reply;
+  let text = reply;
+  for (let close = text.search(/<\/think>/i); close >= 0; close = text.search(/<\/think>/i)) {
+    const open = text.search(/<think>/i);
+    if (open >= 0 && open < close) break;
+    text = text.slice(close + '</think>'.length);
+  }
   text = text.replace(THINK, '');
   return text.trim();
 }
@@ -197,12 +216,12 @@ export function cleanTitle(raw: string): string | null {
 
 function issueOf(parts: ReplyPart[], prose: string, unterminatedThink: boolean): ReplyIssue | null {
   const code = parts.filter((p): p is Extract<ReplyPart, { kind: 'code' }> => p.kind === 'code');
-  if (code.some((p) => !p.closed && p.body.trim() !== '')) return 'unterminated';
+  if (code.some((p) => !p.closed && p.body.trim() !== '' && !p.notRun)) return 'unterminated';
   if (prose === '') {
     if (unterminatedThink || parts.some((p) => p.kind === 'reasoning')) return 'reasoning-only';
     return parts.some((p) => p.kind === 'plan') ? 'promise' : 'empty';
   }
-  if (code.some((p) => p.body.trim() !== '') && promises(prose)) return 'other-language';
+  if (code.some((p) => p.body.trim() !== '' && !isDataTag(p.tag) && !p.notRun) && promises(prose)) return 'other-language';
   const last = parts.at(-1);
   if (last?.kind === 'text' && promises(lastParagraph(last.text))) return 'promise';
   return null;
@@ -213,16 +232,6 @@ function promises(text: string): boolean {
   const t = text.replace(/\blet me know\b/gi, '').trim();
   if (t.endsWith(':')) return true;
   return INTENT.test(t) && ACT_WORD.test(t);
-}
-
-function fencedParts(text: string): ReplyPart[] {
-  return readFences(text).flatMap((part): ReplyPart[] => {
-    if (part.kind === 'text') {
-      const joined = part.lines.join('\n');
-      return joined.trim() === '' ? [] : [{ kind: 'text', text: joined.replace(/^\n+|\s+$/g, '') }];
-    }
-    return [{ kind: 'code', tag: part.tag, body: part.body.join('\n'), action: part.action, isAction: part.actionTag, closed: part.close !== null, form: 'fence' }];
-  });
 }
 
 function fenceText(p: Extract<ReplyPart, { kind: 'code' }>): string {
@@ -265,15 +274,7 @@ function pythonOrShell(body: string, shebang: boolean): CodeBlock {
     return { language: 'bash', source: lines.map((l) => l.trimStart().slice(1)).join('\n') };
   }
   if (shebang && /^#!.*\b(ba)?sh\b/.test(body.trimStart())) return { language: 'bash', source: body.trimStart() };
-  return { language: 'python', source: body };
-}
-
-function untaggedAction(body: string): CodeBlock {
-  const lines = body.split('\n').filter((l) => l.trim() !== '');
-  if (lines.length > 0 && lines.every((l) => l.startsWith('$ '))) return { language: 'bash', source: lines.map((l) => l.slice(2)).join('\n') };
-  const first = lines[0]?.trim() ?? '';
-  if (/^#!.*\b(ba)?sh\b/.test(first) || SHELL_COMMANDS.has(first.split(/\s+/)[0] ?? '')) return { language: 'bash', source: body };
-  return { language: 'python', source: body };
+  return toPlainPython(body);
 }
 
 function planItems(body: string): PlanItem[] {
@@ -284,10 +285,6 @@ function planItems(body: string): PlanItem[] {
     if (items.length >= 20) break;
   }
   return items;
-}
-
-function lastLine(text: string): string {
-  return text.trimEnd().split('\n').at(-1) ?? '';
 }
 
 function lastParagraph(text: string): string {

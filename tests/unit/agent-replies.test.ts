@@ -1,21 +1,11 @@
 // The replay suite: reply shapes taken from real agents' transcripts and prompts (each fixture names its
 // source), trimmed to their shape, with the actions Posthoc must run for each. Read by the one parser
 // main and the renderer share (shared/codeact/reply.ts).
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readReply, withoutReasoning, TITLE_MAX, type ReplyIssue } from '../../shared/codeact/reply';
-import type { CodeBlock } from '../../shared/codeact/fences';
+import { readReply, withoutReasoning, TITLE_MAX } from '../../shared/codeact/reply';
+import { loadReplay } from './agent-replies-score';
 
-type Fixture = { name: string; cite: string; reply: string; actions: CodeBlock[]; issue?: ReplyIssue | null; reasoning?: boolean; title?: string | null };
-type FixtureFile = { source: string; replies: Fixture[] };
-
-const dir = join(__dirname, '../fixtures/replies');
-const files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
-const all = files.flatMap((file) => {
-  const data = JSON.parse(readFileSync(join(dir, file), 'utf8')) as FixtureFile;
-  return data.replies.map((fixture) => ({ file, source: data.source, ...fixture }));
-});
+const all = loadReplay();
 
 describe('the replay suite', () => {
   it('holds at least 30 shapes, each citing where it comes from', () => {
@@ -29,7 +19,7 @@ describe('the replay suite', () => {
   for (const f of all) {
     it(`${f.file}: ${f.name}`, () => {
       const read = readReply(f.reply);
-      expect(read.actions).toEqual(f.actions);
+      expect(read.actions).toEqual(f.expected);
       if (f.issue !== undefined) expect(read.issue).toBe(f.issue);
       if (f.title !== undefined) expect(read.title).toBe(f.title);
       // A title is never shown in the message body.
@@ -37,7 +27,7 @@ describe('the replay suite', () => {
         expect(read.prose).not.toContain('<title>');
         expect(read.parts.some((p) => (p.kind === 'text' ? p.text : '').includes(read.title!))).toBe(false);
       }
-      if (f.actions.length > 0) expect(read.issue).toBeNull();
+      if (f.expected.length > 0) expect(read.issue).toBeNull();
       if (f.reasoning) {
         expect(read.reasoning).not.toBeNull();
         // Code inside the reasoning is never an action, and the model never gets its reasoning back.
@@ -47,7 +37,7 @@ describe('the replay suite', () => {
       }
       // The renderer folds exactly the actions main runs.
       const folded = read.parts.flatMap((p) => (p.kind === 'code' && p.action ? [p.action] : []));
-      expect(folded).toEqual(f.actions);
+      expect(folded).toEqual(f.expected);
     });
   }
 });
@@ -130,10 +120,12 @@ describe('readReply: the final answer in <answer>', () => {
     expect(code[0]).toMatchObject({ tag: 'bash', body: 'python3 sum.py', action: null, isAction: false, answer: true });
   });
 
-  it('without the tag, the same reply still runs its block (the old form is unchanged)', () => {
+  it('without the tag, a block shown to the reader beside the answer is not run either, and says why', () => {
     const read = readReply('## Done\n\nTo run it again:\n\n```bash\npython3 sum.py\n```');
-    expect(read.actions).toEqual([{ language: 'bash', source: 'python3 sum.py' }]);
+    expect(read.actions).toEqual([]);
+    expect(read.issue).toBeNull();
     expect(read.answer).toBeNull();
+    expect(read.parts.find((p) => p.kind === 'code')).toMatchObject({ action: null, notRun: expect.stringMatching(/example/) });
   });
 
   it('keeps a body holding backticks whole: the fence written back is longer than any run inside it', () => {
