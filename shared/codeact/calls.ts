@@ -24,7 +24,7 @@ export const FOREIGN_COMMANDS = new Set(
 );
 
 const START =
-  /(^|\n)[ \t]*(<function=([\w.-]+)>|<tool_call>|\[TOOL_CALLS\]|\[TOOL_REQUEST\]|<\|python_tag\|>|<｜tool▁calls▁begin｜>|<command>|<(execute_\w+)>|<finish>|<function_calls>|<([a-z][a-z0-9]*(?:_[a-z0-9]+)+)>(?=\s*<[a-z_]+>))/g;
+  /(^|\n)[ \t]*(<function=([\w.-]+)>|<tool_call>|\[TOOL_CALLS\]|\[TOOL_REQUEST\]|<\|python_tag\|>|<｜tool▁calls▁begin｜>|<command>|<([a-z][a-z0-9]*(?:_[a-z0-9]+)+)>(?=\s*<[a-z_]+>)|<(execute_\w+)>|<finish>|<function_calls>)/g;
 
 /** The calls in a text, in order; none starts inside a fence. */
 export function findCalls(text: string): CallSpan[] {
@@ -35,7 +35,7 @@ export function findCalls(text: string): CallSpan[] {
     if (insideFence(text.slice(0, start))) continue;
     const open = m[2]!;
     const after = m.index + m[0].length;
-    const span = readCall(text, start, after, open, m[3], m[4], m[5]);
+    const span = readCall(text, start, after, open, m[3], m[5], m[4]);
     if (span) {
       spans.push(span);
       START.lastIndex = Math.max(span.end, after);

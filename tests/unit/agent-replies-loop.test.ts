@@ -188,3 +188,31 @@ describe('runAgent: the final answer in <answer>', () => {
     expect(correction('empty')).toContain('<answer>…</answer>');
   });
 });
+
+describe('runAgent: calls Posthoc cannot run never end the task', () => {
+  it('a tool Posthoc lacks is answered with what it has, every time, and the task goes on', async () => {
+    const call = '<function=web_search>\n<parameter=query>weather</parameter>\n</function>';
+    const { hooks, sent } = hooksFor([call, call, '<answer>I cannot search the web from here.</answer>']);
+    const outcome = await runAgent({ history, maxSteps: 5, hooks, signal });
+    expect(outcome).toEqual({ status: 'done', answer: 'I cannot search the web from here.' });
+    expect(hooks.runAction).not.toHaveBeenCalled();
+    expect(sent).toHaveLength(3);
+    const told = sent[1]!.at(-1)!.content;
+    expect(told).toBe(correction('unknown-tool', ['web_search']));
+    expect(told).toMatch(/"web_search", which Posthoc does not have.*```bash or ```python/s);
+    expect(sent[2]!.at(-1)!.content).toBe(told);
+  });
+
+  it('runs the calls it can and names the ones it cannot in the same observation', async () => {
+    const reply = '<tool_call>\n{"name": "bash", "arguments": {"command": "ls"}}\n</tool_call>\n<tool_call>\n{"name": "get_weather", "arguments": {}}\n</tool_call>';
+    const { hooks, sent } = hooksFor([reply, 'Done.']);
+    await runAgent({ history, maxSteps: 5, hooks, signal });
+    expect(hooks.runAction).toHaveBeenCalledWith({ language: 'bash', source: 'ls' }, 'm');
+    expect(sent[1]!.at(-1)!.content).toMatch(/^Observation for action \d+ \(bash\)[\s\S]*"get_weather", which Posthoc does not have/);
+  });
+
+  it('an OpenHands <finish> ends the task with the prose as the answer', async () => {
+    const { hooks } = hooksFor(['The file is fixed.\n\n<finish></finish>']);
+    expect(await runAgent({ history, maxSteps: 5, hooks, signal })).toEqual({ status: 'done', answer: 'The file is fixed.' });
+  });
+});

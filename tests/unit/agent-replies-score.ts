@@ -61,8 +61,8 @@ export function score(f: Replay): Score {
 /** A model family's name as the fixtures give it, reduced to the family. */
 export function familyOf(f: Replay): string {
   const text = f.family ?? '';
-  for (const name of ['Hermes', 'Qwen', 'Llama', 'Mistral', 'Ministral', 'Devstral', 'DeepSeek', 'GPT', 'Claude']) {
-    if (text.startsWith(name) || text.includes(`(${name}`)) return name === 'Ministral' || name === 'Devstral' ? 'Mistral' : name;
-  }
+  const names = ['Hermes', 'Qwen', 'Llama', 'Mistral', 'Ministral', 'Devstral', 'DeepSeek', 'GPT', 'Claude'];
+  const name = names.find((n) => text.startsWith(n)) ?? names.find((n) => text.includes(`(${n}`));
+  if (name) return name === 'Ministral' || name === 'Devstral' ? 'Mistral' : name;
   return text ? 'other' : 'unlabelled';
 }

@@ -18,6 +18,14 @@ export function AssistantText({ text, foldActionCode }: { text: string; foldActi
             </details>
           );
         }
+        if (segment.kind === 'not-run') {
+          return (
+            <div key={index} className="message-not-run" data-testid="message-not-run">
+              {segment.text.trim() !== '' && <CodeBlock code={segment.text} tag={segment.tag} testId="message-not-run-code" />}
+              <p className="message-not-run-reason">{segment.reason}</p>
+            </div>
+          );
+        }
         if (foldActionCode) {
           return (
             <details key={index} className="message-code-fold">

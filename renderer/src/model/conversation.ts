@@ -47,7 +47,9 @@ export function findAnswerMessageId(items: readonly ConversationItem[]): string 
 export type TextSegment =
   | { kind: 'prose'; text: string }
   | { kind: 'reasoning'; text: string }
-  | { kind: 'code'; tag: string; text: string; isAction: boolean };
+  | { kind: 'code'; tag: string; text: string; isAction: boolean }
+  /** A block or call the reply holds that was not run, and why (an example for the reader, a tool Posthoc lacks). */
+  | { kind: 'not-run'; tag: string; text: string; reason: string };
 
 /**
  * Splits an assistant reply into prose (markdown: the text with every fence that is not an action, so a
@@ -72,6 +74,8 @@ export function splitFences(text: string): TextSegment[] {
     } else if (part.kind === 'code') {
       // Whatever main ran as an action (```sql and <execute> included) is folded into its card, never shown twice.
       if (part.isAction) segments.push({ kind: 'code', tag: part.tag, text: part.body, isAction: true });
+      else if (part.notRun) segments.push({ kind: 'not-run', tag: part.tag, text: part.body, reason: part.notRun });
+      else if (part.form === 'call') continue;
       else addProse(fenceMarkdown(part.tag, part.body, part.closed));
     }
   }
