@@ -131,18 +131,23 @@ export function readBlocks(parts: ReplyPart[]): void {
     if (isReaderExample(leadBefore(i), prose, textAfter(i))) parts[i] = notRun(p, 'Not run: the reply shows this block to the reader as an example, and answers beside it.');
   }
   if (parts.some((p) => p.kind === 'code' && (p.isAction || p.unknownTool))) return;
+  const untagged = parts.filter((p) => p.kind === 'code' && p.form === 'fence' && p.tag === '' && p.body.trim() !== '' && !p.answer).length;
   for (let i = 0; i < parts.length; i++) {
     const p = parts[i]!;
     if (p.kind !== 'code' || p.form !== 'fence' || p.tag !== '' || p.body.trim() === '' || p.answer || p.notRun) continue;
     const lead = leadBefore(i);
     const kind = untaggedKind(p.body);
     if (kind?.kind === 'foreign') {
+      if (textAfter(i)) continue;
       parts[i] = { ...p, unknownTool: kind.name, notRun: `Not run: ${kind.name} is a command of another agent harness (SWE-agent), not a Posthoc tool.` };
       continue;
     }
     const lastLine = lead.trimEnd().split('\n').at(-1) ?? '';
     const asked = RUN_WORD.test(lastLine) || (INTENT.test(lastLine) && lastLine.trimEnd().endsWith(':'));
-    if (kind === null && !asked) continue;
+    // Read by its content alone, a command runs only as the harnesses that write it so place it: the one
+    // untagged block, ending the reply (a snippet with text after it, or one of several, is shown text).
+    const alone = !textAfter(i) && untagged === 1;
+    if (!asked && (kind === null || !alone)) continue;
     const action: CodeBlock = kind ? { language: 'bash', source: kind.source } : toPlainPython(p.body);
     if (isReaderExample(lead, prose, textAfter(i))) {
       parts[i] = { ...p, notRun: 'Not run: the reply shows this block to the reader as an example, and answers beside it.' };

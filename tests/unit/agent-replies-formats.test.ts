@@ -77,6 +77,9 @@ describe('call formats and their hostile twins', () => {
     expect(readReply('Running the binary.\n```\n./rock\n```').actions).toEqual([{ language: 'bash', source: './rock' }]);
     expect(readReply('Found it.\n```\nfind_file "x.py"\n```')).toMatchObject({ actions: [], unknownTools: ['find_file'], issue: 'unknown-tool' });
     expect(readReply('It printed:\n```\n$ ls\nfoo.txt\n```').actions).toEqual([]);
+    // Hostile: a command shown as a snippet, with text after it or beside another untagged block, is text.
+    expect(readReply('and a snippet:\n```\nrm -rf /\n```\nDone.').actions).toEqual([]);
+    expect(readReply('Either\n```\nrm -rf build\n```\nor\n```\nrm -rf dist\n```').actions).toEqual([]);
     expect(readReply('The change:\n```\n--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-a\n+b\n```').actions).toEqual([]);
     // An untagged block is never "code in a language Posthoc does not run".
     expect(readReply('Let me check the file:\n```\nhello world\n```').issue).not.toBe('other-language');
