@@ -93,6 +93,23 @@ describe.each(owners)('PID 1 and the action runner are out of reach: $label', (o
     expect(lines['Uid:']).toBe(`${owner.uid} ${owner.uid} ${owner.uid} ${owner.uid}`);
   });
 
+  it("PID 1 and the runner keep only the runner's four capabilities once the kernel's watch is set up", async () => {
+    await run('print(1)');
+    const [info] = await services.docker.listContainers({ all: true, filters: { label: [`${TASK_LABEL}=${task.id}`] } });
+    const pid1 = (await services.docker.getContainer(info!.Id).inspect()).State.Pid;
+    const runner = readFileSync(`/proc/${pid1}/task/${pid1}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+    expect(runner.length).toBeGreaterThan(0);
+    // KILL (5), SETGID (6), SETUID (7), SETPCAP (8); SYS_ADMIN (21) and DAC_READ_SEARCH (2) served the watch's set-up only.
+    const RUNNER = (1n << 5n) | (1n << 6n) | (1n << 7n) | (1n << 8n);
+    for (const pid of [String(pid1), ...runner]) {
+      const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+      for (const set of ['CapEff', 'CapPrm', 'CapBnd']) {
+        const value = BigInt(`0x${new RegExp(`^${set}:\\s+([0-9a-f]+)$`, 'm').exec(status)![1]}`);
+        expect(value, `${set} of ${pid}`).toBe(RUNNER);
+      }
+    }
+  });
+
   it('cannot signal PID 1, and the runner only when the action shares its uid (then the sandbox is replaced)', async () => {
     const out = await run("import os, signal\ntry:\n    os.kill(1, signal.SIGKILL)\n    print('pid1 sent')\nexcept OSError as e:\n    print('pid1', e.errno)\n");
     // Root of the container sends it, PID 1 ignores it (no handler in its namespace); others are refused.

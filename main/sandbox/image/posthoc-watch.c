@@ -63,15 +63,21 @@ typedef struct {
   uint8_t bytes[MAX_HANDLE];
 } handle_t;
 
+// Compact: the handles' and the name's bytes follow the record (about 80 bytes for a typical entry).
 typedef struct record {
   struct record *next; // hash chain
   uint64_t key;
   uint64_t mask;
-  handle_t dir, obj;
-  int has_dir, has_obj;
+  uint8_t fsid[8];
+  int32_t dir_type, obj_type;
+  uint8_t dir_len, obj_len, has_dir, has_obj;
   uint16_t name_len;
-  char name[];
+  uint8_t data[]; // dir handle, object handle, name
 } record_t;
+
+static const uint8_t *rec_dir(const record_t *r) { return r->data; }
+static const uint8_t *rec_obj(const record_t *r) { return r->data + r->dir_len; }
+static const char *rec_name(const record_t *r) { return (const char *)r->data + r->dir_len + r->obj_len; }
 
 static record_t **inside;
 static uint32_t inside_buckets = 1u << 16, inside_count;
@@ -136,15 +142,38 @@ static void outside_add(uint64_t key) {
   outside_count++;
 }
 
+static int same_handle(const handle_t *h, int32_t type, uint8_t len, const uint8_t *bytes) {
+  return h->type == type && h->len == len && memcmp(h->bytes, bytes, len) == 0;
+}
+
+/** Doubles the table when it holds twice as many records as buckets: chains stay short. */
+static void grow_inside(void) {
+  if (inside_count < inside_buckets * 2u || inside_buckets >= (1u << 22)) return;
+  uint32_t buckets = inside_buckets * 2;
+  record_t **grown = calloc(buckets, sizeof *grown);
+  if (!grown) return;
+  for (uint32_t b = 0; b < inside_buckets; b++) {
+    for (record_t *r = inside[b], *next; r; r = next) {
+      next = r->next;
+      uint32_t nb = (uint32_t)r->key & (buckets - 1);
+      r->next = grown[nb];
+      grown[nb] = r;
+    }
+  }
+  free(inside);
+  inside = grown;
+  inside_buckets = buckets;
+}
+
 static void inside_add(uint64_t mask, const handle_t *dir, const char *name, size_t name_len, const handle_t *obj) {
   uint64_t key = dir ? entry_key(dir, name, name_len) : 7;
   if (obj) key = fnv(key, &obj->len, 4), key = fnv(key, obj->bytes, obj->len);
   uint32_t b = (uint32_t)key & (inside_buckets - 1);
   for (record_t *r = inside[b]; r; r = r->next) {
     if (r->key != key || r->has_dir != (dir != NULL) || r->has_obj != (obj != NULL) || r->name_len != name_len) continue;
-    if (dir && memcmp(&r->dir, dir, sizeof *dir)) continue;
-    if (obj && memcmp(&r->obj, obj, sizeof *obj)) continue;
-    if (memcmp(r->name, name, name_len)) continue;
+    if (dir && !same_handle(dir, r->dir_type, r->dir_len, rec_dir(r))) continue;
+    if (obj && !same_handle(obj, r->obj_type, r->obj_len, rec_obj(r))) continue;
+    if (memcmp(rec_name(r), name, name_len)) continue;
     r->mask |= mask;
     return;
   }
@@ -152,20 +181,23 @@ static void inside_add(uint64_t mask, const handle_t *dir, const char *name, siz
     cut = 1;
     return;
   }
-  record_t *r = calloc(1, sizeof *r + name_len + 1);
+  size_t dir_len = dir ? dir->len : 0, obj_len = obj ? obj->len : 0;
+  record_t *r = calloc(1, sizeof *r + dir_len + obj_len + name_len);
   if (!r) {
     cut = 1;
     return;
   }
   r->key = key;
   r->mask = mask;
-  if (dir) r->dir = *dir, r->has_dir = 1;
-  if (obj) r->obj = *obj, r->has_obj = 1;
+  memcpy(r->fsid, dir ? dir->fsid : obj ? obj->fsid : (const uint8_t *)"\0\0\0\0\0\0\0", 8);
+  if (dir) r->dir_type = dir->type, r->dir_len = (uint8_t)dir_len, r->has_dir = 1, memcpy(r->data, dir->bytes, dir_len);
+  if (obj) r->obj_type = obj->type, r->obj_len = (uint8_t)obj_len, r->has_obj = 1, memcpy(r->data + dir_len, obj->bytes, obj_len);
   r->name_len = (uint16_t)name_len;
-  memcpy(r->name, name, name_len);
+  memcpy(r->data + dir_len + obj_len, name, name_len);
   r->next = inside[b];
   inside[b] = r;
   inside_count++;
+  grow_inside();
 }
 
 static void forget(void) {
@@ -279,14 +311,14 @@ static void put_hex(out_t *o, const uint8_t *p, size_t n) {
   put(o, tmp, 2 * n);
 }
 
-static void put_handle(out_t *o, const handle_t *h, int present) {
+static void put_handle(out_t *o, int32_t type, const uint8_t *bytes, size_t len, int present) {
   char tmp[32];
   if (!present) {
     put(o, "-", 1);
     return;
   }
-  put(o, tmp, (size_t)snprintf(tmp, sizeof tmp, "%d:", h->type));
-  put_hex(o, h->bytes, h->len);
+  put(o, tmp, (size_t)snprintf(tmp, sizeof tmp, "%d:", type));
+  put_hex(o, bytes, len);
 }
 
 static void put_name(out_t *o, const char *s, size_t n) {
@@ -320,15 +352,14 @@ static void collect(out_t *o) {
                        (long long)now.tv_sec, (long)now.tv_nsec));
   for (uint32_t b = 0; b < inside_buckets; b++) {
     for (record_t *r = inside[b]; r; r = r->next) {
-      const handle_t *fs = r->has_dir ? &r->dir : &r->obj;
       put(o, line, (size_t)snprintf(line, sizeof line, "I\t%llx\t", (unsigned long long)r->mask));
-      put_hex(o, fs->fsid, 8);
+      put_hex(o, r->fsid, 8);
       put(o, "\t", 1);
-      put_handle(o, &r->dir, r->has_dir);
+      put_handle(o, r->dir_type, rec_dir(r), r->dir_len, r->has_dir);
       put(o, "\t", 1);
-      put_name(o, r->name, r->name_len);
+      put_name(o, rec_name(r), r->name_len);
       put(o, "\t", 1);
-      put_handle(o, &r->obj, r->has_obj);
+      put_handle(o, r->obj_type, rec_obj(r), r->obj_len, r->has_obj);
       put(o, "\n", 1);
     }
   }
