@@ -284,7 +284,7 @@ export type DbEffect = z.infer<typeof DbEffect>;
  */
 export const PackagesEffect = z.object({
   channel: z.literal('packages'),
-  manager: z.enum(['pip', 'npm']),
+  manager: z.enum(['pip', 'npm', 'apt']),
   name: z.string(),
   /** From the file's name (pip) or the tarball's (npm); '' when it cannot be told. */
   version: z.string(),

@@ -1,7 +1,7 @@
 // What the person allows the sandbox's pip and npm to fetch, and from where. Read at each request
 // (settings-service.ts makes it), so a changed setting applies to the next download.
 
-export type PackageManager = 'pip' | 'npm';
+export type PackageManager = 'pip' | 'npm' | 'apt';
 
 export type PackagePolicy = {
   /** on: any package; off: none; allowed: only the names in `allowed`. */
@@ -34,7 +34,7 @@ export function refusal(policy: PackagePolicy, manager: PackageManager, name: st
   if (policy.fetching === 'on') return null;
   const same = (a: string) => (manager === 'pip' ? normalizePipName(a) === normalizePipName(name) : a === name);
   for (const entry of policy.allowed) {
-    const m = /^(pip|npm):(.*)$/.exec(entry.trim());
+    const m = /^(pip|npm|apt):(.*)$/.exec(entry.trim());
     if (m ? m[1] === manager && same(m[2]!) : same(entry.trim())) return null;
   }
   return `${name} is not among the packages the person allows ${manager} to fetch (${policy.allowed.length ? policy.allowed.join(', ') : 'none'}). Ask the person to add "${manager}:${name}" in Settings ("Packages"), or do the task without it.`;
