@@ -1,5 +1,7 @@
-// The replay set read once for the replay suite and its measurement: every fixture file of
-// tests/fixtures/replies/, each reply with what its own harness ran, expressed as the actions Posthoc must
+// The replay sets read once for the replay suite and its measurement: every fixture file of
+// tests/fixtures/replies/ (the set the parser's rules were written against) or of
+// tests/fixtures/replies-heldout/ (collected afterwards, measured only), each reply with what its own harness
+// ran, expressed as the actions Posthoc must
 // run. An expected action is written as the action itself, or as what it stands for: an IPython cell
 // ({"ipython": cell}), search/replace edits ({"edits": [...]}), a file written whole ({"write": …}) or an
 // str_replace_editor call ({"editor": args}); those are turned into Posthoc's action by the same functions
@@ -15,9 +17,11 @@ export type Expected = CodeBlock | { ipython: string } | { edits: FileEdit[] } |
 export type Fixture = { name: string; cite: string; reply: string; actions: Expected[]; issue?: ReplyIssue | null; reasoning?: boolean; title?: string | null; family?: string; harness?: string };
 export type Replay = Fixture & { file: string; source: string; expected: CodeBlock[] };
 
-const dir = join(__dirname, '../fixtures/replies');
+/** The in-sample set (the replay suite asserts every reply) and the held-out set (only measured). */
+export type ReplaySet = 'replies' | 'replies-heldout';
 
-export function loadReplay(): Replay[] {
+export function loadReplay(set: ReplaySet = 'replies'): Replay[] {
+  const dir = join(__dirname, '../fixtures', set);
   return readdirSync(dir)
     .filter((f) => f.endsWith('.json'))
     .sort()
@@ -61,8 +65,8 @@ export function score(f: Replay): Score {
 /** A model family's name as the fixtures give it, reduced to the family. */
 export function familyOf(f: Replay): string {
   const text = f.family ?? '';
-  const names = ['Hermes', 'Qwen', 'Llama', 'Mistral', 'Ministral', 'Devstral', 'DeepSeek', 'GPT', 'Claude'];
+  const names = ['Hermes', 'Qwen', 'Llama', 'Mistral', 'Ministral', 'Devstral', 'Mixtral', 'DeepSeek', 'GPT', 'Claude', 'Gemini'];
   const name = names.find((n) => text.startsWith(n)) ?? names.find((n) => text.includes(`(${n}`));
-  if (name) return name === 'Ministral' || name === 'Devstral' ? 'Mistral' : name;
+  if (name) return ['Ministral', 'Devstral', 'Mixtral'].includes(name) ? 'Mistral' : name;
   return text ? 'other' : 'unlabelled';
 }
