@@ -2,7 +2,9 @@
 // code they contain:
 // - aider's search/replace blocks, `<<<<<<< SEARCH … ======= … >>>>>>> REPLACE` and the older
 //   `<<<<<<< ORIGINAL … >>>>>>> UPDATED`, the file's path alone on the line before the marker (or before the
-//   fence holding it); a block without a path takes the one before it.
+//   fence holding it); a block without a path takes the one before it. Read as aider reads what models
+//   write: an opener closed like a tag (`<<<<<<< SEARCH>`), a second divider right before the closer, and a
+//   Windows path (`src\App.tsx`, read as src/App.tsx in the sandbox).
 // - the str_replace_editor calls of OpenHands and Anthropic (create, str_replace, insert, view).
 // The action reads every file first and changes nothing unless each search text is found exactly once (an
 // empty search creates the file, or appends when it exists, as aider does; a tool's create writes it whole); otherwise it stops with an error saying which
@@ -16,7 +18,8 @@ export type FileEdit =
   | { kind: 'write'; path: string; text: string }
   | { kind: 'insert'; path: string; line: number; text: string };
 
-const OPENER = /^[ \t]*<{5,9} ?(SEARCH|ORIGINAL)[ \t]*$/;
+// aider's own patterns (aider/coders/editblock_coder.py): models close the opener like an HTML tag.
+const OPENER = /^[ \t]*<{5,9} ?(SEARCH|ORIGINAL)>?[ \t]*$/;
 const DIVIDER = /^[ \t]*={5,9}[ \t]*$/;
 const CLOSER = /^[ \t]*>{5,9} ?(REPLACE|UPDATED)[ \t]*$/;
 const FENCE = /^[ \t]*(`{3,}|~{3,})/;
@@ -46,7 +49,9 @@ export function readEditBlocks(text: string, fallbackPath = ''): FileEdit[] {
     let j = i + 1;
     while (j < lines.length && !DIVIDER.test(lines[j]!)) search.push(lines[j++]!);
     j++;
-    while (j < lines.length && !CLOSER.test(lines[j]!)) replace.push(lines[j++]!);
+    // A second divider right before the closer ends the replacement too (aider reads it so).
+    while (j < lines.length && !CLOSER.test(lines[j]!) && !(DIVIDER.test(lines[j]!) && CLOSER.test(lines[j + 1] ?? ''))) replace.push(lines[j++]!);
+    if (DIVIDER.test(lines[j] ?? '')) j++;
     const body = (xs: string[]) => (xs.length ? `${xs.join('\n')}\n` : '');
     edits.push(search.length === 0 ? { kind: 'create', path, text: body(replace) } : { kind: 'replace', path, search: body(search), replace: body(replace) });
     i = j;
@@ -62,10 +67,24 @@ function pathBefore(lines: string[], opener: number): string | null {
     seen++;
     if (FENCE.test(line)) continue;
     if (CLOSER.test(line)) return null;
-    const cleaned = line.replace(/^[#*`'"]+|[*`'":]+$/g, '').trim();
+    const cleaned = posixPath(line.replace(/^[#*`'"]+|[*`'":]+$/g, '').trim());
     return /^[\w./~-][\w./ ~+@-]*$/.test(cleaned) && !/\s{2,}/.test(cleaned) && /[./]/.test(cleaned) ? cleaned : null;
   }
   return null;
+}
+
+/** A line opens or closes an edit block (for text that holds blocks outside a fence). */
+export function isEditOpener(line: string): boolean {
+  return OPENER.test(line);
+}
+export function isEditCloser(line: string): boolean {
+  return CLOSER.test(line);
+}
+
+/** A path as the sandbox names it: a Windows path (models used from Windows write src\App.tsx) with forward slashes. */
+export function posixPath(path: string): string {
+  if (!path.includes('\\') || /^[A-Za-z]:|^\\\\/.test(path)) return path;
+  return path.replace(/\\_/g, '_').replace(/\\/g, '/');
 }
 
 /** One Python action that checks, then applies, every edit. */

@@ -3,7 +3,7 @@
 // their content, examples for the reader, a reply that is only a bare call). A leaf like the rest of shared/.
 import { readFences, type CodeBlock } from './fences';
 import { findCalls } from './calls';
-import { editAction, hasEditBlock, readEditBlocks } from './edits';
+import { editAction, hasEditBlock, isEditCloser, isEditOpener, posixPath, readEditBlocks } from './edits';
 import { toPlainPython } from './ipython';
 import { looseJson, mapCall, namedCall, type CallOutcome } from './tool-map';
 import { callInTag, extraTagAction, isReaderExample, leadOf, untaggedKind } from './reply-blocks';
@@ -74,10 +74,10 @@ export function fencedParts(text: string): ReplyPart[] {
 /** Plain text holding edit blocks (aider writes them unfenced too): the text before, the edit, the text after. */
 function textWithEdits(text: string): ReplyPart[] {
   const lines = text.split('\n');
-  const first = lines.findIndex((l) => /^[ \t]*<{5,9} ?(SEARCH|ORIGINAL)[ \t]*$/.test(l));
+  const first = lines.findIndex(isEditOpener);
   let last = -1;
   lines.forEach((l, i) => {
-    if (/^[ \t]*>{5,9} ?(REPLACE|UPDATED)[ \t]*$/.test(l)) last = i;
+    if (isEditCloser(l)) last = i;
   });
   const from = first > 0 && pathLine(lines[first - 1]!) ? first - 1 : first;
   const body = lines.slice(from, last + 1).join('\n');
@@ -91,7 +91,7 @@ function textWithEdits(text: string): ReplyPart[] {
 }
 
 function pathLine(line: string): string {
-  const t = line.trim().replace(/^[*`'"]+|[*`'":]+$/g, '');
+  const t = posixPath(line.trim().replace(/^[*`'"]+|[*`'":]+$/g, ''));
   return /^[\w./~-][\w./~+@-]*$/.test(t) && /[./]/.test(t) ? t : '';
 }
 

@@ -1,0 +1,70 @@
+// Rules added after the held-out replay set (tests/fixtures/replies-heldout/) was measured, each with the
+// held-out replies that drove it named, its feature test and its hostile twin. The held-out figure after
+// these rules is partly in-sample for exactly these replies (docs/BENCHMARKS.md says which).
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { readReply } from '../../shared/codeact/reply';
+import { editAction, posixPath, readEditBlocks } from '../../shared/codeact/edits';
+
+const dirs: string[] = [];
+afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+/** Runs an action's Python in a fresh folder holding the given files; returns the folder and the exit code. */
+function runIn(files: Record<string, string>, source: string): { dir: string; code: number; stderr: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'posthoc-heldout-'));
+  dirs.push(dir);
+  for (const [name, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, name)), { recursive: true });
+    writeFileSync(join(dir, name), text);
+  }
+  try {
+    execFileSync('python3', ['-c', source], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    return { dir, code: 0, stderr: '' };
+  } catch (e) {
+    const err = e as { status: number; stderr: Buffer };
+    return { dir, code: err.status, stderr: String(err.stderr) };
+  }
+}
+
+// Held-out: aider-histories.json, AI-Catalyst's two multi-edit replies (Claude Sonnet 4 under aider on Windows).
+describe('edit blocks as aider reads them', () => {
+  it('reads an opener closed like a tag, a second divider before the closer, and a Windows path', () => {
+    const reply = [
+      'src\\store\\wizard.ts',
+      '```typescript',
+      '<<<<<<< SEARCH>',
+      '  isLoading: false,',
+      '=======',
+      '  isLoading: false,',
+      '  loadingStates: {},',
+      '=======',
+      '>>>>>>> REPLACE',
+      '```',
+    ].join('\n');
+    const read = readReply(reply);
+    const edit = { kind: 'replace' as const, path: 'src/store/wizard.ts', search: '  isLoading: false,\n', replace: '  isLoading: false,\n  loadingStates: {},\n' };
+    expect(read.actions).toEqual([editAction([edit])]);
+    const r = runIn({ 'src/store/wizard.ts': 'const s = {\n  isLoading: false,\n};\n' }, read.actions[0]!.source);
+    expect(r.code).toBe(0);
+    expect(readFileSync(join(r.dir, 'src/store/wizard.ts'), 'utf8')).toBe('const s = {\n  isLoading: false,\n  loadingStates: {},\n};\n');
+  });
+
+  it('hostile: a divider with text after it stays in the replacement; a drive-letter path and a near-miss opener are not read as such', () => {
+    // A divider followed by more text is content (a file may hold such a line), not an end.
+    expect(readEditBlocks('a.md\n<<<<<<< SEARCH\nx\n=======\nTitle\n=======\nbody\n>>>>>>> REPLACE')).toEqual([
+      { kind: 'replace', path: 'a.md', search: 'x\n', replace: 'Title\n=======\nbody\n' },
+    ]);
+    // An absolute Windows path names no file in the sandbox: the edit is refused by name, never written elsewhere.
+    expect(posixPath('C:\\Users\\me\\app.py')).toBe('C:\\Users\\me\\app.py');
+    const absolute = readReply('C:\\Users\\me\\app.py\n```python\n<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n```');
+    expect(absolute.actions).toEqual([editAction([{ kind: 'replace', path: '', search: 'a\n', replace: 'b\n' }])]);
+    expect(runIn({}, absolute.actions[0]!.source).stderr).toMatch(/names no file/);
+    // A word that starts like the marker is not one.
+    expect(readEditBlocks('a.txt\n<<<<<<< SEARCHING\nx\n=======\ny\n>>>>>>> REPLACE')).toEqual([]);
+    // A markdown-escaped underscore is an underscore, not a folder.
+    expect(posixPath('my\\_module.py')).toBe('my_module.py');
+  });
+});
