@@ -4,8 +4,9 @@
 //   kept apart, shown folded, never run. An unclosed `<think>` runs to the end.
 // - `<execute>…</execute>` (CodeAct), `<execute_ipython>` and `<execute_bash>` (OpenHands) are actions:
 //   `<execute>` is python unless its code starts with `!` (IPython's shell escape: the `!` is dropped) or a
-//   shebang, then bash. A fenced block alone inside the tag is unwrapped. A tag left open at the end (a
-//   reply cut at the `</execute>` stop sequence CodeAct models are served with) runs to the end.
+//   shebang, then bash. A fenced block alone inside the tag is unwrapped; code on the tag's own line starts
+//   at its first character. A tag left open at the end (a reply cut at the `</execute>` stop sequence CodeAct
+//   models are served with) runs to the end.
 //   smolagents' `<code>…</code>` (python) counts when it stands as a block of its own, closed; its older
 //   ```py … ```<end_code> is a fence like any other.
 // - Calls in other harnesses' formats (calls.ts: OpenHands' <function=…>, <tool_call>, [TOOL_CALLS], Llama's
@@ -257,7 +258,10 @@ function unwrapFence(body: string): string {
   const inner = readFences(body.trim()).filter((p) => p.kind === 'fence' || p.lines.some((l) => l.trim() !== ''));
   const only = inner.length === 1 ? inner[0] : undefined;
   if (only?.kind === 'fence') return only.body.join('\n');
-  return body.replace(/^\n+|\s+$/g, '');
+  const code = body.replace(/^\n+|\s+$/g, '');
+  // Code written on the tag's own line (CodeAct's `<execute> print("Hello World!") </execute>`) starts after
+  // the space that follows the tag, as MINT strips it; Python would reject the indent.
+  return body.startsWith('\n') ? code : code.replace(/^[ \t]+/, '');
 }
 
 function tagAction(tag: string, body: string): CodeBlock | null {

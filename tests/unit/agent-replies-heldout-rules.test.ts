@@ -68,3 +68,22 @@ describe('edit blocks as aider reads them', () => {
     expect(posixPath('my\\_module.py')).toBe('my_module.py');
   });
 });
+
+// Held-out: codeact-mint.json, CodeAct's own MINT log (two <execute> turns written on one line, as MINT's
+// system prompt shows: `<execute> print("Hello World!") </execute>`).
+describe('code on an action tag\'s own line', () => {
+  it('starts at its first character, as MINT strips it', () => {
+    expect(readReply("Let's search.\n<execute> print(wikipedia_search('System of a Down')) </execute>").actions).toEqual([
+      { language: 'python', source: "print(wikipedia_search('System of a Down'))" },
+    ]);
+    expect(readReply('<execute> for i in range(2):\n    print(i) </execute>').actions).toEqual([{ language: 'python', source: 'for i in range(2):\n    print(i)' }]);
+    const r = runIn({}, readReply('<execute> print(1 + 1) </execute>').actions[0]!.source);
+    expect(r.code).toBe(0);
+  });
+
+  it('hostile: code on the lines below the tag keeps its indentation, and a tag in prose is still not code', () => {
+    expect(readReply('<execute>\nif True:\n    x = 1\n</execute>').actions).toEqual([{ language: 'python', source: 'if True:\n    x = 1' }]);
+    expect(readReply('<execute_bash>\n  ls -la\n</execute_bash>').actions).toEqual([{ language: 'bash', source: '  ls -la' }]);
+    expect(readReply('Wrap code in <execute> tags, like `<execute> print(1) </execute>`, to run it.').actions.map((a) => a.source)).not.toContain(' print(1)');
+  });
+});
