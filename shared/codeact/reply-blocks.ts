@@ -46,6 +46,16 @@ export function isReaderExample(lead: string, replyProse: string, textAfter: boo
   return READER.test(lead) && (textAfter || DONE.test(replyProse));
 }
 
+// Placeholders a reply leaves for the reader to fill in: YOUR_API_KEY, <your-token>, your_token_here. A shell
+// command holding one is an instruction for the reader (it would fail, or call a service with a made-up
+// credential, as written), never an action. A program or a file edit may hold one as a default or a template.
+const PLACEHOLDER = /\bYOUR_[A-Z0-9_]*[A-Z0-9]\b|<(?:your|YOUR)[\w -]{0,40}>|\b[Yy]our[_-][\w-]*?[_-]here\b/;
+
+/** The placeholder a shell command leaves for the reader to fill in, or null. */
+export function shellPlaceholder(action: CodeBlock): string | null {
+  return action.language === 'bash' || action.language === 'sh' ? (PLACEHOLDER.exec(action.source)?.[0] ?? null) : null;
+}
+
 /** Fence tags that are not action languages but say what the block is: a shell, or an IPython cell. */
 export function extraTagAction(tag: string, body: string): CodeBlock | null {
   if (body.trim() === '') return null;

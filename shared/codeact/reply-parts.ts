@@ -1,12 +1,13 @@
 // The parts of a reply's text between its tags (reply.ts): calls in other harnesses' formats, search/replace
 // edit blocks and fences, then the decisions about blocks that need the whole reply (untagged fences read by
-// their content, examples for the reader, a reply that is only a bare call). A leaf like the rest of shared/.
+// their content, examples for the reader, shell commands with a placeholder for the reader, a reply that is
+// only a bare call). A leaf like the rest of shared/.
 import { readFences, type CodeBlock } from './fences';
 import { findCalls } from './calls';
 import { editAction, hasEditBlock, isEditCloser, isEditOpener, posixPath, readEditBlocks } from './edits';
 import { toPlainPython } from './ipython';
 import { looseJson, mapCall, namedCall, type CallOutcome } from './tool-map';
-import { callInTag, extraTagAction, isReaderExample, leadOf, untaggedKind } from './reply-blocks';
+import { callInTag, extraTagAction, isReaderExample, leadOf, shellPlaceholder, untaggedKind } from './reply-blocks';
 import type { ReplyPart } from './reply';
 
 type CodePart = Extract<ReplyPart, { kind: 'code' }>;
@@ -116,7 +117,8 @@ export function wholeReplyCall(parts: ReplyPart[]): void {
   parts.splice(index, 1, ...names.flatMap((name, i) => callParts('pythonic', i === 0 ? body : '', true, { kind: 'unknown', name, why: 'Posthoc has no such tool' })));
 }
 
-/** Decisions over the whole reply: untagged fences by content or lead, and examples shown to the reader. */
+/** Decisions over the whole reply: untagged fences by content or lead, examples shown to the reader, and shell
+ *  commands that leave a placeholder for the reader to fill in. */
 export function readBlocks(parts: ReplyPart[]): void {
   const prose = parts.flatMap((p) => (p.kind === 'text' ? [p.text] : [])).join('\n');
   const leadBefore = (i: number) => {
@@ -129,6 +131,7 @@ export function readBlocks(parts: ReplyPart[]): void {
     const p = parts[i]!;
     if (p.kind !== 'code' || p.form !== 'fence' || !p.action || p.answer) continue;
     if (isReaderExample(leadBefore(i), prose, textAfter(i))) parts[i] = notRun(p, 'Not run: the reply shows this block to the reader as an example, and answers beside it.');
+    else if (shellPlaceholder(p.action)) parts[i] = notRun(p, placeholderWhy(shellPlaceholder(p.action)!));
   }
   if (parts.some((p) => p.kind === 'code' && (p.isAction || p.unknownTool))) return;
   const untagged = parts.filter((p) => p.kind === 'code' && p.form === 'fence' && p.tag === '' && p.body.trim() !== '' && !p.answer).length;
@@ -153,8 +156,17 @@ export function readBlocks(parts: ReplyPart[]): void {
       parts[i] = { ...p, notRun: 'Not run: the reply shows this block to the reader as an example, and answers beside it.' };
       continue;
     }
+    const placeholder = shellPlaceholder(action);
+    if (placeholder) {
+      parts[i] = { ...p, notRun: placeholderWhy(placeholder) };
+      continue;
+    }
     parts[i] = { ...p, isAction: true, action };
   }
+}
+
+function placeholderWhy(placeholder: string): string {
+  return `Not run: the command holds ${placeholder}, a placeholder for the reader to fill in.`;
 }
 
 function notRun(p: CodePart, why: string): CodePart {

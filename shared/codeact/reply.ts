@@ -20,7 +20,8 @@
 //   as a command (bash; another harness's command such as `find_file` is a tool Posthoc lacks), otherwise when
 //   the line before it says so (run / execute, or "let me …" / "I'll …" ending in a colon): python then.
 // - A fenced block the reply shows the reader ("you can run it with:") is not run when the reply is also an
-//   answer (reply-blocks.ts); the part says why, and the card shows it.
+//   answer (reply-blocks.ts); nor is a shell command that leaves a placeholder for the reader to fill in
+//   (YOUR_API_KEY, <your-token>). The part says why, and the card shows it.
 // - Python actions get IPython's own syntax done as IPython does it (ipython.ts: !cmd, %pip, %cd).
 // - `<answer>…</answer>` is the final answer the system prompt teaches: everything inside is shown to the
 //   person and never run, fences included (a "to run it again" block in an answer is an example, not an

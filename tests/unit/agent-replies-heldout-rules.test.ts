@@ -87,3 +87,26 @@ describe('code on an action tag\'s own line', () => {
     expect(readReply('Wrap code in <execute> tags, like `<execute> print(1) </execute>`, to run it.').actions.map((a) => a.source)).not.toContain(' print(1)');
   });
 });
+
+// Held-out: aider-histories.json, DeepSeek V3.1's curl requests for the reader (five ```bash blocks with
+// YOUR_GITHUB_TOKEN, after "You will need to replace `YOUR_GITHUB_TOKEN` with a valid Personal Access Token").
+describe('a shell command that leaves a placeholder for the reader', () => {
+  it('is shown, not run, and says which placeholder; the reply is the answer', () => {
+    const read = readReply(
+      'Here are the queries as `curl` commands. You will need to replace `YOUR_GITHUB_TOKEN` with a valid token.\n\n**Curl Command:**\n```bash\ncurl -H "Authorization: bearer YOUR_GITHUB_TOKEN" https://api.github.com/graphql\n```\n\nThe `totalCount` is the number you need.',
+    );
+    expect(read.actions).toEqual([]);
+    expect(read.issue).toBeNull();
+    expect(read.parts.find((p) => p.kind === 'code')).toMatchObject({ notRun: expect.stringContaining('YOUR_GITHUB_TOKEN') });
+    expect(readReply('Set the key:\n```\nexport OPENAI_API_KEY=<your-api-key>\n```').actions).toEqual([]);
+    expect(readReply('Run:\n```sh\ncurl -u your_user_here https://example.com\n```').actions).toEqual([]);
+  });
+
+  it('hostile: a program or an edit may hold one, a shell variable named your_… is not one, and real commands still run', () => {
+    expect(readReply('Let me run it:\n```python\nimport os\nkey = os.environ.get("API_KEY", "YOUR_API_KEY")\nprint(bool(key))\n```').actions).toHaveLength(1);
+    const edit = readReply('.env.example\n```\n<<<<<<< SEARCH\n=======\nAPI_KEY=YOUR_API_KEY\n>>>>>>> REPLACE\n```');
+    expect(edit.actions).toEqual([editAction([{ kind: 'create', path: '.env.example', text: 'API_KEY=YOUR_API_KEY\n' }])]);
+    expect(readReply('Let me check:\n```bash\nyour_name=$(whoami); echo "$your_name"\n```').actions).toEqual([{ language: 'bash', source: 'your_name=$(whoami); echo "$your_name"' }]);
+    expect(readReply('Let me check:\n```bash\ncurl -s https://api.github.com/rate_limit\n```').actions).toHaveLength(1);
+  });
+});
