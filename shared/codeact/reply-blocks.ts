@@ -18,16 +18,26 @@ const SHELL_WORDS = new Set(
     'id uname nproc free lsof ss netstat ping dig host nslookup checksec r2 radare2 binwalk exiftool').split(' '),
 );
 
+/** BrowserGym's actions (browsergym/core/action/functions.py), which browsing agents write as calls in a fence. */
+const BROWSER_ACTIONS = new Set(
+  ('goto go_back go_forward click dblclick hover fill select_option press focus clear drag_and_drop upload_file scroll ' +
+    'send_msg_to_user report_infeasible noop new_tab tab_close tab_focus mouse_move mouse_click mouse_dblclick mouse_down ' +
+    'mouse_up mouse_drag_and_drop mouse_upload_file keyboard_down keyboard_up keyboard_press keyboard_type keyboard_insert_text').split(' '),
+);
+
 /** What an untagged block's content is: bash, another harness's command, or neither (then the lead line decides). */
-export function untaggedKind(body: string): { kind: 'bash'; source: string } | { kind: 'foreign'; name: string } | null {
+export function untaggedKind(body: string): { kind: 'bash'; source: string } | { kind: 'foreign'; name: string; harness: string } | null {
   const lines = body.split('\n').filter((l) => l.trim() !== '');
   if (lines.length === 0) return null;
   // A diff, or a session transcript with output between prompts, is shown text.
   if (lines.some((l) => /^(@@ |\+\+\+ |--- a\/)/.test(l))) return null;
   if (lines.every((l) => l.startsWith('$ '))) return { kind: 'bash', source: lines.map((l) => l.slice(2)).join('\n') };
   if (lines.some((l) => l.startsWith('$ '))) return null;
+  // A browsing agent's actions, each a call on its own line (a reply cut at its stop sequence leaves the last open).
+  const calls = lines.map((l) => /^\s*([a-z_]+)\(/.exec(l)?.[1] ?? '');
+  if (calls.every((c) => BROWSER_ACTIONS.has(c))) return { kind: 'foreign', name: calls[0]!, harness: 'BrowserGym, a browser action' };
   const word = firstWord(body);
-  if (FOREIGN_COMMANDS.has(word)) return { kind: 'foreign', name: word };
+  if (FOREIGN_COMMANDS.has(word)) return { kind: 'foreign', name: word, harness: 'SWE-agent' };
   const script = /^[\w.-]+\.(py|sh|pl|rb)$/.test(word);
   if (SHELL_WORDS.has(word) || script || /^(\.{0,2}\/|~\/)[\w./-]+$/.test(word) || /^[A-Z_][A-Z0-9_]*=\S*$/.test(word)) {
     return /^#!.*\bpython/.test(lines[0]!) ? null : { kind: 'bash', source: body };

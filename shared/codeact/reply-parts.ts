@@ -142,7 +142,7 @@ export function readBlocks(parts: ReplyPart[]): void {
     const kind = untaggedKind(p.body);
     if (kind?.kind === 'foreign') {
       if (textAfter(i)) continue;
-      parts[i] = { ...p, unknownTool: kind.name, notRun: `Not run: ${kind.name} is a command of another agent harness (SWE-agent), not a Posthoc tool.` };
+      parts[i] = { ...p, unknownTool: kind.name, notRun: `Not run: ${kind.name} is a command of another agent harness (${kind.harness}), not a Posthoc tool.` };
       continue;
     }
     const lastLine = lead.trimEnd().split('\n').at(-1) ?? '';

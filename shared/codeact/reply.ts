@@ -17,8 +17,9 @@
 // - Search/replace edit blocks (aider's SEARCH/REPLACE, ORIGINAL/UPDATED), fenced or not, are a file edit
 //   (edits.ts), never run as the code they hold.
 // - An untagged fence is an action only when the reply holds no other action: by its content when it reads
-//   as a command (bash; another harness's command such as `find_file` is a tool Posthoc lacks), otherwise when
-//   the line before it says so (run / execute, or "let me …" / "I'll …" ending in a colon): python then.
+//   as a command (bash; another harness's command, SWE-agent's `find_file` or BrowserGym's `click("12")`, is a
+//   tool Posthoc lacks), otherwise when the line before it says so (run / execute, or "let me …" / "I'll …"
+//   ending in a colon): python then.
 // - A fenced block the reply shows the reader ("you can run it with:") is not run when the reply is also an
 //   answer (reply-blocks.ts); nor is a shell command that leaves a placeholder for the reader to fill in
 //   (YOUR_API_KEY, <your-token>). The part says why, and the card shows it.

@@ -110,3 +110,20 @@ describe('a shell command that leaves a placeholder for the reader', () => {
     expect(readReply('Let me check:\n```bash\ncurl -s https://api.github.com/rate_limit\n```').actions).toHaveLength(1);
   });
 });
+
+// Held-out: openhands-2024.json, CodeActAgent test_browse_internet response_004 (Claude 3.5 Sonnet as
+// OpenHands' browsing agent wrote send_msg_to_user("…") in an untagged fence, cut at its stop sequence).
+describe("a browsing agent's action in an untagged fence", () => {
+  it('is a tool Posthoc lacks (a BrowserGym action), never Python and never the answer', () => {
+    const read = readReply('To accomplish our goal, I will now send this information to the user:\n\n```\nsend_msg_to_user("The answer is: 42!"');
+    expect(read).toMatchObject({ actions: [], unknownTools: ['send_msg_to_user'], issue: 'unknown-tool' });
+    expect(read.parts.find((p) => p.kind === 'code')).toMatchObject({ notRun: expect.stringContaining('BrowserGym') });
+    expect(readReply('I need to click on the button with bid 10\n```\nclick("10")\n```').unknownTools).toEqual(['click']);
+  });
+
+  it('hostile: Python that merely calls or assigns from a like-named function still runs when the reply says to run it', () => {
+    expect(readReply('Let me run this:\n```\nresult = click_count(3)\nprint(result)\n```').actions).toEqual([{ language: 'python', source: 'result = click_count(3)\nprint(result)' }]);
+    expect(readReply('Let me run this:\n```\nclick("1")\nx = 2\n```').actions).toHaveLength(1);
+    expect(readReply('Let me check the page title:\n```\nprint(title)\n```').actions).toEqual([{ language: 'python', source: 'print(title)' }]);
+  });
+});
