@@ -35,8 +35,11 @@ export type GatewayBody = {
   rest: Readable | null;
 };
 export type StreamingRequest = Omit<GatewayRequest, 'body'> & { body: GatewayBody };
-/** A Readable body is streamed to the sandbox as it comes (chunked, no length). */
-export type GatewayReply = { status: number; headers?: Record<string, string>; body: Buffer | string | object | Readable };
+/**
+ * A Readable body is streamed to the sandbox as it comes (chunked, no length). `reason` replaces the status
+ * line's standard reason phrase (printable ASCII; some clients print only that, pip and apt among them).
+ */
+export type GatewayReply = { status: number; reason?: string; headers?: Record<string, string>; body: Buffer | string | object | Readable };
 export type RouteContext = {
   task: Task;
   actionId: string;
@@ -243,7 +246,7 @@ function reply(res: ServerResponse, r: GatewayReply): void {
   if (r.body instanceof Readable) {
     const headers = { ...(r.headers ?? {}) };
     delete headers['content-length'];
-    res.writeHead(r.status, headers);
+    res.writeHead(r.status, r.reason, headers);
     // pipeline destroys both ends on an error: the client sees a cut answer, the service's side is closed.
     pipeline(r.body, res, () => undefined);
     return;
@@ -253,7 +256,7 @@ function reply(res: ServerResponse, r: GatewayReply): void {
   const headers: Record<string, string> = { ...(r.headers ?? {}) };
   if (isJson) headers['content-type'] = 'application/json';
   headers['content-length'] = String(payload.length);
-  res.writeHead(r.status, headers).end(payload);
+  res.writeHead(r.status, r.reason, headers).end(payload);
 }
 
 /**

@@ -46,6 +46,14 @@ export function packageEnv(withTaskEnv: boolean): string[] {
     'NPM_CONFIG_AUDIT=false',
     'NPM_CONFIG_FUND=false',
     'NPM_CONFIG_UPDATE_NOTIFIER=false',
+    // The gateway bounds its own waits on the upstream (gateway/packages/upstream.ts DEADLINES: an index page
+    // within 45 s, a file within 30 min, never a 30 s stall) and answers every failure in words: pip and npm
+    // wait for it a little longer than that, and npm retries a failed answer once after a second, not for minutes.
+    'PIP_TIMEOUT=1860',
+    'NPM_CONFIG_FETCH_TIMEOUT=1860000',
+    'NPM_CONFIG_FETCH_RETRIES=1',
+    'NPM_CONFIG_FETCH_RETRY_MINTIMEOUT=1000',
+    'NPM_CONFIG_FETCH_RETRY_MAXTIMEOUT=1000',
   ];
   if (!withTaskEnv) return [...index, `PATH=${SYSTEM_PATH}`];
   const env = TASK_ENV_MOUNT;

@@ -54,7 +54,7 @@ function newGateway(): Gateway {
   return g;
 }
 
-type Answer = { status: number; headers: Record<string, string | string[] | undefined>; body: Buffer };
+type Answer = { status: number; reason: string; headers: Record<string, string | string[] | undefined>; body: Buffer };
 
 async function call(g: Gateway, taskId: string, method: string, path: string, headers: Record<string, string> = {}): Promise<{ answer: Answer; effects: PackagesEffect[] }> {
   const door = await g.open(taskId);
@@ -63,7 +63,7 @@ async function call(g: Gateway, taskId: string, method: string, path: string, he
     const req = request({ socketPath: `${door.dir}/gateway.sock`, path, method, headers: { host: '127.0.0.1:8080', ...headers } }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, reason: res.statusMessage ?? '', headers: res.headers, body: Buffer.concat(chunks) }));
     });
     req.on('error', reject);
     req.end(method === 'POST' ? '{}' : undefined);
@@ -290,6 +290,70 @@ describe('npm through the gateway', () => {
     expect(index.requests).toEqual([]);
   });
 });
+
+describe('an upstream that cannot be reached', () => {
+  const PIP_AGENT = 'pip/23.0.1 {"installer":{"name":"pip","version":"23.0.1"}}';
+
+  it('answers pip at once in the shape it prints: a page it warns about naming the reason, a file whose status line gives it', async () => {
+    const down = await closedOrigin();
+    policy = { ...policy, pipIndexUrl: `${down}/simple` };
+    const why = new RegExp(`The package index cannot be reached, so pip gets no page for tiny-pkg: ${down} could not be reached: connection refused`);
+    // pip logs a failed index page at debug level only; a page of another Content-Type it warns about, quoting it.
+    const page = await call(gateway, 't1', 'GET', '/pip/simple/tiny-pkg/', { 'user-agent': PIP_AGENT });
+    expect(page.answer.status).toBe(200);
+    expect(page.answer.headers['content-type']).toMatch(/^text\/plain \(Posthoc's gateway, HTTP 502: /);
+    expect(page.answer.headers['content-type']).toMatch(why);
+    expect(page.answer.headers['content-type']).toMatch(/Try again later, or ask the person to check the package index in Settings \("Packages"\)\)$/);
+    expect(page.answer.body.toString()).toMatch(why);
+    expect(page.effects).toEqual([expect.objectContaining({ manager: 'pip', name: 'tiny-pkg', refused: expect.stringMatching(why) })]);
+    // Any other client gets the status, the reason phrase and the JSON error.
+    const curl = await call(gateway, 't1', 'GET', '/pip/simple/tiny-pkg/', { 'user-agent': 'curl/8.0' });
+    expect(curl.answer.status).toBe(502);
+    expect(curl.answer.reason).toMatch(why);
+    expect(JSON.parse(curl.answer.body.toString()).error).toMatch(why);
+    // A file: pip prints "HTTP error 502 ... Server Error: REASON for url".
+    const file = await call(gateway, 't1', 'GET', '/pip/files/tiny-pkg/tiny_pkg-1.0-py3-none-any.whl', { 'user-agent': PIP_AGENT });
+    expect(file.answer.status).toBe(502);
+    expect(file.answer.reason).toMatch(why);
+  });
+
+  it("puts the policy's refusal and a hash mismatch where pip prints them", async () => {
+    policy = { ...policy, fetching: 'off' };
+    const page = await call(gateway, 't1', 'GET', '/pip/simple/tiny-pkg/', { 'user-agent': PIP_AGENT });
+    expect(page.answer.status).toBe(200);
+    expect(page.answer.headers['content-type']).toMatch(/HTTP 403: Package fetching is turned off in Posthoc's settings/);
+    const refusedFile = await call(gateway, 't1', 'GET', '/pip/files/tiny-pkg/tiny_pkg-1.0-py3-none-any.whl', { 'user-agent': PIP_AGENT });
+    expect(refusedFile.answer.status).toBe(403);
+    expect(refusedFile.answer.reason).toMatch(/^Package fetching is turned off in Posthoc's settings/);
+    policy = { ...policy, fetching: 'on' };
+    const file = index.addWheel('bad-pkg', '1.0', { 'bad_pkg.py': '' });
+    index.tamper(file);
+    const bad = await call(gateway, 't1', 'GET', `/pip/files/bad-pkg/${file}`, { 'user-agent': PIP_AGENT });
+    expect(bad.answer.status).toBe(502);
+    expect(bad.answer.reason).toMatch(/^pip bad_pkg-1\.0-py3-none-any\.whl: refused: the downloaded file does not match the index's hash \(its sha256 is [0-9a-f]{64}, the index says [0-9a-f]{64}\)/);
+    // A package the index does not have stays a 404 (pip says "No matching distribution" itself).
+    expect((await call(gateway, 't1', 'GET', '/pip/simple/no-such-pkg/', { 'user-agent': PIP_AGENT })).answer.status).toBe(404);
+  });
+
+  it('answers npm with the JSON error it prints after the status line, which stays the standard one', async () => {
+    const down = await closedOrigin();
+    policy = { ...policy, npmRegistryUrl: `${down}/npm` };
+    const got = await call(gateway, 't1', 'GET', '/npm/tiny-npm', { 'user-agent': 'npm/9.2.0 node/v18.20.4 linux x64' });
+    expect(got.answer.status).toBe(502);
+    expect(got.answer.reason).toBe('Bad Gateway');
+    const why = `The npm registry cannot be reached, so npm gets no metadata for tiny-npm: ${down} could not be reached: connection refused (nothing listens there). Try again later, or ask the person to check the npm registry in Settings ("Packages").`;
+    expect(JSON.parse(got.answer.body.toString())).toEqual({ error: why });
+    expect(got.effects).toEqual([expect.objectContaining({ manager: 'npm', name: 'tiny-npm', version: '', refused: why })]);
+  });
+});
+
+/** An origin on 127.0.0.1 where nothing listens (the port was bound, then closed). */
+async function closedOrigin(): Promise<string> {
+  const server = createServer();
+  const url = await listen(server);
+  await close(server);
+  return url;
+}
 
 async function listen(server: Server): Promise<string> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -4,6 +4,7 @@
 // second task served from the host cache, and refusals the model is told about. The upstream is set
 // with POSTHOC_PIP_INDEX_URL / POSTHOC_NPM_REGISTRY_URL, as a company mirror would be.
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Action, PackagesEffect } from '../../shared/domain';
@@ -32,7 +33,7 @@ afterEach(async () => {
   dirs.cleanup();
 });
 
-async function start(replies: Reply[]): Promise<AppServices> {
+async function start(replies: Reply[], upstream = { pip: index.pipIndexUrl, npm: index.npmRegistryUrl }): Promise<AppServices> {
   llm = await startFakeOpenAi(replies);
   dataDir = dirs.make('posthoc-data-');
   services = createServices({
@@ -42,15 +43,15 @@ async function start(replies: Reply[]): Promise<AppServices> {
       OPENAI_BASE_URL: llm.baseUrl,
       POSTHOC_MODEL: 'scripted',
       POSTHOC_STREAM: '0',
-      POSTHOC_PIP_INDEX_URL: index.pipIndexUrl,
-      POSTHOC_NPM_REGISTRY_URL: index.npmRegistryUrl,
+      POSTHOC_PIP_INDEX_URL: upstream.pip,
+      POSTHOC_NPM_REGISTRY_URL: upstream.npm,
     },
   });
   return services;
 }
 
-async function run(s: AppServices, workspace: string): Promise<Action[]> {
-  const task = await s.tasks.wait((await s.tasks.start({ prompt: 'use a package', workspaces: [workspace] })).id);
+async function run(s: AppServices, workspace: string, actionTimeoutSeconds?: number): Promise<Action[]> {
+  const task = await s.tasks.wait((await s.tasks.start({ prompt: 'use a package', workspaces: [workspace] }, { actionTimeoutSeconds })).id);
   expect(task.error ?? null).toBeNull();
   return s.tasks.get(task.id).actions;
 }
@@ -118,11 +119,19 @@ describe('packages in the sandbox', () => {
     expect(existsSync(join(workspace, 'node_modules'))).toBe(false);
   });
 
-  it('tells the model when fetching is off, and refuses a tampered wheel', async () => {
-    const s = await start([bash('pip install tiny-pkg'), bash('npm install -g tiny-npm'), 'Fetching is off.', bash('pip install bad-pkg'), 'Tampered.']);
+  it('tells the model when fetching is off, and refuses a tampered wheel and tarball, in words pip and npm print', async () => {
+    const s = await start([
+      bash('pip install tiny-pkg'),
+      bash('npm install -g tiny-npm'),
+      'Fetching is off.',
+      bash('pip install bad-pkg'),
+      bash('npm install -g bad-npm'),
+      'Tampered.',
+    ]);
     await s.handlers['settings:update']({ packageFetching: 'off' });
     const [off, npmOff] = await run(s, dirs.workspace());
     expect(off!.output.exitCode).not.toBe(0);
+    expect(off!.output.stderr).toContain(`Posthoc's gateway, HTTP 403: Package fetching is turned off in Posthoc's settings, so pip cannot download tiny-pkg.`);
     expect(downloads(off!)).toEqual([expect.objectContaining({ name: 'tiny-pkg', refused: expect.stringMatching(/turned off/) })]);
     expect(llm!.requests[1]!.messages.at(-1)!.content).toMatch(/pip download of tiny-pkg refused: Package fetching is turned off/);
     // npm prints the gateway's message itself.
@@ -133,8 +142,63 @@ describe('packages in the sandbox', () => {
     await s.handlers['settings:update']({ packageFetching: 'on' });
     const file = index.addWheel('bad-pkg', '1.0.0', { 'bad_pkg.py': '' });
     index.tamper(file);
-    const [bad] = await run(s, dirs.workspace());
+    index.tamper(index.addNpm('bad-npm', '1.0.0', { 'index.js': '' }));
+    const [bad, badNpm] = await run(s, dirs.workspace());
     expect(bad!.output.exitCode).not.toBe(0);
     expect(downloads(bad!)).toEqual([expect.objectContaining({ name: 'bad-pkg', refused: expect.stringMatching(/does not match the index's hash/) })]);
+    // pip prints the status line's reason of a file it could not get.
+    expect(bad!.output.stderr).toMatch(/HTTP error 502 Server Error: pip bad_pkg-1\.0\.0-py3-none-any\.whl: refused: the downloaded file does not match the index's hash/);
+    expect(badNpm!.output.exitCode).not.toBe(0);
+    expect(badNpm!.output.stderr).toMatch(/502 Bad Gateway - GET http:\/\/127\.0\.0\.1:8080\/npm\/bad-npm\/-\/bad-npm-1\.0\.0\.tgz - npm bad-npm-1\.0\.0\.tgz: refused: the downloaded file does not match the index's hash/);
   });
+});
+
+describe('an upstream that cannot be reached', () => {
+  const opened: Server[] = [];
+  const sockets = new Set<Socket>();
+  afterEach(async () => {
+    for (const socket of sockets) socket.destroy();
+    await Promise.all(opened.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
+  });
+
+  /** 127.0.0.1 and a port: with nothing listening (connection refused), or a server that accepts and never answers. */
+  async function upstream(kind: 'refusing' | 'silent'): Promise<string> {
+    const server = createServer((socket) => {
+      sockets.add(socket);
+      socket.resume();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const origin = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    if (kind === 'refusing') await new Promise((resolve) => server.close(resolve));
+    else opened.push(server);
+    return origin;
+  }
+
+  // The action's timeout is 120 s: pip and npm must end on their own before it, saying the gateway's reason.
+  for (const [kind, reason] of [
+    ['refusing', 'could not be reached: connection refused (nothing listens there)'],
+    ['silent', 'accepted the connection but sent no answer within 15 s'],
+  ] as const) {
+    it(`pip and npm fail on their own with the gateway's reason when the index is ${kind === 'refusing' ? 'refusing connections' : 'silent'}`, async () => {
+      // One upstream each, so npm's request is not answered from what pip's taught the gateway.
+      const pipUpstream = await upstream(kind);
+      const npmUpstream = await upstream(kind);
+      const s = await start([bash('pip install tiny-pkg'), bash('npm install -g tiny-npm'), 'The index is down.'], { pip: `${pipUpstream}/simple`, npm: `${npmUpstream}/npm` });
+      const [pip, npm] = await run(s, dirs.workspace(), 120);
+      const said = (a: Action) => `${a.output.stdout}${a.output.stderr}`;
+
+      expect(pip!.output).toMatchObject({ timedOut: false, exitCode: 1 });
+      // pip warns about the page the gateway gave instead of the index, quoting the reason; then it has no version.
+      expect(said(pip!)).toContain(`Posthoc's gateway, HTTP 502: The package index cannot be reached, so pip gets no page for tiny-pkg: ${pipUpstream} ${reason}`);
+      expect(said(pip!)).toMatch(/No matching distribution found for tiny-pkg/);
+      expect(downloads(pip!)).toEqual([expect.objectContaining({ manager: 'pip', name: 'tiny-pkg', refused: expect.stringContaining(`${pipUpstream} ${reason}`) })]);
+
+      expect(npm!.output.timedOut).toBe(false);
+      expect(npm!.output.exitCode).not.toBe(0);
+      expect(said(npm!)).toContain('502 Bad Gateway - GET http://127.0.0.1:8080/npm/tiny-npm - The npm registry cannot be reached, so npm gets no metadata for tiny-npm:');
+      expect(said(npm!)).toContain(`${npmUpstream} ${reason}`);
+      expect(downloads(npm!).length).toBeGreaterThan(0);
+      expect(downloads(npm!).every((e) => e.name === 'tiny-npm' && e.refused?.includes(`${npmUpstream} ${reason}`))).toBe(true);
+    });
+  }
 });

@@ -73,13 +73,19 @@ async function packumentOf(ctx: RouteContext, cache: PackageCache, p: PackagePol
   const url = `${root}/${name.startsWith('@') ? name.replace('/', '%2f') : encodeURIComponent(name)}`;
   const cached = await cache.readIndex<Packument>('npm', url);
   if (cached && Date.now() - cached.fetchedAt < p.indexMaxAgeMs) return { doc: cached.value };
+  // Every failure but "no such package" is on the card; npm prints the JSON body's `error` after the status.
+  const fail = (status: number, why: string): { reply: GatewayReply } => {
+    ctx.recordEffect({ channel: 'packages', manager: 'npm', name, version: '', source: p.npmRegistryUrl, refused: why });
+    return { reply: refusedReply(status, why) };
+  };
+  const later = 'Try again later, or ask the person to check the npm registry in Settings ("Packages").';
   let response: Response;
   try {
     response = await fetchUpstream(url, [new URL(root).origin], { accept: ACCEPT, signal: ctx.signal });
   } catch (error) {
     if (cached) return { doc: cached.value };
-    if (error instanceof UpstreamRefused) return { reply: refusedReply(403, error.message) };
-    return { reply: refusedReply(502, `The npm registry ${root} did not answer (${(error as Error).message}).`) };
+    if (error instanceof UpstreamRefused) return fail(403, error.message);
+    return fail(502, `The npm registry cannot be reached, so npm gets no metadata for ${name}: ${(error as Error).message}. ${later}`);
   }
   if (response.status === 404) {
     await response.body?.cancel().catch(() => undefined);
@@ -88,13 +94,13 @@ async function packumentOf(ctx: RouteContext, cache: PackageCache, p: PackagePol
   if (!response.ok) {
     await response.body?.cancel().catch(() => undefined);
     if (cached) return { doc: cached.value };
-    return { reply: refusedReply(502, `The npm registry ${root} answered HTTP ${response.status} for ${name}.`) };
+    return fail(502, `The npm registry ${root} answered HTTP ${response.status} for ${name}. ${later}`);
   }
   let doc: Packument;
   try {
     doc = JSON.parse(await readIndexText(response)) as Packument;
   } catch (error) {
-    return { reply: refusedReply(502, `The npm registry's answer for ${name} is unusable: ${(error as Error).message}`) };
+    return fail(502, `The npm registry's answer for ${name} is unusable: ${(error as Error).message}`);
   }
   await cache.writeIndex('npm', url, doc);
   return { doc };

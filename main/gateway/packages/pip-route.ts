@@ -5,11 +5,13 @@
 import type { GatewayReply, GatewayRoute, RouteContext } from '../gateway';
 import type { PackageCache } from './package-cache';
 import { normalizePipName, refusal, upstreamRoot, type PackagePolicy } from './package-policy';
-import { refusedReply, serveFile } from './serve-file';
+import { printable, refusedReply, serveFile } from './serve-file';
 import { fetchUpstream, pipFileOrigins, readIndexText, UpstreamRefused } from './upstream';
 
 export type PipFile = { filename: string; url: string; sha256: string | null; requiresPython: string | null; yanked: string | boolean };
 type PipIndex = { name: string; files: PipFile[] };
+/** Why the gateway has no index page to give, and the status that says so. */
+type NoIndex = { status: number; why: string };
 
 const NAME = /^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,198}[A-Za-z0-9])?$/;
 const FILENAME = /^[A-Za-z0-9][A-Za-z0-9._+!~-]{0,254}$/;
@@ -28,12 +30,13 @@ export function pipRoute(cache: PackageCache, policy: () => PackagePolicy): Gate
       if (!raw || !NAME.test(raw)) return refusedReply(400, `Not a package name: ${JSON.stringify(raw)}.`);
       const name = normalizePipName(raw);
       const why = refusal(p, 'pip', name);
+      const userAgent = String(req.headers['user-agent'] ?? '');
       if (why) {
         ctx.recordEffect({ channel: 'packages', manager: 'pip', name, version: '', source: p.pipIndexUrl, refused: why });
-        return refusedReply(403, why);
+        return pageRefusal(userAgent, { status: 403, why });
       }
       const index = await indexOf(ctx, cache, p, name);
-      if ('status' in index) return index;
+      if ('status' in index) return pageRefusal(userAgent, index);
       return render(index, String(req.headers.accept ?? ''));
     }
     if (parts[0] === 'files' && parts.length === 3) {
@@ -46,13 +49,13 @@ export function pipRoute(cache: PackageCache, policy: () => PackagePolicy): Gate
       const why = refusal(p, 'pip', name);
       if (why) {
         ctx.recordEffect({ channel: 'packages', manager: 'pip', name, version: versionOf(name, filename), source: p.pipIndexUrl, file: filename, refused: why });
-        return refusedReply(403, why);
+        return refusedReply(403, why, { statusLine: true });
       }
       const index = await indexOf(ctx, cache, p, name);
-      if ('status' in index) return index;
+      if ('status' in index) return refusedReply(index.status, index.why, { statusLine: true });
       const file = index.files.find((f) => f.filename === filename);
-      if (!file) return refusedReply(404, `${filename} is not on the index page of ${name}.`);
-      if (!file.sha256) return refusedReply(403, `The index gives no sha256 for ${filename}, so the gateway cannot verify it and does not fetch it.`);
+      if (!file) return refusedReply(404, `${filename} is not on the index page of ${name}.`, { statusLine: true });
+      if (!file.sha256) return refusedReply(403, `The index gives no sha256 for ${filename}, so the gateway cannot verify it and does not fetch it.`, { statusLine: true });
       return serveFile(
         ctx,
         cache,
@@ -73,34 +76,57 @@ export function pipRoute(cache: PackageCache, policy: () => PackagePolicy): Gate
   };
 }
 
+/**
+ * pip shows nothing of an index page it could not get: a 4xx or 5xx is logged at debug level only, and the
+ * person reads "from versions: none". It does warn about a page of another Content-Type, quoting the header.
+ * So pip (by its User-Agent) gets a page the gateway cannot give as 200 text/plain with the reason in the
+ * Content-Type, which it prints and skips; other clients get the status, the reason phrase and the JSON error.
+ * A package the index does not have stays a 404 for everyone (pip's own words say it).
+ */
+function pageRefusal(userAgent: string, no: NoIndex): GatewayReply {
+  if (no.status === 404 || !/^pip\//.test(userAgent)) return refusedReply(no.status, no.why, { statusLine: true });
+  const refused = refusedReply(no.status, no.why);
+  return {
+    status: 200,
+    headers: { ...refused.headers, 'content-type': `text/plain (Posthoc's gateway, HTTP ${no.status}: ${printable(no.why).replace(/\.$/, '')})` },
+    body: `${no.why}\n`,
+  };
+}
+
 /** The upstream's page for NAME, parsed, from the cache while fresh (or when the upstream is down). */
-async function indexOf(ctx: RouteContext, cache: PackageCache, p: PackagePolicy, name: string): Promise<PipIndex | GatewayReply> {
+async function indexOf(ctx: RouteContext, cache: PackageCache, p: PackagePolicy, name: string): Promise<PipIndex | NoIndex> {
   const root = upstreamRoot(p.pipIndexUrl);
   const key = `${root}/${name}/`;
   const cached = await cache.readIndex<PipIndex>('pip', key);
   if (cached && Date.now() - cached.fetchedAt < p.indexMaxAgeMs) return cached.value;
+  // Every failure but "no such package" is on the card, in the words the code is given.
+  const fail = (status: number, why: string): NoIndex => {
+    ctx.recordEffect({ channel: 'packages', manager: 'pip', name, version: '', source: p.pipIndexUrl, refused: why });
+    return { status, why };
+  };
+  const later = 'Try again later, or ask the person to check the package index in Settings ("Packages").';
   let response: Response;
   try {
     response = await fetchUpstream(key, [new URL(root).origin], { accept: `${JSON_TYPE}, text/html;q=0.1`, signal: ctx.signal });
   } catch (error) {
     if (cached) return cached.value;
-    if (error instanceof UpstreamRefused) return refusedReply(403, error.message);
-    return refusedReply(502, `The package index ${root} did not answer (${(error as Error).message}).`);
+    if (error instanceof UpstreamRefused) return fail(403, error.message);
+    return fail(502, `The package index cannot be reached, so pip gets no page for ${name}: ${(error as Error).message}. ${later}`);
   }
   if (response.status === 404) {
     await response.body?.cancel().catch(() => undefined);
-    return refusedReply(404, `${root} has no package ${name}.`);
+    return { status: 404, why: `${root} has no package ${name}.` };
   }
   if (!response.ok) {
     await response.body?.cancel().catch(() => undefined);
     if (cached) return cached.value;
-    return refusedReply(502, `The package index ${root} answered HTTP ${response.status} for ${name}.`);
+    return fail(502, `The package index ${root} answered HTTP ${response.status} for ${name}. ${later}`);
   }
   let text: string;
   try {
     text = await readIndexText(response);
   } catch (error) {
-    return refusedReply(502, `The package index ${root} answered for ${name}, but ${(error as Error).message}`);
+    return fail(502, `The package index ${root} answered for ${name}, but ${(error as Error).message}`);
   }
   const pageUrl = response.url || key;
   const files = (response.headers.get('content-type') ?? '').includes('json') ? parseJson(text, pageUrl) : parseHtml(text, pageUrl);

@@ -7,7 +7,7 @@ import type { PackagesEffect } from '../../../shared/domain';
 import type { GatewayReply, RouteContext } from '../gateway';
 import { HashMismatch, type ExpectedHash, type PackageCache } from './package-cache';
 import type { PackageManager } from './package-policy';
-import { FILE_TIMEOUT_MS, fetchUpstream, UpstreamRefused } from './upstream';
+import { fetchUpstream, UpstreamRefused } from './upstream';
 
 /** The largest package file the gateway fetches (it is written to the cache, never held in memory). */
 export const MAX_PACKAGE_FILE = 2 * 1024 * 1024 * 1024;
@@ -29,7 +29,8 @@ export async function serveFile(ctx: RouteContext, cache: PackageCache, f: Packa
   const refuse = (status: number, why: string, source = f.url): GatewayReply => {
     const effect: PackagesEffect = { ...base, source, refused: why };
     ctx.recordEffect(effect);
-    return refusedReply(status, `${f.manager} ${f.file}: ${why}`);
+    // npm prints the JSON body's `error` after the status line: the reason there would be said twice.
+    return refusedReply(status, `${f.manager} ${f.file}: ${why}`, { statusLine: f.manager !== 'npm' });
   };
   let hit = await cache.lookup(f.expected);
   // HEAD fetches nothing (the answer's length is the empty body's: the gateway sets it).
@@ -39,10 +40,10 @@ export async function serveFile(ctx: RouteContext, cache: PackageCache, f: Packa
     source = f.url;
     let response: Response;
     try {
-      response = await fetchUpstream(f.url, f.origins, { signal: ctx.signal, timeoutMs: FILE_TIMEOUT_MS });
+      response = await fetchUpstream(f.url, f.origins, { signal: ctx.signal, kind: 'file' });
     } catch (error) {
       if (error instanceof UpstreamRefused) return refuse(403, error.message);
-      return refuse(502, `the package index did not answer (${(error as Error).message}).`);
+      return refuse(502, `nothing was downloaded: ${(error as Error).message}. Try again later, or ask the person to check the package index in Settings ("Packages").`);
     }
     if (!response.ok || !response.body) {
       await response.body?.cancel().catch(() => undefined);
@@ -61,7 +62,27 @@ export async function serveFile(ctx: RouteContext, cache: PackageCache, f: Packa
   return { status: 200, headers: { 'content-type': f.contentType, 'content-length': String(hit.bytes) }, body: cache.open(hit.sha256) };
 }
 
-/** A refusal pip and npm both show something of: npm prints JSON's `error`, pip -v prints the body. */
-export function refusedReply(status: number, message: string): GatewayReply {
-  return { status, headers: { 'x-posthoc-refused': encodeURIComponent(message).slice(0, 2000) }, body: { error: message } };
+/**
+ * A refusal in the shape package managers print: npm prints the JSON body's `error`; pip and apt print the
+ * status line's reason phrase, which `statusLine` sets to the message (printable ASCII, cut at 1,000 characters).
+ */
+export function refusedReply(status: number, message: string, options: { statusLine?: boolean } = {}): GatewayReply {
+  return {
+    status,
+    ...(options.statusLine ? { reason: printable(message) } : {}),
+    headers: { 'x-posthoc-refused': encodeURIComponent(message).slice(0, 2000) },
+    body: { error: message },
+  };
+}
+
+/** The message as a status line or header may carry it: printable ASCII, common typography spelt in ASCII. */
+export function printable(message: string, max = 1000): string {
+  const ascii = message
+    .replace(/[\u2018\u2019]/g, "'")
+    .replace(/[\u201c\u201d]/g, '"')
+    .replace(/[\u2013\u2014]/g, '-')
+    .replace(/\u2026/g, '...')
+    .replace(/\s+/g, ' ')
+    .replace(/[^\x20-\x7e]/g, '?');
+  return ascii.length > max ? `${ascii.slice(0, max - 3)}...` : ascii;
 }
