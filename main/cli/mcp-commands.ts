@@ -1,11 +1,12 @@
-// `posthoc mcp add | import | list | remove | sign-in | rules`: MCP servers the way people already describe them — the
-// command line a desktop agent's config holds (`-- npx -y @modelcontextprotocol/server-filesystem DIR`),
+// `posthoc mcp add | import | list | remove | clear | sign-in | rules`: MCP servers the way people already describe
+// them — the command line a desktop agent's config holds (`-- npx -y @modelcontextprotocol/server-filesystem DIR`),
 // a remote URL with a token by secret name, or that whole config imported. A client of the contract
-// (mcp:add, mcp:import, mcp:list, mcp:remove, mcp:signin, mcp:rules), like the app's Connections page.
+// (mcp:add, mcp:import, mcp:list, mcp:remove, mcp:clear, mcp:signin, mcp:rules), like the app's Connections page.
 import { readFileSync, statSync } from 'node:fs';
 import { InvalidArgumentError, type Command } from 'commander';
 import type { CallInput } from '../../shared/contract';
 import type { McpServerView, McpToolRule, McpToolView, McpTransport } from '../../shared/domain/mcp';
+import { formatBytes } from '../gateway/gateway-limits';
 import { CliFailure, EXIT, value } from './session';
 import type { CliContext } from './undo-commands';
 
@@ -92,7 +93,7 @@ export function registerMcpCommands(program: Command, ctx: Pick<CliContext, 'wit
     });
   mcp
     .command('list')
-    .description('list the servers, their rules, and (with --tools) their tools, starting each server to ask')
+    .description('list the servers, their rules, what each keeps between tasks, and (with --tools) their tools, starting each server to ask')
     .option('--tools', "start each server and list its tools with their annotations and rules")
     .addOption(ctx.dataDirOption())
     .option('--json', 'print JSON')
@@ -111,13 +112,27 @@ export function registerMcpCommands(program: Command, ctx: Pick<CliContext, 'wit
     });
   mcp
     .command('remove')
-    .description('remove a server definition')
+    .description('remove a server definition, and what it kept between tasks')
     .argument('<name>')
     .addOption(ctx.dataDirOption())
     .action(async (name: string, opts: Opts) => {
       await ctx.withApi(opts.dataDir, async (api) => {
-        if (!(await value(api.mcpRemove({ name }))).removed) throw new CliFailure('not-found', `No MCP server named ${name}. List them with: posthoc mcp list`);
-        out(`Removed ${name}.`);
+        const result = await value(api.mcpRemove({ name }));
+        if (!result.removed) throw new CliFailure('not-found', `No MCP server named ${name}. List them with: posthoc mcp list`);
+        out(result.freedBytes > 0 ? `Removed ${name} and the ${formatBytes(result.freedBytes)} it kept between tasks.` : `Removed ${name}.`);
+      });
+    });
+  mcp
+    .command('clear')
+    .description("clear what a stdio server keeps between tasks (its data, and npm's cache of its package): the next task starts it empty")
+    .argument('<name>')
+    .addOption(ctx.dataDirOption())
+    .option('--json', 'print JSON')
+    .action(async (name: string, opts: Opts) => {
+      await ctx.withApi(opts.dataDir, async (api) => {
+        const result = await value(api.mcpClear({ name }));
+        if (opts.json) json(result);
+        else out(result.freedBytes > 0 ? `Cleared what ${name} kept between tasks (${formatBytes(result.freedBytes)}).` : `${name} kept nothing between tasks: nothing to clear.`);
       });
     });
   mcp
@@ -238,7 +253,8 @@ export function describeServer(view: McpServerView): string {
     `no inverse: ${view.rules.noInverse}`,
   ].filter(Boolean);
   const tools = view.tools ? `${view.tools.length} tool${view.tools.length === 1 ? '' : 's'}` : '';
-  return [`${view.name}  ${how}`, view.api ? `api ${view.api}` : '', rules.join('; '), tools].filter(Boolean).join('  ·  ');
+  const kept = view.stateBytes ? `keeps ${formatBytes(view.stateBytes)} between tasks` : '';
+  return [`${view.name}  ${how}`, view.api ? `api ${view.api}` : '', rules.join('; '), tools, kept].filter(Boolean).join('  ·  ');
 }
 
 function describeTool(tool: McpToolView): string {

@@ -7,8 +7,10 @@
 //   works unchanged; an absolute path in the args that the task was not granted is refused before start.
 //   Listing tools outside a task (no folders): an empty tmpfs stands at each such path, so a server that
 //   checks its folders at start can still say what it offers.
-// - Packages: the task's environment folder (npx's cache and prefix) and the gateway's door, so `npx -y …`
-//   installs through the gateway's npm route like an action's `npm install`.
+// - Packages: the gateway's door, so `npx -y …` installs through the gateway's npm route like an action's
+//   `npm install`; into the server's own state folder (mcp-state.ts: DATA/mcp-state/NAME/UID at
+//   /posthoc-state, its HOME, where npm's cache is ~/.npm and the memory server's graph is), which outlives
+//   the task, or, without one, into the task's environment folder.
 // - PID 1 is the image's init in `mcp` mode (image/posthoc-init.ts): it relays the gateway and starts the
 //   server as the action user exactly as the runner starts an action; the server's stdin and stdout are the
 //   container's attached stdio (the MCP channel, demultiplexed here), its stderr is kept for messages.
@@ -38,6 +40,7 @@ import { closeControlSocket, frame, FrameReader, listenControlSocket } from './c
 import { containerSpec, INIT_PATH, SANDBOX_HOME, sandboxUser, TASK_ENV_MOUNT, type SandboxLimits } from './container-policy';
 import { explainDockerError, SandboxError } from './docker-client';
 import { folderOwner, mountRefusal, taskEnvFolder } from './executor';
+import { MCP_STATE_MOUNT, stateEnv, type McpStateFolders } from './mcp-state';
 import { readyInfo, type RunnerReady } from './action-channel';
 
 /** Same shape as main/effects/mcp/connection.ts (the sandbox layer may not import effects). */
@@ -63,8 +66,13 @@ export type McpContainersOptions = {
   image: string;
   /** Folder for the control sockets (one sub-folder per container); the executor's controlDir does. */
   controlDir: string;
-  /** The tasks' own environments (DATA/task-env), shared with the task's sandbox. */
+  /** The tasks' own environments (DATA/task-env), shared with the task's sandbox; used only without `state`. */
   envDir?: string;
+  /**
+   * Each server's state across tasks (DATA/mcp-state), mounted in its containers only: its HOME, npm's cache,
+   * its data. With it the task's environment is not mounted (no code of an action runs in the server).
+   */
+  state?: McpStateFolders;
   /** The task's gateway door: the folder holding its socket (mounted at /run/posthoc), for the npm route. */
   doors?: { open(taskId: string): Promise<string | null> };
   startTimeoutMs?: number;
@@ -80,7 +88,7 @@ export type McpContainersOptions = {
  * needs no grant (it names the image's own files).
  */
 const IMAGE_PATHS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc', '/opt'];
-const RESERVED_PATHS = [...IMAGE_PATHS, '/proc', '/sys', '/dev', '/run', '/boot', '/tmp', '/workspace', TASK_ENV_MOUNT, SANDBOX_HOME];
+const RESERVED_PATHS = [...IMAGE_PATHS, '/proc', '/sys', '/dev', '/run', '/boot', '/tmp', '/workspace', TASK_ENV_MOUNT, SANDBOX_HOME, MCP_STATE_MOUNT];
 /** Commands a desktop config names by their host path (an nvm or Homebrew install): the image's own is used. */
 const KNOWN_COMMANDS = new Set(['node', 'npx', 'npm', 'python', 'python3', 'uv', 'uvx', 'bash', 'sh']);
 
@@ -117,7 +125,8 @@ export class McpContainers implements McpConnector {
     }
     const user = sandboxUser(process.getuid?.() ?? 1000, process.getgid?.() ?? 1000, await folderOwner(task.workspaces));
     const gatewayDir = (await this.options.doors?.open(task.taskId)) ?? undefined;
-    const envDir = this.options.envDir ? await taskEnvFolder(this.options.envDir, task.taskId, user) : undefined;
+    const stateDir = this.options.state ? await this.options.state.forUser(server.name, user) : undefined;
+    const envDir = !stateDir && this.options.envDir ? await taskEnvFolder(this.options.envDir, task.taskId, user) : undefined;
     // npx wants npm's global prefix to exist (an action's `npm install -g` would have made it).
     if (envDir) for (const sub of ['npm', 'npm/lib', 'npm/bin']) await ownedFolder(join(envDir, sub), user);
     const control = await ClaimsControl.listen(
@@ -143,6 +152,7 @@ export class McpContainers implements McpConnector {
       const at = entry.indexOf('=');
       env.set(entry.slice(0, at), entry.slice(at + 1));
     }
+    if (stateDir) for (const [k, v] of Object.entries(stateEnv(server.api, transport.env))) env.set(k, v);
     const options: Docker.ContainerCreateOptions = {
       ...spec,
       Cmd: [INIT_PATH, 'mcp', plan.command, ...transport.args],
@@ -157,7 +167,11 @@ export class McpContainers implements McpConnector {
       Tty: false,
       HostConfig: {
         ...spec.HostConfig,
-        Mounts: [...(spec.HostConfig?.Mounts ?? []), ...plan.mounts],
+        Mounts: [
+          ...(spec.HostConfig?.Mounts ?? []),
+          ...plan.mounts,
+          ...(stateDir ? [{ Type: 'bind' as const, Source: stateDir, Target: MCP_STATE_MOUNT, ReadOnly: false }] : []),
+        ],
         Tmpfs: { ...spec.HostConfig?.Tmpfs, ...Object.fromEntries(plan.tmpfs.map((p) => [p, 'ro,nosuid,nodev,noexec,size=64k,mode=0755'])) },
       },
     };
@@ -322,7 +336,7 @@ export function planMounts(name: string, command: string, args: readonly string[
     const value = arg.startsWith('/') ? arg : arg.startsWith('-') && eq > 0 && arg[eq + 1] === '/' ? arg.slice(eq + 1) : null;
     if (value === null) continue;
     const path = posix.normalize(value).replace(/\/+$/, '') || '/';
-    if (IMAGE_PATHS.some((p) => inside(path, p)) || inside(path, TASK_ENV_MOUNT)) continue;
+    if (IMAGE_PATHS.some((p) => inside(path, p)) || inside(path, TASK_ENV_MOUNT) || inside(path, MCP_STATE_MOUNT)) continue;
     if (workspaces.length === 0) {
       // Listing tools outside a task: an empty, read-only stand-in at the path.
       const reserved = RESERVED_PATHS.some((r) => inside(path, r) || inside(r, path)) && !(inside(path, '/tmp') && path !== '/tmp');

@@ -37,12 +37,14 @@ import { FilePreviews } from './file-previews';
 import { Figures } from '../effects/figures/figures';
 import { FigureStore } from '../store/figure-store';
 import { McpServerStore } from '../store/mcp-servers';
-import { actionsOnly, HubToolSource, isListing, ListingHub, listingTask, mcpPrompt, McpService, OWN_WINDOW } from './mcp-service';
+import { actionsOnly, HubToolSource, isListing, ListingHub, listingTask, mcpPrompt, mcpServerInUse, McpService, OWN_WINDOW } from './mcp-service';
 import { McpCredentials } from './mcp-credentials';
 import { detectApi } from '../effects/mcp/inverses';
 import { HttpMcpConnector } from '../effects/mcp/http-connector';
 import { McpRoute } from '../effects/mcp/mcp-route';
-import { McpContainers } from '../sandbox/mcp-container';
+import { MCP_SERVER_LABEL, McpContainers } from '../sandbox/mcp-container';
+import { McpStateFolders } from '../sandbox/mcp-state';
+import { ownerGone } from '../platform/process-owner';
 import { ConnectionsService, type ConnectionsOptions } from './connections-service';
 import { DatabaseGrants } from './database-grants';
 import { EventBus } from './event-bus';
@@ -143,10 +145,13 @@ export function createServices(options: {
   const mcpServers = new McpServerStore(db);
   // A remote server's OAuth sign-in opens in the person's browser where the front end can (the app).
   const mcpCredentials = new McpCredentials(vault, services, { openExternal: options.connections?.openExternal });
+  // What each stdio server keeps between tasks (its HOME: its data, npm's cache of its package), per server.
+  const mcpState = new McpStateFolders(join(options.dataDir, 'mcp-state'));
   const mcpContainers = new McpContainers(docker, {
     image: executor.image,
     controlDir: join(options.dataDir, 'sandbox'),
     envDir: join(options.dataDir, 'task-env'),
+    state: mcpState,
     doors: { open: async (taskId) => (await gateway.open(taskId)).dir },
     watch: kernelWatch,
   });
@@ -177,6 +182,12 @@ export function createServices(options: {
     bindCredential: (server, secret, url) => mcpCredentials.bind(server, secret, url),
     forgetSignIn: (server) => mcpCredentials.signIns.forget(server),
     signIns: mcpCredentials.signIns,
+    state: mcpState,
+    inUse: mcpServerInUse({
+      runningTasks: () => store.runningTasks(),
+      ownerGone,
+      containers: async (name) => (await docker.listContainers({ all: true, filters: { label: [`${MCP_SERVER_LABEL}=${name}`] } })).length,
+    }),
   });
   const fsChannel = new FsChannel(join(options.dataDir, 'checkpoints'), new UndoStore(db), {
     ...options.checkpoints,
@@ -305,8 +316,9 @@ export function createServices(options: {
     'mcp:list': ({ refresh }) => mcp.list(refresh),
     'mcp:add': (input) => mcp.add(input),
     'mcp:remove': ({ name }) => mcp.remove(name),
+    'mcp:clear': ({ name }) => mcp.clear(name),
     'mcp:signin': ({ name, wait }) => mcp.signIn(name, wait ?? false),
-    'mcp:rules': async ({ name, rules }) => mcp.setRules(name, rules),
+    'mcp:rules': ({ name, rules }) => mcp.setRules(name, rules),
     'mcp:import': ({ json, only }) => mcp.import(json, only),
     'folder:pick': async () => {
       if (!options.pickFolder) throw new ServiceError('unavailable', 'A folder picker is only in the desktop app: type the folder’s full path instead.');

@@ -1,6 +1,7 @@
 // MCP servers as the person describes them: defined (a stdio command Posthoc runs confined, or a remote URL),
-// listed with their tools, their rules changed, removed, or imported from a desktop agent's config. Every
-// definition is checked (mcp-validation.ts) before it is stored: no secret value is ever written here.
+// listed with their tools and what they keep between tasks, their rules changed, their data cleared, removed,
+// or imported from a desktop agent's config. Every definition is checked (mcp-validation.ts) before it is
+// stored: no secret value is ever written here.
 import type { CallInput, CallOutput } from '../../shared/contract';
 import type { McpRules, McpServerDefinition, McpServerView, McpSignIn, McpToolView, McpTransport } from '../../shared/domain/mcp';
 import { randomUUID } from 'node:crypto';
@@ -10,6 +11,7 @@ import type { GatewayReply, GatewayRoute, RouteContext, StreamingRoute } from '.
 import { McpHub } from '../effects/mcp/mcp-hub';
 import { toolRule } from '../effects/mcp/rules';
 import type { McpServerStore } from '../store/mcp-servers';
+import type { ProcessOwner } from '../platform/process-owner';
 import type { EventBus } from './event-bus';
 import { readMcpConfig } from './mcp-import';
 import type { SignInOutcome } from './mcp-oauth';
@@ -44,6 +46,10 @@ export type McpServiceOptions = {
   forgetSignIn?: (server: string) => Promise<void>;
   /** Sign-ins waiting for the person (mcp-oauth.ts): the link of one, and waiting for it. */
   signIns?: { pending(server: string): string | null; wait(server: string): Promise<SignInOutcome> | null };
+  /** What stdio servers keep between tasks (sandbox/mcp-state.ts): sized for the views, cleared, removed with them. */
+  state?: { size(name: string): Promise<number>; clear(name: string): Promise<number> };
+  /** Why the server cannot be cleared or removed now (a task using it runs, Posthoc runs it), or null (mcpServerInUse). */
+  inUse?: (name: string) => Promise<string | null>;
   now?: () => string;
 };
 
@@ -86,11 +92,11 @@ export class McpService {
 
   async list(refresh = false): Promise<McpServerView[]> {
     const definitions = this.store.list();
-    if (!refresh) return definitions.map((d) => this.view(d, this.source.cached(d)));
+    if (!refresh) return Promise.all(definitions.map(async (d) => this.view(d, this.source.cached(d), await this.stateBytes(d))));
     return Promise.all(
       definitions.map(async (d) => {
         const listed = await this.source.refresh(d).catch((error: unknown) => ({ tools: null, error: error instanceof Error ? error.message : String(error) }));
-        const view = this.view(d, listed);
+        const view = this.view(d, listed, await this.stateBytes(d));
         this.events.emit('mcp:updated', view);
         return view;
       }),
@@ -108,6 +114,14 @@ export class McpService {
     }
     // The agent writes the name in Python, where - and _ are one: two servers may not meet there.
     const twin = this.store.list().find((d) => d.name !== definition.name && pythonName(d.name) === pythonName(definition.name));
+    // Nor in the data folder, where a server's state is a folder of its name (one on a case-insensitive disk).
+    const caseTwin = this.store.list().find((d) => d.name !== definition.name && d.name.toLowerCase() === definition.name.toLowerCase());
+    if (caseTwin) {
+      throw new ServiceError(
+        'conflict',
+        `${caseTwin.name} and ${definition.name} differ only in case, so their data would share one folder. Choose another name, or remove ${caseTwin.name} first (posthoc mcp remove ${caseTwin.name}).`,
+      );
+    }
     if (twin) {
       throw new ServiceError(
         'conflict',
@@ -128,12 +142,53 @@ export class McpService {
     return this.publish(definition);
   }
 
-  async remove(name: string): Promise<{ removed: boolean }> {
+  /**
+   * Removes the definition and what the server kept between tasks: a server added later under the name starts
+   * empty, never with another program's data (--replace keeps it). Refused while the server is in use.
+   */
+  async remove(name: string): Promise<{ removed: boolean; freedBytes: number }> {
     const existing = this.store.get(name);
+    if (!existing) return { removed: false, freedBytes: 0 };
+    await this.refuseInUse(name, `remove ${name}`, `remove it`);
     const removed = this.store.remove(name);
     if (removed) this.source.forget(name);
-    if (existing && usesOAuth(existing)) await this.forgetSignIn(name);
-    return { removed };
+    const freedBytes = await this.clearFolder(name, `The server ${name} is removed, but`);
+    if (usesOAuth(existing)) await this.forgetSignIn(name);
+    return { removed, freedBytes };
+  }
+
+  /** Clears what a stdio server keeps between tasks (its data, npm's cache of its package): the next task starts it empty. */
+  async clear(name: string): Promise<{ server: McpServerView; freedBytes: number }> {
+    guard(() => checkServerName(name));
+    const server = this.store.get(name);
+    if (!server) throw new ServiceError('not-found', `No MCP server named ${name}. See the servers defined with: posthoc mcp list.`);
+    if (server.transport.kind !== 'stdio') {
+      throw new ServiceError('invalid-input', `${name} is a remote server: it keeps its data on its own side, and Posthoc keeps none for it to clear.`);
+    }
+    await this.refuseInUse(name, `clear the data of ${name}`, 'clear it');
+    const freedBytes = await this.clearFolder(name, `The data of ${name} could not be cleared:`);
+    return { server: await this.publish(server), freedBytes };
+  }
+
+  private async refuseInUse(name: string, what: string, retry: string): Promise<void> {
+    const why = await this.options.inUse?.(name);
+    if (why) throw new ServiceError('conflict', `Posthoc cannot ${what} now: ${why}. ${retry[0]!.toUpperCase()}${retry.slice(1)} once that has ended.`);
+  }
+
+  private async clearFolder(name: string, failed: string): Promise<number> {
+    if (!this.options.state) return 0;
+    try {
+      return await this.options.state.clear(name);
+    } catch (error) {
+      throw new ServiceError('unavailable', `${failed} its data folder could not be removed (${error instanceof Error ? error.message : String(error)}). Remove it by hand from the data folder's mcp-state.`);
+    }
+  }
+
+  /** Bytes a stdio server keeps between tasks; null for a remote one, or when it cannot be read. */
+  private async stateBytes(definition: McpServerDefinition): Promise<number | null> {
+    if (definition.transport.kind !== 'stdio') return null;
+    if (!this.options.state) return 0;
+    return this.options.state.size(definition.name).catch(() => null);
   }
 
   private async forgetSignIn(name: string): Promise<void> {
@@ -165,7 +220,7 @@ export class McpService {
       if (!ended.signedIn) return { signedIn: false, url: null, tools: null, message: ended.why };
     }
     const listed = await this.source.refresh(server).catch((error: unknown) => ({ tools: null, error: error instanceof Error ? error.message : String(error) }));
-    this.events.emit('mcp:updated', this.view(server, listed));
+    this.events.emit('mcp:updated', this.view(server, listed, await this.stateBytes(server)));
     if (listed.tools) {
       const n = listed.tools.length;
       return { signedIn: true, url: null, tools: n, message: `Signed in to ${name}: ${n === 1 ? '1 tool' : `${n} tools`}.` };
@@ -175,7 +230,7 @@ export class McpService {
     throw new ServiceError('unavailable', listed.error ?? `The server ${name} could not be reached.`);
   }
 
-  setRules(name: string, rules: Partial<McpRules>): McpServerView {
+  async setRules(name: string, rules: Partial<McpRules>): Promise<McpServerView> {
     const server = this.store.get(name);
     if (!server) throw new ServiceError('not-found', `No MCP server named ${name}. See the servers defined with: posthoc mcp list.`);
     const next = { ...server, rules: guard(() => checkRules(rules, server.rules)) };
@@ -202,11 +257,11 @@ export class McpService {
     return { added, skipped };
   }
 
-  /** A view of a server with the tools its rules apply to. */
-  view(definition: McpServerDefinition, listed = this.source.cached(definition)): McpServerView {
+  /** A view of a server with the tools its rules apply to, and the bytes it keeps between tasks. */
+  view(definition: McpServerDefinition, listed = this.source.cached(definition), stateBytes: number | null = null): McpServerView {
     // The rules now (they may have changed since the tools were listed), as the /mcp route applies them.
     const tools = listed.tools?.map((t) => ({ ...t, rule: toolRule(definition, { name: t.name, annotations: t.annotations }) })) ?? null;
-    return { ...definition, tools, toolsError: tools ? null : (listed.error ?? NOT_LISTED_YET) };
+    return { ...definition, tools, toolsError: tools ? null : (listed.error ?? NOT_LISTED_YET), stateBytes };
   }
 
   private definition(input: CallInput<'mcp:add'>): McpServerDefinition {
@@ -222,11 +277,11 @@ export class McpService {
   /** Tells the front ends that a server's tools were listed anew (mcp:updated). */
   toolsChanged(name: string): void {
     const definition = this.store.get(name);
-    if (definition) this.publish(definition);
+    if (definition) void this.publish(definition);
   }
 
-  private publish(definition: McpServerDefinition): McpServerView {
-    const view = this.view(definition);
+  private async publish(definition: McpServerDefinition): Promise<McpServerView> {
+    const view = this.view(definition, this.source.cached(definition), await this.stateBytes(definition));
     this.events.emit('mcp:updated', view);
     return view;
   }
@@ -357,4 +412,23 @@ export async function mcpPrompt(
     deps.close(task.id);
   }
   return mcpSection(servers, task.workspaces).join('\n');
+}
+
+/**
+ * Why a server's state cannot be cleared or removed now, in words, or null: a task granted it is running (in
+ * any Posthoc process still alive), or a container of it exists (Posthoc listing its tools or undoing a call,
+ * in this process or another). Docker not answering counts as no container: none can run then.
+ */
+export function mcpServerInUse(deps: {
+  runningTasks(): Array<{ task: Task; owner: ProcessOwner }>;
+  ownerGone(owner: ProcessOwner): boolean;
+  containers(name: string): Promise<number>;
+}): (name: string) => Promise<string | null> {
+  return async (name) => {
+    const task = deps.runningTasks().find(({ task, owner }) => (task.mcp ?? []).includes(name) && !deps.ownerGone(owner))?.task;
+    if (task) return `the task "${task.title}" (${task.id}) uses ${name} and is still running`;
+    const running = await deps.containers(name).catch(() => 0);
+    if (running > 0) return `Posthoc is running ${name} right now (listing its tools, or undoing one of its calls)`;
+    return null;
+  };
 }

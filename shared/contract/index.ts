@@ -297,7 +297,16 @@ export const calls = {
     }),
     output: McpServerView,
   },
-  'mcp:remove': { input: z.object({ name: z.string().min(1) }), output: z.object({ removed: z.boolean() }) },
+  /**
+   * Removes a server's definition and what it kept between tasks (freedBytes: its state folder's size). Refused
+   * while a task using it runs or Posthoc runs it (listing its tools, undoing a call).
+   */
+  'mcp:remove': { input: z.object({ name: z.string().min(1) }), output: z.object({ removed: z.boolean(), freedBytes: z.number().int().nonnegative() }) },
+  /**
+   * Clears what a stdio server keeps between tasks (its data and npm's cache of its package: the next task starts it
+   * empty); refused, in words, while a task using it runs or Posthoc runs it.
+   */
+  'mcp:clear': { input: z.object({ name: z.string().min(1) }), output: z.object({ server: McpServerView, freedBytes: z.number().int().nonnegative() }) },
   /**
    * Signs in to a server added with OAuth: lists its tools when its token works, else starts a sign-in and
    * answers its link. wait: first waits for the sign-in already started (up to 5 minutes), in this process.

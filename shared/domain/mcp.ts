@@ -87,6 +87,11 @@ export const McpServerView = McpServerDefinition.extend({
   tools: z.array(McpToolView).nullable(),
   /** Why the tools could not be listed (the server did not start, refused the token, …), in plain words. */
   toolsError: z.string().nullable(),
+  /**
+   * Bytes a stdio server keeps between tasks in Posthoc's data folder (its data, and npm's cache of its
+   * package): cleared with mcp:clear, removed with the server. null for a remote server (its data is its own).
+   */
+  stateBytes: z.number().int().nonnegative().nullable(),
 });
 export type McpServerView = z.infer<typeof McpServerView>;
 

@@ -43,7 +43,7 @@ function serverContainers(taskId: string): string[] {
   return out.split('\n').filter(Boolean);
 }
 
-/** Files named `name` anywhere under `dir` (the memory server keeps its graph next to its code, in the task's npx cache). */
+/** Files named `name` anywhere under `dir`. */
 function findFiles(dir: string, name: string): string[] {
   if (!existsSync(dir)) return [];
   return readdirSync(dir, { recursive: true, encoding: 'utf8' })
@@ -163,8 +163,8 @@ describe('MCP servers in a task (the reference servers from npm, confined)', () 
     expect(call).toMatchObject({ server: 'memory', tool: 'create_entities', mutating: true, refused: null, isError: false });
     expect(call.inverse).toMatchObject({ tool: 'delete_entities', arguments: { entityNames: ['alice', 'bob'] } });
     expect(action.confinement.level).toBe('compensable');
-    // The server's graph, in the task's own environment (the npx cache), holds them now.
-    const [graph] = findFiles(join(dataDir, 'task-env'), 'memory.jsonl');
+    // The server's graph, in its own state folder (DATA/mcp-state/memory, kept across tasks), holds them now.
+    const [graph] = findFiles(join(dataDir, 'mcp-state', 'memory'), 'memory.jsonl');
     expect(graph, 'the memory server\'s graph file').toBeDefined();
     expect(readFileSync(graph!, 'utf8')).toContain('"alice"');
 

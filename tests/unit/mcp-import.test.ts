@@ -215,16 +215,16 @@ describe('definitions', () => {
     expect((await service.add({ name: 'memory', transport: stdio, replace: true, api: null })).api).toBeNull();
     await service.add({ name: 'my-notes', transport: stdio });
     expect(await refusal(() => service.add({ name: 'my_notes', transport: stdio }))).toMatch(/both my-notes and my_notes as posthoc_tools\.my_notes/);
-    expect(await service.remove('my-notes')).toEqual({ removed: true });
+    expect(await service.remove('my-notes')).toEqual({ removed: true, freedBytes: 0 });
 
-    const ruled = service.setRules('memory', { hold: ['create_entities'], noInverse: 'deny' });
+    const ruled = await service.setRules('memory', { hold: ['create_entities'], noInverse: 'deny' });
     expect(ruled.rules).toEqual({ deny: [], hold: ['create_entities'], noInverse: 'deny' });
     expect(await refusal(() => service.setRules('memory', { deny: ['create_entities'] }))).toMatch(/both denied and held/);
     expect(await refusal(() => service.setRules('nothing', {}))).toMatch(/No MCP server named nothing/);
 
     expect(await refusal(() => service.require(['memory', 'files']))).toMatch(/No MCP server named files.*posthoc mcp list/);
-    expect(await service.remove('memory')).toEqual({ removed: true });
-    expect(await service.remove('memory')).toEqual({ removed: false });
+    expect(await service.remove('memory')).toEqual({ removed: true, freedBytes: 0 });
+    expect(await service.remove('memory')).toEqual({ removed: false, freedBytes: 0 });
     expect(service.definitions()).toEqual([]);
   });
 

@@ -2,7 +2,7 @@
 // window of their own (opened and closed around it), the rule each tool shows following the person's rules
 // now, the prompt's part listed as a run begins, and the gateway guard that lets only package installs
 // through while Posthoc itself starts a server. Real SDK servers in process, a real SQLite store.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -13,7 +13,9 @@ import type { GatewayRoute, RouteContext, StreamingRoute } from '../../main/gate
 import { openDatabase, type AppDatabase } from '../../main/store/database';
 import { McpServerStore } from '../../main/store/mcp-servers';
 import { EventBus } from '../../main/services/event-bus';
-import { actionsOnly, HubToolSource, isListing, ListingHub, listingTask, mcpPrompt, McpService, OWN_WINDOW } from '../../main/services/mcp-service';
+import { actionsOnly, HubToolSource, isListing, ListingHub, listingTask, mcpPrompt, mcpServerInUse, McpService, OWN_WINDOW } from '../../main/services/mcp-service';
+import { McpStateFolders } from '../../main/sandbox/mcp-state';
+import type { McpServerView } from '../../shared/domain/mcp';
 import { inMemoryConnector, type CountingConnector } from '../support/mcp-test-connectors';
 
 let dir: string;
@@ -78,9 +80,9 @@ describe('tools listed outside a task', () => {
     expect(connector.closed).toBe(1);
 
     // Without listing again: deny one, and hold calls undo cannot take back (add_note has no inverse).
-    service.setRules('notes', { deny: ['list_notes'] });
+    await service.setRules('notes', { deny: ['list_notes'] });
     expect((await service.list())[0]!.tools!.map((t) => t.rule)).toEqual(['deny', 'allow']);
-    service.setRules('notes', { deny: [], noInverse: 'hold' });
+    await service.setRules('notes', { deny: [], noInverse: 'hold' });
     expect((await service.list())[0]!.tools!.map((t) => t.rule)).toEqual(['allow', 'hold']);
 
     // Redefined: what was listed for the old definition no longer holds.
@@ -154,3 +156,96 @@ describe("the gateway in Posthoc's own windows", () => {
   });
 });
 
+
+describe('what a stdio server keeps between tasks', () => {
+  const http = { kind: 'http' as const, url: 'https://mcp.example.com/mcp', auth: { kind: 'none' as const } };
+  const me = `${process.getuid?.() ?? 1000}:${process.getgid?.() ?? 1000}`;
+
+  function withState(inUse: (name: string) => Promise<string | null> = async () => null) {
+    const state = new McpStateFolders(join(dir, 'mcp-state'));
+    const bus = new EventBus();
+    const events: Array<{ name: string; stateBytes: number | null }> = [];
+    bus.subscribe((event, payload) => {
+      if (event === 'mcp:updated') events.push({ name: (payload as McpServerView).name, stateBytes: (payload as McpServerView).stateBytes });
+    });
+    return { state, events, service: new McpService(store, bus, { tools: new HubToolSource(hub), state, inUse }) };
+  }
+
+  it('is listed by size (null for a remote server), cleared to nothing, and the front ends hear of it', async () => {
+    const { state, events, service: s } = withState();
+    await s.add({ name: 'notes', transport: stdio });
+    await s.add({ name: 'docs', transport: http });
+    expect((await s.list()).map((v) => [v.name, v.stateBytes])).toEqual([
+      ['docs', null],
+      ['notes', 0],
+    ]);
+    writeFileSync(join(await state.forUser('notes', me), 'graph.jsonl'), 'x'.repeat(20_000));
+    const size = (await s.list()).find((v) => v.name === 'notes')!.stateBytes!;
+    expect(size).toBeGreaterThanOrEqual(20_000);
+
+    const cleared = await s.clear('notes');
+    expect(cleared.freedBytes).toBe(size);
+    expect(cleared.server).toMatchObject({ name: 'notes', stateBytes: 0 });
+    expect(events.at(-1)).toEqual({ name: 'notes', stateBytes: 0 });
+    expect(existsSync(join(dir, 'mcp-state', 'notes'))).toBe(false);
+    expect(await refusal(() => s.clear('docs'))).toMatch(/^docs is a remote server: it keeps its data on its own side/);
+    expect(await refusal(() => s.clear('nothing'))).toMatch(/^No MCP server named nothing/);
+    expect(await refusal(() => s.clear('../notes'))).toMatch(/starts with a letter/);
+    // --replace keeps it (the same server, changed); removing the server removes it too.
+    writeFileSync(join(await state.forUser('notes', me), 'graph.jsonl'), 'kept');
+    await s.add({ name: 'notes', transport: { ...stdio, args: ['--verbose'] }, replace: true });
+    expect(readFileSync(join(dir, 'mcp-state', 'notes', me.split(':')[0]!, 'graph.jsonl'), 'utf8')).toBe('kept');
+    const removed = await s.remove('notes');
+    expect(removed.removed).toBe(true);
+    expect(removed.freedBytes).toBeGreaterThan(0);
+    expect(existsSync(join(dir, 'mcp-state', 'notes'))).toBe(false);
+    // Added again under that name: it starts empty, never with the data of the one removed.
+    await s.add({ name: 'notes', transport: stdio });
+    expect((await s.list()).find((v) => v.name === 'notes')!.stateBytes).toBe(0);
+  });
+
+  it('is not cleared nor removed while the server is in use: refused in words, nothing touched', async () => {
+    let busy: string | null = 'the task "remember alice" (t-1) uses notes and is still running';
+    const { state, service: s } = withState(async (name) => (name === 'notes' ? busy : null));
+    await s.add({ name: 'notes', transport: stdio });
+    writeFileSync(join(await state.forUser('notes', me), 'graph.jsonl'), 'alice');
+    const clearing = await refusal(() => s.clear('notes'));
+    expect(clearing).toBe('Posthoc cannot clear the data of notes now: the task "remember alice" (t-1) uses notes and is still running. Clear it once that has ended.');
+    expect(await refusal(() => s.remove('notes'))).toBe('Posthoc cannot remove notes now: the task "remember alice" (t-1) uses notes and is still running. Remove it once that has ended.');
+    expect(s.get('notes')).toBeDefined();
+    expect(readFileSync(join(dir, 'mcp-state', 'notes', me.split(':')[0]!, 'graph.jsonl'), 'utf8')).toBe('alice');
+    busy = null;
+    expect((await s.clear('notes')).freedBytes).toBeGreaterThan(0);
+  });
+
+  it('two servers whose names differ only in case are refused: their data would share a folder on a case-insensitive disk', async () => {
+    const { service: s } = withState();
+    await s.add({ name: 'Notes', transport: stdio });
+    expect(await refusal(() => s.add({ name: 'notes', transport: stdio }))).toMatch(/^Notes and notes differ only in case, so their data would share one folder/);
+  });
+
+  it('is in use while a task granted it runs in a live process, or while a container of it exists', async () => {
+    const owner = { pid: 1, start: 'x' };
+    const running = [{ task: { ...task(['notes']), title: 'remember alice' }, owner }];
+    let containers = 0;
+    let gone = false;
+    const inUse = mcpServerInUse({ runningTasks: () => running, ownerGone: () => gone, containers: async () => containers });
+    expect(await inUse('notes')).toBe('the task "remember alice" (task-1) uses notes and is still running');
+    expect(await inUse('other')).toBeNull();
+    gone = true;
+    expect(await inUse('notes')).toBeNull();
+    containers = 1;
+    expect(await inUse('other')).toBe('Posthoc is running other right now (listing its tools, or undoing one of its calls)');
+    const noDocker = mcpServerInUse({ runningTasks: () => [], ownerGone: () => false, containers: async () => Promise.reject(new Error('connect ENOENT /var/run/docker.sock')) });
+    expect(await noDocker('notes')).toBeNull();
+  });
+});
+
+async function refusal(fn: () => unknown): Promise<string> {
+  try {
+    await fn();
+  } catch (error) {
+    return (error as Error).message;
+  }
+  throw new Error('expected a refusal');
+}

@@ -2,7 +2,7 @@
 // tool's annotations, the rules after picking one for a tool, and one line per tool call on the card.
 import { describe, expect, it } from 'vitest';
 import type { McpEffect, McpServerView } from '../../shared/domain/mcp';
-import { describeAuth, describeMcpCall, describeTransport, oneLine, parseCommandLine, ruleOf, toolBadges, toolRows, withToolRule } from '../../renderer/src/model/mcp-view';
+import { describeAuth, describeMcpCall, describeState, describeTransport, oneLine, parseCommandLine, ruleOf, toolBadges, toolRows, withToolRule } from '../../renderer/src/model/mcp-view';
 
 describe('a pasted command line', () => {
   it('is split as a shell would, quotes and escapes kept, NAME=value words as the environment', () => {
@@ -43,6 +43,7 @@ describe('a server as the Connections page shows it', () => {
       { name: 'create_relations', description: '', inputSchema: {}, annotations: { destructiveHint: true, openWorldHint: true }, rule: 'hold', inverseTool: 'delete_relations' },
     ],
     toolsError: null,
+    stateBytes: null,
   };
 
   it('gives each tool one line, its badges, its rule and its inverse', () => {
@@ -58,6 +59,14 @@ describe('a server as the Connections page shows it', () => {
     expect(oneLine('First. Second.')).toBe('First.');
     expect(describeTransport(server.transport)).toBe('https://mcp.example.com/mcp');
     expect(describeAuth(server.transport)).toBe('bearer token from secret memory-token');
+  });
+
+  it('says what a stdio server keeps between tasks, and nothing for a remote one', () => {
+    const stdio = { kind: 'stdio' as const, command: 'npx', args: ['-y', '@modelcontextprotocol/server-memory'], env: {} };
+    expect(describeState(server)).toBeNull();
+    expect(describeState({ transport: stdio, stateBytes: 0 })).toBe('keeps nothing between tasks yet');
+    expect(describeState({ transport: stdio, stateBytes: 3 * 1024 * 1024 + 512 * 1024 })).toBe('keeps 3.5 MB between tasks (its data and its installed package)');
+    expect(describeState({ transport: stdio, stateBytes: null })).toBeNull();
   });
 
   it('moves a tool between the lists when the person picks its rule', () => {

@@ -1,10 +1,12 @@
 // The MCP section of the Connections page: each server as the person described it (its command line, or
 // its URL and the secret it signs in with, by name), its tools with the server's hints and the person's
-// rule for each (allow, hold for approval, deny — saved at once), adding a server (a command line pasted as
-// is, or a URL), importing a desktop agent's mcpServers JSON (each skipped entry with its reason), removing one.
+// rule for each (allow, hold for approval, deny — saved at once), what a stdio server keeps between tasks and a
+// button that clears it, adding a server (a command line pasted as is, or a URL), importing a desktop agent's
+// mcpServers JSON (each skipped entry with its reason), removing one (with what it kept).
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import type { McpServerView, McpToolRule, McpTransport } from '../../../shared/domain/mcp';
-import { describeAuth, describeTransport, parseCommandLine, toolRows, withToolRule } from '../model/mcp-view';
+import { describeAuth, describeState, describeTransport, parseCommandLine, toolRows, withToolRule } from '../model/mcp-view';
+import { formatBytes } from '../model/diff-rows';
 import './mcp.css';
 
 const RULE_WORDS: Record<McpToolRule, string> = { allow: 'allow', hold: 'hold for approval', deny: 'deny' };
@@ -262,7 +264,9 @@ function ImportForm({ onImported }: { onImported(): void }) {
 export function McpServers() {
   const [servers, setServers] = useState<McpServerView[]>([]);
   const [error, setError] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
   const [refreshing, setRefreshing] = useState(false);
+  const [clearing, setClearing] = useState<string | null>(null);
 
   const load = useCallback(async (refresh = false) => {
     const result = await window.posthoc.mcpList(refresh ? { refresh: true } : {});
@@ -291,7 +295,19 @@ export function McpServers() {
   async function remove(name: string): Promise<void> {
     const result = await window.posthoc.mcpRemove({ name });
     if (!result.ok) return setError(result.error.message);
+    setError(null);
+    setNotice(result.value.freedBytes > 0 ? `Removed ${name} and the ${formatBytes(result.value.freedBytes)} it kept between tasks.` : `Removed ${name}.`);
     setServers((list) => list.filter((s) => s.name !== name));
+  }
+
+  async function clear(name: string): Promise<void> {
+    setClearing(name);
+    const result = await window.posthoc.mcpClear({ name });
+    setClearing(null);
+    if (!result.ok) return setError(result.error.message);
+    setError(null);
+    setNotice(`Cleared what ${name} kept between tasks (${formatBytes(result.value.freedBytes)}): the next task starts it empty.`);
+    replace(result.value.server);
   }
 
   return (
@@ -302,8 +318,13 @@ export function McpServers() {
         denied tool is refused before it reaches the server.
       </p>
       {error && (
-        <p className="form-error" role="alert">
+        <p className="form-error" role="alert" data-testid="mcp-error">
           {error}
+        </p>
+      )}
+      {notice && !error && (
+        <p className="muted" role="status" data-testid="mcp-notice">
+          {notice}
         </p>
       )}
       {servers.length === 0 ? (
@@ -319,10 +340,26 @@ export function McpServers() {
                     · {describeAuth(s.transport)}
                     {s.api ? ` · undo rules: ${s.api}` : ''}
                   </span>{' '}
-                  <button type="button" className="button button-small" data-testid="mcp-remove" onClick={() => void remove(s.name)}>
+                  <button
+                    type="button"
+                    className="button button-small"
+                    data-testid="mcp-remove"
+                    title={s.stateBytes ? 'Removes the server and what it keeps between tasks.' : undefined}
+                    onClick={() => void remove(s.name)}
+                  >
                     Remove
                   </button>
                 </div>
+                {describeState(s) && (
+                  <p className="muted mcp-state" data-testid="mcp-state">
+                    It {describeState(s)}.{' '}
+                    {s.stateBytes ? (
+                      <button type="button" className="button button-small" data-testid="mcp-clear" disabled={clearing === s.name} onClick={() => void clear(s.name)}>
+                        {clearing === s.name ? 'Clearing…' : 'Clear its data'}
+                      </button>
+                    ) : null}
+                  </p>
+                )}
                 <ServerTools server={s} onSaved={replace} />
               </li>
             ))}

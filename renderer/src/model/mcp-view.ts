@@ -2,6 +2,7 @@
 // (quotes, backslashes, leading NAME=value settings), a tool's badges from its annotations, the rules after
 // the person picks one for a tool, and one line per tool call an action made.
 import type { McpEffect, McpRules, McpServerView, McpToolAnnotations, McpToolRule, McpTransport } from '../../../shared/domain/mcp';
+import { formatBytes } from './diff-rows';
 
 export type ParsedCommand = { command: string; args: string[]; env: Record<string, string> };
 
@@ -75,6 +76,12 @@ export function describeAuth(transport: McpTransport): string {
     case 'oauth':
       return 'signs in with OAuth';
   }
+}
+
+/** What a stdio server keeps between tasks, in words; null for a remote server (its data is its own). */
+export function describeState(view: Pick<McpServerView, 'stateBytes' | 'transport'>): string | null {
+  if (view.transport.kind !== 'stdio' || view.stateBytes === null) return null;
+  return view.stateBytes === 0 ? 'keeps nothing between tasks yet' : `keeps ${formatBytes(view.stateBytes)} between tasks (its data and its installed package)`;
 }
 
 export type Badge = { kind: 'read-only' | 'may-change' | 'destructive' | 'idempotent' | 'open-world'; label: string; title: string };
