@@ -1,0 +1,3 @@
+#!/bin/bash
+set -e
+BATS_RUN_SKIPPED=true bats *.bats

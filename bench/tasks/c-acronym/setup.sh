@@ -1,0 +1,4 @@
+#!/bin/bash
+set -e
+gcc --version | head -n 1
+make --version | head -n 1

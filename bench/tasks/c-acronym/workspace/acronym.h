@@ -1,0 +1,6 @@
+#ifndef ACRONYM_H
+#define ACRONYM_H
+
+char *abbreviate(const char *phrase);
+
+#endif

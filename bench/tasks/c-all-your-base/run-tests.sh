@@ -1,0 +1,4 @@
+#!/bin/bash
+set -e
+sed -i 's#TEST_IGNORE();#// &#' test_*.c
+make

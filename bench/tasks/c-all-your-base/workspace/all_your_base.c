@@ -1,0 +1,1 @@
+#include "all_your_base.h"

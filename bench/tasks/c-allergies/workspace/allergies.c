@@ -1,0 +1,1 @@
+#include "allergies.h"

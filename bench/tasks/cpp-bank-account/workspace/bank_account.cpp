@@ -1,0 +1,3 @@
+#include "bank_account.h"
+
+namespace Bankaccount {}

@@ -1,0 +1,5 @@
+package alphametics
+
+func Solve(puzzle string) (map[string]int, error) {
+	panic("Please implement the Solve function")
+}

@@ -1,0 +1,3 @@
+module alphametics
+
+go 1.18

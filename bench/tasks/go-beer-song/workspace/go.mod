@@ -1,0 +1,3 @@
+module beer
+
+go 1.18

@@ -1,0 +1,3 @@
+module bookstore
+
+go 1.18

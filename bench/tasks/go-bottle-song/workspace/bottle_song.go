@@ -1,0 +1,5 @@
+package bottlesong
+
+func Recite(startBottles, takeDown int) []string {
+	panic("Please implement the Recite function")
+}

@@ -1,0 +1,3 @@
+module bottlesong
+
+go 1.18

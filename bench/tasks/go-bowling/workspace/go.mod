@@ -1,0 +1,3 @@
+module bowling
+
+go 1.18

@@ -1,0 +1,7 @@
+export const encode = (phrase, key) => {
+  throw new Error('Remove this statement and implement this function');
+};
+
+export const decode = (phrase, key) => {
+  throw new Error('Remove this statement and implement this function');
+};

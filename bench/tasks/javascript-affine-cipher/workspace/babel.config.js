@@ -1,0 +1,4 @@
+module.exports = {
+  presets: ['@exercism/babel-preset-javascript'],
+  plugins: [],
+};

@@ -1,0 +1,4 @@
+#!/bin/bash
+set -e
+node --version
+npm install

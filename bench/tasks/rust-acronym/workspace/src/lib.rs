@@ -1,0 +1,3 @@
+pub fn abbreviate(phrase: &str) -> String {
+    todo!("Given the phrase '{phrase}', return its acronym");
+}

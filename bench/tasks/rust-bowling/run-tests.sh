@@ -1,0 +1,3 @@
+#!/bin/bash
+set -e
+cargo test -- --include-ignored
