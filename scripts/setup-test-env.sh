@@ -2,7 +2,8 @@
 # Installs and starts what Posthoc's tests need on a Debian machine. Each component can be asked for
 # alone; with no argument, all of them:
 #   apt       Debian packages: docker.io, debootstrap, chromium, libsecret/gnome-keyring/dbus-x11, xvfb (a desktop's
-#             keyring prompt, in the locked-keychain test), git, build tools
+#             keyring prompt, in the locked-keychain test), git, build tools, dpkg-dev and gnupg (the stand-in
+#             Debian archive of the apt tests, tests/support/apt-repo.ts)
 #   node      Node 24 from the npm registry into /opt/node24 (when the system Node is older than 22.12)
 #   docker    starts dockerd (bridge off: sandboxes use network mode none) unless one already answers
 #   image     builds the sandbox image with `posthoc sandbox build` (needs `npm ci && npm run build` first)
@@ -21,7 +22,7 @@ if want apt; then
   echo "== apt packages"
   $SUDO apt-get update -qq
   $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-    docker.io debootstrap chromium libsecret-1-dev gnome-keyring dbus-x11 xvfb git python3 make g++ ca-certificates >/dev/null
+    docker.io debootstrap chromium libsecret-1-dev gnome-keyring dbus-x11 xvfb git python3 make g++ ca-certificates dpkg-dev gnupg xz-utils >/dev/null
 fi
 
 if want node; then

@@ -49,7 +49,7 @@ export function systemPrompt(
 
 /** What the sandbox image carries (main/sandbox/sandbox-image.ts PACKAGES), in the words the model needs. */
 const INSTALLED = [
-  '- Installed: Python 3 with numpy, pandas, scipy, scikit-learn (sklearn), matplotlib, openpyxl, Pillow (PIL), lxml, BeautifulSoup (bs4), PyYAML (yaml), requests, pytest (python3 -m pytest), pip and venv; Node.js with npm; the command-line tools curl, jq, sqlite3, ripgrep (rg), git, unzip and file.',
+  '- Installed: Python 3 with numpy, pandas, scipy, scikit-learn (sklearn), matplotlib, openpyxl, Pillow (PIL), lxml, BeautifulSoup (bs4), PyYAML (yaml), requests, pytest (python3 -m pytest), pip and venv; Node.js with npm; gcc, g++, make and cmake; the command-line tools curl, jq, sqlite3, ripgrep (rg), git, unzip and file. Other Debian packages (golang-go, cargo, default-jdk-headless, …): apt-get install -y NAME installs them for the rest of the task.',
   '- pip install and npm install work (through Posthoc\'s package door) when the person allows it; prefer what is installed.',
 ];
 

@@ -66,7 +66,12 @@ export function packageEnv(withTaskEnv: boolean): string[] {
     `NPM_CONFIG_PREFIX=${env}/npm`,
     `NPM_CONFIG_CACHE=${env}/cache/npm`,
     `NODE_PATH=${env}/npm/lib/node_modules`,
-    `PATH=${env}/python/bin:${env}/npm/bin:${SYSTEM_PATH}`,
+    // Debian packages apt-get unpacked into the task's environment (image/posthoc_apt.py), after the image's own.
+    `PATH=${env}/python/bin:${env}/npm/bin:${SYSTEM_PATH}:${env}/debian/usr/local/bin:${env}/debian/usr/bin:${env}/debian/bin`,
+    // Toolchains' own caches and work folders in the task's environment, not the 64 MiB home.
+    `GOPATH=${env}/go`,
+    `GOCACHE=${env}/cache/go-build`,
+    `CARGO_HOME=${env}/cargo`,
   ];
 }
 
@@ -75,10 +80,12 @@ export const FALLBACK_SANDBOX_UID = 10001;
 
 /**
  * The capabilities PID 1 and the action runner keep (as uid 0 of the container, with no user namespace):
- * enough to start each action as the action user and end every process it leaves, nothing else. An
- * action gets none of them: the runner empties the bounding set before it changes uid.
+ * enough to start each action as the action user and end every process it leaves, and the two a root-owned
+ * folder's action keeps (CHOWN, FOWNER: root as on a machine inside its container, so tar -x and cp -a
+ * work; posthoc-init.ts ROOT_ACTION_CAPS). Any other action gets none: the runner empties the bounding set
+ * before it changes uid.
  */
-export const RUNNER_CAPABILITIES = ['SETUID', 'SETGID', 'SETPCAP', 'KILL'] as const;
+export const RUNNER_CAPABILITIES = ['SETUID', 'SETGID', 'SETPCAP', 'KILL', 'CHOWN', 'FOWNER'] as const;
 
 /**
  * Held by PID 1 only while it sets up the kernel's watch of the granted folders (fanotify with file-system

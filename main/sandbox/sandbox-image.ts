@@ -38,6 +38,10 @@ export const PACKAGES: readonly string[] = [
   'python3-requests',
   // The test runner most Python projects use: `python -m pytest` works without an install through the gateway.
   'python3-pytest',
+  // C and C++ (gcc, g++, make, libc headers) and CMake: what most build steps of a project need first. Other
+  // toolchains (go, cargo, a JDK) come on demand with apt-get through the gateway (posthoc_apt.py).
+  'build-essential',
+  'cmake',
   'nodejs',
   'npm',
   'curl',
@@ -64,6 +68,12 @@ export const IMAGE_FILES: readonly ImageFile[] = [
   { source: 'posthoc_figures.py', target: '/usr/lib/python3/dist-packages/posthoc_figures.py', mode: 0o644 },
   // The granted MCP servers' tools as Python functions (from posthoc_tools import NAME), through $POSTHOC_GATEWAY/mcp.
   { source: 'posthoc_tools.py', target: '/usr/lib/python3/dist-packages/posthoc_tools.py', mode: 0o644 },
+  // apt-get, apt and apt-cache that install into the task's own environment through the gateway's Debian route.
+  { source: 'posthoc_apt.py', target: '/usr/local/bin/apt-get', mode: 0o755 },
+  { source: 'posthoc_apt.py', target: '/usr/local/bin/apt', mode: 0o755 },
+  { source: 'posthoc_apt.py', target: '/usr/local/bin/apt-cache', mode: 0o755 },
+  // sudo runs the command as the action's user: there is no root to give.
+  { source: 'posthoc_sudo.sh', target: '/usr/local/bin/sudo', mode: 0o755 },
 ];
 const IMAGE_DIR = join('main', 'sandbox', 'image');
 

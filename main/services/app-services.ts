@@ -31,6 +31,7 @@ import { LlmClient } from '../agent/llm-client';
 import { ActionRunner } from './action-runner';
 import { approvalDoors } from './approval-relay';
 import { npmRoute } from '../gateway/packages/npm-route';
+import { APT_ENV, aptRoute, debianArch, DEFAULT_APT_KEYRING, DEFAULT_APT_MIRROR, DEFAULT_APT_SUITE } from '../gateway/packages/apt-route';
 import { PackageCache } from '../gateway/packages/package-cache';
 import { pipRoute } from '../gateway/packages/pip-route';
 import { FilePreviews } from './file-previews';
@@ -130,6 +131,18 @@ export function createServices(options: {
   const packageCache = new PackageCache(join(options.dataDir, 'packages'));
   gateway.route('pip', pipRoute(packageCache, () => settings.packagePolicy()));
   gateway.route('npm', npmRoute(packageCache, () => settings.packagePolicy()));
+  // Debian's archive for the sandbox's apt-get (the image's release), its signature checked against the keyring.
+  const env = options.env ?? process.env;
+  gateway.route(
+    'apt',
+    aptRoute(packageCache, () => settings.packagePolicy(), () => ({
+      mirrorUrl: env[APT_ENV.mirrorUrl] || DEFAULT_APT_MIRROR,
+      keyring: env[APT_ENV.keyring] || DEFAULT_APT_KEYRING,
+      suite: DEFAULT_APT_SUITE,
+      components: ['main'],
+      arch: debianArch(),
+    })),
+  );
   // How what an action changes is recorded: the kernel's account where the host can name paths by file handle
   // (the beneath addon), else (or with POSTHOC_ATTRIBUTION=library) the claim library's log.
   const kernelWatch = namesByHandle() && (options.env ?? process.env).POSTHOC_ATTRIBUTION !== 'library';

@@ -37,11 +37,12 @@ describe('containerSpec', () => {
     expect(s.ExposedPorts).toBeUndefined();
   });
 
-  it('drops every capability but the runner\'s four, forbids new privileges and is not privileged', () => {
+  it('drops every capability but the runner\'s six, forbids new privileges and is not privileged', () => {
     const host = spec().HostConfig!;
     expect(host.CapDrop).toEqual(['ALL']);
-    // PID 1 and the runner start each action as the action user and end what it leaves; actions get none.
-    expect(host.CapAdd).toEqual(['SETUID', 'SETGID', 'SETPCAP', 'KILL']);
+    // PID 1 and the runner start each action as the action user and end what it leaves; a root-owned
+    // folder's action keeps CHOWN and FOWNER (root in its container), any other action none.
+    expect(host.CapAdd).toEqual(['SETUID', 'SETGID', 'SETPCAP', 'KILL', 'CHOWN', 'FOWNER']);
     expect(host.SecurityOpt).toContain('no-new-privileges');
     expect(host.Privileged ?? false).toBe(false);
   });
@@ -210,7 +211,8 @@ describe('the init script in the image', () => {
     const check = spawnSync('python3', ['-c', 'import ast, sys; ast.parse(sys.stdin.read())'], { input: INIT_SCRIPT });
     expect(check.stderr.toString()).toBe('');
     expect(check.status).toBe(0);
-    expect(INIT_SCRIPT.startsWith('#!/usr/bin/python3\n')).toBe(true);
+    // -s: the user site (the task's environment, which actions write) is never read at PID 1's start.
+    expect(INIT_SCRIPT.startsWith('#!/usr/bin/python3 -s\n')).toBe(true);
     expect(INIT_SCRIPT).toContain(`CONTROL_PATH = '${CONTROL_MOUNT}/control.sock'`);
     expect(INIT_SCRIPT).toContain("SOCKET_PATH = os.environ.get('POSTHOC_GATEWAY_SOCKET', '/run/posthoc/gateway.sock')");
     // The runner is forked before the relay thread starts (fork in a threaded process is unsafe), and in the

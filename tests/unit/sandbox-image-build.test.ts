@@ -148,6 +148,8 @@ describe('the system prompt', () => {
     'python3-venv': 'venv',
     'python3-requests': 'requests',
     'python3-pytest': 'pytest',
+    'build-essential': 'gcc',
+    cmake: 'cmake',
     nodejs: 'Node.js',
     npm: 'npm',
     curl: 'curl',

@@ -47,23 +47,23 @@ export function aptRoute(cache: PackageCache, policy: () => PackagePolicy, sourc
   const pools = new Map<string, Map<string, PoolFile>>();
   return async (ctx: RouteContext, req) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') {
-      return { ...refusedReply(405, `The apt route only answers GET and HEAD; ${req.method} ${req.path} is refused.`), headers: { allow: 'GET, HEAD' } };
+      return { ...refusedReply(405, `The apt route only answers GET and HEAD; ${req.method} ${req.path} is refused.`, { statusLine: true }), headers: { allow: 'GET, HEAD' } };
     }
     const s = source();
     const p = policy();
     const path = decodePath(req.path);
     if (path === null || !path.startsWith('debian/') || !safePath(path.slice('debian/'.length))) {
-      return refusedReply(404, `The apt route serves Debian's archive at /apt/debian (dists/${s.suite}/… and pool/…); ${req.path} is not in it.`);
+      return refusedReply(404, `The apt route serves Debian's archive at /apt/debian (dists/${s.suite}/… and pool/…); ${req.path} is not in it.`, { statusLine: true });
     }
     const rest = path.slice('debian/'.length);
     const distsPrefix = `dists/${s.suite}/`;
     if (rest.startsWith('dists/') && !rest.startsWith(distsPrefix)) {
-      return refusedReply(404, `The apt route serves only ${s.suite}, the sandbox's own Debian release; ${rest.split('/')[1]} is not served.`);
+      return refusedReply(404, `The apt route serves only ${s.suite}, the sandbox's own Debian release; ${rest.split('/')[1]} is not served.`, { statusLine: true });
     }
     if (rest === `${distsPrefix}InRelease`) return inRelease(ctx, cache, p, s, req.method === 'HEAD');
     if (rest.startsWith(distsPrefix)) return listedIndex(ctx, cache, p, s, rest.slice(distsPrefix.length), req.method === 'HEAD');
     if (rest.startsWith('pool/')) return poolFile(ctx, cache, p, s, pools, rest, req.method === 'HEAD');
-    return refusedReply(404, `The apt route serves dists/${s.suite}/… and pool/…; ${rest} is neither.`);
+    return refusedReply(404, `The apt route serves dists/${s.suite}/… and pool/…; ${rest} is neither.`, { statusLine: true });
   };
 }
 
@@ -235,7 +235,8 @@ function dirOf(path: string): string {
 
 function refuse(ctx: RouteContext, status: number, what: string, source: string, why: string, file?: PoolFile): GatewayReply {
   ctx.recordEffect({ channel: 'packages', manager: 'apt', name: file?.name ?? what, version: file?.version ?? '', source, file: what.split('/').pop(), refused: why });
-  return refusedReply(status, `apt ${what}: ${why}`);
+  // apt prints the status line's reason phrase, not the body: the reason goes there.
+  return refusedReply(status, `apt ${what}: ${why}`, { statusLine: true });
 }
 
 function decodePath(raw: string): string | null {

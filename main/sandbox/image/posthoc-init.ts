@@ -1,10 +1,14 @@
 // PID 1 of every Posthoc sandbox container, written into the image by `posthoc sandbox build` at
-// /usr/local/bin/posthoc-init. It is Python (the image has python3 and nothing else to run it), kept as
-// a raw string here so every runner (the bundler, vitest, tsx for the benchmarks) loads it the same way.
+// /usr/local/bin/posthoc-init. It runs with python3 -s: the user site (PYTHONUSERBASE, the task's own
+// environment, which actions write) is never read at PID 1's start — a .pth file planted there would
+// otherwise run as root before anything else; actions add it to their own sys.path (add_user_site). It
+// is Python (the image has python3 and nothing else to run it), kept as a raw string here so every
+// runner (the bundler, vitest, tsx for the benchmarks) loads it the same way.
 //
-// - PID 1 and the action runner are uid 0 of the container with four capabilities (container-policy.ts
+// - PID 1 and the action runner are uid 0 of the container with six capabilities (container-policy.ts
 //   RUNNER_CAPABILITIES) and not dumpable; actions run as the action user (POSTHOC_ACTION_UID/GID) with
-//   an empty bounding set and no capability at all. So action code can neither trace, signal nor read the
+//   an empty bounding set and no capability at all — but a root-owned folder's action (uid 0) keeps CHOWN
+//   and FOWNER only (ROOT_ACTION_CAPS). So action code can neither trace, signal nor read the
 //   memory of PID 1 or the runner (the seccomp profile also refuses ptrace and process_vm_* outright).
 // - PID 1 reaps orphans and installs no signal handlers: inside its PID namespace it ignores every
 //   signal it has no handler for, so no action can take the container down. The host still removes it.
@@ -37,7 +41,7 @@
 //   for actions. On the host's C frame PID 1 answers with what the server changed since the last C: the
 //   watcher's collection (first byte 3), or the claim log's new lines (0 whole, 1 cut, 2 missing). When the server
 //   exits, PID 1 ends what is left and exits with its status, so the container stops.
-export const INIT_SCRIPT = String.raw`#!/usr/bin/python3
+export const INIT_SCRIPT = String.raw`#!/usr/bin/python3 -s
 # Posthoc sandbox init: reaper, per-action cleanup, gateway relay. See main/sandbox/image/posthoc-init.ts.
 import ctypes
 import errno
@@ -572,11 +576,20 @@ def collect_figures():
     return figures, refused
 
 
+# What a root-owned folder's action keeps, being root as on a machine inside its container: CAP_CHOWN and
+# CAP_FOWNER, so tar -x, cp -a and chown work on its own files (the host gives a granted folder's files
+# back to the folder's owner after the action, fs-channel.ts). Nothing else, and nothing for another uid.
+ROOT_ACTION_CAPS = (1 << 0) | (1 << 3)
+
+
 def become_action_user():
     # In the forked action, before anything of the action runs: empty the bounding set (so nothing it
-    # executes can ever regain a capability, even as uid 0), clear ambient capabilities, take the
-    # action user's ids, then clear every capability set, and check it.
+    # executes can ever regain a capability, even as uid 0) but for what a root action keeps, clear ambient
+    # capabilities, take the action user's ids, then set every capability set to that, and check it.
+    keep = ROOT_ACTION_CAPS if ACTION_UID == 0 else 0
     for cap in range(64):
+        if keep & (1 << cap):
+            continue
         if LIBC.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0:
             if ctypes.get_errno() == errno.EINVAL:
                 break
@@ -586,13 +599,15 @@ def become_action_user():
     os.setresgid(ACTION_GID, ACTION_GID, ACTION_GID)
     os.setresuid(ACTION_UID, ACTION_UID, ACTION_UID)
     header = (ctypes.c_uint32 * 2)(0x20080522, 0)
-    data = (ctypes.c_uint32 * 6)()
+    data = (ctypes.c_uint32 * 6)(keep, keep, 0, 0, 0, 0)
     if LIBC.capset(header, data) != 0:
-        raise OSError(ctypes.get_errno(), 'could not clear capabilities')
+        raise OSError(ctypes.get_errno(), 'could not set capabilities')
+    expected = {'CapInh:': 0, 'CapPrm:': keep, 'CapEff:': keep, 'CapBnd:': keep, 'CapAmb:': 0}
     with open('/proc/self/status') as f:
         for line in f:
-            if line.startswith(('CapInh:', 'CapPrm:', 'CapEff:', 'CapBnd:', 'CapAmb:')) and int(line.split()[1], 16) != 0:
-                raise OSError(errno.EPERM, 'capabilities left: ' + line.strip())
+            key = line.split(':')[0] + ':'
+            if key in expected and int(line.split()[1], 16) != expected[key]:
+                raise OSError(errno.EPERM, 'capabilities other than expected: ' + line.strip())
     # Changing uid made the process non-dumpable; the action's own processes behave as any program's.
     LIBC.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)
 
@@ -611,6 +626,34 @@ def add_user_site():
         at = next((i for i, p in enumerate(before) if p.endswith(('dist-packages', 'site-packages'))), len(before))
         sys.path[:] = before[:at] + added + before[at:]
     importlib.invalidate_caches()
+
+
+DEBIAN_ROOT = '/posthoc-env/debian'
+
+
+def debian_env():
+    # Debian packages apt-get unpacked into the task's own environment (image/posthoc_apt.py): their
+    # libraries, headers and Python modules, for the action's processes only (never PID 1's or the
+    # runner's: actions write that folder). PATH already lists their programs (container-policy.ts).
+    if not os.path.isdir(DEBIAN_ROOT):
+        return
+    triplet = {'x86_64': 'x86_64-linux-gnu', 'aarch64': 'aarch64-linux-gnu'}.get(os.uname().machine, os.uname().machine + '-linux-gnu')
+    r = DEBIAN_ROOT
+
+    def prepend(name, *dirs):
+        found = [d for d in dirs if os.path.isdir(d)]
+        if found:
+            os.environ[name] = ':'.join(found + [p for p in os.environ.get(name, '').split(':') if p])
+
+    prepend('LD_LIBRARY_PATH', r + '/usr/lib/' + triplet, r + '/lib/' + triplet, r + '/usr/lib')
+    prepend('LIBRARY_PATH', r + '/usr/lib/' + triplet, r + '/usr/lib')
+    prepend('CPATH', r + '/usr/include/' + triplet, r + '/usr/include')
+    prepend('PKG_CONFIG_PATH', r + '/usr/lib/' + triplet + '/pkgconfig', r + '/usr/share/pkgconfig', r + '/usr/lib/pkgconfig')
+    prepend('PERL5LIB', r + '/usr/share/perl5', r + '/usr/lib/' + triplet + '/perl5/5.36')
+    prepend('PYTHONPATH', r + '/usr/lib/python3/dist-packages')
+    for p in os.environ.get('PYTHONPATH', '').split(':'):
+        if p.startswith(r) and p not in sys.path:
+            sys.path.append(p)
 
 
 def run_python(path, source):
@@ -696,6 +739,7 @@ def start_action(conn, request):
             for fd in (devnull, out_w, err_w):
                 os.close(fd)
             sys.stdin = open(0, 'r', closefd=False)
+            debian_env()
             if language == 'python':
                 code = run_python(path, source)
             else:
