@@ -196,6 +196,12 @@ export const FsEffect = z.object({
     .optional(),
   /** Set when changes made by others while the action ran could not be told apart from its own (all were taken for its own): why. */
   unattributed: z.string().optional(),
+  /**
+   * Paths the action (root in its container, which may chown) left owned by someone else than the folder's
+   * owner, given back to that owner after it (at most 50 named; `ownersRestoredCount` is the whole count).
+   */
+  ownersRestored: z.array(z.string()).optional(),
+  ownersRestoredCount: z.number().int().nonnegative().optional(),
 });
 export type FsEffect = z.infer<typeof FsEffect>;
 

@@ -89,18 +89,22 @@ describe.each(owners)('PID 1 and the action runner are out of reach: $label', (o
       expect(['EACCES', 'EPERM']).toContain(lines[`${target}-environ`]);
     }
     expect(lines.unshare).toBe('EPERM');
-    for (const set of ['CapInh:', 'CapPrm:', 'CapEff:', 'CapBnd:', 'CapAmb:']) expect(lines[set]).toBe('0000000000000000');
+    // A root-owned folder's action keeps CHOWN and FOWNER (root as on a machine, inside its container only).
+    const kept = owner.uid === 0 ? '0000000000000009' : '0000000000000000';
+    for (const set of ['CapPrm:', 'CapEff:', 'CapBnd:']) expect(lines[set], set).toBe(kept);
+    for (const set of ['CapInh:', 'CapAmb:']) expect(lines[set], set).toBe('0000000000000000');
     expect(lines['Uid:']).toBe(`${owner.uid} ${owner.uid} ${owner.uid} ${owner.uid}`);
   });
 
-  it("PID 1 and the runner keep only the runner's four capabilities once the kernel's watch is set up", async () => {
+  it("PID 1 and the runner keep only the runner's capabilities once the kernel's watch is set up", async () => {
     await run('print(1)');
     const [info] = await services.docker.listContainers({ all: true, filters: { label: [`${TASK_LABEL}=${task.id}`] } });
     const pid1 = (await services.docker.getContainer(info!.Id).inspect()).State.Pid;
     const runner = readFileSync(`/proc/${pid1}/task/${pid1}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
     expect(runner.length).toBeGreaterThan(0);
-    // KILL (5), SETGID (6), SETUID (7), SETPCAP (8); SYS_ADMIN (21) and DAC_READ_SEARCH (2) served the watch's set-up only.
-    const RUNNER = (1n << 5n) | (1n << 6n) | (1n << 7n) | (1n << 8n);
+    // CHOWN (0), FOWNER (3), KILL (5), SETGID (6), SETUID (7), SETPCAP (8); SYS_ADMIN (21) and DAC_READ_SEARCH (2)
+    // served the watch's set-up only.
+    const RUNNER = (1n << 0n) | (1n << 3n) | (1n << 5n) | (1n << 6n) | (1n << 7n) | (1n << 8n);
     for (const pid of [String(pid1), ...runner]) {
       const status = readFileSync(`/proc/${pid}/status`, 'utf8');
       for (const set of ['CapEff', 'CapPrm', 'CapBnd']) {

@@ -229,6 +229,7 @@ export class FsChannel {
     await store.pin('head', cp.commit);
     this.scheduleSave();
     const touched = new Set([...summary.modified, ...summary.deleted, ...summary.renamed.map((r) => r.from)]);
+    const owners = restoreOwners(folder, store, [...summary.added, ...summary.modified, ...summary.renamed.map((r) => r.to)]);
     return {
       channel: 'fs',
       workspace: b.grant.name,
@@ -240,6 +241,7 @@ export class FsChannel {
       checkpointAfter: cp.commit,
       notCovered: notCoveredOf(b.checkpoint.notCovered, cp.notCovered, touched),
       ...attributionOf(split, claims),
+      ...(owners.length > 0 ? { ownersRestored: owners.slice(0, 50), ownersRestoredCount: owners.length } : {}),
     };
   }
 
@@ -336,6 +338,43 @@ function splitChanges(changes: Change[], claims: WriteClaims | null, b: Checkpoi
 
 function everyChangeBoth(changes: Change[]): Attribution {
   return { mine: [...changes], theirs: [...changes], ambiguous: changes.map((c) => c.path) };
+}
+
+/**
+ * When Posthoc runs as root, a root-owned folder's action is root in its container and may chown (tar -x, cp -a):
+ * every path it added or changed, and each folder above one, that is not the folder owner's is given back to
+ * the folder's owner, beneath the folder without following links. Returns the paths given back.
+ */
+function restoreOwners(folder: string, store: CheckpointStore, paths: readonly string[]): string[] {
+  if (process.getuid?.() !== 0 || paths.length === 0) return [];
+  const granted = GrantedFolder.open(folder, store.identity());
+  const given: string[] = [];
+  try {
+    const owner = granted.withDir('', (dir) => dir?.self() ?? null);
+    if (!owner || !granted.beneath) return [];
+    const all = new Set<string>();
+    for (const p of paths) {
+      for (const a of ancestorsOf(p)) all.add(a);
+      all.add(p);
+    }
+    for (const rel of [...all].sort()) {
+      const cut = rel.lastIndexOf('/');
+      const [parent, name] = cut < 0 ? ['', rel] : [rel.slice(0, cut), rel.slice(cut + 1)];
+      try {
+        granted.withDir(parent, (dir) => {
+          const st = dir?.stat(name);
+          if (!dir || !st || (st.uid === owner.uid && st.gid === owner.gid)) return;
+          dir.chown(name, owner.uid, owner.gid);
+          given.push(rel);
+        });
+      } catch {
+        // A link on the way now, or gone: nothing of it is changed.
+      }
+    }
+  } finally {
+    granted.close();
+  }
+  return given;
 }
 
 /** What the effect says about changes made by others while the action ran, or why it cannot say. */

@@ -19,6 +19,13 @@ export function listWhileRunning(effects: readonly Effect[]): { items: OutsideIt
       ...w.renamed.map((r) => ({ ...item('moved')(r.from), path: `${name(e.workspace, r.from)} → ${r.to}` })),
     ];
   });
-  const notes = [...new Set(fs.flatMap((e) => (e.unattributed ? [e.unattributed] : [])))];
+  const owned = fs.flatMap((e) =>
+    e.ownersRestored?.length
+      ? [
+          `Given back to the folder's owner (the action, root in its sandbox, had made ${e.ownersRestoredCount ?? e.ownersRestored.length} path(s) another user's): ${e.ownersRestored.map((p) => name(e.workspace, p)).join(', ')}${(e.ownersRestoredCount ?? 0) > e.ownersRestored.length ? ', …' : ''}.`,
+        ]
+      : [],
+  );
+  const notes = [...new Set([...fs.flatMap((e) => (e.unattributed ? [e.unattributed] : [])), ...owned])];
   return { items, notes };
 }
