@@ -88,7 +88,9 @@ export function manifestDiff(before: Map<string, string>, after: Map<string, str
   return lines;
 }
 
-const ERROR = /error|fail|cannot|can't|not found|no such|undefined|panic|denied|refused|traceback|unable/i;
+// Whole words only, so a test's own name (pytest's 'self = <…test_a_roll_cannot_score…>') is not taken for an
+// error; 'Error' may end a longer word (AssertionError), not a name's last part (test_raises_error).
+const ERROR = /(?<!_)error\b|\bfail(s|ed|ure|ures)?\b|\bcannot\b|\bcan't\b|\bnot found\b|\bno such\b|\bundefined\b|\bpanic|\bdenied\b|\brefused\b|\btraceback\b|\bunable\b/i;
 // A count of none, a passing line, or a section header (pytest's '==== FAILURES ====') names no error.
 const NOT_ERROR = /\b0 (failed|errors?|failures)\b|^\s*ok\b|^[=_*-]{3,}.*[=_*-]{3,}$/i;
 

@@ -3,7 +3,7 @@
 // a Qwen <tool_call>, a SWE-agent untagged command, an aider edit block in a python fence, an IPython cell,
 // a tool Posthoc lacks (answered, not ended), Llama's <|python_tag|>, and an answer whose example is not run.
 // A representative subset of the replay set end to end; the whole set is measured by the unit replay.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chownSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAi, type FakeOpenAi, type Reply } from '../support/fake-openai-server';
@@ -36,6 +36,9 @@ describe('replies in other harnesses\' habits, through the built CLI', () => {
     model = await startFakeOpenAi(replies);
     const ws = dirs.workspace();
     writeFileSync(join(ws, 'app.py'), 'print("helo")\n');
+    // The person's own file, as the folder is theirs (the harness gives it to the sandbox uid under root).
+    const owner = statSync(ws);
+    if (process.getuid?.() === 0) chownSync(join(ws, 'app.py'), owner.uid, owner.gid);
     const run = await runPosthoc(['run', 'tidy the folder', '--workspace', ws, '--data-dir', dirs.make('posthoc-data-'), '--json', '--max-steps', '12'], {
       OPENAI_BASE_URL: model.baseUrl,
       POSTHOC_MODEL: 'scripted',

@@ -117,6 +117,7 @@ describe('the line that says why a step failed', () => {
   });
 
   it("skips a section header to the line under it (pytest's FAILURES)", () => {
+    expect(firstErrorLine({ stdout: 'bowling_test.py FFF\n=========== FAILURES ===========\nself = <bowling_test.BowlingTest testMethod=test_a_roll_cannot_score_more_than_10_points>\nE       AssertionError: Exception not raised\n', stderr: '' })).toBe('E       AssertionError: Exception not raised');
     expect(firstErrorLine({ stdout: 'bowling_test.py FFF\n=========== FAILURES ===========\n____ BowlingTest.test_all_zeros ____\nE       AssertionError: None != 0\n', stderr: '' })).toBe('E       AssertionError: None != 0');
   });
 
