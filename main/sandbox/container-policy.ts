@@ -199,13 +199,15 @@ export function containerSpec(input: {
       Mounts: mounts,
       ReadonlyRootfs: true,
       // HOME belongs to the action user (a 1777 tmpfs is writable, but tools refuse a home they do not own).
+      // /tmp and HOME say exec: Docker makes a tmpfs noexec unless told, and a developer's tools run what
+      // they build there (go test's test binary in /tmp/go-build…, a configure check, a downloaded CLI).
       Tmpfs: {
-        '/tmp': 'rw,nosuid,nodev,size=256m,mode=1777',
+        '/tmp': 'rw,exec,nosuid,nodev,size=256m,mode=1777',
         // The claim log (claims.ts) on a file system of its own: filling /tmp cannot cost it lines.
         [CLAIMS_MOUNT]: 'rw,nosuid,nodev,noexec,size=80m,mode=0755',
         // The action's figures (image/posthoc_figures.py), emptied by the runner before and after each action.
         [FIGURES_MOUNT]: 'rw,nosuid,nodev,noexec,size=72m,mode=1777',
-        [SANDBOX_HOME]: `rw,nosuid,nodev,size=64m,mode=0700,uid=${actionUid},gid=${actionGid}`,
+        [SANDBOX_HOME]: `rw,exec,nosuid,nodev,size=64m,mode=0700,uid=${actionUid},gid=${actionGid}`,
       },
       CapDrop: ['ALL'],
       CapAdd: [...RUNNER_CAPABILITIES, ...(watch ? WATCH_CAPABILITIES : [])],

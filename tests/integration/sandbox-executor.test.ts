@@ -63,6 +63,13 @@ describe('SandboxExecutor (real Docker)', () => {
     expect(readFileSync(join(ws, '.git', 'HEAD'), 'utf8')).toMatch(/^ref: refs\/heads\//);
   });
 
+  it('builds and runs a program in /tmp and in HOME, as go test and configure scripts do', async () => {
+    const ws = dirs.workspace();
+    const out = await run(ws, 'for d in /tmp "$HOME"; do printf "int main(void){return 0;}" > "$d/t.c" && cc -o "$d/t" "$d/t.c" && "$d/t" && echo "ran in $d"; done', 'bash');
+    expect(out).toMatchObject({ exitCode: 0, stderr: '' });
+    expect(out.stdout).toMatch(/^ran in \/tmp\nran in \/\S+\n$/);
+  });
+
   it('reuses one container per task across actions', async () => {
     const ws = dirs.workspace();
     await run(ws, 'open("/tmp/marker","w").write("1")', 'python', 30, 'exec-test-reuse');

@@ -69,6 +69,9 @@ describe('containerSpec', () => {
     expect(host.ReadonlyRootfs).toBe(true);
     expect(host.Tmpfs?.['/tmp']).toMatch(/size=\d+m/);
     expect(host.Tmpfs?.['/tmp']).toContain('nosuid');
+    // Executable, as on a developer's machine (Docker's default for a tmpfs is noexec).
+    expect(host.Tmpfs?.['/tmp']?.split(',')).toContain('exec');
+    expect(host.Tmpfs?.[SANDBOX_HOME]?.split(',')).toContain('exec');
   });
 
   it('limits processes, memory (swap included) and CPU', () => {
