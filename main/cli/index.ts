@@ -59,7 +59,7 @@ function reportClosed(lines: string[]): void {
 const out = (line: string) => process.stdout.write(`${line}\n`);
 const json = (value: unknown) => out(JSON.stringify(value));
 
-const FINISHED: ReadonlySet<Task['status']> = new Set(['done', 'failed', 'cancelled']);
+const FINISHED: ReadonlySet<Task['status']> = new Set(['done', 'failed', 'cancelled', 'interrupted']);
 
 export function buildProgram(options: { open?: OpenSession } = {}): Command {
   const open = options.open ?? openServices;

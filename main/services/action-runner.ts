@@ -17,7 +17,7 @@ import type { SandboxExecutor } from '../sandbox/executor';
 import { mergeClaims, type McpClaimsSource } from '../sandbox/mcp-container';
 import type { ActionRecord, TaskStore } from '../store/task-store';
 import type { EventBus } from './event-bus';
-import { changedAnything, INTERRUPTED, withEffects } from './action-record';
+import { changedAnything, INTERRUPTED, stopReason, withEffects } from './action-record';
 import type { SqlActionRunner } from './sql-action-runner';
 
 const LIVE_OUTPUT_LIMIT = 64 * 1024;
@@ -149,7 +149,7 @@ export class ActionRunner {
         ? this.publish({
             ...withEffects(action, task, files, calls),
             status: stopped ? 'interrupted' : 'failed',
-            output: { ...action.output, stderr: `${action.output.stderr}${message(failure)}\n`, ...(stopped ? { interrupted: { reason: INTERRUPTED.stopped, recorded: true } } : {}) },
+            output: { ...action.output, stderr: `${action.output.stderr}${message(failure)}\n`, ...(stopped ? { interrupted: { reason: stopReason(signal), recorded: true } } : {}) },
             finishedAt,
           })
         : this.finishFailed(action, message(failure));
@@ -159,7 +159,7 @@ export class ActionRunner {
     output = { ...output, stdout: redactor.text(output.stdout), stderr: redactor.text(output.stderr) };
     const figureNotes = await this.takeFigures(id, drawn);
     if (figureNotes) output = { ...output, stderr: `${output.stderr}${output.stderr === '' || output.stderr.endsWith('\n') ? '' : '\n'}${figureNotes}` };
-    if (stopped) output = { ...output, interrupted: { reason: INTERRUPTED.stopped, recorded: true } };
+    if (stopped) output = { ...output, interrupted: { reason: stopReason(signal), recorded: true } };
     action = {
       ...withEffects(action, task, files, calls, recorded.length === task.workspaces.filter((w) => !w.readOnly).length),
       status: stopped ? 'interrupted' : output.exitCode === 0 && !output.timedOut ? 'done' : 'failed',

@@ -55,6 +55,7 @@ import { completeFolder } from './folder-completion';
 import { SettingsService } from './settings-service';
 import { SqlActionRunner } from './sql-action-runner';
 import { TaskService } from './task-service';
+import { watchStore } from './store-watch';
 import { UndoService } from './undo-service';
 import { storageBudget, UndoViews } from './undo-views';
 
@@ -109,6 +110,8 @@ export function createServices(options: {
   const db = openDatabase(options.dataDir);
   const store = new TaskStore(db);
   const events = new EventBus();
+  // What the CLI (another process) changes in the data folder reaches this process's windows at once.
+  const stopWatch = watchStore(db, () => events.emit('store:changed', {}));
   const vault = options.vault ?? new Vault();
   const docker = options.docker ?? createDocker();
   const services = new ServiceRegistry(db);
@@ -270,6 +273,7 @@ export function createServices(options: {
       tasks.start(input, { model, maxSteps, actionTimeoutSeconds, contextWindow, budget, provider }),
     'task:send': ({ taskId, prompt, budget }) => tasks.send(taskId, prompt, { budget }),
     'task:cancel': async ({ taskId }) => tasks.cancel(taskId),
+    'task:continue': ({ taskId }) => tasks.resume(taskId),
     'action:list': async ({ taskId }) => {
       if (taskId !== undefined) tasks.get(taskId);
       return store.listActions(taskId);
@@ -362,6 +366,7 @@ export function createServices(options: {
     handlers,
     ready,
     async close() {
+      stopWatch();
       await ready;
       approvals.relay.stop();
       connections.close();

@@ -14,7 +14,7 @@ import type { EventBus } from './event-bus';
 
 type Leftover = { action: Action; owner: ProcessOwner };
 
-const TASK_CRASHED = 'Posthoc stopped while this task ran (crash, kill or a second Ctrl-C); the next start closed it.';
+const TASK_CRASHED = 'Posthoc stopped while this task ran (crash, kill or a second Ctrl-C); the next start closed it. Continue picks it up from the record of what ran.';
 
 export class InterruptedActions {
   /** One closing at a time in this process; claimAction keeps two processes apart. */
@@ -73,7 +73,7 @@ export class InterruptedActions {
       lines.push(await this.close(action, task));
     }
     for (const task of this.deadTasks()) {
-      this.events.emit('task:updated', this.store.updateTask(task.id, { status: 'failed', error: TASK_CRASHED }));
+      this.events.emit('task:updated', this.store.updateTask(task.id, { status: 'interrupted', error: TASK_CRASHED }));
     }
     return lines;
   }

@@ -22,6 +22,8 @@ import { sumUsage, type TaskStore } from '../store/task-store';
 import type { DatabaseGrantInput } from '../../shared/contract';
 import type { ActionRunner } from './action-runner';
 import type { DatabaseGrants } from './database-grants';
+import { APP_STOPPING } from './action-record';
+import { resumeNote } from './resume-note';
 import type { EventBus } from './event-bus';
 import { ServiceError } from './service-error';
 import type { SettingsService } from './settings-service';
@@ -40,6 +42,8 @@ export type RunOptions = {
 };
 
 /** A run of the agent; inbox holds what the person sent while it worked, delivered at its next turn. */
+const APP_STOPPED_TASK = 'Posthoc stopped (a restart or a quit) while this task ran. Continue picks it up from the record of what ran.';
+
 type Running = { controller: AbortController; done: Promise<Task>; inbox: string[] };
 
 export class TaskService {
@@ -107,12 +111,36 @@ export class TaskService {
     const llm = await this.settings.llmConfig({ model: options.model ?? task.model, provider: task.provider });
     await this.preflight();
     this.events.emit('message:added', this.store.addMessage(taskId, 'user', prompt));
+    // A task a restart interrupted hears what happened before it hears the person's new words.
+    if (task.status === 'interrupted') this.noteResume(taskId);
     const updated = this.setTask(taskId, { status: 'running', answer: null, error: null });
     this.launch(updated, new LlmClient(llm), options);
     return updated;
   }
 
   cancel(taskId: string): Task {
+  /**
+   * Continue: a task Posthoc's restart (or crash) interrupted goes on with the record of what ran, and a note
+   * to the model naming the restart and the action it cut short.
+   */
+  async resume(taskId: string): Promise<Task> {
+    const task = this.requireTask(taskId);
+    if (this.running.has(taskId) || task.status !== 'interrupted') {
+      throw new ServiceError('conflict', `Task ${taskId} is ${this.running.has(taskId) ? 'running' : task.status}; only a task Posthoc's restart interrupted can be continued. Send it a message instead.`);
+    }
+    const llm = await this.settings.llmConfig({ model: task.model, provider: task.provider });
+    await this.preflight();
+    this.noteResume(taskId);
+    const updated = this.setTask(taskId, { status: 'running', answer: null, error: null });
+    this.launch(updated, new LlmClient(llm), {});
+    return updated;
+  }
+
+  private noteResume(taskId: string): void {
+    const note = resumeNote(this.store.listMessages(taskId), this.store.listActions(taskId));
+    this.events.emit('message:added', this.store.addMessage(taskId, 'observation', note));
+  }
+
     const task = this.requireTask(taskId);
     this.running.get(taskId)?.controller.abort();
     this.runner.sql?.rejectPending(taskId);
@@ -167,7 +195,8 @@ export class TaskService {
   }
 
   async shutdown(): Promise<void> {
-    for (const run of this.running.values()) run.controller.abort();
+    // Not the person's Stop: the runs end "interrupted", to be continued at the next start.
+    for (const run of this.running.values()) run.controller.abort(APP_STOPPING);
     this.runner.sql?.rejectPending();
     await Promise.allSettled([...this.running.values()].map((r) => r.done));
     await this.executor.stopAll();
@@ -229,7 +258,9 @@ export class TaskService {
         case 'failed':
           return this.setTask(task.id, { status: 'failed', error: outcome.error });
         case 'cancelled':
-          return this.setTask(task.id, { status: 'cancelled', error: 'Cancelled by the person.' });
+          return controller.signal.reason === APP_STOPPING
+            ? this.setTask(task.id, { status: 'interrupted', error: APP_STOPPED_TASK })
+            : this.setTask(task.id, { status: 'cancelled', error: 'Cancelled by the person.' });
       }
     })();
     this.running.set(task.id, { controller, done, inbox });

@@ -108,6 +108,8 @@ export const calls = {
     output: Task,
   },
   'task:cancel': { input: TaskRef, output: Task },
+  /** Continue a task a restart of Posthoc interrupted (status "interrupted"), with the record of what ran. */
+  'task:continue': { input: TaskRef, output: Task },
   /** Every action, or one task's, oldest first. */
   'action:list': { input: z.object({ taskId: z.string().min(1).optional() }), output: z.array(Action) },
   'action:get': { input: ActionRef, output: Action },
@@ -349,6 +351,11 @@ export const events = {
   'mcp:updated': McpServerView,
 } as const;
 
+  /**
+   * Another process (the CLI) changed the data folder: a task, an MCP server, a service, a grant. Front ends
+   * read again what they show. The web bridge also raises it itself when its socket reconnects.
+   */
+  'store:changed': z.object({}),
 export type Calls = typeof calls;
 export type CallName = keyof Calls;
 export type CallInput<K extends CallName> = z.input<Calls[K]['input']>;

@@ -15,7 +15,11 @@ export const Confinement = z.object({
 });
 export type Confinement = z.infer<typeof Confinement>;
 
-export const TaskStatus = z.enum(['running', 'done', 'failed', 'cancelled']);
+/**
+ * interrupted: Posthoc stopped (a restart, a quit, a crash) while the task ran; not the person's Stop
+ * (cancelled). `task:continue` resumes it with the record of what ran.
+ */
+export const TaskStatus = z.enum(['running', 'done', 'failed', 'cancelled', 'interrupted']);
 export type TaskStatus = z.infer<typeof TaskStatus>;
 
 export const WorkspaceGrant = z.object({

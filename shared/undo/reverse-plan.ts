@@ -6,6 +6,7 @@
 // Pure; a leaf like the rest of shared/.
 import type { Action, DbEffect, Effect, FsEffect, ReversePlan, ReverseStep, RestEffect } from '../domain';
 import type { McpEffect } from '../domain/mcp';
+import { describeGitUndo, foldGitPaths, summarizeGit } from './git-internals';
 
 type PlanInput = Pick<Action, 'kind' | 'status' | 'output' | 'effects'>;
 
@@ -132,18 +133,21 @@ function readyWords(plan: ReversePlan, kind: Action['kind'], sayNothing: boolean
       const movedTo = new Set(s.moveBack.map((m) => m.to));
       const movedFrom = new Set(s.moveBack.map((m) => m.from));
       const lost = new Set(s.leave);
-      const removed = s.remove.filter((p) => !movedTo.has(p));
-      const back = s.restore.filter((p) => !movedFrom.has(p) && !lost.has(p));
+      // A git repository's internals (objects named by hashes, refs, logs) are said as what happened to it.
+      const git = summarizeGit({ added: s.remove.filter((p) => !movedTo.has(p)), modified: s.restore.filter((p) => !movedFrom.has(p) && !lost.has(p)), deleted: [] });
+      const removed = git.rest.added;
+      const back = git.rest.modified;
       const parts = [
         removed.length ? `delete ${list(removed)}` : '',
         s.moveBack.length ? `move ${list(s.moveBack.map((r) => `${r.to} back to ${r.from}`))}` : '',
         back.length ? `bring back the previous ${list(back)}` : '',
-        s.leave.length ? `leave ${list(s.leave)} as it is (not covered by undo)` : '',
+        ...git.repos.map(describeGitUndo),
+        s.leave.length ? `leave ${list(foldGitPaths(s.leave))} as it is (not covered by undo)` : '',
       ].filter(Boolean);
       return parts.length ? `${parts.join(', ')}${plan.folders > 1 ? ` in ${s.workspace}` : ''}` : '';
     });
     sentences.push(`${capitalize(words.filter(Boolean).join('; ') || 'change nothing')}.`);
-    const both = fs.flatMap((s) => s.ambiguous.map((p) => named(s.workspace, p)));
+    const both = foldGitPaths(fs.flatMap((s) => s.ambiguous.map((p) => named(s.workspace, p))));
     if (both.length) {
       sentences.push(
         `Undo is refused while ${list(both)} ${both.length === 1 ? 'holds' : 'hold'} an edit made outside Posthoc while the action ran: it cannot tell that edit from the action's.`,

@@ -60,7 +60,7 @@ describe.each(FOLDER_OWNERS)('posthoc run interrupted ($name)', ({ uid }) => {
     expect(tasks.code).toBe(0);
     expect(await containersOf(pid)).toBe(0);
     const [task] = JSON.parse(tasks.stdout) as Task[];
-    expect(task!.status).toBe('failed');
+    expect(task!.status).toBe('interrupted');
     expect(task!.error).toMatch(/Posthoc stopped while this task ran/);
     const actions = JSON.parse((await runPosthoc(['actions', '--data-dir', dataDir, '--json'])).stdout) as Action[];
     const action = actions[0]!;

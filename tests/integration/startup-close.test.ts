@@ -93,7 +93,7 @@ describe('closing at the start', () => {
     expect(next.services.store.getAction(action.id)).toMatchObject({ status: 'interrupted', output: { interrupted: { recorded: true } } });
     // Every handler (app, web host) answers after the closing: the task list already shows it closed.
     const tasks = await next.services.handlers['task:list']({});
-    expect(tasks[0]!.status).toBe('failed');
+    expect(tasks[0]!.status).toBe('interrupted');
   });
   it('says the calls of an action closed after a crash are unknown: confined, naming what it could reach', async () => {
     const dataDir = dirs.make('posthoc-data-');

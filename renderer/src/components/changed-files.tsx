@@ -1,11 +1,15 @@
 // The files an action added (+), modified (~), deleted (−) or renamed (→). Given the action, each file
-// opens its diff.
+// opens its diff. A git repository's internals (.git/objects/… and the rest) fold into one line saying what
+// happened to the repository.
 import { changeMarker, type Change } from '../model/action-summary';
+import { foldGitChanges } from '../model/git-view';
 import { timelineActions } from '../state/timeline-store';
+import './changed-files.css';
 
 export function ChangedFiles({ changes, actionId, compact = false }: { changes: readonly Change[]; actionId?: string; compact?: boolean }) {
   const places = new Set(changes.map((change) => change.where));
-  const shown = compact ? changes.slice(0, 12) : changes;
+  const { files, repos } = foldGitChanges(changes);
+  const shown = compact ? files.slice(0, 12) : files;
   return (
     <div className={`changed-files${compact ? ' changed-files-compact' : ''}`} data-testid="changed-files">
       {changes.length === 0 ? (
@@ -40,7 +44,18 @@ export function ChangedFiles({ changes, actionId, compact = false }: { changes: 
               </li>
             );
           })}
-          {shown.length < changes.length && <li className="muted">and {changes.length - shown.length} more</li>}
+          {repos.map((repo) => (
+            <li key={`git\u0000${repo.where}\u0000${repo.summary.repo}`} className="change change-git" data-testid="git-summary" data-mark="git">
+              <span className="change-marker" aria-hidden="true">
+                ⎇
+              </span>
+              <span className="change-git-text">
+                {places.size > 1 ? `${repo.where}: ` : ''}
+                {repo.text}
+              </span>
+            </li>
+          ))}
+          {shown.length < files.length && <li className="muted">and {files.length - shown.length} more</li>}
         </ul>
       )}
     </div>

@@ -4,7 +4,7 @@
 import { useEffect, useRef, useState } from 'react';
 import type { TimelineEntry } from '../../../shared/domain/undo';
 import type { UndoStep } from '../../../shared/domain';
-import { externalPaths } from '../model/timeline-view';
+import { externalNote, externalPaths, foldStepItems } from '../model/timeline-view';
 import { useAppStore } from '../state/app-store';
 import { selectActions } from '../state/tasks-state';
 import { useMediaQuery } from '../state/theme';
@@ -80,7 +80,7 @@ export function UndoTimeline({ taskId }: { taskId: string }) {
       ) : (
         <ol className="timeline-list">
           {entries.map((entry, i) => (
-            <Entry key={entryKey(entry, i)} taskId={taskId} entry={entry} />
+            <Entry key={entryKey(entry, i)} taskId={taskId} entry={entry} note={entry.kind === 'external' ? externalNote(entries, i) : ''} />
           ))}
         </ol>
       )}
@@ -93,7 +93,7 @@ function entryKey(entry: TimelineEntry, i: number): string {
   return entry.kind === 'action' ? entry.action.id : `${entry.kind}-${entry.at}-${i}`;
 }
 
-function Entry({ taskId, entry }: { taskId: string; entry: TimelineEntry }) {
+function Entry({ taskId, entry, note }: { taskId: string; entry: TimelineEntry; note: string }) {
   switch (entry.kind) {
     case 'action':
       return <TimelineActionRow taskId={taskId} entry={entry} />;
@@ -113,7 +113,9 @@ function Entry({ taskId, entry }: { taskId: string; entry: TimelineEntry }) {
             ))}
             {paths.length > 8 && <li className="muted">and {paths.length - 8} more</li>}
           </ul>
-          <p className="tl-note muted">Kept as you left it: no undo reverts it.</p>
+          <p className="tl-note muted" data-testid="timeline-external-note">
+            {note}
+          </p>
         </li>
       );
     }
@@ -144,11 +146,7 @@ function Entry({ taskId, entry }: { taskId: string; entry: TimelineEntry }) {
                     {CHANNEL_WORDS[step.channel]}: {STEP_WORDS[step.result]}
                   </span>
                   {step.items.length > 0 && (
-                    <span className="tl-step-items muted">
-                      {' '}
-                      — {step.items.slice(0, 4).join('; ')}
-                      {step.items.length > 4 ? `; and ${step.items.length - 4} more` : ''}
-                    </span>
+                    <StepItems items={foldStepItems(step.items)} />
                   )}
                 </li>
               ))}
@@ -173,4 +171,15 @@ function operationState(entry: Extract<TimelineEntry, { kind: 'operation' }>): s
   if (entry.outcome === 'partial') return 'partly done';
   if (entry.outcome === 'refused') return entry.steps.length > 0 ? 'refused, nothing changed' : 'rolled back';
   return entry.recovered ? 'completed after a restart' : 'done';
+}
+
+/** A step's lines, a git repository's internals folded into one line each. */
+function StepItems({ items }: { items: readonly string[] }) {
+  return (
+    <span className="tl-step-items muted">
+      {' '}
+      — {items.slice(0, 4).join('; ')}
+      {items.length > 4 ? `; and ${items.length - 4} more` : ''}
+    </span>
+  );
 }

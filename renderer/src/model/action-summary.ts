@@ -2,6 +2,7 @@
 // undo went. Pure; no React.
 import type { Result } from '../../../shared/contract';
 import { describeBlocker } from '../../../shared/undo/blocker-words';
+import { foldGitPaths } from '../../../shared/undo/git-internals';
 import { assertNever, isApplied, type Action, type DbEffect, type Effect, type RestEffect, type UndoResult } from '../../../shared/domain';
 
 export type ChangeMark = 'added' | 'modified' | 'deleted' | 'renamed';
@@ -105,8 +106,8 @@ export function describeUndo(result: Result<UndoResult>): { tone: 'ok' | 'warn' 
   switch (undo.outcome) {
     case 'undone': {
       const parts: string[] = [];
-      if (undo.removed.length > 0) parts.push(`removed ${joinPaths(undo.removed)}`);
-      if (undo.restored.length > 0) parts.push(`restored ${joinPaths(undo.restored)}`);
+      if (undo.removed.length > 0) parts.push(`removed ${joinPaths(foldGitPaths(undo.removed))}`);
+      if (undo.restored.length > 0) parts.push(`restored ${joinPaths(foldGitPaths(undo.restored))}`);
       if (undo.calls && undo.calls.length > 0) parts.push(`took back ${undo.calls.join('; ')}`);
       return { tone: 'ok', text: `Undone: ${parts.length > 0 ? parts.join('; ') : 'nothing needed changing'}`, paths: [] };
     }

@@ -2,10 +2,14 @@
 // much an action changed. Pure; no React.
 import type { Result } from '../../../shared/contract';
 import type { Action, KeptCopy, UndoBlocker, UndoResult } from '../../../shared/domain';
-import type { ChangeLists, RedoResult, RewindResult } from '../../../shared/domain/undo';
+import type { ChangeLists, RedoResult, RewindResult, TimelineEntry } from '../../../shared/domain/undo';
 import type { Operation, OperationOutcome } from '../state/timeline-state';
 import { listChanges } from './action-summary';
 import { describeBlocker } from '../../../shared/undo/blocker-words';
+import { foldGitLines, foldGitPaths, gitEvents } from '../../../shared/undo/git-internals';
+import { mcpWrites } from '../../../shared/undo/reverse-plan';
+import { dbChangeWords } from './db-summary';
+import { foldGitChanges } from './git-view';
 
 export { describeBlocker };
 
@@ -64,10 +68,11 @@ function outcomeOf(operation: Operation, result: Result<UndoResult | RedoResult 
       : { operation, tone: 'warn', text, paths, canRewind, canKeepCopies };
   }
   const parts: string[] = [];
-  if (r.removed.length > 0) parts.push(`removed ${joinShort(r.removed)}`);
-  if (r.restored.length > 0) parts.push(`restored ${joinShort(r.restored)}`);
+  // A git repository's internals are named as the repository: "restored the git repository (41 files in .git)".
+  if (r.removed.length > 0) parts.push(`removed ${joinShort(foldGitPaths(r.removed))}`);
+  if (r.restored.length > 0) parts.push(`restored ${joinShort(foldGitPaths(r.restored))}`);
   const notRestored = r.notRestored ?? [];
-  if (notRestored.length > 0) parts.push(`left ${joinShort(notRestored)} as it is (not covered by undo)`);
+  if (notRestored.length > 0) parts.push(`left ${joinShort(foldGitPaths(notRestored))} as it is (not covered by undo)`);
   const which = r.outcome === 'rewound' ? ` actions ${r.undone.map((a) => a.seq).join(', ')}` : '';
   const copies = r.outcome === 'redone' ? [] : (r.copies ?? []);
   const text = `${verbs[operation]}${which}: ${parts.length > 0 ? parts.join('; ') : 'no file needed changing'}.`;
@@ -159,7 +164,8 @@ function joinShort(paths: readonly string[]): string {
  * joined; `total` counts the files (they open diffs).
  */
 export function changeCount(action: Action): { total: number; text: string } {
-  const changes = listChanges(action.effects);
+  // A git repository's internals count as the repository, said by what happened to it.
+  const { files: changes, repos } = foldGitChanges(listChanges(action.effects));
   const count = (mark: string) => changes.filter((c) => c.mark === mark).length;
   const marks = [
     count('added') && `+${count('added')}`,
@@ -169,17 +175,40 @@ export function changeCount(action: Action): { total: number; text: string } {
   ].filter(Boolean);
   const parts: string[] = [];
   if (changes.length > 0) parts.push(`${changes.length} file change${changes.length === 1 ? '' : 's'} (${marks.join(' ')})`);
+  for (const repo of repos) parts.push(`git: ${gitEventsShort(repo.summary)}`);
   const rows = new Map<string, number>();
+  const schema: string[] = [];
   const calls = new Map<string, number>();
   for (const e of action.effects) {
-    if (e.channel === 'db' && e.refused === null && e.rowsAffected > 0) rows.set(e.database, (rows.get(e.database) ?? 0) + e.rowsAffected);
+    if (e.channel === 'db' && e.refused === null) {
+      // A schema change is said by what it changed, not by the row count the database reports for it.
+      const words = dbChangeWords(e);
+      if (words.rows > 0) rows.set(e.database, (rows.get(e.database) ?? 0) + words.rows);
+      for (const w of words.schema) schema.push(`${w} in ${e.database}`);
+    }
     if (e.channel === 'rest' && e.refused === null && e.mutating) calls.set(e.service, (calls.get(e.service) ?? 0) + 1);
   }
   for (const [db, n] of rows) parts.push(`${n} row${n === 1 ? '' : 's'} in ${db}`);
+  parts.push(...schema.slice(0, 3));
+  if (schema.length > 3) parts.push(`${schema.length - 3} more schema changes`);
   for (const [service, n] of calls) parts.push(`${n} call${n === 1 ? '' : 's'} to ${service}`);
+  // A tool call that may have changed its service (not read-only, not refused, no error) is a change too.
+  const tools = new Map<string, number>();
+  for (const c of mcpWrites(action.effects)) tools.set(c.server, (tools.get(c.server) ?? 0) + 1);
+  for (const [server, n] of tools) parts.push(`${n} tool call${n === 1 ? '' : 's'} to ${server}`);
   const notes = action.effects.filter((e) => e.channel === 'memory' && e.refused === null).length;
   if (notes > 0) parts.push(`${notes} note${notes === 1 ? '' : 's'} to memory`);
-  return { total: changes.length, text: parts.length === 0 ? 'no changes' : parts.join(', ') };
+  return { total: changes.length + repos.length, text: parts.length === 0 ? 'no changes' : parts.join(', ') };
+}
+
+/** A repository's news in a few words, for a count: "committed to main, HEAD moved". */
+function gitEventsShort(summary: Parameters<typeof gitEvents>[0]): string {
+  return gitEvents(summary).join(', ');
+}
+
+/** Timeline step lines with each repository's internals folded into one line. */
+export function foldStepItems(items: readonly string[]): string[] {
+  return foldGitLines(items);
 }
 
 /** The paths an outside edit touched, for its row. */
@@ -196,3 +225,42 @@ export const statusWords: Record<Action['status'], string> = {
   kept: 'kept',
   interrupted: 'stopped',
 };
+
+type Entry = TimelineEntry;
+
+/**
+ * What an outside edit's row says about it: kept as the person left it — unless an undo, redo or rewind that
+ * came after it replaced some of its paths (a rewind with "keep a copy" puts the file back and keeps the
+ * edit beside it): then it names them, so the timeline never says a file was kept that the rewind just replaced.
+ */
+export function externalNote(entries: readonly Entry[], index: number): string {
+  const entry = entries[index];
+  if (entry === undefined || entry.kind !== 'external') return '';
+  const paths = externalPaths(entry.changes);
+  const replacedBy = new Map<string, { operation: Operation; copy: string | null }>();
+  for (const later of entries.slice(index + 1)) {
+    if (later.kind !== 'operation' || later.state !== 'completed' || later.outcome === 'refused') continue;
+    for (const step of later.steps) {
+      if (step.channel !== 'files' || step.result !== 'done') continue;
+      for (const item of step.items) {
+        const gone = /^(.*) (?:put back|removed)$/.exec(item);
+        const kept = /^(.*): your edit kept as (.*)$/.exec(item);
+        const label = gone?.[1] ?? kept?.[1];
+        if (label === undefined) continue;
+        const path = paths.find((p) => label === p || label.endsWith(`/${p}`));
+        if (path === undefined) continue;
+        const before = replacedBy.get(path);
+        // The same path's copy, from its own line of the same operation, is kept with it.
+        replacedBy.set(path, { operation: later.operation, copy: kept?.[2] ?? (before?.operation === later.operation ? before.copy : null) });
+      }
+    }
+  }
+  if (replacedBy.size === 0) return 'Kept as you left it: no undo reverts it.';
+  const opWord = (o: Operation) => (o === 'rewind' ? 'the rewind' : o === 'undo' ? 'the undo' : 'the redo');
+  const sentences = [...replacedBy].map(([path, r]) =>
+    r.copy !== null ? `${path} was put back by ${opWord(r.operation)} that followed; your edit is kept in ${r.copy}.` : `${path} was replaced by ${opWord(r.operation)} that followed.`,
+  );
+  const rest = paths.filter((p) => !replacedBy.has(p));
+  if (rest.length > 0) sentences.push(`${joinShort(rest)} ${rest.length === 1 ? 'is' : 'are'} kept as you left ${rest.length === 1 ? 'it' : 'them'}.`);
+  return sentences.join(' ');
+}
