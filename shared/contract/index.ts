@@ -349,13 +349,13 @@ export const events = {
   'sandbox:progress': SandboxBuildProgress,
   /** An MCP server's definition or its listed tools changed. */
   'mcp:updated': McpServerView,
-} as const;
-
   /**
    * Another process (the CLI) changed the data folder: a task, an MCP server, a service, a grant. Front ends
    * read again what they show. The web bridge also raises it itself when its socket reconnects.
    */
   'store:changed': z.object({}),
+} as const;
+
 export type Calls = typeof calls;
 export type CallName = keyof Calls;
 export type CallInput<K extends CallName> = z.input<Calls[K]['input']>;
