@@ -17,6 +17,7 @@ import type { Action, Task } from '../../shared/domain';
 import { formatUsage } from '../agent/usage';
 import { createLocalClient } from '../ipc/local-client';
 import { startWebHost } from '../ipc/web-host';
+import { loadWebHostState, saveWebHostState } from '../ipc/web-host-state';
 import { createDocker, SandboxError } from '../sandbox/docker-client';
 import { formatBuildProgress, type BuildProgress } from '../sandbox/build-progress';
 import { buildSandboxImage, SANDBOX_IMAGE, sandboxStatus } from '../sandbox/sandbox-image';
@@ -250,14 +251,18 @@ export function buildProgram(options: { open?: OpenSession } = {}): Command {
 
   program
     .command('web')
-    .description('serve the app to a browser on 127.0.0.1 (prints the URL with its token)')
-    .option('--port <n>', 'port (default: a free one)', positiveInt('--port'))
+    .description('serve the app to a browser on 127.0.0.1 (prints the URL with its token; the token and the port are kept for the data folder, so open tabs reconnect after a restart)')
+    .option('--port <n>', 'port (default: the last one, else a free one)', positiveInt('--port'))
+    .option('--new-token', 'rotate the token: addresses handed out before stop working')
     .addOption(dataDirOption())
-    .action(async (opts: { port?: number; dataDir?: string }) => {
-      const services = createServices({ dataDir: resolveDataDir(opts.dataDir) });
+    .action(async (opts: { port?: number; dataDir?: string; newToken?: boolean }) => {
+      const dataDir = resolveDataDir(opts.dataDir);
+      const services = createServices({ dataDir });
       reportClosed(await services.ready);
       const rendererDir = fileURLToPath(new URL('../renderer', import.meta.url));
-      const host = await startWebHost(services, { port: opts.port, rendererDir });
+      const state = loadWebHostState(dataDir, { rotate: opts.newToken === true });
+      const host = await startWebHost(services, { port: opts.port, preferredPort: state.port ?? undefined, token: state.token, rendererDir });
+      saveWebHostState(dataDir, { token: host.token, port: host.port });
       out(host.url);
       await new Promise<void>((resolve) => {
         process.once('SIGINT', resolve);

@@ -1,5 +1,6 @@
 // The web host: the built renderer and the same contract over a WebSocket, on 127.0.0.1 only. A random
-// per-launch token in the URL and an Origin check keep other pages and local programs out. sirv serves the
+// token in the URL (per launch, or kept for the data folder by web-host-state.ts) and an Origin check keep
+// other pages and local programs out. sirv serves the
 // renderer's files (nothing outside its folder), with the CSP and the content types the app:// scheme gives.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -35,8 +36,12 @@ class BoundedSocket extends WebSocket {
   }
 }
 
-export async function startWebHost(services: AppServices, options: { port?: number; rendererDir: string }): Promise<WebHost> {
-  const token = randomBytes(24).toString('base64url');
+/**
+ * `port`: that port or fail; `preferredPort`: that port when free, else any (a restart keeps its address);
+ * `token`: the one to require (else a new one).
+ */
+export async function startWebHost(services: AppServices, options: { port?: number; preferredPort?: number; token?: string; rendererDir: string }): Promise<WebHost> {
+  const token = options.token ?? randomBytes(24).toString('base64url');
   const serveStatic = sirv(options.rendererDir, {
     // Looked up on disk at each request (not listed once at start), so a rebuilt renderer is served as it is now.
     dev: true,
@@ -64,10 +69,17 @@ export async function startWebHost(services: AppServices, options: { port?: numb
       res.end();
     }
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
-  });
+  const listen = (port: number) =>
+    new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  if (options.port === undefined && options.preferredPort !== undefined) {
+    await listen(options.preferredPort).catch(() => listen(0));
+  } else await listen(options.port ?? 0);
   const port = (server.address() as { port: number }).port;
   const allowedOrigins = new Set([`http://127.0.0.1:${port}`, `http://localhost:${port}`]);
 
