@@ -1,6 +1,8 @@
 // window.posthoc for a plain browser served by the web host: the same contract as Electron's preload,
 // carried over one WebSocket. The method table is built from the contract, never written by hand, so
-// the app cannot tell which transport it is on.
+// the app cannot tell which transport it is on. When the host goes away (a restart), the bridge connects
+// again by itself with the same address (the token is kept for the data folder) and then raises
+// `store:changed`, so the app reads again what it shows.
 import {
   ContractError,
   callNames,
@@ -17,6 +19,7 @@ import {
 import { WEB_SOCKET_PATH, WEB_TOKEN_PARAM, type ClientFrame } from '../../../shared/contract/wire';
 
 export const CONNECTION_LOST_MESSAGE = 'Lost the connection to Posthoc; reload the page.';
+export const RECONNECTING_MESSAGE = 'Lost the connection to Posthoc; connecting again…';
 
 /** What the bridge needs from a socket; the browser's WebSocket in the app, a fake in tests. */
 export type SocketHandlers = {
@@ -29,16 +32,23 @@ export type SocketConnector = (url: string, handlers: SocketHandlers) => { send(
 export type WebBridgeOptions = {
   url: string;
   connect: SocketConnector;
-  /** Called once, when the socket closes: the page cannot recover without a reload. */
+  /** Called once, when the socket closes (without `reconnect`, the page cannot recover without a reload). */
   onConnectionLost?: (message: string) => void;
+  /**
+   * Connect again after a close, waiting each delay in turn (the last one repeats), with `wait` (setTimeout
+   * in the page, a fake in tests). Calls made while away fail at once with RECONNECTING_MESSAGE.
+   */
+  reconnect?: { delaysMs: number[]; wait?: (ms: number, then: () => void) => void };
+  /** Called each time the socket opens again after it was lost. */
+  onReconnected?: () => void;
 };
 
 type Pending = { call: CallName; resolve: (result: Result<unknown>) => void };
 type Listener = (payload: unknown) => void;
 
-const lostResult = (): Result<never> => ({
+const lostResult = (message: string): Result<never> => ({
   ok: false,
-  error: { code: 'unavailable', message: CONNECTION_LOST_MESSAGE },
+  error: { code: 'unavailable', message },
 });
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -66,6 +76,11 @@ export function readResult(call: CallName, raw: unknown): Result<unknown> {
 export function createWebBridge(options: WebBridgeOptions): PosthocApi {
   let nextId = 1;
   let state: 'connecting' | 'open' | 'closed' = 'connecting';
+  const lostMessage = options.reconnect ? RECONNECTING_MESSAGE : CONNECTION_LOST_MESSAGE;
+  /** Whether the socket was lost at least once (an open after it is a reconnection), and the attempts since. */
+  let wasLost = false;
+  let announced = false;
+  let attempts = 0;
   let socket: { send(data: string): void } | null = null;
   const queue: string[] = [];
   const pending = new Map<number, Pending>();
@@ -77,14 +92,51 @@ export function createWebBridge(options: WebBridgeOptions): PosthocApi {
   }
 
   function close(): void {
+    // A second close of the same socket (a failed send, then its close event) changes nothing.
     if (state === 'closed') return;
     state = 'closed';
+    socket = null;
     queue.length = 0;
     const waiting = [...pending.values()];
     pending.clear();
-    for (const entry of waiting) entry.resolve(lostResult());
-    options.onConnectionLost?.(CONNECTION_LOST_MESSAGE);
+    for (const entry of waiting) entry.resolve(lostResult(lostMessage));
+    if (!announced) options.onConnectionLost?.(lostMessage);
+    announced = true;
+    wasLost = true;
+    const reconnect = options.reconnect;
+    if (reconnect === undefined) return;
+    const delay = reconnect.delaysMs[Math.min(attempts, reconnect.delaysMs.length - 1)] ?? 1000;
+    attempts++;
+    (reconnect.wait ?? ((ms, then) => setTimeout(then, ms)))(delay, open);
   }
+
+  /** One socket per attempt; events of an earlier attempt's socket are ignored. */
+  function open(): void {
+    const attempt = ++generation;
+    state = 'connecting';
+    const current = (fn: () => void) => () => {
+      if (attempt === generation) fn();
+    };
+    socket = options.connect(options.url, {
+      onOpen: current(() => {
+        if (state !== 'connecting') return;
+        state = 'open';
+        attempts = 0;
+        flush();
+        if (wasLost) {
+          announced = false;
+          options.onReconnected?.();
+          deliver('store:changed', {});
+        }
+      }),
+      onClose: current(close),
+      onMessage: (data) => {
+        if (attempt === generation) receive(data);
+      },
+    });
+    flush();
+  }
+  let generation = 0;
 
   function receive(data: string): void {
     let frame: unknown;
@@ -117,18 +169,22 @@ export function createWebBridge(options: WebBridgeOptions): PosthocApi {
         console.warn(`posthoc: ignored a malformed ${frame.event} event`);
         return;
       }
-      for (const listener of [...(listeners.get(frame.event) ?? [])]) {
-        try {
-          listener(parsed.data);
-        } catch (error) {
-          console.error(`posthoc: a ${frame.event} listener failed`, error);
-        }
+      deliver(frame.event, parsed.data);
+    }
+  }
+
+  function deliver(event: EventName, payload: unknown): void {
+    for (const listener of [...(listeners.get(event) ?? [])]) {
+      try {
+        listener(payload);
+      } catch (error) {
+        console.error(`posthoc: a ${event} listener failed`, error);
       }
     }
   }
 
   function call(name: CallName, input: unknown): Promise<Result<unknown>> {
-    if (state === 'closed') return Promise.resolve(lostResult());
+    if (state === 'closed') return Promise.resolve(lostResult(lostMessage));
     const frame: ClientFrame = { id: nextId++, call: name, input: input === undefined ? {} : input };
     return new Promise((resolve) => {
       pending.set(frame.id, { call: name, resolve });
@@ -148,16 +204,7 @@ export function createWebBridge(options: WebBridgeOptions): PosthocApi {
     };
   }
 
-  socket = options.connect(options.url, {
-    onOpen() {
-      if (state !== 'connecting') return;
-      state = 'open';
-      flush();
-    },
-    onClose: close,
-    onMessage: receive,
-  });
-  flush();
+  open();
 
   const api: Record<string, unknown> = { on };
   for (const name of callNames) {
@@ -201,5 +248,11 @@ export function installWebBridge(): void {
   const token = new URLSearchParams(location.search).get(WEB_TOKEN_PARAM) ?? '';
   const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
   const url = `${scheme}://${location.host}${WEB_SOCKET_PATH}?${WEB_TOKEN_PARAM}=${encodeURIComponent(token)}`;
-  window.posthoc = createWebBridge({ url, connect: connectBrowserSocket, onConnectionLost: showConnectionLost });
+  window.posthoc = createWebBridge({
+    url,
+    connect: connectBrowserSocket,
+    onConnectionLost: showConnectionLost,
+    reconnect: { delaysMs: [250, 500, 1000, 2000] },
+    onReconnected: () => document.querySelector('[data-testid="connection-lost"]')?.remove(),
+  });
 }

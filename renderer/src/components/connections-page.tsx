@@ -40,10 +40,15 @@ export function ConnectionsPage() {
 
   useEffect(() => {
     void load();
-    return window.posthoc.on('connection:updated', (view) => {
-      setConnections((list) => (list.some((c) => c.provider === view.provider) ? list.map((c) => (c.provider === view.provider ? view : c)) : [...list, view]));
-      void window.posthoc.serviceList({}).then((r) => r.ok && setServices(r.value));
-    });
+    const offs = [
+      window.posthoc.on('connection:updated', (view) => {
+        setConnections((list) => (list.some((c) => c.provider === view.provider) ? list.map((c) => (c.provider === view.provider ? view : c)) : [...list, view]));
+        void window.posthoc.serviceList({}).then((r) => r.ok && setServices(r.value));
+      }),
+      // A service, secret or connection changed from the CLI shows at once.
+      window.posthoc.on('store:changed', () => void load()),
+    ];
+    return () => offs.forEach((off) => off());
   }, [load]);
 
   const replace = (view: ConnectionView) =>

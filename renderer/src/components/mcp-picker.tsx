@@ -11,11 +11,16 @@ export function McpPicker({ selected, onChange }: { selected: string[]; onChange
 
   useEffect(() => {
     let live = true;
-    void window.posthoc.mcpList({}).then((result) => {
-      if (live) setServers(result.ok ? result.value : []);
-    });
+    const load = () =>
+      void window.posthoc.mcpList({}).then((result) => {
+        if (live) setServers(result.ok ? result.value : []);
+      });
+    load();
+    // What the CLI adds meanwhile is offered at once.
+    const off = window.posthoc.on('store:changed', load);
     return () => {
       live = false;
+      off();
     };
   }, []);
 

@@ -283,7 +283,12 @@ export function McpServers() {
 
   useEffect(() => {
     void load();
-    return window.posthoc.on('mcp:updated', replace);
+    const offs = [
+      window.posthoc.on('mcp:updated', replace),
+      // A server added or removed from the CLI (posthoc mcp add) shows at once.
+      window.posthoc.on('store:changed', () => void load()),
+    ];
+    return () => offs.forEach((off) => off());
   }, [load, replace]);
 
   async function refresh(): Promise<void> {

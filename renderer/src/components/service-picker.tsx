@@ -9,11 +9,16 @@ export function ServicePicker({ selected, onChange }: { selected: string[]; onCh
 
   useEffect(() => {
     let live = true;
-    void window.posthoc.serviceList({}).then((result) => {
-      if (live) setServices(result.ok ? result.value : []);
-    });
+    const load = () =>
+      void window.posthoc.serviceList({}).then((result) => {
+        if (live) setServices(result.ok ? result.value : []);
+      });
+    load();
+    // What the CLI adds meanwhile is offered at once.
+    const off = window.posthoc.on('store:changed', load);
     return () => {
       live = false;
+      off();
     };
   }, []);
 

@@ -10,6 +10,7 @@ import { ActionCard } from './action-card';
 import { AttentionBanner } from './attention-banner';
 import './control.css';
 import { FollowUpForm } from './follow-up-form';
+import { InterruptedNotice } from './interrupted-notice';
 import { AssistantText, MessageView, StreamingMessage } from './message-view';
 import { StatusDot } from './status-dot';
 import { UndoTimeline } from './timeline';
@@ -168,6 +169,7 @@ export function TaskView({ taskId }: { taskId: string }) {
               Stopped. The action that was running was ended and what it changed is recorded; every action stays undoable above.
             </p>
           )}
+          {task.status === 'interrupted' && <InterruptedNotice task={task} />}
         </div>
         <UndoTimeline taskId={task.id} />
       </div>

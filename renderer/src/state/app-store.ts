@@ -5,6 +5,7 @@ import { create } from 'zustand';
 import type { CallInput, CallName, CallOutput, PosthocApi, Result } from '../../../shared/contract';
 import type { Action, ProviderSettings, Task, UndoResult } from '../../../shared/domain';
 import { createNotifier } from './attention';
+import { landingTask } from './landing';
 import * as system from './system-state';
 import * as tasks from './tasks-state';
 import { keepTimelinesFresh } from './undo-truth';
@@ -57,9 +58,23 @@ async function loadSandboxStatus(): Promise<void> {
   setSystem((s) => (result.ok ? system.applyLoaded(s, 'sandbox', result.value) : system.applyLoadError(s, 'sandbox', result.error.message)));
 }
 
+/** Whether the window still shows where it opened: the first task list may then move it to the running task. */
+let landed = false;
+
 async function loadTasks(): Promise<void> {
   const result = await call<'task:list'>((api) => api.taskList({}));
   setTasks((s) => (result.ok ? tasks.applyTaskList(s, result.value) : tasks.applyTaskListError(s, result.error.message)));
+  if (!result.ok || landed) return;
+  landed = true;
+  const taskId = landingTask(result.value);
+  if (taskId !== null && useAppStore.getState().view.kind === 'new-task') openTask(taskId);
+}
+
+/** Another process changed the data folder, or the web host came back: read again what the window shows. */
+function reloadShown(): void {
+  void loadTasks();
+  const view = useAppStore.getState().view;
+  if (view.kind === 'task') void loadTask(view.taskId);
 }
 
 async function loadTask(taskId: string): Promise<Result<unknown>> {
@@ -92,6 +107,13 @@ async function startTask(input: CallInput<'task:start'>): Promise<Result<Task>> 
 
 async function sendFollowUp(taskId: string, prompt: string): Promise<Result<Task>> {
   const result = await call<'task:send'>((api) => api.taskSend({ taskId, prompt }));
+  if (result.ok) setTasks((s) => tasks.applyTaskUpdated(s, result.value));
+  return result;
+}
+
+/** Continue a task a restart of Posthoc interrupted. */
+async function continueTask(taskId: string): Promise<Result<Task>> {
+  const result = await call<'task:continue'>((api) => api.taskContinue({ taskId }));
   if (result.ok) setTasks((s) => tasks.applyTaskUpdated(s, result.value));
   return result;
 }
@@ -156,6 +178,7 @@ export const appActions = {
   },
   startTask,
   sendFollowUp,
+  continueTask,
   cancelTask,
   undoAction,
   keepAction,
@@ -177,6 +200,7 @@ export function subscribeToEvents(api: PosthocApi): () => void {
     api.on('message:added', (message) => setTasks((s) => tasks.applyMessageAdded(s, message))),
     api.on('message:delta', (delta) => setTasks((s) => tasks.applyMessageDelta(s, delta))),
     api.on('action:updated', (action) => setTasks((s) => tasks.applyActionUpdated(s, action))),
+    api.on('store:changed', reloadShown),
   ];
   return () => {
     for (const unsubscribe of unsubscribes) unsubscribe();
