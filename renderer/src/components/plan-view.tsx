@@ -2,17 +2,21 @@
 // Its text is the model's: rendered only as text.
 import type { PlanItem } from '../../../shared/domain';
 
-export function PlanView({ plan }: { plan: readonly PlanItem[] | undefined }) {
+/** `rewound`: the task was rewound since; the heading says so instead of "N of M done" (model/task-state). */
+export function PlanView({ plan, rewound = null }: { plan: readonly PlanItem[] | undefined; rewound?: string | null }) {
   if (plan === undefined || plan.length === 0) return null;
   const done = plan.filter((item) => item.done).length;
   return (
     <section className="task-plan" data-testid="task-plan" aria-label="The agent's plan">
       <div className="task-plan-heading">
-        Plan <span className="muted">{done} of {plan.length} done</span>
+        Plan{' '}
+        <span className="muted" data-testid="task-plan-state" data-rewound={rewound !== null}>
+          {rewound ?? `${done} of ${plan.length} done`}
+        </span>
       </div>
       <ul className="task-plan-items">
         {plan.map((item, index) => (
-          <li key={index} className={item.done ? 'task-plan-item is-done' : 'task-plan-item'} data-testid="task-plan-item" data-done={item.done}>
+          <li key={index} className={item.done && rewound === null ? 'task-plan-item is-done' : 'task-plan-item'} data-testid="task-plan-item" data-done={item.done}>
             <span aria-hidden="true">{item.done ? '☑' : '☐'}</span> {item.text}
           </li>
         ))}

@@ -16,6 +16,9 @@ import { StatusDot } from './status-dot';
 import { UndoTimeline } from './timeline';
 import { UsageLine } from './usage-line';
 import { PlanView } from './plan-view';
+import { answerRewoundWords, planRewoundWords, taskState } from '../model/task-state';
+import { TaskResources } from './task-resources';
+import './task-state.css';
 
 /** Distance from the bottom (px) within which the view keeps following new output. */
 const FOLLOW_THRESHOLD = 80;
@@ -85,6 +88,9 @@ export function TaskView({ taskId }: { taskId: string }) {
   const answerItem = items.find((item) => item.kind === 'message' && item.message.id === answerMessageId);
   const answerText = answerItem?.kind === 'message' ? answerItem.message.content : answer;
   const actionRunning = actions.some((action) => action.status === 'running');
+  // "rewound" once its actions were undone from the newest back: the plan and the answer follow.
+  const state = taskState(task, actions);
+  const answerRewound = answerRewoundWords(state);
 
   async function stop(): Promise<void> {
     setStopping(true);
@@ -102,24 +108,20 @@ export function TaskView({ taskId }: { taskId: string }) {
           <h1 className="task-title">{task.title || 'Untitled task'}</h1>
           <span className={`task-status task-status-${task.status}`}>
             {waiting ? <span className="status-dot status-dot-waiting" role="img" aria-label="needs you" /> : <StatusDot status={task.status} />}
-            <span data-testid="task-status">{task.status}</span>
+            <span data-testid="task-status" data-status={task.status} title={state.detail ?? undefined}>
+              {state.word}
+            </span>
             {waiting && <span className="needs-you-badge" data-testid="task-needs-you">needs you</span>}
           </span>
         </div>
         <div className="task-meta">
-          {task.workspaces.length === 0 && <span className="muted">No folders granted</span>}
-          {task.workspaces.map((grant) => (
-            <span className="workspace-chip" key={grant.mountPath} title={`${grant.hostPath} → ${grant.mountPath}`}>
-              {grant.hostPath}
-              {grant.readOnly && <span className="muted"> (read-only)</span>}
-            </span>
-          ))}
+          <TaskResources task={task} />
           {task.model !== '' && <span className="task-model muted">{task.model}</span>}
           {task.usage && task.usage.calls > 0 && <UsageLine usage={task.usage} testId="task-usage" title="Every model call of this task" />}
         </div>
       </header>
 
-      <PlanView plan={task.plan} />
+      <PlanView plan={task.plan} rewound={planRewoundWords(state, task.plan ?? [])} />
 
       <div className="task-body">
         <div
@@ -156,6 +158,11 @@ export function TaskView({ taskId }: { taskId: string }) {
           {answer !== null && (
             <section className="task-answer" data-testid="task-answer">
               <div className="message-label">Answer</div>
+              {answerRewound !== null && (
+                <p className="task-answer-rewound" role="note" data-testid="task-answer-rewound">
+                  {answerRewound}
+                </p>
+              )}
               <AssistantText text={answerText ?? ''} foldActionCode={false} />
             </section>
           )}
