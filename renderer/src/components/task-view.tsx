@@ -176,7 +176,6 @@ export function TaskView({ taskId }: { taskId: string }) {
               Stopped. The action that was running was ended and what it changed is recorded; every action stays undoable above.
             </p>
           )}
-          {task.status === 'interrupted' && <InterruptedNotice task={task} />}
         </div>
         <UndoTimeline taskId={task.id} />
       </div>
@@ -205,6 +204,7 @@ export function TaskView({ taskId }: { taskId: string }) {
             </button>
           </div>
         )}
+        {task.status === 'interrupted' && <InterruptedNotice task={task} />}
         {/* One box for the follow-up and for steering: Enter sends and the focus stays in it as the run starts and ends. */}
         <FollowUpForm taskId={task.id} steering={running} />
         {cancelError !== null && (
