@@ -21,9 +21,9 @@ import { sandboxStatus } from '../sandbox/sandbox-image';
 import { sumUsage, type TaskStore } from '../store/task-store';
 import type { DatabaseGrantInput } from '../../shared/contract';
 import type { ActionRunner } from './action-runner';
-import type { DatabaseGrants } from './database-grants';
 import { APP_STOPPING } from './action-record';
 import { resumeNote } from './resume-note';
+import type { DatabaseGrants } from './database-grants';
 import type { EventBus } from './event-bus';
 import { ServiceError } from './service-error';
 import type { SettingsService } from './settings-service';
@@ -41,9 +41,9 @@ export type RunOptions = {
   provider?: string;
 };
 
-/** A run of the agent; inbox holds what the person sent while it worked, delivered at its next turn. */
 const APP_STOPPED_TASK = 'Posthoc stopped (a restart or a quit) while this task ran. Continue picks it up from the record of what ran.';
 
+/** A run of the agent; inbox holds what the person sent while it worked, delivered at its next turn. */
 type Running = { controller: AbortController; done: Promise<Task>; inbox: string[] };
 
 export class TaskService {
@@ -110,15 +110,14 @@ export class TaskService {
     budgetOf(options);
     const llm = await this.settings.llmConfig({ model: options.model ?? task.model, provider: task.provider });
     await this.preflight();
-    this.events.emit('message:added', this.store.addMessage(taskId, 'user', prompt));
     // A task a restart interrupted hears what happened before it hears the person's new words.
     if (task.status === 'interrupted') this.noteResume(taskId);
+    this.events.emit('message:added', this.store.addMessage(taskId, 'user', prompt));
     const updated = this.setTask(taskId, { status: 'running', answer: null, error: null });
     this.launch(updated, new LlmClient(llm), options);
     return updated;
   }
 
-  cancel(taskId: string): Task {
   /**
    * Continue: a task Posthoc's restart (or crash) interrupted goes on with the record of what ran, and a note
    * to the model naming the restart and the action it cut short.
@@ -141,6 +140,7 @@ export class TaskService {
     this.events.emit('message:added', this.store.addMessage(taskId, 'observation', note));
   }
 
+  cancel(taskId: string): Task {
     const task = this.requireTask(taskId);
     this.running.get(taskId)?.controller.abort();
     this.runner.sql?.rejectPending(taskId);
