@@ -10,13 +10,20 @@
 // - faults that do not pass (a refused key, an unknown model, a context too long) throw an LlmError whose
 //   message says what to do; the task ends and can be continued after the fix.
 // Usage is the provider's own count (stream_options.include_usage when streaming; it arrives in the last
-// chunk only), summed over every HTTP call the turn took, with the number of calls.
+// chunk only), summed over every HTTP call the turn took, with the number of calls. A call the provider
+// reports no usage for is estimated (token-estimate.ts) and marked so: every call counts.
+// Anthropic speaks its own Messages API (config.api "anthropic", anthropic-wire.ts); everything else here
+// (retries, continuations, usage, errors in words) is the same for it.
 // The protocol is a setting: "fenced" (code in the reply's text), "tools" (a native tool run_code
 // {language, code}, its calls returned in toolCalls) or "auto" (tools, falling back to fenced for good
 // when the provider refuses tools).
+import { APIConnectionError as AnthropicConnectionError, APIError as AnthropicApiError } from '@anthropic-ai/sdk';
 import OpenAI, { APIConnectionError, APIError } from 'openai';
 import type { ChatCompletionChunk, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { languageOfTag, type CodeBlock } from '../../shared/codeact/fences';
+import { undatedModel, type ProviderApi } from '../../shared/providers/catalog';
+import { AnthropicWire } from './anthropic-wire';
+import { estimateRequestTokens, estimateTokens } from './token-estimate';
 
 /** A call of the run_code tool as the model made it; `block` is the action it stands for (null with `error`). */
 export type ToolCall = {
@@ -39,7 +46,8 @@ export type ChatMessage =
   | { role: 'assistant'; content: string; toolCalls?: ToolCall[] }
   | { role: 'tool'; content: string; toolCallId: string };
 
-export type LlmUsage = { promptTokens: number; completionTokens: number; calls: number };
+/** `estimated`: some of the tokens are Posthoc's estimate, the provider having reported none for a call. */
+export type LlmUsage = { promptTokens: number; completionTokens: number; calls: number; estimated?: boolean };
 
 export type LlmFinish = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'other';
 
@@ -49,7 +57,7 @@ export type LlmReply = {
   reasoning: string;
   toolCalls: ToolCall[];
   finish: LlmFinish;
-  /** Summed over every call this turn took; null when the provider reported none. */
+  /** Summed over every call this turn took (estimated, and marked so, for a call the provider reported none for). */
   usage: LlmUsage | null;
   /** Calls retried after a passing fault, and continuations after "length". */
   retries: number;
@@ -64,6 +72,11 @@ export type LlmConfig = {
   model: string;
   stream: boolean;
   protocol?: LlmProtocol;
+  /** The provider's API: OpenAI's Chat Completions (default) or Anthropic's Messages. */
+  api?: ProviderApi;
+  /** The provider's name and where its keys are made, for messages that say what to do. */
+  providerName?: string;
+  keyUrl?: string;
   /** Retries of one call after a passing fault (default 4). */
   maxRetries?: number;
   /** First backoff delay (default 1000 ms), doubled each retry, capped at retryMaxMs (default 30000 ms; a Retry-After is capped at 60 s). */
@@ -103,23 +116,23 @@ export class LlmError extends Error {
   }
 }
 
-export const RUN_CODE_TOOL: ChatCompletionTool = {
-  type: 'function',
-  function: {
-    name: 'run_code',
-    description:
-      'Run code in the sandbox and get its output back. language is python, bash, sh or sql; for sql, database names the granted database (may be left out when one is granted).',
-    parameters: {
-      type: 'object',
-      properties: {
-        language: { type: 'string', enum: ['python', 'bash', 'sh', 'sql'] },
-        code: { type: 'string', description: 'The code to run.' },
-        database: { type: 'string', description: 'For sql only: the granted database to run it against.' },
-      },
-      required: ['language', 'code'],
+/** The one tool, as a name, a description and a JSON schema (each provider's API wraps it its own way). */
+const RUN_CODE_FUNCTION = {
+  name: 'run_code',
+  description:
+    'Run code in the sandbox and get its output back. language is python, bash, sh or sql; for sql, database names the granted database (may be left out when one is granted).',
+  parameters: {
+    type: 'object',
+    properties: {
+      language: { type: 'string', enum: ['python', 'bash', 'sh', 'sql'] },
+      code: { type: 'string', description: 'The code to run.' },
+      database: { type: 'string', description: 'For sql only: the granted database to run it against.' },
     },
+    required: ['language', 'code'],
   },
 };
+
+export const RUN_CODE_TOOL: ChatCompletionTool = { type: 'function', function: RUN_CODE_FUNCTION };
 
 export const CONTINUE_PROMPT = 'Your reply was cut off by the output limit. Continue exactly where it stopped, without repeating anything.';
 
@@ -135,6 +148,7 @@ class PassingFault extends Error {
 
 export class LlmClient {
   private readonly client: OpenAI;
+  private readonly anthropic: AnthropicWire | null;
   /** "auto" found the provider refusing tools: fenced from then on. */
   private toolsRefused = false;
   /** The provider refused stream_options (an older server): streamed requests go without it from then on (no usage). */
@@ -148,6 +162,7 @@ export class LlmClient {
       maxRetries: 0,
       timeout: 10 * 60 * 1000,
     });
+    this.anthropic = config.api === 'anthropic' ? new AnthropicWire(config) : null;
   }
 
   /** The protocol this client speaks now ("auto" resolves to tools until the provider refuses them). */
@@ -192,7 +207,7 @@ export class LlmClient {
         if (usage) this.meter.onUsage?.(usage);
         throw error;
       }
-      if (part.usage) usage = addUsage(usage, part.usage);
+      usage = addUsage(usage, part.usage ?? estimatedUsage(conversation, part));
       text += part.text;
       reasoning += part.reasoning;
       toolCalls.push(...part.toolCalls);
@@ -208,6 +223,7 @@ export class LlmClient {
   /** The provider's models (GET /models), by id. */
   async listModels(signal?: AbortSignal): Promise<string[]> {
     try {
+      if (this.anthropic) return await this.anthropic.listModels(signal);
       const ids: string[] = [];
       for await (const model of this.client.models.list({ signal })) ids.push(model.id);
       return ids.sort();
@@ -242,17 +258,19 @@ export class LlmClient {
         : { ok: false, message: `${where} answered but does not list its models. Type the model's name, then test again.`, models };
     }
     try {
-      await this.client.chat.completions.create(
-        { model, messages: [{ role: 'user', content: 'Reply with the word ok.' }], max_tokens: 1 },
-        { signal, maxRetries: 0 },
-      );
+      if (this.anthropic) await this.anthropic.ping(model, signal);
+      else
+        await this.client.chat.completions.create(
+          { model, messages: [{ role: 'user', content: 'Reply with the word ok.' }], max_tokens: 1 },
+          { signal, maxRetries: 0 },
+        );
     } catch (error) {
       if (signal?.aborted) throw error;
       const e = passingFault(error);
       const message = e ? `${where} is reachable but did not answer the model now (${e.message}). Try again in a moment.` : this.finalError(error).message;
       return { ok: false, message, models };
     }
-    const note = listed && !models.includes(model) ? ` (it is not in the provider's list of ${models.length} models, but it answered)` : '';
+    const note = listed && !models.some((m) => m === model || undatedModel(m) === undatedModel(model)) ? ` (it is not in the provider's list of ${models.length} models, but it answered)` : '';
     return { ok: true, message: `Connected to ${where}: model "${model}" answered${note}.`, models };
   }
 
@@ -293,6 +311,7 @@ export class LlmClient {
   }
 
   private async callOnce(messages: ChatMessage[], events: LlmEvents, signal: AbortSignal | undefined): Promise<Part> {
+    if (this.anthropic) return this.callAnthropic(this.anthropic, messages, events, signal);
     const tools = this.protocol === 'tools' ? { tools: [RUN_CODE_TOOL] } : {};
     const wire = messages.map(toWire);
     if (!this.config.stream) {
@@ -348,8 +367,25 @@ export class LlmClient {
     return { text, reasoning, toolCalls, finish, usage };
   }
 
+  private async callAnthropic(wire: AnthropicWire, messages: ChatMessage[], events: LlmEvents, signal: AbortSignal | undefined): Promise<Part> {
+    const fn = RUN_CODE_FUNCTION;
+    const tool = this.protocol === 'tools' ? { name: fn.name, description: fn.description, parameters: fn.parameters } : null;
+    const part = await wire.call(this.config.model, messages, { stream: this.config.stream, tool, toolCall }, events, signal);
+    if (part.brokeWith !== null) {
+      const fault = passingFault(part.brokeWith);
+      if (fault) throw fault;
+      if (statusOf(part.brokeWith) !== null) throw part.brokeWith;
+      throw new PassingFault(`the stream broke after ${part.text.length} characters (${messageOf(part.brokeWith)})`);
+    }
+    if (part.finish === null) throw new PassingFault(`the stream ended after ${part.text.length} characters without a stop reason`);
+    return { text: part.text, reasoning: part.reasoning, toolCalls: part.toolCalls, finish: part.finish, usage: part.usage };
+  }
+
+  /** The provider as messages name it: "Anthropic (https://api.anthropic.com)", a base URL, or the OpenAI API. */
   private where(): string {
-    return this.config.baseUrl ?? 'the OpenAI API';
+    const url = this.config.baseUrl ?? (this.anthropic ? 'https://api.anthropic.com' : null);
+    if (this.config.providerName) return url ? `${this.config.providerName} (${url})` : this.config.providerName;
+    return url ?? 'the OpenAI API';
   }
 
   /** A fault that does not pass, in words that say what to do. */
@@ -357,7 +393,7 @@ export class LlmClient {
     const where = this.where();
     const model = this.config.model;
     if (error instanceof LlmError) return error;
-    if (error instanceof APIConnectionError) {
+    if (error instanceof APIConnectionError || error instanceof AnthropicConnectionError) {
       return new LlmError(
         `Nothing answered at ${where} (${messageOf(error.cause ?? error)}). Check the URL, and that the server is running (for Ollama: ollama serve).`,
         'connection',
@@ -369,7 +405,9 @@ export class LlmClient {
     const text = messageOf(error);
     if (status === 401 || status === 403)
       return new LlmError(
-        `The model provider at ${where} refused the API key (${status}). Set a valid key for this provider in Settings (or OPENAI_API_KEY), then continue the task.`,
+        this.config.keyUrl
+          ? `The model provider at ${where} refused the API key (${status}). Get a key at ${this.config.keyUrl} and save it for this provider in Settings → Model providers, then continue the task.`
+          : `The model provider at ${where} refused the API key (${status}). Set a valid key for this provider in Settings (or OPENAI_API_KEY), then continue the task.`,
         'auth',
         status,
       );
@@ -446,6 +484,12 @@ function finishOf(reason: string | null | undefined): LlmFinish {
   }
 }
 
+/** What a call cost when the provider said nothing: the request and the reply estimated, marked so. */
+export function estimatedUsage(request: readonly ChatMessage[], part: { text: string; reasoning: string; toolCalls: ToolCall[] }): LlmUsage {
+  const calls = part.toolCalls.reduce((sum, c) => sum + estimateTokens(c.name) + estimateTokens(c.arguments), 0);
+  return { promptTokens: estimateRequestTokens(request), completionTokens: estimateTokens(part.text) + estimateTokens(part.reasoning) + calls, calls: 1, estimated: true };
+}
+
 function usageOf(u: { prompt_tokens?: number; completion_tokens?: number } | null | undefined): LlmUsage | null {
   if (!u) return null;
   return { promptTokens: u.prompt_tokens ?? 0, completionTokens: u.completion_tokens ?? 0, calls: 1 };
@@ -454,14 +498,24 @@ function usageOf(u: { prompt_tokens?: number; completion_tokens?: number } | nul
 export function addUsage(a: LlmUsage | null, b: LlmUsage | null): LlmUsage | null {
   if (!a) return b;
   if (!b) return a;
-  return { promptTokens: a.promptTokens + b.promptTokens, completionTokens: a.completionTokens + b.completionTokens, calls: a.calls + b.calls };
+  const estimated = a.estimated || b.estimated ? { estimated: true } : {};
+  return { promptTokens: a.promptTokens + b.promptTokens, completionTokens: a.completionTokens + b.completionTokens, calls: a.calls + b.calls, ...estimated };
+}
+
+/** An HTTP error from either SDK (OpenAI's or Anthropic's): both carry status, headers and the body's error. */
+function isApiError(error: unknown): error is APIError | AnthropicApiError {
+  return error instanceof APIError || error instanceof AnthropicApiError;
 }
 
 function statusOf(error: unknown): number | null {
-  return error instanceof APIError && typeof error.status === 'number' ? error.status : null;
+  return isApiError(error) && typeof error.status === 'number' ? error.status : null;
 }
 
 function codeOf(error: unknown): string | null {
+  if (error instanceof AnthropicApiError) {
+    const type = (error.error as { error?: { type?: unknown } } | undefined)?.error?.type;
+    return typeof type === 'string' ? type : null;
+  }
   if (!(error instanceof APIError)) return null;
   const code = error.code ?? (error.error as { code?: unknown } | undefined)?.code;
   return typeof code === 'string' ? code : null;
@@ -485,8 +539,8 @@ function refusesStreamOptions(error: unknown): boolean {
 
 /** 429, 5xx, 408/409, a refused or reset connection: passes, so retried. Null for faults that do not pass. */
 function passingFault(error: unknown): PassingFault | null {
-  if (error instanceof APIConnectionError) return new PassingFault(`connection failed: ${messageOf(error.cause ?? error)}`);
-  if (error instanceof APIError) {
+  if (error instanceof APIConnectionError || error instanceof AnthropicConnectionError) return new PassingFault(`connection failed: ${messageOf(error.cause ?? error)}`);
+  if (isApiError(error)) {
     const status = error.status;
     if (status === 429) return new PassingFault('rate limited (429)', retryAfterMs(error.headers) ?? null);
     if (status === 408 || status === 409 || (typeof status === 'number' && status >= 500)) {

@@ -1,39 +1,32 @@
-// Tokens, prices and budgets. The provider counts the tokens (LlmClient reports its usage); a price per
+// Tokens, prices and budgets. The provider counts the tokens (LlmClient reports its usage, or its estimate,
+// marked estimated, when the provider reports none); a price per
 // model turns them into dollars when one is known: a small built-in table for well-known models, which
 // the person may edit or extend in Settings (setting "agent.prices"). Without a price the cost is null,
 // never a guess. A per-task budget (tokens or dollars) stops the task once its totals reach it.
 import type { Usage } from '../../shared/domain';
+import { catalogPrices, undatedModel } from '../../shared/providers/catalog';
 import type { LlmUsage } from './llm-client';
 
 /** US dollars per million tokens, prompt and completion. */
 export type ModelPrice = { promptPerMTok: number; completionPerMTok: number };
 
-/** List prices of well-known models (USD per 1M tokens, standard tier, uncached input), as published by OpenAI. */
-export const BUILT_IN_PRICES: Readonly<Record<string, ModelPrice>> = {
-  'gpt-4o': { promptPerMTok: 2.5, completionPerMTok: 10 },
-  'gpt-4o-mini': { promptPerMTok: 0.15, completionPerMTok: 0.6 },
-  'gpt-4.1': { promptPerMTok: 2, completionPerMTok: 8 },
-  'gpt-4.1-mini': { promptPerMTok: 0.4, completionPerMTok: 1.6 },
-  'gpt-4.1-nano': { promptPerMTok: 0.1, completionPerMTok: 0.4 },
-  'gpt-5': { promptPerMTok: 1.25, completionPerMTok: 10 },
-  'gpt-5-mini': { promptPerMTok: 0.25, completionPerMTok: 2 },
-  'gpt-5-nano': { promptPerMTok: 0.05, completionPerMTok: 0.4 },
-  o3: { promptPerMTok: 2, completionPerMTok: 8 },
-  'o3-mini': { promptPerMTok: 1.1, completionPerMTok: 4.4 },
-  'o4-mini': { promptPerMTok: 1.1, completionPerMTok: 4.4 },
-};
+/** List prices of the gallery's well-known models (USD per 1M tokens), from shared/providers/catalog.ts, where each is cited. */
+export const BUILT_IN_PRICES: Readonly<Record<string, ModelPrice>> = catalogPrices();
 
-/** The price of a model: its own entry, else that of its name without a dated snapshot suffix (gpt-4o-2024-08-06 → gpt-4o). */
+/**
+ * The price of a model: its own entry, else that of its name without a prefix or a dated snapshot suffix
+ * (gpt-4o-2024-08-06 → gpt-4o, claude-sonnet-4-5-20250929 → claude-sonnet-4-5, models/gemini-2.5-pro → gemini-2.5-pro).
+ */
 export function priceOf(model: string, table: Readonly<Record<string, ModelPrice>>): ModelPrice | null {
   if (Object.hasOwn(table, model)) return table[model]!;
-  const undated = model.replace(/-\d{4}-\d{2}-\d{2}$/, '');
+  const undated = undatedModel(model);
   return undated !== model && Object.hasOwn(table, undated) ? table[undated]! : null;
 }
 
 /** A provider usage priced: costUsd null without a price. */
 export function priced(usage: LlmUsage, price: ModelPrice | null): Usage {
   const costUsd = price ? (usage.promptTokens * price.promptPerMTok + usage.completionTokens * price.completionPerMTok) / 1_000_000 : null;
-  return { promptTokens: usage.promptTokens, completionTokens: usage.completionTokens, calls: usage.calls, costUsd };
+  return { promptTokens: usage.promptTokens, completionTokens: usage.completionTokens, calls: usage.calls, costUsd, ...(usage.estimated ? { estimated: true } : {}) };
 }
 
 /** A per-task budget: total tokens (prompt and completion), or US dollars. */
@@ -76,7 +69,9 @@ export function budgetReached(usage: Usage, budget: Budget | null): string | nul
 }
 
 export function formatUsage(usage: Usage): string {
-  const tokens = `${usage.promptTokens.toLocaleString('en-US')} in / ${usage.completionTokens.toLocaleString('en-US')} out`;
-  const cost = usage.costUsd === null ? '' : ` · $${usage.costUsd < 0.01 ? usage.costUsd.toFixed(4) : usage.costUsd.toFixed(2)}`;
-  return `${tokens} tokens · ${usage.calls} call${usage.calls === 1 ? '' : 's'}${cost}`;
+  const about = usage.estimated ? '~' : '';
+  const tokens = `${about}${usage.promptTokens.toLocaleString('en-US')} in / ${about}${usage.completionTokens.toLocaleString('en-US')} out`;
+  const cost = usage.costUsd === null ? '' : ` · ${about}$${usage.costUsd < 0.01 ? usage.costUsd.toFixed(4) : usage.costUsd.toFixed(2)}`;
+  const estimated = usage.estimated ? ' (estimated: the provider reported no usage)' : '';
+  return `${tokens} tokens${estimated} · ${usage.calls} call${usage.calls === 1 ? '' : 's'}${cost}`;
 }

@@ -4,6 +4,7 @@
 import type { CallInput } from '../../shared/contract';
 import type { LlmProvider, ProviderSettings } from '../../shared/domain';
 import type { LlmConfig, LlmProtocol } from '../agent/llm-client';
+import { catalogProvider } from '../../shared/providers/catalog';
 import { BUILT_IN_PRICES, parseBudget, type Budget, type ModelPrice } from '../agent/usage';
 import { LIMIT_SETTINGS, resolveLimits, type GatewayLimits } from '../gateway/gateway-limits';
 import {
@@ -74,17 +75,19 @@ export class SettingsService {
   /** Saved providers besides the default one (setting "providers"); each one's key is the vault entry llm-api-key:ID. */
   async providers(): Promise<LlmProvider[]> {
     const saved = this.store.getSetting<SavedProvider[]>(KEYS.providers) ?? [];
-    return Promise.all(saved.map(async (p) => ({ ...p, apiKeySet: await this.vault.has(providerKey(p.id)).catch(() => false) })));
+    return Promise.all(saved.map(async (p) => ({ ...p, catalog: p.catalog ?? null, apiKeySet: await this.vault.has(providerKey(p.id)).catch(() => false) })));
   }
 
   /** Adds a provider, or changes one (by id); an apiKey goes to the vault ("" removes it). */
-  async saveProvider(input: { id?: string; name: string; baseUrl: string | null; model?: string | null; apiKey?: string }): Promise<LlmProvider[]> {
+  async saveProvider(input: { id?: string; name: string; baseUrl: string | null; model?: string | null; apiKey?: string; catalog?: string | null }): Promise<LlmProvider[]> {
     const saved = this.store.getSetting<SavedProvider[]>(KEYS.providers) ?? [];
     const id = input.id ?? providerId(input.name, saved);
     if (id === DEFAULT_PROVIDER) throw new ServiceError('invalid-input', `"${DEFAULT_PROVIDER}" names the provider set above (base URL, model, key); give this one another name.`);
     const existing = saved.find((p) => p.id === id);
     if (input.id !== undefined && !existing) throw new ServiceError('not-found', `No saved provider ${input.id}.`);
-    const next: SavedProvider = { id, name: input.name.trim(), baseUrl: input.baseUrl, model: input.model ?? existing?.model ?? null };
+    const catalog = input.catalog !== undefined ? input.catalog : (existing?.catalog ?? null);
+    if (catalog !== null && !catalogProvider(catalog)) throw new ServiceError('invalid-input', `No provider "${catalog}" in the gallery; leave it out for any OpenAI-compatible URL.`);
+    const next: SavedProvider = { id, name: input.name.trim(), baseUrl: input.baseUrl, model: input.model ?? existing?.model ?? null, catalog };
     if (input.apiKey !== undefined) {
       try {
         if (input.apiKey === '') await this.vault.remove(providerKey(id));
@@ -243,10 +246,24 @@ export class SettingsService {
       if (error instanceof VaultUnavailable) throw new ServiceError('unavailable', error.message);
       throw error;
     }
+    // Its gallery entry says how to talk to it (OpenAI's API or Anthropic's) and where its keys are made.
+    const entry = catalogProvider(provider.catalog);
+    if (!apiKey && entry?.needsKey) {
+      throw new ServiceError('unavailable', `Provider ${provider.name} has no key. Get one at ${entry.keyUrl} and save it for this provider in Settings → Model providers.`);
+    }
     if (!apiKey && !provider.baseUrl) {
       throw new ServiceError('unavailable', `Provider ${provider.name} is the OpenAI API but has no key. Save its key in Settings.`);
     }
-    return { apiKey: apiKey ?? PLACEHOLDER_KEY, baseUrl: provider.baseUrl, model, stream: this.env.POSTHOC_STREAM !== '0', protocol: this.protocol() };
+    return {
+      apiKey: apiKey ?? PLACEHOLDER_KEY,
+      baseUrl: provider.baseUrl,
+      model,
+      stream: this.env.POSTHOC_STREAM !== '0',
+      protocol: this.protocol(),
+      api: entry?.api ?? 'openai',
+      providerName: provider.name,
+      ...(entry?.needsKey ? { keyUrl: entry.keyUrl } : {}),
+    };
   }
 
   private async vaultHasKey(): Promise<boolean> {
@@ -262,7 +279,8 @@ function toMiB(bytes: number): number {
   return Math.round((bytes / (1024 * 1024)) * 100) / 100;
 }
 
-type SavedProvider = { id: string; name: string; baseUrl: string | null; model: string | null };
+/** `catalog`: its entry in the gallery (shared/providers/catalog.ts); absent on providers saved before the gallery. */
+type SavedProvider = { id: string; name: string; baseUrl: string | null; model: string | null; catalog?: string | null };
 
 /** The provider set with base URL, model and key in Settings (and the environment). */
 export const DEFAULT_PROVIDER = 'default';

@@ -296,5 +296,6 @@ export function sumUsage(a: Usage | null, b: Usage): Usage {
     completionTokens: a.completionTokens + b.completionTokens,
     calls: a.calls + b.calls,
     costUsd: a.costUsd !== null && b.costUsd !== null ? a.costUsd + b.costUsd : null,
+    ...(a.estimated || b.estimated ? { estimated: true } : {}),
   };
 }

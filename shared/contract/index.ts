@@ -142,6 +142,8 @@ export const calls = {
       baseUrl: z.url().nullable(),
       model: z.string().trim().min(1).nullable().optional(),
       apiKey: z.string().optional(),
+      /** Its entry in the provider gallery (anthropic, gemini, ollama, …): how Posthoc talks to it and where its key comes from. */
+      catalog: z.string().trim().min(1).max(40).nullable().optional(),
     }),
     output: z.array(LlmProvider),
   },

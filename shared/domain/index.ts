@@ -80,6 +80,8 @@ export const Usage = z.object({
   completionTokens: z.number().int().nonnegative(),
   calls: z.number().int().nonnegative(),
   costUsd: z.number().nonnegative().nullable(),
+  /** Some of these tokens are Posthoc's estimate (main/agent/token-estimate.ts): the provider reported no usage for a call. */
+  estimated: z.boolean().optional(),
 });
 export type Usage = z.infer<typeof Usage>;
 
@@ -557,6 +559,8 @@ export const LlmProvider = z.object({
   /** The model tasks on it use unless they name one. */
   model: z.string().nullable(),
   apiKeySet: z.boolean(),
+  /** Its entry in the provider gallery (shared/providers/catalog.ts: anthropic, ollama, …); absent: any OpenAI-compatible URL. */
+  catalog: z.string().nullable().optional(),
 });
 export type LlmProvider = z.infer<typeof LlmProvider>;
 

@@ -132,14 +132,15 @@ describe('usage', () => {
     expect(server.counted).toEqual({ promptTokens: 123, completionTokens: 7, calls: 1 });
   });
 
-  it('streams on without stream_options when an older server refuses it (no usage then)', async () => {
+  it('streams on without stream_options when an older server refuses it (usage estimated then, and marked so)', async () => {
     const { llm, server } = await client([
       { status: 400, body: { error: { message: "Unrecognized request argument supplied: stream_options" } } },
       { text: 'one' },
       { text: 'two' },
     ]);
     const first = await llm.reply(messages);
-    expect(first).toMatchObject({ text: 'one', usage: null });
+    expect(first).toMatchObject({ text: 'one', usage: { calls: 1, completionTokens: 1, estimated: true } });
+    expect(first.usage!.promptTokens).toBeGreaterThan(10);
     expect((await llm.reply(messages)).text).toBe('two');
     expect(server.requests.map((r) => r.stream_options)).toEqual([{ include_usage: true }, undefined, undefined]);
   });
