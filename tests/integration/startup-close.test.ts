@@ -76,7 +76,7 @@ describe.each(FOLDER_OWNERS)('closing at the start ($name)', ({ uid }) => {
     expect(closed.status).toBe('interrupted');
     expect(closed.output.interrupted).toMatchObject({ recorded: true });
     expect(closed.finishedAt).not.toBeNull();
-    expect(third.services.store.getTask(task.id)).toMatchObject({ status: 'failed', error: expect.stringMatching(/Posthoc stopped while this task ran/) });
+    expect(third.services.store.getTask(task.id)).toMatchObject({ status: 'interrupted', error: expect.stringMatching(/Posthoc stopped while this task ran/) });
   });
 });
 
