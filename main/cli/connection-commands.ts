@@ -9,6 +9,7 @@ import type { BodyRule, CallPattern, ConnectionView, ServiceRules } from '../../
 import { describeBodyRule, parseBodyRule } from '../gateway/call-rules';
 import { describePattern, parsePattern } from '../gateway/path-glob';
 import { describeAuth, parseAuth, ServiceDefinitionError } from '../gateway/service-registry';
+import { connectHint, connectWithToken } from './connect-paths';
 import { CliFailure, value } from './session';
 import type { CliContext } from './undo-commands';
 
@@ -80,6 +81,7 @@ export function registerConnectionCommands(program: Command, ctx: CliContext): v
     .option('--no-open', 'print the sign-in URL without opening a browser')
     .option('--browser', 'sign in through the browser with a redirect to 127.0.0.1, even where the provider offers the device sign-in (a code you enter on its page)')
     .option('--device', 'sign in with a code entered on the provider\'s page (RFC 8628); refused where the provider does not offer it')
+    .option('--token-stdin', 'instead of OAuth, use a personal access token (or bot token) read from standard input: stored in the keychain, and the provider\'s services defined to send it')
     .addOption(ctx.dataDirOption())
     .option('--json', 'print JSON')
     .action(
@@ -88,8 +90,14 @@ export function registerConnectionCommands(program: Command, ctx: CliContext): v
         opts: Opts & {
           clientId?: string; clientSecretStdin?: boolean; scope: string[]; issuer?: string; authorizationUrl?: string; tokenUrl?: string;
           revocationUrl?: string; userinfoUrl?: string; name?: string; port?: number; timeout?: number; open: boolean; browser?: boolean; device?: boolean;
+          tokenStdin?: boolean;
         },
       ) => {
+        if (opts.tokenStdin) {
+          if (opts.clientSecretStdin) throw new CliFailure('invalid-input', 'Choose one of --token-stdin and --client-secret-stdin: both read standard input.');
+          const token = await readSecretFromStdin(`the token for ${provider}`);
+          return ctx.withApi(opts.dataDir, async (api) => out(await connectWithToken(api, provider, token)));
+        }
         const clientSecret = opts.clientSecretStdin ? await readSecretFromStdin(`the client secret of ${provider}`) : undefined;
         await ctx.withApi(opts.dataDir, async (api) => {
           const configure: CallInput<'connection:configure'> = {
@@ -119,7 +127,13 @@ export function registerConnectionCommands(program: Command, ctx: CliContext): v
           });
           if (opts.browser && opts.device) throw new CliFailure('invalid-input', 'Choose one of --browser and --device.');
           const flow = opts.browser ? 'browser' : opts.device ? 'device' : undefined;
-          const started = await value(api.connectionConnect({ provider, port: opts.port, timeoutSeconds: opts.timeout, flow }));
+          const started = await value(api.connectionConnect({ provider, port: opts.port, timeoutSeconds: opts.timeout, flow })).catch(async (error: unknown) => {
+            // The contract's words name no front end: add the flags that give what is missing here.
+            if (!(error instanceof CliFailure) || error.code !== 'invalid-input') throw error;
+            const view = (await value(api.connectionList({}))).find((c) => c.provider === provider);
+            const hint = view ? connectHint(view, flow, error.message) : '';
+            throw hint ? new CliFailure(error.code, `${error.message} ${hint}`) : error;
+          });
           if (started.userCode) {
             process.stderr.write(`Sign in to ${provider}: open ${started.verificationUri} and enter the code\n  ${started.userCode}\n(or open the address below, which has the code in it). Waiting until ${started.expiresAt?.slice(11, 16) ?? 'it expires'} UTC.\n`);
           } else {

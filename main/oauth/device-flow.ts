@@ -5,6 +5,7 @@
 import * as oauth from 'oauth4webapi';
 import { describe, OAuthFlowError } from './loopback-flow';
 import { isLoopback } from './provider-resolver';
+import { unreachable } from './unreachable';
 
 /** The provider would not start a device sign-in for this client (not enabled for it): the browser sign-in may still work. */
 export class DeviceFlowRefused extends OAuthFlowError {}
@@ -43,10 +44,11 @@ export async function startDeviceFlow(c: DeviceFlowClient, options: { timeoutMs?
   if (c.scopes.length > 0) params.set('scope', c.scopes.join(c.scopeSeparator ?? ' '));
   let started: oauth.DeviceAuthorizationResponse;
   try {
-    const response = await oauth.deviceAuthorizationRequest(c.as, c.client, c.clientAuth, params, opts);
+    const response = await errorWith200AsError(await oauth.deviceAuthorizationRequest(c.as, c.client, c.clientAuth, params, opts));
     started = await oauth.processDeviceAuthorizationResponse(c.as, c.client, response);
   } catch (error) {
-    throw new DeviceFlowRefused('exchange', `${c.providerName} did not start a device sign-in: ${describe(error)}. Check the client id (the app must allow the device flow), or sign in through the browser instead (--browser).`);
+    // Offline is not a refusal: say so, rather than fall back to a sign-in that cannot reach the provider either.
+    throw unreachable(c.providerName, error, String(c.as.device_authorization_endpoint)) ?? new DeviceFlowRefused('exchange', `${c.providerName} did not start a sign-in with a code for the app ${c.client.client_id}: ${describe(error)}.`);
   }
   const verificationUri = signInPage(started.verification_uri, c);
   const verificationUriComplete = started.verification_uri_complete === undefined ? null : signInPage(started.verification_uri_complete, c);
@@ -77,7 +79,7 @@ export async function startDeviceFlow(c: DeviceFlowClient, options: { timeoutMs?
           if (error.error === 'access_denied') throw new OAuthFlowError('denied', `Access was not granted at ${c.providerName} (the request was declined). Nothing was connected; connect again and allow access.`);
           if (error.error === 'expired_token') throw new OAuthFlowError('timeout', `The code ${started.user_code} expired before it was entered. Connect again for a new code.`);
         }
-        throw new OAuthFlowError('exchange', `${c.providerName} did not give a token for the device sign-in: ${describe(error)}. Connect again.`);
+        throw unreachable(c.providerName, error, String(c.as.token_endpoint)) ?? new OAuthFlowError('exchange', `${c.providerName} did not give a token for the device sign-in: ${describe(error)}. Connect again.`);
       }
     }
   };
@@ -115,6 +117,13 @@ export function signInPage(page: string, c: Pick<DeviceFlowClient, 'insecureLoop
   const local = c.insecureLoopback && url.protocol === 'http:' && isLoopback(url);
   if (url.protocol !== 'https:' && !local) throw refuse(c.insecureLoopback ? 'that is not an https address or one on this machine' : 'that is not an https address');
   return url.href;
+}
+
+/** An `error` answered with HTTP 200 (GitHub does) is an error, so the provider's own words reach the person. */
+async function errorWith200AsError(response: Response): Promise<Response> {
+  if (response.status !== 200 || !(response.headers.get('content-type') ?? '').includes('json')) return response;
+  const json = (await response.clone().json().catch(() => null)) as Record<string, unknown> | null;
+  return json && typeof json.error === 'string' ? Response.json(json, { status: 400 }) : response;
 }
 
 function defaultSleep(ms: number, signal: AbortSignal): Promise<void> {

@@ -7,6 +7,7 @@ import { createServer } from 'node:http';
 import * as oauth from 'oauth4webapi';
 import { REDIRECT_PATH } from './provider-spec';
 import { resultPage } from './result-page';
+import { unreachable } from './unreachable';
 
 export class OAuthFlowError extends Error {
   constructor(
@@ -119,7 +120,7 @@ export async function startLoopbackFlow(c: FlowClient, options: FlowOptions = {}
         page(200, true, `Posthoc is connected to ${c.providerName}. You can close this tab.`);
         finish(null, result);
       } catch (error) {
-        const problem = new OAuthFlowError('exchange', `${c.providerName} did not exchange the sign-in code for a token: ${describe(error)}. Check the client id and secret, and that the redirect URI is registered; then connect again.`);
+        const problem = unreachable(c.providerName, error, String(c.as.token_endpoint)) ?? new OAuthFlowError('exchange', `${c.providerName} did not exchange the sign-in code for a token: ${describe(error)}. Check the client id and secret, and that the redirect URI is registered; then connect again.`);
         page(502, false, problem.message);
         finish(problem);
       }

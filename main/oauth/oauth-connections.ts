@@ -7,9 +7,11 @@ import { ConnectionStore, emptyRecord, type ConnectionRecord } from './connectio
 import { DeviceFlowRefused, startDeviceFlow, type DeviceFlowStarted } from './device-flow';
 import { describe, startLoopbackFlow } from './loopback-flow';
 import { redirectUriOf, type ProviderConfig, type ProviderSpec } from './provider-spec';
-import { authorizationServer, clientAuthOf, normalizerOf, OAuthConfigError, specOf, usesLoopbackHttp, validateCustomConfig } from './provider-resolver';
+import { authorizationServer, clientAuthOf, missingText, normalizerOf, OAuthConfigError, setupOf, specOf, usesLoopbackHttp, validateCustomConfig } from './provider-resolver';
 import { BUILT_IN_PROVIDERS, builtInProvider } from './providers';
+import { shippedPublicClients, type PublicClient, type PublicClients } from './public-clients';
 import { revokeToken } from './revocation';
+import { ProviderUnreachable } from './unreachable';
 
 /** The vault, as OAuth needs it (the Vault class fits). */
 export type SecretStore = {
@@ -42,8 +44,23 @@ export class OAuthConnections {
   constructor(
     private readonly store: ConnectionStore,
     private readonly vault: SecretStore,
-    private readonly options: { send?: typeof fetch; now?: () => number } = {},
-  ) {}
+    private readonly options: { send?: typeof fetch; now?: () => number; publicClients?: PublicClients } = {},
+  ) {
+    this.publicClients = options.publicClients ?? shippedPublicClients();
+  }
+
+  /** The public clients this distribution ships (public-clients.json), by provider. */
+  private readonly publicClients: PublicClients;
+
+  /** The shipped public client a connect uses: only for a built-in provider, and only until the person sets their own. */
+  private shipped(provider: string): PublicClient | undefined {
+    if (!builtInProvider(provider) || this.store.config(provider)?.clientId) return undefined;
+    return this.publicClients[provider];
+  }
+
+  private clientIdOf(provider: string): string {
+    return this.store.config(provider)?.clientId ?? this.shipped(provider)?.clientId ?? '';
+  }
 
   private now(): number {
     return this.options.now?.() ?? Date.now();
@@ -76,23 +93,22 @@ export class OAuthConnections {
 
   /** Starts a sign-in; `done` settles when the browser comes back (or the flow fails or times out). */
   async connect(provider: string, options: ConnectOptions = {}): Promise<{ authorizationUrl: string; done: Promise<ConnectionRecord>; device?: DeviceSignIn }> {
-    const spec = this.spec(provider);
+    const baseSpec = this.spec(provider);
     const config = this.store.config(provider);
-    // A client id shipped as provider data (public clients of the device flow) serves until the person sets their own.
-    const clientId = config?.clientId ?? spec.publicClientId ?? null;
-    if (!clientId) {
-      throw new OAuthError(
-        spec.deviceAuthorizationUrl && options.flow !== 'browser'
-          ? `Connecting to ${spec.displayName} needs the client id of an app with its device flow enabled${spec.setupUrl ? ` (register one at ${spec.setupUrl}; no redirect URI is needed)` : ''}: posthoc connect ${provider} --client-id ID, or the Connections page.`
-          : `Connecting to ${spec.displayName} needs the client id of the app you registered${spec.setupUrl ? ` at ${spec.setupUrl}` : ''} (redirect URI ${redirectUriOf(spec)}): posthoc connect ${provider} --client-id ID, or the Connections page.`,
-      );
-    }
-    const clientSecret = await this.vault.get(tokenSecret.client(provider));
+    // A public client this distribution ships (public-clients.json) serves until the person sets their own: it has
+    // no secret, and signs in only with the flow it is registered for.
+    const shipped = this.shipped(provider);
+    const spec = shipped?.redirectPort ? { ...baseSpec, redirectPort: config?.redirectPort ?? shipped.redirectPort } : baseSpec;
+    const clientSecret = shipped ? null : await this.vault.get(tokenSecret.client(provider));
+    const setup = setupOf(spec, config, shipped, clientSecret !== null, options.flow);
+    const clientId = config?.clientId ?? shipped?.clientId ?? null;
+    if (!clientId) throw new OAuthError(missingText(spec, setup));
+    const flowWanted = options.flow ?? (shipped ? setup.flow : undefined);
     this.flows.get(provider)?.();
     const as = await authorizationServer(spec, this.options.send);
     const client: oauth.Client = { client_id: clientId };
-    const useDevice = options.flow === 'device' || (options.flow === undefined && Boolean(as.device_authorization_endpoint));
-    if (options.flow === 'device' && !as.device_authorization_endpoint) {
+    const useDevice = flowWanted === 'device' || (flowWanted === undefined && Boolean(as.device_authorization_endpoint));
+    if (flowWanted === 'device' && !as.device_authorization_endpoint) {
       throw new OAuthError(`${spec.displayName} does not offer the device sign-in (no device authorization endpoint). Connect in the browser instead: posthoc connect ${provider} --browser.`);
     }
     // What both flows need to reach the provider's token endpoint as this client.
@@ -112,16 +128,20 @@ export class OAuthConnections {
       try {
         flow = await startDeviceFlow(base, { timeoutMs: options.timeoutMs });
       } catch (error) {
-        // Offered by the provider but not enabled for this client: unless the person asked for the code, sign in
-        // through the browser as before.
-        if (!(error instanceof DeviceFlowRefused) || options.flow === 'device') throw error;
+        // Unreachable is said as such (never masked by a fallback that cannot reach the provider either).
+        if (error instanceof ProviderUnreachable || !(error instanceof DeviceFlowRefused)) throw error;
+        const allow = `Allow the sign-in with a code in the app's settings${spec.setupUrl ? ` (${spec.setupUrl})` : ''}${provider === 'github' ? ': “Enable Device Flow”' : ''}, then connect again.`;
+        if (flowWanted === 'device') throw new DeviceFlowRefused('exchange', `${error.message} ${allow}`);
+        // Offered by the provider but not enabled for this client: sign in through the browser as before, where
+        // that can work; where it would need a client secret that is not there, the real cause is the refusal.
+        if (spec.clientSecret === 'required' && !clientSecret) throw new DeviceFlowRefused('exchange', `${error.message} ${allow}`);
       }
     }
     if (flow) {
       return { ...this.track(provider, spec, as, flow.tokens, flow.cancel), authorizationUrl: flow.verificationUriComplete ?? flow.verificationUri, device: flow };
     }
-    if (spec.clientSecret === 'required' && !clientSecret) {
-      throw new OAuthError(`${spec.displayName} needs the app's client secret too: posthoc connect ${provider} --client-secret-stdin (reads it from standard input), or the Connections page.`);
+    if (spec.clientSecret === 'required' && !clientSecret && !shipped) {
+      throw new OAuthError(missingText(spec, setupOf(spec, config, shipped, false, 'browser')));
     }
     const loopback = await startLoopbackFlow(
       { ...base, scopeParam: spec.scopeParam, pkce: spec.pkce, authParams: spec.authParams },
@@ -177,8 +197,8 @@ export class OAuthConnections {
     }
     const config = this.store.config(provider);
     const as = await authorizationServer(spec, this.options.send);
-    const client: oauth.Client = { client_id: config?.clientId ?? '' };
-    const clientSecret = await this.vault.get(tokenSecret.client(provider));
+    const client: oauth.Client = { client_id: config?.clientId ?? this.shipped(provider)?.clientId ?? '' };
+    const clientSecret = this.shipped(provider) ? null : await this.vault.get(tokenSecret.client(provider));
     try {
       const opts = { [oauth.allowInsecureRequests]: usesLoopbackHttp(spec), [oauth.customFetch]: this.options.send ?? fetch };
       let response = await oauth.refreshTokenGrantRequest(as, client, clientAuthOf(spec, clientSecret), refreshToken, opts);
@@ -201,9 +221,8 @@ export class OAuthConnections {
     const refresh = await this.vault.get(tokenSecret.refresh(provider));
     let outcome: { revoked: boolean; note: string | null } = { revoked: false, note: null };
     if (access || refresh) {
-      const config = this.store.config(provider);
-      const clientSecret = await this.vault.get(tokenSecret.client(provider));
-      outcome = await revokeToken(spec, { clientId: config?.clientId ?? '', clientSecret, access, refresh }, this.options.send ?? fetch);
+      const clientSecret = this.shipped(provider) ? null : await this.vault.get(tokenSecret.client(provider));
+      outcome = await revokeToken(spec, { clientId: this.clientIdOf(provider), clientSecret, access, refresh }, this.options.send ?? fetch);
     }
     await this.vault.remove(tokenSecret.access(provider));
     await this.vault.remove(tokenSecret.refresh(provider));
@@ -216,24 +235,29 @@ export class OAuthConnections {
     const config = this.store.config(provider);
     const record = this.store.get(provider) ?? emptyRecord(provider);
     const expired = record.status === 'connected' && record.expiresAt !== null && !record.hasRefreshToken && Date.parse(record.expiresAt) <= this.now();
+    const clientSecretSet = (await this.vault.get(tokenSecret.client(provider))) !== null;
+    const shipped = this.shipped(provider);
+    const setup = setupOf(shipped?.redirectPort ? { ...spec, redirectPort: config?.redirectPort ?? shipped.redirectPort } : spec, config, shipped, clientSecretSet);
     return {
       provider,
       displayName: spec.displayName,
       ...(spec.about ? { about: spec.about } : {}),
-      deviceFlow: Boolean(spec.deviceAuthorizationUrl),
+      deviceFlow: setup.flow === 'device',
       builtIn: Boolean(builtInProvider(provider)),
       status: expired ? 'expired' : record.status,
       account: record.account,
       scopes: record.scopes,
       expiresAt: record.expiresAt,
       clientId: config?.clientId ?? null,
-      clientSecretSet: (await this.vault.get(tokenSecret.client(provider))) !== null,
-      needsClientSecret: spec.clientSecret === 'required',
-      redirectUri: redirectUriOf(spec),
+      clientSecretSet,
+      needsClientSecret: setup.clientSecret === 'required',
+      redirectUri: redirectUriOf(shipped?.redirectPort ? { redirectPort: config?.redirectPort ?? shipped.redirectPort } : spec),
       setupUrl: spec.setupUrl,
       revocable: spec.revocation.style !== 'none',
       services,
       error: record.error,
+      setup,
+      personalToken: spec.personalToken ?? null,
     };
   }
 

@@ -2,8 +2,11 @@
 // server's metadata (explicit endpoints, or discovered from an issuer), the client, and its
 // authentication. Plain http is allowed only on the loopback interface (local test servers).
 import * as oauth from 'oauth4webapi';
-import type { ProviderConfig, ProviderSpec } from './provider-spec';
+import type { ConnectSetup } from '../../shared/domain/connections';
+import { redirectUriOf, type ProviderConfig, type ProviderSpec } from './provider-spec';
+import type { PublicClient } from './public-clients';
 import { builtInProvider } from './providers';
+import { unreachable } from './unreachable';
 
 export class OAuthConfigError extends Error {}
 
@@ -62,6 +65,43 @@ export function specOf(id: string, config: ProviderConfig | undefined): Provider
   };
 }
 
+/**
+ * What connecting needs, one truth for the card, the form, the CLI and connect itself: whose client (the person's,
+ * else the public one this distribution ships), the flow it signs in with, whether a client secret is asked for
+ * (never for the device sign-in or a shipped public client; else as the provider's token endpoint demands), and
+ * what is still missing. Nothing missing with a shipped client: one click.
+ */
+export function setupOf(
+  spec: ProviderSpec,
+  config: ProviderConfig | undefined,
+  shipped: PublicClient | undefined,
+  clientSecretSet: boolean,
+  /** The flow the person asked for (the CLI's --browser / --device), else the default. */
+  asked?: 'browser' | 'device',
+): ConnectSetup {
+  const client = config?.clientId ? 'own' : shipped ? 'shipped' : 'none';
+  const flow = asked ?? (client === 'shipped' ? (shipped!.flow === 'device' ? 'device' : 'browser') : spec.deviceAuthorizationUrl ? 'device' : 'browser');
+  const clientSecret = client === 'shipped' || flow === 'device' ? 'none' : spec.clientSecret;
+  const missing: ConnectSetup['missing'] = [];
+  if (client === 'none') missing.push('clientId');
+  if (clientSecret === 'required' && !clientSecretSet) missing.push('clientSecret');
+  return { client, flow, clientSecret, missing };
+}
+
+/** What is missing, in words that name no front end (each says where to give it: the CLI its flag, the app its field). */
+export function missingText(spec: ProviderSpec, setup: ConnectSetup): string {
+  const at = spec.setupUrl ? ` at ${spec.setupUrl}` : '';
+  if (setup.missing.includes('clientId')) {
+    return setup.flow === 'device'
+      ? `Connecting to ${spec.displayName} needs the client id of an app registered${at} with “Enable Device Flow” ticked (no redirect address and no client secret).`
+      : `Connecting to ${spec.displayName} needs the client id${setup.clientSecret === 'required' ? ' and the client secret' : ''} of an app registered${at} with the redirect address ${redirectUriOf(spec)}.`;
+  }
+  if (setup.missing.includes('clientSecret')) {
+    return `${spec.displayName}'s token endpoint also needs the app's client secret for the browser sign-in: it refuses one without it.`;
+  }
+  return '';
+}
+
 export function validateCustomConfig(id: string, config: ProviderConfig): ProviderConfig {
   if (!PROVIDER_ID.test(id)) throw new OAuthConfigError(`"${id}" is not a provider name: use lower-case letters, digits, "-" and "_".`);
   const issuer = checkEndpoint('issuer', config.issuer);
@@ -97,7 +137,7 @@ export async function authorizationServer(spec: ProviderSpec, send: typeof fetch
     try {
       response = await oauth.discoveryRequest(issuer, { algorithm: 'oidc', [oauth.allowInsecureRequests]: insecure, [oauth.customFetch]: send });
     } catch (error) {
-      throw new OAuthConfigError(`Could not reach ${spec.displayName}'s discovery document at ${issuer.href} (${(error as Error).message}).`);
+      throw unreachable(spec.displayName, error, issuer.href) ?? new OAuthConfigError(`Could not reach ${spec.displayName}'s discovery document at ${issuer.href} (${(error as Error).message}).`);
     }
     try {
       as = await oauth.processDiscoveryResponse(issuer, response);
@@ -188,7 +228,7 @@ export function clientAuthOf(spec: ProviderSpec, clientSecret: string | null): o
   return spec.tokenAuth === 'basic' ? oauth.ClientSecretBasic(clientSecret) : oauth.ClientSecretPost(clientSecret);
 }
 
-/** Slack-style token answers: {"ok": false, "error"} becomes an OAuth error; a nested user token is lifted up. */
+/** Slack-style token answers: {"ok": false, "error"} becomes an OAuth error; a nested user token is lifted up; GitHub's 200 errors become 400. */
 export function normalizerOf(spec: ProviderSpec): ((response: Response) => Promise<Response>) | undefined {
   const shape = spec.tokenResponse;
   if (!shape) return undefined;
@@ -197,6 +237,8 @@ export function normalizerOf(spec: ProviderSpec): ((response: Response) => Promi
     if (shape.okField && json[shape.okField] === false) {
       return Response.json({ error: String(json.error ?? 'invalid_grant') }, { status: 400 });
     }
+    // An error said with HTTP 200 is still an error (RFC 6749 §5.2 answers 400).
+    if (shape.errorsWith200 && typeof json.error === 'string') return Response.json(json, { status: response.status === 200 ? 400 : response.status });
     const nested = shape.nested ? (json[shape.nested] as Record<string, unknown> | undefined) : undefined;
     const merged = nested && typeof nested.access_token === 'string' ? { ...json, ...nested } : json;
     if (typeof merged.token_type !== 'string') merged.token_type = 'bearer';

@@ -1,7 +1,7 @@
 // What Posthoc knows about an OAuth provider, as data: endpoints, scopes, how the token is sent and
 // revoked, PKCE, where the account name comes from, and its APIs with their inverse rules. Code reads it;
 // adding a provider means adding data (main/oauth/providers/), not a flow.
-import type { ApiSpec, ServiceRules } from '../../shared/domain/connections';
+import type { ApiSpec, PersonalTokenPath, ServiceRules } from '../../shared/domain/connections';
 
 export type Revocation =
   /** RFC 7009: POST the token (form) to the endpoint, with the client's authentication. */
@@ -30,11 +30,6 @@ export type ProviderSpec = {
   tokenUrl?: string;
   /** RFC 8628's device authorization endpoint, when the provider offers the device flow (discovered from an issuer too). */
   deviceAuthorizationUrl?: string;
-  /**
-   * A public client id Posthoc ships for the device flow (no secret, no redirect URI), used until the person sets
-   * their own. None is shipped yet: Posthoc has no registered app at any provider.
-   */
-  publicClientId?: string;
   issuer?: string;
   userinfoUrl?: string;
   scopes: string[];
@@ -42,20 +37,25 @@ export type ProviderSpec = {
   scopeParam?: string;
   scopeSeparator?: string;
   pkce: boolean;
-  /** Whether the token endpoint needs the client secret even with PKCE (Google, GitHub, Slack, Discord). */
+  /** Whether the token endpoint needs the client secret with the browser sign-in, even with PKCE (Google, GitHub, Slack, Discord); the device sign-in never sends one. */
   clientSecret: 'required' | 'optional';
   /** How the client secret is sent to the token endpoint. */
   tokenAuth: 'post' | 'basic';
   /** Extra parameters of the authorization request (offline access, consent prompt). */
   authParams?: Record<string, string>;
-  /** Token answers that are not plain RFC 6749: where the token sits, and a success flag to check. */
-  tokenResponse?: { nested?: string; okField?: string };
+  /**
+   * Token answers that are not plain RFC 6749: where the token sits, a success flag to check, and whether errors
+   * come as HTTP 200 with an `error` field (GitHub: `authorization_pending` while the person has not entered the code).
+   */
+  tokenResponse?: { nested?: string; okField?: string; errorsWith200?: boolean };
   revocation: Revocation;
   account: AccountSource;
   /** Fixed loopback port for providers that match the redirect URI exactly (0 or absent: any free port). */
   redirectPort?: number;
   /** The APIs reached with this connection; connecting defines a service for each. */
   apis: ApiSpec[];
+  /** The personal access token (or bot token) the provider issues, offered beside OAuth. */
+  personalToken?: PersonalTokenPath;
   /** Rules a new service of this provider starts with. */
   defaultRules?: Partial<ServiceRules>;
 };

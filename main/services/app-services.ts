@@ -325,6 +325,7 @@ export function createServices(options: {
       return started;
     },
     'connection:disconnect': ({ provider }) => connections.disconnect(provider),
+    'connection:token': ({ provider, token }) => connections.useToken(provider, token),
     'secret:list': () => connections.secrets(),
     'secret:set': ({ name, value, origins }) => connections.setSecret(name, value, origins),
     'secret:remove': ({ name }) => connections.removeSecret(name),

@@ -17,6 +17,8 @@ import { ConnectionStore } from '../oauth/connection-store';
 import { OAuthFlowError } from '../oauth/loopback-flow';
 import { OAuthConfigError, OAuthConnections, OAuthError, tokenSecret, type ConnectOptions } from '../oauth/oauth-connections';
 import { apiIds, apiSpec, builtInProvider } from '../oauth/providers';
+import type { PublicClients } from '../oauth/public-clients';
+import { ProviderUnreachable } from '../oauth/unreachable';
 import type { AppDatabase } from '../store/database';
 import { originOf, OriginError, parseOrigin } from '../store/secret-origins';
 import { checkSecretName, kindOf, VaultUnavailable, type Vault } from '../vault/vault';
@@ -30,6 +32,8 @@ export type ConnectionsOptions = {
   send?: typeof fetch;
   now?: () => number;
   connect?: ConnectOptions;
+  /** The public OAuth clients this distribution ships (default: main/oauth/public-clients.json); tests give their own. */
+  publicClients?: PublicClients;
 };
 
 export class ConnectionsService {
@@ -45,7 +49,7 @@ export class ConnectionsService {
     private readonly events: EventBus,
     private readonly options: ConnectionsOptions = {},
   ) {
-    this.oauth = new OAuthConnections(new ConnectionStore(db), vault, { send: options.send, now: options.now });
+    this.oauth = new OAuthConnections(new ConnectionStore(db), vault, { send: options.send, now: options.now, publicClients: options.publicClients });
     const credentials: CredentialSource = {
       secret: (name) => vault.get(name),
       oauthToken: async (provider, opts) => {
@@ -92,6 +96,23 @@ export class ConnectionsService {
       ? { userCode: started.device.userCode, verificationUri: started.device.verificationUri, expiresAt: started.device.expiresAt }
       : {};
     return { provider, authorizationUrl: started.authorizationUrl, opened, ...device, done };
+  }
+
+  /** A personal access token instead of OAuth: stored bound to the provider's API origins, and its services defined to send it. */
+  async useToken(provider: string, token: string): Promise<ConnectionView> {
+    const spec = builtInProvider(provider);
+    const path = spec?.personalToken;
+    if (!path) {
+      throw new ServiceError('invalid-input', `${spec?.displayName ?? provider} issues no personal access token that Posthoc knows of: connect it with OAuth instead.`);
+    }
+    const prefix = path.auth.kind === 'header' ? (path.auth.prefix ?? '') : '';
+    const value = prefix && !token.startsWith(prefix) ? `${prefix}${token}` : token;
+    await this.setSecret(path.secretName, value, [...new Set(path.services.map((s) => originOf(s.baseUrl)))]);
+    for (const s of path.services) {
+      const auth = path.auth.kind === 'bearer' ? { kind: 'bearer' as const, secret: path.secretName } : { kind: 'header' as const, header: path.auth.header, secret: path.secretName };
+      this.addService({ name: s.name, baseUrl: s.baseUrl, auth, api: s.api });
+    }
+    return this.publish(provider);
   }
 
   async disconnect(provider: string): Promise<ConnectionView> {
@@ -227,7 +248,9 @@ export class ConnectionsService {
   }
 
   private async view(provider: string): Promise<ConnectionView> {
-    return this.oauth.view(provider, this.registry.usingProvider(provider).map((s) => s.name));
+    const view = await this.oauth.view(provider, this.registry.usingProvider(provider).map((s) => s.name));
+    const secret = view.personalToken?.secretName;
+    return secret ? { ...view, tokenServices: this.registry.usingCredential(secret).map((s) => s.name) } : view;
   }
 
   private async publish(provider: string): Promise<ConnectionView> {
@@ -242,6 +265,7 @@ export class ConnectionsService {
     } catch (error) {
       if (error instanceof OAuthError || error instanceof OAuthConfigError) throw new ServiceError('invalid-input', error.message);
       if (error instanceof OAuthFlowError) throw new ServiceError('conflict', error.message);
+      if (error instanceof ProviderUnreachable) throw new ServiceError('unavailable', error.message);
       if (error instanceof VaultUnavailable) throw new ServiceError('unavailable', error.message);
       throw error;
     }

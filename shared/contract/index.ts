@@ -270,6 +270,11 @@ export const calls = {
     output: ConnectStarted,
   },
   'connection:disconnect': { input: z.object({ provider: z.string().min(1) }), output: ConnectionView },
+  /**
+   * The path beside OAuth: a personal access token (or bot token) of a provider that issues them, written to the
+   * vault bound to the provider's API origins (never echoed back), and the provider's services defined to send it.
+   */
+  'connection:token': { input: z.object({ provider: z.string().min(1), token: z.string().trim().min(1) }), output: ConnectionView },
   'secret:list': { input: z.object({}), output: z.array(BoundSecret) },
   /**
    * The value goes to the OS keychain and never comes back across the contract. With origins, the

@@ -108,6 +108,36 @@ export const ConnectionStatus = z.enum(['not-connected', 'connecting', 'connecte
 export type ConnectionStatus = z.infer<typeof ConnectionStatus>;
 
 /** An OAuth provider and the person's connection to it, as the front ends see it. */
+/** What connecting a provider needs, computed once (provider-resolver's setupOf) for the card, the form and the CLI. */
+export const ConnectSetup = z.object({
+  /** Whose client a connect uses: the person's own, the public one this distribution ships, or none yet. */
+  client: z.enum(['own', 'shipped', 'none']),
+  /** device: a code entered on the provider's page (no redirect address); browser: a redirect to 127.0.0.1. */
+  flow: z.enum(['device', 'browser']),
+  /** Whether the form asks for a client secret: never for the device sign-in or with a shipped public client. */
+  clientSecret: z.enum(['required', 'optional', 'none']),
+  /** What is still to fill in before Connect can start a sign-in; empty: Connect signs in at once. */
+  missing: z.array(z.enum(['clientId', 'clientSecret'])),
+});
+export type ConnectSetup = z.infer<typeof ConnectSetup>;
+
+/** A personal access token (or bot token) the provider issues, offered beside OAuth: stored as a secret, used by services. */
+export const PersonalTokenPath = z.object({
+  /** What the provider calls it ("fine-grained personal access token"). */
+  label: z.string(),
+  /** Where the person creates it. */
+  createUrl: z.string(),
+  /** What to choose when creating it. */
+  hint: z.string(),
+  /** The keychain name it is stored under. */
+  secretName: z.string(),
+  /** How it travels: Authorization: Bearer, or the raw value (after prefix) in a header. */
+  auth: z.discriminatedUnion('kind', [z.object({ kind: z.literal('bearer') }), z.object({ kind: z.literal('header'), header: z.string(), prefix: z.string().optional() })]),
+  /** The services it defines (the provider's APIs). */
+  services: z.array(z.object({ name: z.string(), baseUrl: z.string(), api: z.string() })),
+});
+export type PersonalTokenPath = z.infer<typeof PersonalTokenPath>;
+
 export const ConnectionView = z.object({
   provider: z.string(),
   displayName: z.string(),
@@ -132,6 +162,12 @@ export const ConnectionView = z.object({
   services: z.array(z.string()),
   /** What went wrong last, and what to do. */
   error: z.string().nullable(),
+  /** What connecting needs (built-in and custom providers alike). */
+  setup: ConnectSetup,
+  /** Where the provider issues personal access tokens: the path beside OAuth; null where it has none. */
+  personalToken: PersonalTokenPath.nullable(),
+  /** The services that send the person's personal access token for this provider (its secret), if any. */
+  tokenServices: z.array(z.string()).optional(),
 });
 export type ConnectionView = z.infer<typeof ConnectionView>;
 

@@ -144,7 +144,7 @@ describe('the device sign-in', () => {
     expect(auth.requests.some((r) => r.method === 'POST' && r.path === '/device/auth')).toBe(true);
     oauth.cancelAll();
     await expect(started.done).rejects.toThrow(/cancelled/);
-    await expect(oauth.connect('local', { flow: 'device' })).rejects.toThrow(/did not start a device sign-in: .*not allowed for this client.*--browser/);
+    await expect(oauth.connect('local', { flow: 'device' })).rejects.toThrow(/did not start a sign-in with a code for the app posthoc-browser-only: .*not allowed for this client.*Allow the sign-in with a code in the app's settings, then connect again\./);
   });
 
   it('signs in through the browser redirect instead when asked (--browser)', async () => {

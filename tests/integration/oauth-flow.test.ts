@@ -174,9 +174,9 @@ describe('connecting through the loopback flow', () => {
 
   it('says what to do when no client id was configured', async () => {
     // GitHub offers the device sign-in: an app with its device flow enabled, and no redirect URI to register.
-    await expect(oauth.connect('github')).rejects.toThrow(/client id of an app with its device flow enabled \(register one at https:\/\/github.com\/settings\/applications\/new; no redirect URI is needed\)/);
-    // Asked for the browser sign-in, the redirect URI to register is named.
-    await expect(oauth.connect('github', { flow: 'browser' })).rejects.toThrow(/client id of the app you registered at https:\/\/github.com\/settings\/applications\/new \(redirect URI http:\/\/127.0.0.1\/callback\)/);
+    await expect(oauth.connect('github')).rejects.toThrow('Connecting to GitHub needs the client id of an app registered at https://github.com/settings/applications/new with “Enable Device Flow” ticked (no redirect address and no client secret).');
+    // Asked for the browser sign-in, the redirect URI to register is named, and GitHub's secret with it.
+    await expect(oauth.connect('github', { flow: 'browser' })).rejects.toThrow('Connecting to GitHub needs the client id and the client secret of an app registered at https://github.com/settings/applications/new with the redirect address http://127.0.0.1/callback.');
   });
 });
 

@@ -15,6 +15,14 @@ export const discord: ProviderSpec = {
   tokenAuth: 'basic',
   revocation: { style: 'rfc7009', url: 'https://discord.com/api/oauth2/token/revoke' },
   account: { style: 'api', method: 'GET', url: 'https://discord.com/api/v10/users/@me', fields: ['username', 'id'] },
+  personalToken: {
+    label: 'bot token',
+    createUrl: 'https://discord.com/developers/applications',
+    hint: 'Create an application, add a Bot, copy its token, and invite the bot to your server with the permissions it needs.',
+    secretName: 'discord-bot',
+    auth: { kind: 'header', header: 'Authorization', prefix: 'Bot ' },
+    services: [{ name: 'discord', baseUrl: 'https://discord.com/api/v10', api: 'discord' }],
+  },
   apis: [
     {
       id: 'discord',

@@ -17,6 +17,17 @@ export const dropbox: ProviderSpec = {
   authParams: { token_access_type: 'offline' },
   revocation: { style: 'bearer', method: 'POST', url: 'https://api.dropboxapi.com/2/auth/token/revoke' },
   account: { style: 'api', method: 'POST', url: 'https://api.dropboxapi.com/2/users/get_current_account', fields: ['email', 'account_id'] },
+  personalToken: {
+    label: 'generated access token',
+    createUrl: 'https://www.dropbox.com/developers/apps',
+    hint: 'Create an app, tick the permissions it needs (files.content.write, files.content.read), then Generate access token under OAuth 2. It expires after 4 hours.',
+    secretName: 'dropbox-token',
+    auth: { kind: 'bearer' },
+    services: [
+      { name: 'dropbox', baseUrl: 'https://api.dropboxapi.com', api: 'dropbox' },
+      { name: 'dropbox-content', baseUrl: 'https://content.dropboxapi.com', api: 'dropbox-content' },
+    ],
+  },
   apis: [
     {
       id: 'dropbox',

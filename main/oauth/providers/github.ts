@@ -14,8 +14,18 @@ export const github: ProviderSpec = {
   pkce: true,
   clientSecret: 'required',
   tokenAuth: 'post',
+  // GitHub answers token errors (authorization_pending, slow_down, bad_verification_code) with HTTP 200.
+  tokenResponse: { errorsWith200: true },
   revocation: { style: 'client-basic', method: 'DELETE', url: 'https://api.github.com/applications/{client_id}/grant' },
   account: { style: 'api', method: 'GET', url: 'https://api.github.com/user', fields: ['login'] },
+  personalToken: {
+    label: 'fine-grained personal access token',
+    createUrl: 'https://github.com/settings/personal-access-tokens/new',
+    hint: 'Choose the repositories it may reach and the permissions the agent needs (Issues, Contents, Metadata: read and write).',
+    secretName: 'github-token',
+    auth: { kind: 'bearer' },
+    services: [{ name: 'github', baseUrl: 'https://api.github.com', api: 'github' }],
+  },
   apis: [
     {
       id: 'github',

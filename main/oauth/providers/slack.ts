@@ -17,6 +17,14 @@ export const slack: ProviderSpec = {
   tokenResponse: { nested: 'authed_user', okField: 'ok' },
   revocation: { style: 'bearer', method: 'POST', url: 'https://slack.com/api/auth.revoke' },
   account: { style: 'api', method: 'POST', url: 'https://slack.com/api/auth.test', fields: ['user', 'user_id'] },
+  personalToken: {
+    label: 'bot or user token',
+    createUrl: 'https://api.slack.com/apps',
+    hint: 'Create an app, add the scopes under OAuth & Permissions (chat:write, channels:read, channels:history, reactions:write, pins:write), install it to your workspace, and copy its Bot User OAuth Token (xoxb-…) or User OAuth Token (xoxp-…).',
+    secretName: 'slack-token',
+    auth: { kind: 'bearer' },
+    services: [{ name: 'slack', baseUrl: 'https://slack.com/api', api: 'slack' }],
+  },
   apis: [
     {
       id: 'slack',
