@@ -4,14 +4,17 @@
 // which of its files an action (or an undo) added, changed or deleted: refs/, HEAD, logs/, COMMIT_EDITMSG.
 // The card, the undo text, the timeline and the CLI fold every .git path through here. Pure; a leaf.
 
-/** A path under a `.git` folder: the folder holding the repository ('' for the granted folder itself) and the path inside `.git`. */
+/** `.git` or a path under it: the folder holding the repository ('' for the granted folder itself) and the path inside `.git` ('' for `.git` itself). */
 export function splitGitPath(path: string): { repo: string; inner: string } | null {
-  const match = /^(?:(.*)\/)?\.git\/(.+)$/.exec(path);
+  const match = /^(?:(.*)\/)?\.git(?:\/(.*))?$/.exec(path);
   if (match === null) return null;
-  return { repo: match[1] ?? '', inner: match[2]! };
+  return { repo: match[1] ?? '', inner: match[2] ?? '' };
 }
 
 export const isGitInternal = (path: string): boolean => splitGitPath(path) !== null;
+
+/** `.git` itself or a folder in it (the checkpoint names a folder with a trailing slash). */
+const isFolder = (inner: string): boolean => inner === '' || inner.endsWith('/');
 
 export type GitLists = { added: readonly string[]; modified: readonly string[]; deleted: readonly string[] };
 
@@ -23,7 +26,7 @@ export type GitRepoSummary = {
   created: boolean;
   /** `.git/HEAD` went: the repository was deleted. */
   removed: boolean;
-  /** Branches a commit was made on (their ref changed, and a commit message was written). */
+  /** Branches a commit was made on (their ref changed, a commit message and new objects were written). */
   committedTo: string[];
   branchesCreated: string[];
   /** Branches whose ref moved without a commit (reset, merge fast-forward, fetch into a branch). */
@@ -62,6 +65,8 @@ export function summarizeGit(lists: GitLists): { repos: GitRepoSummary[]; rest: 
       }
       const { summary } = repo;
       const inner = split.inner;
+      // A folder (the checkpoint names one with a trailing slash) is no news and no file.
+      if (isFolder(inner)) continue;
       summary.files++;
       if (inner === 'HEAD') {
         if (kind === 'added') summary.created = true;
@@ -77,16 +82,24 @@ export function summarizeGit(lists: GitLists): { repos: GitRepoSummary[]; rest: 
     }
   }
   const repos = [...byRepo.values()].map(({ summary, refs, message }) => {
-    for (const [ref, kind] of [...refs].sort(([a], [b]) => a.localeCompare(b))) {
+    // A commit writes its message and new objects ("nothing to commit" writes the message alone).
+    const committed = message && summary.objects > 0;
+    const sorted = [...refs].sort(([a], [b]) => a.localeCompare(b));
+    const branchMoved = sorted.some(([ref, kind]) => ref.startsWith('refs/heads/') && kind === 'modified');
+    for (const [ref, kind] of sorted) {
       const tag = ref.startsWith('refs/tags/');
       const name = ref.slice(tag ? 'refs/tags/'.length : 'refs/heads/'.length);
       if (tag) (kind === 'deleted' ? summary.tagsDeleted : summary.tagsCreated).push(name);
       else if (kind === 'deleted') summary.branchesDeleted.push(name);
       else if (kind === 'added') {
         // A new repository's first branch exists because of its first commit: that is the news.
-        if (summary.created && message) summary.committedTo.push(name);
-        else summary.branchesCreated.push(name);
-      } else (message ? summary.committedTo : summary.branchesMoved).push(name);
+        if (summary.created) (committed ? summary.committedTo : summary.branchesCreated).push(name);
+        else {
+          summary.branchesCreated.push(name);
+          // git checkout -b NAME, then a commit: it landed on the new branch.
+          if (committed && !branchMoved) summary.committedTo.push(name);
+        }
+      } else (committed ? summary.committedTo : summary.branchesMoved).push(name);
     }
     return summary;
   });
@@ -106,8 +119,8 @@ export function gitEvents(s: GitRepoSummary): string[] {
   if (s.removed) return ['deleted'];
   const events: string[] = [];
   if (s.created) events.push('created');
-  if (s.committedTo.length > 0) events.push(`committed to ${names(s.committedTo)}`);
   if (s.branchesCreated.length > 0) events.push(`${s.branchesCreated.length === 1 ? 'branch' : 'branches'} ${names(s.branchesCreated)} created`);
+  if (s.committedTo.length > 0) events.push(`committed to ${names(s.committedTo)}`);
   if (s.branchesMoved.length > 0) events.push(`${names(s.branchesMoved)} moved to another commit`);
   if (s.branchesDeleted.length > 0) events.push(`${s.branchesDeleted.length === 1 ? 'branch' : 'branches'} ${names(s.branchesDeleted)} deleted`);
   if (s.tagsCreated.length > 0) events.push(`${s.tagsCreated.length === 1 ? 'tag' : 'tags'} ${names(s.tagsCreated)} created`);
@@ -145,9 +158,9 @@ export function foldGitPaths(paths: readonly string[]): string[] {
   for (const path of paths) {
     const split = splitGitPath(path);
     if (split === null) out.push(path);
-    else counts.set(split.repo, (counts.get(split.repo) ?? 0) + 1);
+    else counts.set(split.repo, (counts.get(split.repo) ?? 0) + (isFolder(split.inner) ? 0 : 1));
   }
-  for (const [repo, n] of counts) out.push(`${repoName(repo)} (${plural(n, 'file')} in ${repo === '' ? '' : `${repo}/`}.git)`);
+  for (const [repo, n] of counts) out.push(`${repoName(repo)} (${n === 0 ? 'folders' : plural(n, 'file')} in ${repo === '' ? '' : `${repo}/`}.git)`);
   return out;
 }
 
@@ -168,15 +181,16 @@ export function foldGitLines(lines: readonly string[]): string[] {
     const tail = match[2] ?? '';
     const key = `${split.repo}\u0000${tail}`;
     const group = groups.get(key);
+    const n = isFolder(split.inner) ? 0 : 1; // a folder is not counted as a file
     if (group === undefined) {
-      groups.set(key, { repo: split.repo, tail, n: 1 });
+      groups.set(key, { repo: split.repo, tail, n });
       out.push(key); // a placeholder, replaced below, so the folded line keeps its place
-    } else group.n++;
+    } else group.n += n;
   }
   return out.map((line) => {
     const group = groups.get(line);
     if (group === undefined) return line;
     const tail = group.tail.startsWith(':') ? group.tail.slice(1) : group.tail;
-    return `${repoName(group.repo)}: ${plural(group.n, 'file')} in ${group.repo === '' ? '' : `${group.repo}/`}.git${tail}`;
+    return `${repoName(group.repo)}: ${group.n === 0 ? 'folders' : plural(group.n, 'file')} in ${group.repo === '' ? '' : `${group.repo}/`}.git${tail}`;
   });
 }

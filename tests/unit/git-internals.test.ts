@@ -22,7 +22,7 @@ const commitThenBranch = {
 
 /** git init -b main && git add a.txt && git commit -m one. */
 const initAndCommit = {
-  added: ['.git/HEAD', '.git/config', '.git/description', '.git/hooks/pre-commit.sample', '.git/info/exclude', '.git/index', '.git/COMMIT_EDITMSG', '.git/logs/HEAD', '.git/logs/refs/heads/main', '.git/refs/heads/main', ...OBJECTS, 'a.txt'],
+  added: ['.git/', '.git/refs/', '.git/refs/tags/', '.git/objects/18/', '.git/HEAD', '.git/config', '.git/description', '.git/hooks/pre-commit.sample', '.git/info/exclude', '.git/index', '.git/COMMIT_EDITMSG', '.git/logs/HEAD', '.git/logs/refs/heads/main', '.git/refs/heads/main', ...OBJECTS, 'a.txt'],
   modified: [] as string[],
   deleted: [] as string[],
 };
@@ -38,7 +38,18 @@ describe('the git summary', () => {
     expect(repos).toHaveLength(1);
     const [repo] = repos;
     expect(repo).toMatchObject({ repo: '', created: false, committedTo: ['main'], branchesCreated: ['feature'], headMoved: true, objects: 3, files: 11 });
-    expect(describeGitRepo(repo!)).toBe('git repository: committed to main, branch feature created, HEAD moved (11 files in .git)');
+    expect(describeGitRepo(repo!)).toBe('git repository: branch feature created, committed to main, HEAD moved (11 files in .git)');
+  });
+
+  it('a commit on a branch just made lands on it; a failed commit (message, no objects) is no commit', () => {
+    const branchThenCommit = {
+      added: ['.git/logs/refs/heads/feature', '.git/refs/heads/feature', ...OBJECTS],
+      modified: ['.git/COMMIT_EDITMSG', '.git/HEAD', '.git/index', '.git/logs/HEAD'],
+      deleted: [],
+    };
+    expect(summarizeGit(branchThenCommit).repos.map(describeGitRepo)).toEqual(['git repository: branch feature created, committed to feature, HEAD moved (9 files in .git)']);
+    const nothingToCommit = { ...branchThenCommit, added: ['.git/logs/refs/heads/feature', '.git/refs/heads/feature'] };
+    expect(summarizeGit(nothingToCommit).repos.map(describeGitRepo)).toEqual(['git repository: branch feature created, HEAD moved (6 files in .git)']);
   });
 
   it('says a new repository was created with its first commit, not that a branch was made', () => {
@@ -58,8 +69,12 @@ describe('the git summary', () => {
     ]);
   });
 
+  it('takes .gitignore and a folder named like a repository for what they are', () => {
+    expect(summarizeGit({ added: ['.gitignore', 'my.git/HEAD', 'docs/.github/x'], modified: [], deleted: [] })).toEqual({ repos: [], rest: { added: ['.gitignore', 'my.git/HEAD', 'docs/.github/x'], modified: [], deleted: [] } });
+  });
+
   it('folds path lists and step lines into one entry per repository', () => {
-    expect(foldGitPaths(['a.txt', ...OBJECTS, 'site/.git/index'])).toEqual(['a.txt', 'the git repository (3 files in .git)', 'the git repository in site/ (1 file in site/.git)']);
+    expect(foldGitPaths(['a.txt', ...OBJECTS, '.git/objects/18/', 'site/.git/index'])).toEqual(['a.txt', 'the git repository (3 files in .git)', 'the git repository in site/ (1 file in site/.git)']);
     expect(foldGitLines(['a.txt put back', ...OBJECTS.map((p) => `${p} removed`), '.git/HEAD put back'])).toEqual([
       'a.txt put back',
       'the git repository: 3 files in .git removed',
@@ -74,9 +89,9 @@ describe('a git task on screen', () => {
   it('the card lists the repository as one line and the count says what happened, with no hash', () => {
     const { files, repos } = foldGitChanges(listChanges(action.effects));
     expect(files.map((f) => f.path)).toEqual(['a.txt']);
-    expect(repos.map((r) => r.text)).toEqual(['git repository: committed to main, branch feature created, HEAD moved (11 files in .git)']);
+    expect(repos.map((r) => r.text)).toEqual(['git repository: branch feature created, committed to main, HEAD moved (11 files in .git)']);
     const count = changeCount(action);
-    expect(count.text).toBe('1 file change (~1), git: committed to main, branch feature created, HEAD moved');
+    expect(count.text).toBe('1 file change (~1), git: branch feature created, committed to main, HEAD moved');
     expect(count.total).toBe(2);
   });
 
@@ -85,7 +100,7 @@ describe('a git task on screen', () => {
     expect(words).not.toMatch(HASH);
     expect(words).not.toContain('.git/objects');
     expect(words).toBe(
-      'Bring back the previous a.txt, put the git repository back as it was, before it was committed to main, branch feature created, HEAD moved (11 files in .git).',
+      'Bring back the previous a.txt, put the git repository back as it was, before it was branch feature created, committed to main, HEAD moved (11 files in .git).',
     );
     const created = describeReversePlan(reversePlanOf(actionFixture({ effects: [fsEffect(initAndCommit)] as Effect[] })));
     expect(created).toBe('Delete a.txt, delete the git repository it made (13 files in .git).');

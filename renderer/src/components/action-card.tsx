@@ -153,7 +153,8 @@ export function ActionCard({ action }: { action: Action }) {
   const blockedNow = live !== undefined && canUndo(action) && !live.undo.possible && live.undo.blockers.length > 0 && !feedbackShown;
   const wayOutShown = wayOut !== null && (wayOut.status === null || wayOut.status === action.status);
   const blockedEntry = wayOutShown ? wayOut.entry : blockedNow ? live : undefined;
-  const showPlan = finished && changes.length + calls.length + dbUndoable + action.reverse.steps.filter((s) => s.channel === 'memory' || s.channel === 'mcp').length + action.reverse.irreversible.length > 0;
+  // Once undone, "Undo will" would describe what is already taken back: the status and the timeline say it.
+  const showPlan = finished && action.status !== 'undone' && changes.length + calls.length + dbUndoable + action.reverse.steps.filter((s) => s.channel === 'memory' || s.channel === 'mcp').length + action.reverse.irreversible.length > 0;
 
   return (
     <article
