@@ -5,6 +5,7 @@ import { useEffect, useRef, useState } from 'react';
 import { useAppStore, type View } from '../state/app-store';
 import { useMediaQuery } from '../state/theme';
 import { ConnectionsPage } from './connections-page';
+import { KeyboardShortcuts } from './keyboard-shortcuts';
 import { focusablesIn, keepTabInside } from './focus-trap';
 import { NewTaskForm } from './new-task-form';
 import { SettingsPage } from './settings-page';
@@ -101,6 +102,7 @@ export function Layout() {
           <MainPane view={view} />
         </main>
       </div>
+      <KeyboardShortcuts />
     </div>
   );
 }
