@@ -4,6 +4,7 @@
 // notifications for the app's own page),
 // the renderer's own origin app://posthoc, devtools and the dev server only outside packaged builds.
 import type { BrowserWindowConstructorOptions, Session, WebContents } from 'electron';
+import { PROVIDER_CATALOG } from '../../shared/providers/catalog';
 
 export const CONTENT_SECURITY_POLICY =
   "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
@@ -14,6 +15,8 @@ export const EXTERNAL_ORIGINS: ReadonlySet<string> = new Set([
   'https://platform.openai.com',
   'https://ollama.com',
   'https://docs.docker.com',
+  // Where the gallery's providers make keys and publish prices (shared/providers/catalog.ts).
+  ...PROVIDER_CATALOG.flatMap((p) => [new URL(p.keyUrl).origin, new URL(p.pricing.url).origin]),
 ]);
 
 /** The packaged renderer's origin (main/app/app-scheme.ts serves it). */

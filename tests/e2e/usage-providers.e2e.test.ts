@@ -1,12 +1,16 @@
 // End to end in Chromium: a provider added in Settings and tested (its models listed), a task run on it
 // through a 429, and the tokens and cost on screen — the task's totals in its header, each reply's on its
-// card. The built renderer served by the web host, real services, and the fault-injecting local provider.
+// card. Anthropic and a local Ollama chosen from the gallery's menu, their models from their own lists,
+// a task on each: Anthropic's priced from the gallery's table, Ollama's (which streams no usage) estimated
+// and marked so. The built renderer served by the web host, real services, and local stand-in providers.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createServices } from '../../main/services/app-services';
 import { Vault } from '../../main/vault/vault';
 import { browserTestbed, SCREENSHOTS } from '../support/browser';
 import { expandCard } from '../support/cards';
+import { startFakeAnthropic } from '../support/fake-anthropic-server';
+import { startFakeOpenAi } from '../support/fake-openai-server';
 import { startFaultServer } from '../support/fault-openai-server';
 import { tempDirs } from '../support/temp-dir';
 
@@ -47,21 +51,22 @@ describe('model setup and usage in the browser', () => {
 
     await page.getByRole('button', { name: 'Settings' }).click();
     const add = page.getByTestId('add-provider');
+    await add.getByTestId('provider-kind').selectOption('openai-compatible');
     await add.getByTestId('provider-name').fill('Local Ollama');
     await add.getByTestId('provider-url').fill(local.baseUrl);
     await add.getByTestId('provider-add').click();
     const saved = page.getByTestId('saved-provider');
     await saved.waitFor();
-    await saved.getByTestId('provider-test-button').click();
-    await expect.poll(() => saved.getByTestId('provider-test-result').textContent()).toBe(`Connected to ${local.baseUrl}: 2 models listed. Choose one.`);
-    await saved.getByTestId('provider-models').locator('summary').click();
-    await saved.getByTestId('provider-models').getByRole('button', { name: 'Use' }).first().click();
-    await expect.poll(() => saved.textContent()).toContain('model llama3.1:8b');
+    // The model menu is the provider's own list, read when the provider is shown.
+    const menu = saved.getByTestId('provider-model');
+    await expect.poll(() => menu.locator('option').allTextContents()).toEqual(['Choose one of 2 models', 'llama3.1:8b', 'qwen2.5-coder:7b', 'Another model (type its name)…']);
+    await menu.selectOption('llama3.1:8b');
+    await expect.poll(() => menu.inputValue()).toBe('llama3.1:8b');
     // The second one is the coder model: use it instead.
-    await saved.getByTestId('provider-models').getByRole('button', { name: 'Use' }).nth(1).click();
-    await expect.poll(() => saved.textContent()).toContain('model qwen2.5-coder:7b');
+    await menu.selectOption('qwen2.5-coder:7b');
+    await expect.poll(() => menu.inputValue()).toBe('qwen2.5-coder:7b');
     await saved.getByTestId('provider-test-button').click();
-    await expect.poll(() => saved.getByTestId('provider-test-result').textContent()).toBe(`Connected to ${local.baseUrl}: model "qwen2.5-coder:7b" answered.`);
+    await expect.poll(() => saved.getByTestId('provider-test-result').textContent()).toBe(`Connected to Local Ollama (${local.baseUrl}): model "qwen2.5-coder:7b" answered.`);
     await saved.scrollIntoViewIfNeeded();
     await page.screenshot({ path: join(SCREENSHOTS, 'providers-settings.png') });
 
@@ -85,5 +90,131 @@ describe('model setup and usage in the browser', () => {
     expect(await page.getByTestId('action-usage').textContent()).toBe('1,234 in · 56 out tokens · 1 call · $0.0007');
     expect(await page.locator('.task-model').textContent()).toBe('qwen2.5-coder:7b');
     await page.screenshot({ path: join(SCREENSHOTS, 'usage-task.png') });
+  });
+
+  it('sets up Anthropic and a local Ollama from the gallery, picks their models from their lists, and runs a task on each', async () => {
+    const dirs = tempDirs();
+    const fallback = await startFaultServer([]);
+    const anthropic = await startFakeAnthropic(
+      [
+        { text: 'Counting.\n```bash\nls | wc -l\n```', usage: { input: 500, output: 20 } },
+        { text: 'There are no files.', usage: { input: 600, output: 5 } },
+      ],
+      { apiKey: 'sk-ant-e2e-secret', models: ['claude-haiku-4-5-20251001', 'claude-sonnet-4-5-20250929'] },
+    );
+    const ollama = await startFakeOpenAi(['Hello from the local model.'], { models: ['llama3.2:3b', 'qwen2.5-coder:7b'] });
+    const services = createServices({ dataDir: dirs.make('posthoc-data-'), vault: memoryVault(), env: { OPENAI_BASE_URL: fallback.baseUrl, POSTHOC_MODEL: 'scripted' } });
+    defer(async () => {
+      await services.close();
+      await ollama.close();
+      await anthropic.close();
+      await fallback.close();
+      dirs.cleanup();
+    });
+    const page = await open(services);
+    await page.getByRole('button', { name: 'Settings' }).click();
+    const add = page.getByTestId('add-provider');
+    const kinds = await add.getByTestId('provider-kind').locator('option').allTextContents();
+    expect(kinds).toEqual([
+      'OpenAI',
+      'Anthropic',
+      'Google Gemini',
+      'OpenRouter',
+      'Groq',
+      'DeepSeek',
+      'Mistral',
+      'Ollama (on this computer)',
+      'LM Studio (on this computer)',
+      'Any OpenAI-compatible URL',
+    ]);
+
+    // Anthropic: its base URL filled in, a link to where its key is made; the key is required.
+    await add.getByTestId('provider-kind').selectOption('anthropic');
+    expect(await add.getByTestId('provider-url').inputValue()).toBe('https://api.anthropic.com');
+    expect(await add.getByTestId('provider-key-link').locator('a').getAttribute('href')).toBe('https://console.anthropic.com/settings/keys');
+    await add.getByTestId('provider-url').fill(anthropic.baseUrl);
+    await add.getByTestId('provider-add').click();
+    expect(await add.getByTestId('provider-add-error').textContent()).toBe('Paste your Anthropic key (get one at https://console.anthropic.com/settings/keys).');
+    await add.getByTestId('provider-key').fill('sk-ant-e2e-secret');
+    await add.getByTestId('provider-add').click();
+    const claude = page.locator('[data-testid="saved-provider"][data-provider-id="anthropic"]');
+    await claude.waitFor();
+    expect(await add.getByTestId('provider-key').inputValue()).toBe('');
+    const claudeMenu = claude.getByTestId('provider-model');
+    await expect
+      .poll(() => claudeMenu.locator('option').allTextContents())
+      .toEqual([
+        'Choose one of 2 models',
+        'claude-haiku-4-5-20251001 · 200k context · $1 / $5 per 1M tokens',
+        'claude-sonnet-4-5-20250929 · 200k context · $3 / $15 per 1M tokens',
+        'Another model (type its name)…',
+      ]);
+    await claudeMenu.selectOption('claude-sonnet-4-5-20250929');
+    await expect.poll(() => claudeMenu.inputValue()).toBe('claude-sonnet-4-5-20250929');
+    expect(await claude.textContent()).toContain('key in the keychain');
+
+    // Ollama: on this computer, no key field at all.
+    await add.getByTestId('provider-kind').selectOption('ollama');
+    expect(await add.getByTestId('provider-url').inputValue()).toBe('http://localhost:11434/v1');
+    expect(await add.getByTestId('provider-key').count()).toBe(0);
+    expect(await add.getByTestId('provider-key-link').textContent()).toMatch(/^Runs on this computer: no key needed\. Get it at ollama\.com/);
+    await add.getByTestId('provider-url').fill(ollama.baseUrl);
+    await add.getByTestId('provider-add').click();
+    const local = page.locator('[data-testid="saved-provider"][data-provider-id="ollama"]');
+    await local.waitFor();
+    const localMenu = local.getByTestId('provider-model');
+    await expect.poll(() => localMenu.locator('option').allTextContents()).toEqual(['Choose one of 2 models', 'llama3.2:3b', 'qwen2.5-coder:7b', 'Another model (type its name)…']);
+    await localMenu.selectOption('qwen2.5-coder:7b');
+    await expect.poll(() => localMenu.inputValue()).toBe('qwen2.5-coder:7b');
+    expect(await local.textContent()).toContain('no key needed');
+
+    // The key went to the keychain (main's vault), never back to the page.
+    expect(await page.evaluate(() => document.documentElement.outerHTML.includes('sk-ant-e2e-secret'))).toBe(false);
+    const settings = await page.evaluate(async () => JSON.stringify(await window.posthoc.settingsGet({})));
+    expect(settings).not.toContain('sk-ant-e2e-secret');
+    expect(await services.vault.get('llm-api-key:anthropic')).toBe('sk-ant-e2e-secret');
+
+    // The built-in prices say where they come from.
+    const sources = page.getByTestId('price-sources');
+    expect(await sources.locator('a').first().getAttribute('href')).toBe('https://platform.openai.com/docs/pricing');
+    expect(await sources.textContent()).toContain('Anthropic (2025-11-25)');
+    for (const [width, height] of [
+      [800, 600],
+      [1600, 1000],
+    ] as const) {
+      for (const scheme of ['light', 'dark'] as const) {
+        await page.setViewportSize({ width, height });
+        await page.emulateMedia({ colorScheme: scheme });
+        await page.getByRole('heading', { name: 'More providers' }).scrollIntoViewIfNeeded();
+        await page.screenshot({ path: join(SCREENSHOTS, `provider-gallery-${width}x${height}-${scheme}.png`) });
+      }
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.setViewportSize({ width: 1280, height: 900 });
+
+    // A task on Anthropic, priced from the gallery's table ($3 / $15 per 1M tokens).
+    await page.getByRole('button', { name: 'New task' }).click();
+    await page.getByTestId('new-task-prompt').fill('how many files are there?');
+    await page.getByTestId('new-task-workspace').fill(dirs.workspace());
+    await page.getByTestId('new-task-provider').selectOption('anthropic');
+    await page.getByTestId('new-task-submit').click();
+    await page.getByTestId('task-answer').waitFor({ timeout: 120_000 });
+    expect(await page.getByTestId('task-answer').textContent()).toContain('There are no files.');
+    // 1,100 × $3 + 25 × $15 per million = $0.003675
+    await expect.poll(() => page.getByTestId('task-usage').textContent()).toBe('1,100 in · 25 out tokens · 2 calls · $0.0037');
+    expect(await page.locator('.task-model').textContent()).toBe('claude-sonnet-4-5-20250929');
+    expect(anthropic.requests.map((r) => r.model)).toEqual(['claude-sonnet-4-5-20250929', 'claude-sonnet-4-5-20250929']);
+
+    // A task on Ollama, which streams no usage: the call counts, its tokens estimated and marked so.
+    await page.getByRole('button', { name: 'New task' }).click();
+    await page.getByTestId('new-task-prompt').fill('say hello');
+    await page.getByTestId('new-task-workspace').fill(dirs.workspace());
+    await page.getByTestId('new-task-provider').selectOption('ollama');
+    await page.getByTestId('new-task-submit').click();
+    await expect.poll(() => page.getByTestId('task-answer').textContent(), { timeout: 120_000 }).toContain('Hello from the local model.');
+    await expect.poll(() => page.getByTestId('task-usage').textContent()).toMatch(/^≈[\d,]+ in · ≈\d+ out tokens \(estimated\) · 1 call$/);
+    expect(await page.getByTestId('task-usage').getAttribute('title')).toMatch(/estimated by Posthoc: the provider reported no usage/);
+    expect(ollama.requests.map((r) => r.model)).toEqual(['qwen2.5-coder:7b']);
+    await page.screenshot({ path: join(SCREENSHOTS, 'provider-gallery-estimated-usage.png') });
   });
 });

@@ -48,7 +48,7 @@ describe('model providers', () => {
     const s = open(fallback.baseUrl);
 
     const saved = await s.handlers['provider:save']({ name: 'Local vLLM', baseUrl: vllm.baseUrl, model: 'qwen2.5-coder', apiKey: 'sk-local-1' });
-    expect(saved).toEqual([{ id: 'local-vllm', name: 'Local vLLM', baseUrl: vllm.baseUrl, model: 'qwen2.5-coder', apiKeySet: true }]);
+    expect(saved).toEqual([{ id: 'local-vllm', name: 'Local vLLM', baseUrl: vllm.baseUrl, model: 'qwen2.5-coder', catalog: null, apiKeySet: true }]);
     expect(secrets.get('llm-api-key:local-vllm')).toBe('sk-local-1');
     // The key is in the vault only: not in the settings table, not in what settings:get answers.
     const rows = s.db.prepare('SELECT value_json FROM settings').all() as Array<{ value_json: string }>;
@@ -57,11 +57,11 @@ describe('model providers', () => {
     expect((await s.handlers['settings:get']({})).providers).toEqual(saved);
 
     const check = await s.handlers['provider:test']({ provider: 'local-vllm' });
-    expect(check).toEqual({ ok: true, message: `Connected to ${vllm.baseUrl}: model "qwen2.5-coder" answered.`, models: ['llama3.1', 'qwen2.5-coder'] });
+    expect(check).toEqual({ ok: true, message: `Connected to Local vLLM (${vllm.baseUrl}): model "qwen2.5-coder" answered.`, models: ['llama3.1', 'qwen2.5-coder'] });
     expect(vllm.requests.at(-1)).toMatchObject({ model: 'qwen2.5-coder', max_tokens: 1 });
     vllm.requests.length = 0;
     // reach (the new-task screen): the model list only, never a model call.
-    expect(await s.handlers['provider:test']({ provider: 'local-vllm', reach: true })).toEqual({ ok: true, message: `${vllm.baseUrl} answers.`, models: ['llama3.1', 'qwen2.5-coder'] });
+    expect(await s.handlers['provider:test']({ provider: 'local-vllm', reach: true })).toEqual({ ok: true, message: `Local vLLM (${vllm.baseUrl}) answers.`, models: ['llama3.1', 'qwen2.5-coder'] });
     expect(vllm.requests).toHaveLength(0);
 
     const workspace = dirs.workspace();
@@ -92,14 +92,14 @@ describe('model providers', () => {
     await s.handlers['provider:save']({ name: 'Ollama', baseUrl: url });
     const nothing = await s.handlers['provider:test']({ provider: 'ollama' });
     expect(nothing).toMatchObject({ ok: false, models: [] });
-    expect(nothing.message).toMatch(/^Nothing answered at http:\/\/127\.0\.0\.1:\d+\/v1 .*Check the URL, and that the server is running/);
+    expect(nothing.message).toMatch(/^Nothing answered at Ollama \(http:\/\/127\.0\.0\.1:\d+\/v1\) .*Check the URL, and that the server is running/);
     expect(await s.handlers['provider:test']({ provider: 'ollama', reach: true })).toEqual(nothing);
 
     const lists = await server([{ status: 404, body: { error: { message: 'The model `gpt-9` does not exist', code: 'model_not_found' } } }], { models: ['gpt-4o-mini'] });
     await s.handlers['provider:save']({ name: 'Lists', baseUrl: lists.baseUrl });
     expect(await s.handlers['provider:test']({ provider: 'lists' })).toEqual({
       ok: true,
-      message: `Connected to ${lists.baseUrl}: 1 model listed. Choose one.`,
+      message: `Connected to Lists (${lists.baseUrl}): 1 model listed. Choose one.`,
       models: ['gpt-4o-mini'],
     });
     const unknown = await s.handlers['provider:test']({ provider: 'lists', model: 'gpt-9' });

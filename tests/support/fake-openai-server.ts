@@ -21,14 +21,18 @@ export type FakeOpenAi = {
 };
 
 /** `slowFrom`: streamed replies from this one on (0-based) wait `chunkDelayMs` between chunks, as a slow model does. */
-export async function startFakeOpenAi(replies: Reply[], options: { port?: number; chunkSize?: number; chunkDelayMs?: number; slowFrom?: number } = {}): Promise<FakeOpenAi> {
+/** `models`: what GET /models lists (default: scripted). Streamed replies carry no usage, as some servers send none. */
+export async function startFakeOpenAi(
+  replies: Reply[],
+  options: { port?: number; chunkSize?: number; chunkDelayMs?: number; slowFrom?: number; models?: string[] } = {},
+): Promise<FakeOpenAi> {
   const queue = [...replies];
   const requests: ChatRequest[] = [];
   const server: Server = createServer((req, res) => {
     void (async () => {
       const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
       if (req.method === 'GET' && /\/models$/.test(path)) {
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data: [{ id: 'scripted', object: 'model' }] }));
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data: (options.models ?? ['scripted']).map((id) => ({ id, object: 'model' })) }));
         return;
       }
       if (req.method !== 'POST' || !/\/chat\/completions$/.test(path)) {

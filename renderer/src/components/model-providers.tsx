@@ -1,11 +1,13 @@
 // Settings → Model providers: Test connection (the provider's models, and whether the model answers, in plain
-// words), providers saved besides the default one (any OpenAI-compatible URL; each key in the OS keychain),
+// words), providers saved besides the default one (added from the gallery, provider-gallery.tsx: Anthropic,
+// Gemini, Ollama, … or any OpenAI-compatible URL; each key in the OS keychain; a model menu from its list),
 // and how the agent acts and what it may spend: the protocol, a default budget, prices per model.
-import { useId, useState, type FormEvent } from 'react';
+import { useId, useState } from 'react';
 import type { Result } from '../../../shared/contract';
 import type { LlmProvider, ProviderCheck, ProviderSettings } from '../../../shared/domain';
 import { appActions } from '../state/app-store';
-import { urlProblem } from './provider-form';
+import { catalogProvider, PROVIDER_CATALOG } from '../../../shared/providers/catalog';
+import { AddFromGallery, ModelMenu, modelLabel } from './provider-gallery';
 
 async function call<T>(fn: () => Promise<Result<T>>): Promise<Result<T>> {
   try {
@@ -35,24 +37,22 @@ function TestConnection({ provider, onModel }: { provider?: string; onModel?: (m
           {result.message}
         </p>
       )}
-      {result && result.models.length > 0 && (
-        <details className="provider-models" data-testid="provider-models">
-          <summary>
-            {result.models.length} model{result.models.length === 1 ? '' : 's'} listed
-          </summary>
-          <ul>
-            {result.models.map((m) => (
-              <li key={m}>
-                <code>{m}</code>{' '}
-                {onModel && (
-                  <button type="button" className="button button-small" onClick={() => onModel(m)}>
-                    Use
-                  </button>
-                )}
-              </li>
-            ))}
-          </ul>
-        </details>
+      {result && result.models.length > 0 && onModel && (
+        <select
+          aria-label="Use a listed model"
+          value=""
+          onChange={(e) => {
+            if (e.target.value) onModel(e.target.value);
+          }}
+          data-testid="provider-models"
+        >
+          <option value="">Use one of the {result.models.length} listed models…</option>
+          {result.models.map((m) => (
+            <option key={m} value={m}>
+              {modelLabel(m, null)}
+            </option>
+          ))}
+        </select>
       )}
     </div>
   );
@@ -68,6 +68,8 @@ function SavedProvider({ provider, onChange }: { provider: LlmProvider; onChange
     if (result.ok) onChange(result.value);
     setError(result.ok ? null : result.error.message);
   }
+  const entry = catalogProvider(provider.catalog);
+  const keyNote = entry?.local ? 'no key needed' : provider.apiKeySet ? 'key in the keychain' : entry?.needsKey ? 'no key: add it again with one' : 'no key';
   return (
     <li className="saved-provider" data-testid="saved-provider" data-provider-id={provider.id}>
       <div>
@@ -75,99 +77,22 @@ function SavedProvider({ provider, onChange }: { provider: LlmProvider; onChange
         <span className="muted" title="Its name on the command line">
           (posthoc run --provider {provider.id})
         </span>{' '}
-        · {provider.baseUrl ?? 'the OpenAI API'} · model{' '}
-        {provider.model ? <code>{provider.model}</code> : <span className="muted">not chosen</span>} ·{' '}
-        {provider.apiKeySet ? 'key in the keychain' : <span className="muted">no key</span>}
+        · {entry && entry.name !== provider.name && entry.id !== 'openai-compatible' ? `${entry.name} · ` : ''}
+        {provider.baseUrl ?? 'the OpenAI API'} · <span className={provider.apiKeySet || entry?.local ? undefined : 'muted'}>{keyNote}</span>
       </div>
-      <TestConnection provider={provider.id} onModel={(model) => void update({ model })} />
-      <button type="button" className="button button-small" onClick={() => void update('remove')} data-testid="provider-remove">
-        Remove
-      </button>
+      <ModelMenu provider={provider} onChoose={(model) => update({ model })} />
+      <div className="provider-actions">
+        <TestConnection provider={provider.id} />
+        <button type="button" className="button button-small" onClick={() => void update('remove')} data-testid="provider-remove">
+          Remove
+        </button>
+      </div>
       {error && (
         <p className="form-error" role="alert">
           {error}
         </p>
       )}
     </li>
-  );
-}
-
-function AddProvider({ onChange }: { onChange: (list: LlmProvider[]) => void }) {
-  const id = useId();
-  const [name, setName] = useState('');
-  const [baseUrl, setBaseUrl] = useState('');
-  const [model, setModel] = useState('');
-  const [apiKey, setApiKey] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  async function submit(event: FormEvent<HTMLFormElement>): Promise<void> {
-    event.preventDefault();
-    const problem = name.trim() === '' ? 'Give the provider a name, for example Local vLLM.' : urlProblem(baseUrl.trim());
-    if (problem !== null) return setError(problem);
-    const result = await call(() =>
-      window.posthoc.providerSave({
-        name,
-        baseUrl: baseUrl.trim() === '' ? null : baseUrl.trim(),
-        model: model.trim() === '' ? null : model.trim(),
-        ...(apiKey.trim() ? { apiKey: apiKey.trim() } : {}),
-      }),
-    );
-    setError(result.ok ? null : result.error.message);
-    if (result.ok) {
-      onChange(result.value);
-      setName('');
-      setBaseUrl('');
-      setModel('');
-      setApiKey('');
-    }
-  }
-  return (
-    <form className="add-provider" onSubmit={(e) => void submit(e)} noValidate data-testid="add-provider">
-      <div className="field-row">
-        <div className="field">
-          <label htmlFor={`${id}-name`}>Name</label>
-          <input type="text" id={`${id}-name`} value={name} onChange={(e) => setName(e.target.value)} placeholder="Local vLLM" data-testid="provider-name" />
-        </div>
-        <div className="field">
-          <label htmlFor={`${id}-url`}>Base URL</label>
-          <input
-            id={`${id}-url`}
-            type="url"
-            value={baseUrl}
-            onChange={(e) => setBaseUrl(e.target.value)}
-            placeholder="http://localhost:8000/v1 (empty: the OpenAI API)"
-            spellCheck={false}
-            data-testid="provider-url"
-          />
-        </div>
-      </div>
-      <div className="field-row">
-        <div className="field">
-          <label htmlFor={`${id}-model`}>Model</label>
-          <input type="text" id={`${id}-model`} value={model} onChange={(e) => setModel(e.target.value)} placeholder="Test connection lists them" spellCheck={false} />
-        </div>
-        <div className="field">
-          <label htmlFor={`${id}-key`}>API key</label>
-          <input
-            id={`${id}-key`}
-            type="password"
-            value={apiKey}
-            onChange={(e) => setApiKey(e.target.value)}
-            placeholder="Kept in the OS keychain; empty for local servers"
-            autoComplete="off"
-          />
-        </div>
-      </div>
-      <div className="form-actions">
-        <button type="submit" className="button" disabled={name.trim() === ''} data-testid="provider-add">
-          Add provider
-        </button>
-        {error && (
-          <span className="form-error" role="alert">
-            {error}
-          </span>
-        )}
-      </div>
-    </form>
   );
 }
 
@@ -183,7 +108,10 @@ export function ModelProviders({ settings }: { settings: ProviderSettings }) {
       <h3>The provider above</h3>
       <TestConnection onModel={(model) => void appActions.updateSettings({ model })} />
       <h3>More providers</h3>
-      <p className="muted">Each one is chosen per task (in the new-task form, or posthoc run --provider ID); a task keeps its provider.</p>
+      <p className="muted">
+        Each one is chosen per task (in the new-task form, or posthoc run --provider ID); a task keeps its provider. Its model is chosen from the
+        provider’s own list.
+      </p>
       {providers.length > 0 && (
         <ul className="saved-providers">
           {providers.map((p) => (
@@ -191,7 +119,8 @@ export function ModelProviders({ settings }: { settings: ProviderSettings }) {
           ))}
         </ul>
       )}
-      <AddProvider onChange={setProviders} />
+      <h3>Add a provider</h3>
+      <AddFromGallery onAdded={(list) => setProviders(list)} />
     </div>
   );
 }
@@ -232,6 +161,18 @@ export function SpendingSettings({ agent }: { agent: NonNullable<ProviderSetting
           <p className="field-hint">A task stops once it used this much (--budget overrides it). Empty: no budget.</p>
         </form>
       </div>
+      <p className="field-hint price-sources" data-testid="price-sources">
+        Built-in prices (USD per 1M tokens) as each provider published them, on the day given:{' '}
+        {PROVIDER_CATALOG.filter((p) => p.models.length > 0).map((p, i, all) => (
+          <span key={p.id}>
+            <a href={p.pricing.url} target="_blank" rel="noopener noreferrer">
+              {p.name}
+            </a>{' '}
+            ({p.pricing.asOf}){i < all.length - 1 ? ', ' : '. '}
+          </span>
+        ))}
+        Yours, set below, win over them.
+      </p>
       <table className="prices" data-testid="prices">
         <thead>
           <tr>

@@ -4,6 +4,7 @@
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import type { CallInput } from '../../../shared/contract';
 import type { ProviderSettings } from '../../../shared/domain';
+import { PROVIDER_CATALOG } from '../../../shared/providers/catalog';
 import { appActions } from '../state/app-store';
 
 type Source = ProviderSettings['sources'][keyof ProviderSettings['sources']];
@@ -15,12 +16,11 @@ const sourceText: Record<Source, string> = {
   none: 'Not set.',
 };
 
+/** The gallery's providers that speak OpenAI's API (Anthropic is added in Settings → Model providers), and vLLM. */
 const presets = [
-  { name: 'OpenAI', baseUrl: 'https://api.openai.com/v1' },
-  { name: 'Ollama', baseUrl: 'http://localhost:11434/v1' },
-  { name: 'LM Studio', baseUrl: 'http://localhost:1234/v1' },
+  ...PROVIDER_CATALOG.flatMap((p) => (p.api === 'openai' && p.baseUrl ? [{ name: p.name, baseUrl: p.baseUrl }] : [])),
   { name: 'vLLM', baseUrl: 'http://localhost:8000/v1' },
-] as const;
+];
 
 function SourceNote({ source, testId }: { source: Source; testId: string }) {
   return (
