@@ -48,6 +48,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await posthoc(['secret', 'remove', SECRET_NAME]).catch(() => undefined);
   await posthoc(['disconnect', PROVIDER]).catch(() => undefined);
+  await posthoc(['secret', 'remove', 'discord-bot']).catch(() => undefined);
   await auth.close();
   dirs.cleanup();
 });
@@ -111,5 +112,30 @@ describe('posthoc connect', () => {
     const finds = secretFinder(auth.issued);
     expect(finds(run.stdout + run.stderr + off.stdout)).toBe(false);
     expect(await findSecretInFiles(dataDir, finds)).toEqual([]);
+  });
+});
+
+describe('posthoc connect without a registered client', () => {
+  it('says what the provider needs and the flags that give it, and offers its token; never a page of the app', async () => {
+    const run = await posthoc(['connect', 'slack']);
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain(
+      'Connecting to Slack needs the client id and the client secret of an app registered at https://api.slack.com/apps with the redirect address http://127.0.0.1/callback. Give them with: posthoc connect slack --client-id ID --client-secret-stdin < client-secret.txt. Or use a bot or user token (https://api.slack.com/apps): posthoc connect slack --token-stdin < token.txt.',
+    );
+    expect(run.stderr + run.stdout).not.toMatch(/Connections page/);
+  });
+
+  it('stores a bot token read from standard input and defines the provider\'s service to send it', async () => {
+    const token = `MTA${randomBytes(12).toString('hex')}.bot`;
+    const run = await posthoc(['connect', 'discord', '--token-stdin'], { stdin: `${token}\n` });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('Stored your bot token as the secret discord-bot (it may go only to https://discord.com). Services: discord.');
+    const services = await posthoc(['service', 'list', '--json']);
+    expect(JSON.parse(services.stdout)).toContainEqual(
+      expect.objectContaining({ name: 'discord', baseUrl: 'https://discord.com/api/v10', api: 'discord', auth: { kind: 'header', header: 'Authorization', secret: 'discord-bot' } }),
+    );
+    const secrets = JSON.parse((await posthoc(['secret', 'list', '--json'])).stdout) as Array<{ name: string; origins?: string[] }>;
+    expect(secrets.find((x) => x.name === 'discord-bot')?.origins).toEqual(['https://discord.com']);
+    expect(run.stdout + run.stderr + services.stdout).not.toContain(token);
   });
 });
