@@ -100,6 +100,40 @@ describe('an upstream that cannot be reached', () => {
     expect(hang.connections()).toBe(2);
   });
 
+  it('takes one slow answer for down only when the origin has not answered lately: a burst of requests is not failed by one', async () => {
+    let connections = 0;
+    const server = createServer((req, res) => {
+      if (req.url === '/npm/slow') return; // never answers
+      res.end('{}');
+    });
+    server.on('connection', () => connections++);
+    const url = await listen(server);
+    await readIndexText(await fetchUpstream(`${url}/npm/a`, [url], { signal: signal() }));
+    const slow = await failure(fetchUpstream(`${url}/npm/slow`, [url], { signal: signal(), deadlines: { answerMs: 300 } }));
+    expect(slow.message).toBe(`${url} accepted the connection but sent no answer within 0.3 s`);
+    // The next request is asked, not answered from a memo of the registry being down.
+    expect(await readIndexText(await fetchUpstream(`${url}/npm/b`, [url], { signal: signal() }))).toBe('{}');
+    // Kept connections are used again: /npm/a's served /npm/b (the slow one's was closed at its deadline).
+    expect(connections).toBe(2);
+  });
+
+  it('asks again on a new connection when a kept one was closed by the upstream as it was used', async () => {
+    let served = 0;
+    const perSocket = new WeakMap<object, number>();
+    const server = createServer((req, res) => {
+      const n = (perSocket.get(req.socket) ?? 0) + 1;
+      perSocket.set(req.socket, n);
+      // A kept connection's second request: the upstream drops the connection instead of answering.
+      if (n === 2) return req.socket.destroy();
+      served++;
+      res.end('{}');
+    });
+    const url = await listen(server);
+    await readIndexText(await fetchUpstream(`${url}/npm/a`, [url], { signal: signal() }));
+    expect(await readIndexText(await fetchUpstream(`${url}/npm/b`, [url], { signal: signal() }))).toBe('{}');
+    expect(served).toBe(2);
+  });
+
   it('stops waiting when the sandbox is gone, without calling the upstream down', async () => {
     const hang = await silent();
     const stop = new AbortController();

@@ -4,8 +4,8 @@
 // included), the answer's status line, each pause in the body, and the whole. An upstream that cannot be
 // reached or does not answer fails at once with a reason in words (UpstreamUnreachable), so the package
 // manager in the sandbox gets an answer it prints instead of waiting out the action's timeout.
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { pipeline, Readable, Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
@@ -52,6 +52,19 @@ const MAX_REDIRECTS = 5;
 export const MAX_INDEX_BYTES = 64 * 1024 * 1024;
 
 const down = new Map<string, { until: number; why: string }>();
+/** When each origin last answered: one that answered within DOWN_MEMO_MS is not taken for down for one slow connection. */
+const answered = new Map<string, number>();
+
+/**
+ * Connections are kept and used again (npm asks for hundreds of packuments in a burst: a TLS handshake
+ * each, under load, missed the connect deadline and took the registry for down). No cap per origin, so no
+ * request waits in a queue while its deadlines run; an idle connection is closed after a while and never
+ * keeps the process alive.
+ */
+const AGENTS = {
+  'http:': new HttpAgent({ keepAlive: true, maxSockets: Infinity, maxFreeSockets: 16 }),
+  'https:': new HttpsAgent({ keepAlive: true, maxSockets: Infinity, maxFreeSockets: 16 }),
+} as const;
 
 export type UpstreamOptions = {
   accept?: string;
@@ -95,15 +108,27 @@ export async function fetchUpstream(url: string, allowedOrigins: readonly string
   throw new UpstreamRefused(`more than ${MAX_REDIRECTS} redirects from ${url}`);
 }
 
-function answerOf(target: URL, kind: UpstreamKind, d: Deadlines, deadline: number, options: UpstreamOptions): Promise<IncomingMessage> {
+async function answerOf(target: URL, kind: UpstreamKind, d: Deadlines, deadline: number, options: UpstreamOptions): Promise<IncomingMessage> {
+  try {
+    return await askOnce(target, kind, d, deadline, options, true);
+  } catch (error) {
+    // A kept connection the upstream had just closed: asked again once on a new one, as a browser does.
+    if (!(error instanceof ReusedSocketReset)) throw error;
+    return askOnce(target, kind, d, deadline, options, false);
+  }
+}
+
+class ReusedSocketReset extends Error {}
+
+function askOnce(target: URL, kind: UpstreamKind, d: Deadlines, deadline: number, options: UpstreamOptions, reuse: boolean): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
     const origin = target.origin;
     if (options.signal.aborted) return reject(new Gone('the sandbox stopped waiting for the answer'));
     const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
     const req = send(target, {
       method: 'GET',
-      // A connection of its own, so the connect deadline is the connection's (a kept-alive one never connects).
-      agent: false,
+      // A kept connection when one is free (the connect deadline then does not apply: it is connected).
+      agent: reuse && !options.lookup ? AGENTS[target.protocol as 'http:' | 'https:'] : false,
       lookup: options.lookup,
       headers: {
         accept: options.accept ?? '*/*',
@@ -116,9 +141,10 @@ function answerOf(target: URL, kind: UpstreamKind, d: Deadlines, deadline: numbe
       for (const t of timers) clearTimeout(t);
       options.signal.removeEventListener('abort', onAbort);
     };
-    // A deadline missed before the answer: remembered for DOWN_MEMO_MS.
+    // A deadline missed before the answer: remembered for DOWN_MEMO_MS, unless the origin answered another
+    // request within that time (then this one connection was slow, and fails alone).
     const giveUp = (why: string) => {
-      down.set(origin, { until: Date.now() + DOWN_MEMO_MS, why });
+      if (Date.now() - (answered.get(origin) ?? -Infinity) > DOWN_MEMO_MS) down.set(origin, { until: Date.now() + DOWN_MEMO_MS, why });
       req.destroy(new UpstreamUnreachable(why));
     };
     const left = Math.max(0, deadline - Date.now());
@@ -136,10 +162,12 @@ function answerOf(target: URL, kind: UpstreamKind, d: Deadlines, deadline: numbe
     });
     req.on('response', (res) => {
       settle();
+      answered.set(origin, Date.now());
       resolve(res);
     });
     req.on('error', (error: NodeJS.ErrnoException) => {
       settle();
+      if (req.reusedSocket && error.code === 'ECONNRESET') return reject(new ReusedSocketReset());
       reject(error instanceof UpstreamUnreachable || error instanceof Gone ? error : new UpstreamUnreachable(`${origin} could not be reached: ${inWords(error, target.hostname)}`));
     });
     req.end();
