@@ -1,6 +1,7 @@
 // `posthoc run` (the built CLI) against the fault-injecting provider: the --json task line carries the
 // usage the provider counted, and --budget stops the task, saying so.
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeOpenAi } from '../support/fake-openai-server';
 import { startFaultServer, type FaultServer, type Step } from '../support/fault-openai-server';
 import { assertCliBuilt, jsonLines, runPosthoc } from '../support/posthoc-cli';
 import { tempDirs } from '../support/temp-dir';
@@ -47,6 +48,21 @@ describe('posthoc run: tokens and cost', () => {
     expect(task.usage.costUsd).toBeCloseTo((1228 * 0.4 + 37 * 1.6) / 1e6, 12);
     const actions = lines.filter((l) => l.type === 'action').map((l) => l.action);
     expect(actions.map((a) => a.usage.promptTokens)).toEqual([311, 402]);
+  });
+
+  it('counts every call of a provider that streams no usage, its tokens estimated and marked so', async () => {
+    const fake = await startFakeOpenAi([code(1), 'Done.']);
+    try {
+      const result = await runPosthoc(['run', 'do the steps', '--workspace', dirs.workspace(), '--data-dir', dirs.make('posthoc-data-')], {
+        OPENAI_BASE_URL: fake.baseUrl,
+        POSTHOC_MODEL: 'scripted',
+      });
+      expect(result.code).toBe(0);
+      expect(fake.requests).toHaveLength(2);
+      expect(result.stdout).toMatch(/^task \S+ · ~[\d,]+ in \/ ~\d+ out tokens \(estimated: the provider reported no usage\) · 2 calls$/m);
+    } finally {
+      await fake.close();
+    }
   });
 
   it('--json gives costUsd null for a model without a price', async () => {
