@@ -7,6 +7,7 @@ import { ConnectionStore } from '../../main/oauth/connection-store';
 import { OAuthConnections, tokenSecret, type SecretStore } from '../../main/oauth/oauth-connections';
 import { missingText, setupOf, specOf } from '../../main/oauth/provider-resolver';
 import type { PublicClients } from '../../main/oauth/public-clients';
+import { unreachable, unreachableCause } from '../../main/oauth/unreachable';
 import { openDatabase } from '../../main/store/database';
 import { tempDirs } from '../support/temp-dir';
 
@@ -124,5 +125,24 @@ describe('connect', () => {
     expect((await oauth.view('slack', [])).personalToken?.services).toEqual([{ name: 'slack', baseUrl: 'https://slack.com/api', api: 'slack' }]);
     expect((await oauth.view('discord', [])).personalToken?.auth).toEqual({ kind: 'header', header: 'Authorization', prefix: 'Bot ' });
     expect((await oauth.view('google', [])).personalToken).toBeNull();
+  });
+});
+
+describe('unreachableCause', () => {
+  const failed = (code: string) => new TypeError('fetch failed', { cause: Object.assign(new Error(`getaddrinfo ${code} github.com`), { code }) });
+
+  it('says in words why the provider could not be reached, naming its host', () => {
+    expect(unreachableCause(failed('ENOTFOUND'), 'https://github.com/login/device/code')).toBe('the name github.com does not resolve (no network, or no DNS)');
+    expect(unreachableCause(failed('ECONNREFUSED'), 'https://github.com/login/device/code')).toBe('github.com refused the connection');
+    expect(unreachableCause(failed('UND_ERR_CONNECT_TIMEOUT'), 'https://slack.com/api/oauth.v2.access')).toBe('the connection to slack.com timed out');
+    expect(unreachableCause(failed('SELF_SIGNED_CERT_IN_CHAIN'), 'https://github.com/x')).toBe('github.com\'s certificate chain is self-signed (a proxy in the way?)');
+    expect(unreachable('GitHub', failed('ENETUNREACH'), 'https://github.com/login/device/code')?.message).toBe(
+      'GitHub cannot be reached from this machine: there is no route to the network (offline?) (https://github.com/login/device/code). Check the network connection (or the proxy), then connect again.',
+    );
+  });
+
+  it('leaves an answer of the provider its own error', () => {
+    expect(unreachableCause(new Error('server responded with an error in the response body'), 'https://github.com/x')).toBeNull();
+    expect(unreachable('GitHub', new SyntaxError('Unexpected token'), 'https://github.com/x')).toBeNull();
   });
 });
