@@ -1,28 +1,24 @@
 #!/usr/bin/env node
-// `npm start`: build, then open the desktop app. The only command that needs Electron's binary.
+// `npm start`: check Node and Electron's binary (scripts/start-checks.mjs: each problem in one line with what
+// to do), build, then open the desktop app. The only command that needs Electron's binary.
 // better-sqlite3 and keytar are Node-API modules, so the same builds load in Node (CLI, tests) and in
 // Electron; no rebuild for Electron's ABI is needed.
 import { spawnSync, spawn } from 'node:child_process';
-import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ensureElectron, nodeProblem } from './start-checks.mjs';
 
-const require = createRequire(import.meta.url);
-let electronPath;
-try {
-  electronPath = require('electron'); // the package's main export is the binary's path
-  if (typeof electronPath !== 'string') throw new Error('no path');
-  spawnSync(electronPath, ['--version'], { stdio: 'ignore' }).error && (electronPath = undefined);
-} catch {
-  electronPath = undefined;
+const old = nodeProblem();
+if (old !== null) {
+  process.stderr.write(`${old}\n`);
+  process.exit(1);
 }
-if (!electronPath) {
-  process.stderr.write(
-    "Electron's binary is not installed (it was skipped, for example with ELECTRON_SKIP_BINARY_DOWNLOAD=1).\n" +
-      'Fetch it with: node node_modules/electron/install.js   — then run npm start again.\n' +
-      'Without Electron, use the browser front end: npx posthoc web   or the CLI: npx posthoc --help\n',
-  );
+const electron = ensureElectron(dirname(dirname(fileURLToPath(import.meta.url))));
+if ('problem' in electron) {
+  process.stderr.write(`${electron.problem}\n`);
   process.exit(2);
 }
 const build = spawnSync('npx', ['electron-vite', 'build'], { stdio: 'inherit' });
 if (build.status !== 0) process.exit(build.status ?? 1);
-const app = spawn(electronPath, ['.'], { stdio: 'inherit' });
+const app = spawn(electron.binary, ['.'], { stdio: 'inherit' });
 app.on('close', (code) => process.exit(code ?? 0));
