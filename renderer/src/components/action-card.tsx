@@ -17,6 +17,7 @@ import { ConfinementBadge } from './confinement-badge';
 import { CopyButton } from './markdown';
 import { UsageLine } from './usage-line';
 import { DbChanges } from './db-changes';
+import { QueryGlance } from './query-result-table';
 import { NotCovered } from './not-covered';
 import { MemoryNotes } from './memory-notes';
 import { PackageDownloads } from './package-downloads';
@@ -214,6 +215,8 @@ export function ActionCard({ action }: { action: Action }) {
           <span className="reverse-label">Undo will:</span> {describeReversePlan(action.reverse, action.kind)}
         </p>
       )}
+
+      {!expanded && finished && <QueryGlance effects={dbEffects} />}
 
       {blockedEntry !== undefined && (
         <UndoBlocked

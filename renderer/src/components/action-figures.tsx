@@ -2,21 +2,22 @@
 // action:figure) and previews of the image, CSV and XLSX files it added or changed (action:preview, read
 // from the checkpoint after it). Images are shown only as <img src="data:…">: an SVG's script never runs,
 // and nothing the action wrote is ever inserted as markup. A thumbnail opens full size on click.
-import { useEffect, useState } from 'react';
+// Each picture once: a figure plt.show() handed over that the action also saved to a file, or the same bytes
+// twice, shows as the file (model/answer-results.ts); the answer under a finished task uses the same pictures.
+import { useEffect, useMemo, useState, type ReactNode } from 'react';
 import type { FilePreview } from '../../../shared/contract';
 import type { Action, ActionFigure } from '../../../shared/domain';
-import type { Change } from '../model/action-summary';
+import { listChanges, type Change } from '../model/action-summary';
+import { dedupePictures, pictureFiles, pngSize, TABLE_FILE, type PictureCandidate } from '../model/answer-results';
 import { ModalDialog } from './modal-dialog';
 import './action-figures.css';
 
 type Loaded<T> = { state: 'loading' } | { state: 'error'; message: string } | { state: 'ready'; value: T };
 
-const PREVIEWED = /\.(png|jpe?g|gif|webp|svg|csv|xlsx)$/i;
-const TABLES = /\.(csv|xlsx)$/i;
 /** At most this many files get a preview on one card. */
 const MAX_PREVIEWS = 8;
 
-function useCall<T>(key: string, load: () => Promise<{ ok: true; value: T } | { ok: false; error: { message: string } }>): Loaded<T> {
+export function useCall<T>(key: string, load: () => Promise<{ ok: true; value: T } | { ok: false; error: { message: string } }>): Loaded<T> {
   const [loaded, setLoaded] = useState<Loaded<T>>({ state: 'loading' });
   useEffect(() => {
     let live = true;
@@ -51,7 +52,7 @@ function FullSize({ src, alt, onClose }: { src: string; alt: string; onClose: ()
   );
 }
 
-function Thumbnail({ src, alt, caption, testId }: { src: string; alt: string; caption: string; testId: string }) {
+export function Thumbnail({ src, alt, caption, testId }: { src: string; alt: string; caption: ReactNode; testId: string }) {
   const [open, setOpen] = useState(false);
   return (
     <figure className="picture" data-testid={testId}>
@@ -64,11 +65,16 @@ function Thumbnail({ src, alt, caption, testId }: { src: string; alt: string; ca
   );
 }
 
-function Figure({ actionId, figure }: { actionId: string; figure: ActionFigure }) {
+export function Figure({ actionId, figure, testId = 'action-figure', after }: { actionId: string; figure: ActionFigure; testId?: string; after?: ReactNode }) {
   const loaded = useCall(`${actionId}/${figure.n}/${figure.released}`, () =>
     figure.released ? Promise.resolve({ ok: false as const, error: { message: 'released' } }) : window.posthoc.actionFigure({ actionId, n: figure.n }),
   );
-  const caption = `Figure ${figure.n} · ${figure.width} × ${figure.height} · ${kib(figure.bytes)}`;
+  const caption = (
+    <>
+      Figure {figure.n} · {figure.width} × {figure.height} · {kib(figure.bytes)}
+      {after}
+    </>
+  );
   if (figure.released) {
     return (
       <p className="muted" data-testid="figure-released">
@@ -78,13 +84,14 @@ function Figure({ actionId, figure }: { actionId: string; figure: ActionFigure }
   }
   if (loaded.state === 'loading') return <p className="muted">Loading figure {figure.n}…</p>;
   if (loaded.state === 'error') return <p className="muted">Figure {figure.n}: {loaded.message}</p>;
-  return <Thumbnail src={`data:image/png;base64,${loaded.value.base64}`} alt={`Figure ${figure.n} drawn by this action`} caption={caption} testId="action-figure" />;
+  return <Thumbnail src={`data:image/png;base64,${loaded.value.base64}`} alt={`Figure ${figure.n} drawn by this action`} caption={caption} testId={testId} />;
 }
 
-function PreviewTable({ preview }: { preview: Extract<FilePreview, { kind: 'table' }> }) {
-  const [head, ...rest] = preview.rows;
+export function PreviewTable({ preview, maxRows }: { preview: Extract<FilePreview, { kind: 'table' }>; maxRows?: number }) {
+  const [head, ...all] = preview.rows;
+  const rest = maxRows === undefined ? all : all.slice(0, maxRows);
   return (
-    <div className="preview-table-wrap">
+    <div className="preview-table-wrap" tabIndex={0} role="region" aria-label={preview.sheet ? `First rows of sheet ${preview.sheet}` : 'First rows'}>
       <table className="preview-table" data-testid="preview-table">
         {head && (
           <thead>
@@ -105,29 +112,37 @@ function PreviewTable({ preview }: { preview: Extract<FilePreview, { kind: 'tabl
           ))}
         </tbody>
       </table>
-      {preview.truncated && <p className="muted">First rows only{preview.sheet ? ` of sheet “${preview.sheet}”` : ''}.</p>}
+      {(preview.truncated || rest.length < all.length) && <p className="muted">First rows only{preview.sheet ? ` of sheet “${preview.sheet}”` : ''}.</p>}
     </div>
   );
 }
 
-function FilePreviewView({ actionId, change }: { actionId: string; change: Change }) {
-  const loaded = useCall(`${actionId}/${change.where}/${change.path}`, () => window.posthoc.actionPreview({ actionId, path: change.path, workspace: change.where }));
+/** A file's preview: a thumbnail, its first rows, or why there is none. `after` follows its name (a link to its card). */
+export function FilePreviewView({ actionId, change, preview, maxRows, after }: { actionId: string; change: Change; preview?: FilePreview; maxRows?: number; after?: ReactNode }) {
+  const loaded = useCall(`${actionId}/${change.where}/${change.path}/${preview === undefined}`, () =>
+    preview !== undefined ? Promise.resolve({ ok: true as const, value: preview }) : window.posthoc.actionPreview({ actionId, path: change.path, workspace: change.where }),
+  );
   if (loaded.state === 'loading') return null;
   if (loaded.state === 'error') return null;
-  const preview = loaded.value;
-  if (preview.kind === 'none') {
+  const shown = loaded.value;
+  if (shown.kind === 'none') {
     return (
       <p className="muted" data-testid="preview-none">
-        <code>{change.path}</code>: no preview ({preview.reason}).
+        <code>{change.path}</code>: no preview ({shown.reason}).{after}
       </p>
     );
   }
-  if (preview.kind === 'image') {
+  if (shown.kind === 'image') {
     return (
       <Thumbnail
-        src={`data:${preview.mime};base64,${preview.base64}`}
+        src={`data:${shown.mime};base64,${shown.base64}`}
         alt={`${change.path}, written by this action`}
-        caption={`${change.path} · ${kib(preview.bytes)}`}
+        caption={
+          <>
+            {change.path} · {kib(shown.bytes)}
+            {after}
+          </>
+        }
         testId="file-thumbnail"
       />
     );
@@ -136,33 +151,85 @@ function FilePreviewView({ actionId, change }: { actionId: string; change: Chang
     <div className="file-table" data-testid="file-table">
       <p className="preview-name">
         <code>{change.path}</code>
+        {after}
       </p>
-      <PreviewTable preview={preview} />
+      <PreviewTable preview={shown} maxRows={maxRows} />
     </div>
   );
 }
 
+/** A picture file's preview with what the dedupe needs of its bytes. */
+type LoadedPicture = { preview: FilePreview | null; sha256: string | null; width: number | null; height: number | null };
+
+async function loadPicture(actionId: string, change: Change): Promise<LoadedPicture> {
+  const result = await window.posthoc.actionPreview({ actionId, path: change.path, workspace: change.where });
+  if (!result.ok) return { preview: null, sha256: null, width: null, height: null };
+  const preview = result.value;
+  if (preview.kind !== 'image') return { preview, sha256: null, width: null, height: null };
+  const bytes = Uint8Array.from(atob(preview.base64), (c) => c.charCodeAt(0));
+  const size = pngSize(bytes);
+  let sha256: string | null = null;
+  // crypto.subtle is there in a secure context (app://, http://127.0.0.1); without it only names pair pictures.
+  if (globalThis.crypto?.subtle !== undefined) {
+    const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
+    sha256 = Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('');
+  }
+  return { preview, sha256, width: size?.width ?? null, height: size?.height ?? null };
+}
+
+export function pictureKey(c: PictureCandidate): string {
+  return c.kind === 'figure' ? `${c.actionId}\u0000figure\u0000${c.figure.n}` : `${c.actionId}\u0000${c.change.where}\u0000${c.change.path}`;
+}
+
+/**
+ * The pictures these actions drew and wrote, each once (dedupePictures), once every picture file's bytes are
+ * read (null until then, so a picture never shows and then vanishes); with the previews read, by pictureKey.
+ */
+export function usePictures(actions: readonly Action[]): { pictures: PictureCandidate[] | null; previews: ReadonlyMap<string, FilePreview> } {
+  const files = useMemo(() => actions.flatMap((a) => pictureFiles(listChanges(a.effects)).slice(0, MAX_PREVIEWS).map((change) => ({ action: a, change }))), [actions]);
+  const key = actions.map((a) => `${a.id}:${a.status}:${(a.figures ?? []).map((f) => `${f.n}${f.released ? 'r' : ''}`).join(',')}`).join('|') + '#' + files.map((f) => `${f.change.where}/${f.change.path}`).join('|');
+  const loaded = useCall<LoadedPicture[]>(key, async () => ({ ok: true, value: await Promise.all(files.map((f) => loadPicture(f.action.id, f.change))) }));
+  return useMemo(() => {
+    // Until the files of this key are read (a stale answer for other files is not theirs).
+    if (loaded.state !== 'ready' || loaded.value.length !== files.length) return { pictures: null, previews: new Map() };
+    const previews = new Map<string, FilePreview>();
+    const candidates: PictureCandidate[] = [];
+    for (const action of actions) {
+      for (const figure of action.figures ?? []) candidates.push({ kind: 'figure', actionId: action.id, seq: action.seq, figure });
+      files.forEach((f, i) => {
+        if (f.action.id !== action.id) return;
+        const picture = loaded.value[i]!;
+        const candidate: PictureCandidate = { kind: 'file', actionId: action.id, seq: action.seq, change: f.change, sha256: picture.sha256, width: picture.width, height: picture.height };
+        if (picture.preview !== null) previews.set(pictureKey(candidate), picture.preview);
+        candidates.push(candidate);
+      });
+    }
+    return { pictures: dedupePictures(candidates, new Map(actions.map((a) => [a.id, a.source]))), previews };
+  }, [loaded, actions, files]);
+}
+
 export function ActionPictures({ action, changes }: { action: Action; changes: readonly Change[] }) {
-  const figures = action.figures ?? [];
-  const files = changes.filter((c) => c.channel === 'fs' && (c.mark === 'added' || c.mark === 'modified' || c.mark === 'renamed') && PREVIEWED.test(c.path)).slice(0, MAX_PREVIEWS);
-  if (figures.length === 0 && files.length === 0) return null;
-  // Pictures side by side, then each table on its own line.
-  const images = files.filter((c) => !TABLES.test(c.path));
-  const tables = files.filter((c) => TABLES.test(c.path));
+  const actions = useMemo(() => [action], [action]);
+  const { pictures, previews } = usePictures(actions);
+  const tables = changes.filter((c) => c.channel === 'fs' && c.mark !== 'deleted' && TABLE_FILE.test(c.path)).slice(0, MAX_PREVIEWS);
+  const hasPictures = (action.figures ?? []).length > 0 || pictureFiles(changes).length > 0;
+  if (!hasPictures && tables.length === 0) return null;
+  // Pictures side by side (figures first), then each table on its own line.
   return (
     <section className="action-pictures" data-testid="action-pictures" aria-label="Figures and files">
-      {figures.length > 0 && (
+      {pictures === null && hasPictures && <p className="muted">Loading pictures…</p>}
+      {pictures !== null && pictures.length > 0 && (
         <div className="pictures">
-          {figures.map((f) => (
-            <Figure key={f.n} actionId={action.id} figure={f} />
-          ))}
-        </div>
-      )}
-      {images.length > 0 && (
-        <div className="pictures">
-          {images.map((c) => (
-            <FilePreviewView key={`${c.where}\u0000${c.path}`} actionId={action.id} change={c} />
-          ))}
+          {pictures
+            .slice()
+            .sort((x, y) => Number(x.kind === 'file') - Number(y.kind === 'file'))
+            .map((p) =>
+              p.kind === 'figure' ? (
+                <Figure key={pictureKey(p)} actionId={action.id} figure={p.figure} />
+              ) : (
+                <FilePreviewView key={pictureKey(p)} actionId={action.id} change={p.change} preview={previews.get(pictureKey(p))} />
+              ),
+            )}
         </div>
       )}
       {tables.map((c) => (
@@ -172,6 +239,6 @@ export function ActionPictures({ action, changes }: { action: Action; changes: r
   );
 }
 
-function kib(bytes: number): string {
+export function kib(bytes: number): string {
   return bytes < 1024 ? `${bytes} B` : bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(0)} KiB` : `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 }

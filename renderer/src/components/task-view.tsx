@@ -3,6 +3,8 @@
 // follow-up. Stop says "Stopping…" until the task has stopped: main kills the running action and records it.
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { buildConversation, findAnswerMessageId } from '../model/conversation';
+import { answerActions } from '../model/answer-results';
+import { AnswerResults } from './answer-results';
 import { appActions, useAppStore } from '../state/app-store';
 import { selectActions, selectMessages, selectStreamingText, selectTask } from '../state/tasks-state';
 import { selectHeld } from '../state/attention';
@@ -22,6 +24,13 @@ import './task-state.css';
 
 /** Distance from the bottom (px) within which the view keeps following new output. */
 const FOLLOW_THRESHOLD = 80;
+
+/** The view at the end: the bottom, or a finished task's answer at the top when it is taller than the view (its text, numbers and figure first). */
+function settle(element: HTMLElement): void {
+  const answerBlock = element.querySelector('[data-testid="task-answer"]');
+  const answerTop = answerBlock === null ? Infinity : answerBlock.getBoundingClientRect().top - element.getBoundingClientRect().top + element.scrollTop - 8;
+  element.scrollTop = Math.min(element.scrollHeight, answerTop);
+}
 
 export function TaskView({ taskId }: { taskId: string }) {
   const task = useAppStore((s) => selectTask(s.tasks, taskId));
@@ -58,6 +67,8 @@ export function TaskView({ taskId }: { taskId: string }) {
   }, [taskId]);
 
   const items = useMemo(() => buildConversation(messages, actions), [messages, actions]);
+  // The run's work the answer shows (figures, numbers, tables, files), each with its card.
+  const resultActions = useMemo(() => answerActions(items), [items]);
 
   // Follow new output while the person is at the bottom; leave them alone when they scrolled up.
   // A new run (the person sent a follow-up) follows again, wherever Tab or the wheel had left the view.
@@ -68,8 +79,20 @@ export function TaskView({ taskId }: { taskId: string }) {
     const element = scroller.current;
     if (task?.status === 'running' && lastStatus.current !== undefined && lastStatus.current !== 'running') following.current = true;
     lastStatus.current = task?.status;
-    if (element !== null && following.current) element.scrollTop = element.scrollHeight;
+    if (element !== null && following.current) settle(element);
   }, [items, streaming, task?.status, task?.answer]);
+  // The answer grows as its pictures and tables load: the view settles again while the person has not scrolled.
+  const hasAnswer = task?.answer != null && task.status !== 'running';
+  useEffect(() => {
+    const element = scroller.current;
+    const answerBlock = element?.querySelector('[data-testid="task-answer"]');
+    if (!hasAnswer || element == null || answerBlock == null || typeof ResizeObserver === 'undefined') return;
+    const observer = new ResizeObserver(() => {
+      if (following.current) settle(element);
+    });
+    observer.observe(answerBlock);
+    return () => observer.disconnect();
+  }, [hasAnswer]);
 
   if (task === undefined) {
     return loadError !== null ? (
@@ -164,6 +187,7 @@ export function TaskView({ taskId }: { taskId: string }) {
                 </p>
               )}
               <AssistantText text={answerText ?? ''} foldActionCode={false} />
+              <AnswerResults actions={resultActions} />
             </section>
           )}
           {task.status === 'failed' && task.error !== null && (
