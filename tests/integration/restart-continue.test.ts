@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createServices, type AppServices } from '../../main/services/app-services';
 import { startFakeOpenAi, type ChatRequest, type FakeOpenAi } from '../support/fake-openai-server';
-import { fsEffectOf, until } from '../support/posthoc-process';
+import { assertCliBuilt } from '../support/posthoc-cli';
+import { fsEffectOf, SLOW_WRITER, startPosthoc, until, writtenFiles } from '../support/posthoc-process';
 import { tempDirs } from '../support/temp-dir';
 
 const dirs = tempDirs();
@@ -114,5 +115,29 @@ describe('a restart while a task runs', () => {
     const users = llm.requests[1]!.messages.filter((m) => m.role === 'user').map((m) => m.content);
     expect(users.at(-1)).toBe('never mind b.txt');
     expect(users.at(-2)).toContain('Action 1 was cut short by the restart');
+  });
+
+  it('after a crash (kill -9), the next start marks the task interrupted and Continue tells the model what the killed action did', async () => {
+    assertCliBuilt();
+    const dataDir = dirs.make('posthoc-data-');
+    const workspace = dirs.workspace();
+    const llm = await startFakeOpenAi([SLOW_WRITER, 'Picked up after the crash.']);
+    open.push(llm);
+    const run = startPosthoc(['run', 'write 100 files slowly', '--workspace', workspace, '--data-dir', dataDir], { OPENAI_BASE_URL: llm.baseUrl, POSTHOC_MODEL: 'scripted' });
+    await until(() => writtenFiles(workspace).length >= 3);
+    run.child.kill('SIGKILL');
+    await run.done;
+
+    const services = servicesOver(dataDir, llm);
+    await services.ready;
+    const [task] = await services.handlers['task:list']({});
+    expect(task!.status).toBe('interrupted');
+    await services.handlers['task:continue']({ taskId: task!.id });
+    expect(await services.tasks.wait(task!.id)).toMatchObject({ status: 'done', answer: 'Picked up after the crash.' });
+    // The killed process never sent the action's observation: the note carries it, with the files it wrote.
+    const note = lastUser(llm.requests[1]);
+    expect(note).toContain('Action 1 was cut short by the restart');
+    expect(note).toMatch(/Observation for action 1 \(python\): interrupted: Posthoc stopped while this action ran \(crash or kill\)/);
+    expect(note).toMatch(/files changed in \S+: added f000\.txt, f001\.txt, f002\.txt/);
   });
 });

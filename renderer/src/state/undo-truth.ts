@@ -40,7 +40,7 @@ export function selectUndoEntry(state: TimelineState, action: Action): UndoEntry
 }
 export const useUndoEntry = (action: Action): UndoEntry | undefined => useTimelineStore((s) => selectUndoEntry(s, action));
 
-/** Reloads a loaded timeline after each task or action event of its task. Returns the unsubscribe. */
+/** Reloads a loaded timeline after each task or action event of its task, and after store:changed. Returns the unsubscribe. */
 export function keepTimelinesFresh(api: PosthocApi): () => void {
   const timers = new Map<string, ReturnType<typeof setTimeout>>();
   const reload = (taskId: string) => {
@@ -57,6 +57,8 @@ export function keepTimelinesFresh(api: PosthocApi): () => void {
   const offs = [
     api.on('task:updated', (task) => reload(task.id)),
     api.on('action:updated', (action) => reload(action.taskId)),
+    // Another process changed the data folder, or the web host came back: every loaded timeline is read again.
+    api.on('store:changed', () => Object.keys(useTimelineStore.getState().byTask).forEach(reload)),
   ];
   return () => {
     for (const off of offs) off();
