@@ -8,8 +8,11 @@ export type Revocation =
   | { style: 'rfc7009'; url: string }
   /** A call authorised by the token itself (Slack auth.revoke, Dropbox token/revoke). */
   | { style: 'bearer'; method: string; url: string }
-  /** GitHub: DELETE the grant with the client's id and secret as Basic auth, the token in a JSON body. */
-  | { style: 'client-basic'; method: string; url: string }
+  /**
+   * GitHub: DELETE the grant with the client's id and secret as Basic auth, the token in a JSON body. Without a
+   * secret (a public client, the sign-in with a code), `howTo` says where the person revokes it.
+   */
+  | { style: 'client-basic'; method: string; url: string; howTo?: string }
   /** The provider offers no revocation: say where the person removes the app. */
   | { style: 'none'; howTo: string };
 

@@ -35,6 +35,10 @@ export async function revokeToken(spec: ProviderSpec, held: Held, send: typeof f
         return res.ok && body.ok !== false ? { revoked: true, note: null } : failed(`HTTP ${res.status}${body.error ? ` ${body.error}` : ''}`);
       }
       case 'client-basic': {
+        if (held.access && !held.clientSecret && r.howTo) {
+          // A public client (no secret) cannot revoke a grant this way: say where the person does.
+          return { revoked: false, note: `Posthoc forgot the token; ${spec.displayName} revokes a grant only for an app's client secret, which this sign-in has none of. ${r.howTo}` };
+        }
         if (!held.access || !held.clientSecret) return failed('the client secret or the token is missing');
         const basic = Buffer.from(`${held.clientId}:${held.clientSecret}`).toString('base64');
         const res = await send(r.url.replace('{client_id}', encodeURIComponent(held.clientId)), {

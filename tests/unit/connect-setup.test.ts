@@ -7,6 +7,7 @@ import { ConnectionStore } from '../../main/oauth/connection-store';
 import { OAuthConnections, tokenSecret, type SecretStore } from '../../main/oauth/oauth-connections';
 import { missingText, setupOf, specOf } from '../../main/oauth/provider-resolver';
 import type { PublicClients } from '../../main/oauth/public-clients';
+import { revokeToken } from '../../main/oauth/revocation';
 import { unreachable, unreachableCause } from '../../main/oauth/unreachable';
 import { openDatabase } from '../../main/store/database';
 import { tempDirs } from '../support/temp-dir';
@@ -144,5 +145,21 @@ describe('unreachableCause', () => {
   it('leaves an answer of the provider its own error', () => {
     expect(unreachableCause(new Error('server responded with an error in the response body'), 'https://github.com/x')).toBeNull();
     expect(unreachable('GitHub', new SyntaxError('Unexpected token'), 'https://github.com/x')).toBeNull();
+  });
+});
+
+describe('disconnecting a public client', () => {
+  it('says where to revoke GitHub\'s grant when there is no client secret to revoke it with, and asks nothing of GitHub', async () => {
+    const sent: string[] = [];
+    const send = (async (input: RequestInfo | URL) => {
+      sent.push(String(input));
+      throw new Error('no request expected');
+    }) as typeof fetch;
+    const outcome = await revokeToken(spec('github'), { clientId: 'Iv1.pub', clientSecret: null, access: 'gho_x', refresh: null }, send);
+    expect(outcome).toEqual({
+      revoked: false,
+      note: 'Posthoc forgot the token; GitHub revokes a grant only for an app\'s client secret, which this sign-in has none of. Revoke its access at https://github.com/settings/applications (Authorized OAuth Apps).',
+    });
+    expect(sent).toEqual([]);
   });
 });

@@ -16,7 +16,12 @@ export const github: ProviderSpec = {
   tokenAuth: 'post',
   // GitHub answers token errors (authorization_pending, slow_down, bad_verification_code) with HTTP 200.
   tokenResponse: { errorsWith200: true },
-  revocation: { style: 'client-basic', method: 'DELETE', url: 'https://api.github.com/applications/{client_id}/grant' },
+  revocation: {
+    style: 'client-basic',
+    method: 'DELETE',
+    url: 'https://api.github.com/applications/{client_id}/grant',
+    howTo: 'Revoke its access at https://github.com/settings/applications (Authorized OAuth Apps).',
+  },
   account: { style: 'api', method: 'GET', url: 'https://api.github.com/user', fields: ['login'] },
   personalToken: {
     label: 'fine-grained personal access token',
