@@ -102,6 +102,11 @@ describe('the numbers, files and rows of the run', () => {
     expect(answerTables(files).map((f) => f.change.path)).toEqual(['data.csv']);
   });
 
+  it("leaves out a repository's internals, tools' bookkeeping and folders (their files are listed)", () => {
+    const a1 = actionFixture({ effects: [fsEffect({ added: ['app.py', '.git/HEAD', '.git/objects/ab/cdef0123', 'repo/.git/refs/heads/main', '__pycache__/app.cpython-311.pyc', 'web/node_modules/x/index.js', '.gitignore', 'plots/', 'plots/a.png'] })] });
+    expect(madeFiles([a1]).map((f) => f.change.path)).toEqual(['app.py', '.gitignore', 'plots/a.png']);
+  });
+
   it('names the actions whose queries returned rows', () => {
     const select = actionFixture({
       id: 'a3',

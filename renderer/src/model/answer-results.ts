@@ -3,6 +3,7 @@
 // that made it. Pure; no React. The pictures' bytes are read by the component; only their SHA-256 and
 // dimensions come here.
 import type { Action, ActionFigure } from '../../../shared/domain';
+import { isGitInternal } from '../../../shared/undo/git-internals';
 import { listChanges, type Change } from './action-summary';
 import type { ConversationItem } from './conversation';
 
@@ -130,11 +131,19 @@ export function keyNumbers(actions: readonly Action[]): KeyNumber[] {
 /** A file the run made or changed, once (the last action that touched it), in the order first made. */
 export type MadeFile = { change: Change; actionId: string; seq: number };
 
+/** Folders whose files are a tool's own bookkeeping, never what the person asked for (a repository's internals: its card says what happened to it). */
+const BOOKKEEPING = new Set(['node_modules', '__pycache__', '.venv', '.pytest_cache', '.mypy_cache', '.ipynb_checkpoints']);
+
+/** A folder (the checkpoint names one with a trailing slash: its files are listed apart) or bookkeeping. */
+function leftOut(path: string): boolean {
+  return path.endsWith('/') || isGitInternal(path.replace(/\/$/, '')) || path.split('/').some((segment) => BOOKKEEPING.has(segment));
+}
+
 export function madeFiles(actions: readonly Action[]): MadeFile[] {
   const files = new Map<string, MadeFile>();
   for (const action of actions) {
     for (const change of listChanges(action.effects)) {
-      if (change.channel !== 'fs') continue;
+      if (change.channel !== 'fs' || leftOut(change.path)) continue;
       const key = `${change.where}\u0000${change.path}`;
       if (change.mark === 'deleted') {
         files.delete(key);
