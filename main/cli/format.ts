@@ -2,6 +2,7 @@
 import { assertNever, type Action, type Effect, type Task } from '../../shared/domain';
 import { NOT_COVERED_WHY } from '../../shared/undo/not-covered-words';
 import { describeReversePlan } from '../../shared/undo/reverse-plan';
+import { describeGitRepo, summarizeGit } from '../../shared/undo/git-internals';
 
 export function formatAction(action: Action): string {
   const lines = [
@@ -32,16 +33,20 @@ function whileRunning(effect: Extract<Effect, { channel: 'fs' }>): string[] {
 
 function formatEffect(effect: Effect): string[] {
   switch (effect.channel) {
-    case 'fs':
+    case 'fs': {
+      // A git repository's internals are one line per repository: what happened to it, its files counted.
+      const git = summarizeGit(effect);
       return [
-        ...effect.added.map((p) => `  + ${p}`),
-        ...effect.modified.map((p) => `  ~ ${p}`),
-        ...effect.deleted.map((p) => `  - ${p}`),
+        ...git.rest.added.map((p) => `  + ${p}`),
+        ...git.rest.modified.map((p) => `  ~ ${p}`),
+        ...git.rest.deleted.map((p) => `  - ${p}`),
+        ...git.repos.map((r) => `  ⎇ ${describeGitRepo(r)}`),
         ...(effect.renamed ?? []).map((r) => `  ${r.from} => ${r.to}`),
         ...(effect.notCovered ?? []).map((n) => `  ! ${n.path}: not covered by undo (${NOT_COVERED_WHY[n.reason]})${n.changed ? ', changed by this action' : ''}`),
         // Changed by someone else while the action ran: kept by undo (attribution, fs-channel.ts).
         ...whileRunning(effect),
       ];
+    }
     case 'rest':
       return [
         `  → ${effect.method} svc/${effect.service}${effect.path}  ${effect.refused ? `refused (${effect.status}): ${effect.refused}` : effect.status}`,

@@ -13,6 +13,7 @@ import type { UndoResult } from '../../shared/domain';
 import type { DiffSide, RedoResult, RewindResult, TimelineEntry } from '../../shared/domain/undo';
 import { describeBlocker } from '../../shared/undo/blocker-words';
 import { CliFailure, EXIT, value } from './session';
+import { foldGitPaths } from '../../shared/undo/git-internals';
 
 export type CliContext = {
   /** Runs fn with the contract's API over the data folder (main/cli/index.ts opens and closes it). */
@@ -75,9 +76,10 @@ export function reportUndoResult(
   // The person's edits kept before their files went back: said first, it is where their work now is.
   for (const c of ('copies' in result ? result.copies : undefined) ?? []) out(`  kept your edit of ${c.path} as ${c.copy}`);
   const paths: Paths = result;
-  paths.removed.forEach((p) => out(`  removed ${p}`));
-  paths.restored.forEach((p) => out(`  restored ${p}`));
-  (paths.notRestored ?? []).forEach((p) => out(`  left as it is (not covered by undo): ${p}`));
+  // A git repository's internals are one line each: "removed the git repository (41 files in .git)".
+  foldGitPaths(paths.removed).forEach((p) => out(`  removed ${p}`));
+  foldGitPaths(paths.restored).forEach((p) => out(`  restored ${p}`));
+  foldGitPaths(paths.notRestored ?? []).forEach((p) => out(`  left as it is (not covered by undo): ${p}`));
 }
 
 /**

@@ -9,6 +9,7 @@ import { listChanges } from '../../renderer/src/model/action-summary';
 import { foldGitChanges } from '../../renderer/src/model/git-view';
 import { changeCount, describeOutcome, externalNote } from '../../renderer/src/model/timeline-view';
 import { actionFixture } from '../support/action-fixture';
+import { formatAction } from '../../main/cli/format';
 
 const OBJECTS = ['.git/objects/18/7438d7d3fbee49dba13a50af1a6af1f1c7c17c', '.git/objects/29/02ed4293e85752b7ab4c8e51ae6db6185bf2fb', '.git/objects/42/2c2b7ab3b3c668038da977e4e93a5fc623169c'];
 const HASH = /[0-9a-f]{38}/;
@@ -104,6 +105,14 @@ describe('a git task on screen', () => {
     );
     const created = describeReversePlan(reversePlanOf(actionFixture({ effects: [fsEffect(initAndCommit)] as Effect[] })));
     expect(created).toBe('Delete a.txt, delete the git repository it made (13 files in .git).');
+  });
+
+  it('the CLI prints the repository as one line too, and its undo line', () => {
+    const text = formatAction(action);
+    expect(text).toContain('  ~ a.txt');
+    expect(text).toContain('  ⎇ git repository: branch feature created, committed to main, HEAD moved (11 files in .git)');
+    expect(text).not.toMatch(HASH);
+    expect(text).not.toContain('.git/');
   });
 
   it('a rewind\'s outcome folds the repository too', () => {
