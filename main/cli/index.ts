@@ -32,6 +32,7 @@ import { registerConnectionCommands } from './connection-commands';
 import { registerFigureCommand } from './figure-command';
 import { registerMemoryCommands } from './memory-commands';
 import { registerMcpCommands } from './mcp-commands';
+import { registerContinueCommand } from './continue-command';
 import { titleFilter } from './title-filter';
 import { CliFailure, EXIT, exitCodeOf, value, type OpenSession } from './session';
 import { registerUndoCommands } from './undo-commands';
@@ -224,6 +225,7 @@ export function buildProgram(options: { open?: OpenSession } = {}): Command {
   registerFigureCommand(program, { withApi, dataDirOption });
   registerMemoryCommands(program, { withApi, dataDirOption, out, json });
   registerMcpCommands(program, { withApi, dataDirOption, out, json });
+  registerContinueCommand(program, { withApi, dataDirOption, out, json });
 
   const sandbox = program.command('sandbox').description('the Docker sandbox');
   sandbox

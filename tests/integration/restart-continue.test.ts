@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createServices, type AppServices } from '../../main/services/app-services';
 import { startFakeOpenAi, type ChatRequest, type FakeOpenAi } from '../support/fake-openai-server';
-import { assertCliBuilt } from '../support/posthoc-cli';
+import { assertCliBuilt, runPosthoc } from '../support/posthoc-cli';
 import { fsEffectOf, SLOW_WRITER, startPosthoc, until, writtenFiles } from '../support/posthoc-process';
 import { tempDirs } from '../support/temp-dir';
 
@@ -139,5 +139,30 @@ describe('a restart while a task runs', () => {
     expect(note).toContain('Action 1 was cut short by the restart');
     expect(note).toMatch(/Observation for action 1 \(python\): interrupted: Posthoc stopped while this action ran \(crash or kill\)/);
     expect(note).toMatch(/files changed in \S+: added f000\.txt, f001\.txt, f002\.txt/);
+  });
+
+  it('posthoc continue TASK does the same from a terminal: the next command closes the killed run, continue finishes it', async () => {
+    assertCliBuilt();
+    const dataDir = dirs.make('posthoc-data-');
+    const workspace = dirs.workspace();
+    const llm = await startFakeOpenAi([SLOW_WRITER, 'Picked up from the terminal.']);
+    open.push(llm);
+    const env = { OPENAI_BASE_URL: llm.baseUrl, POSTHOC_MODEL: 'scripted' };
+    const run = startPosthoc(['run', 'write 100 files slowly', '--workspace', workspace, '--data-dir', dataDir], env);
+    await until(() => writtenFiles(workspace).length >= 3);
+    run.child.kill('SIGKILL');
+    await run.done;
+
+    const listed = await runPosthoc(['tasks', '--data-dir', dataDir, '--json'], env);
+    const [task] = JSON.parse(listed.stdout) as Array<{ id: string; status: string }>;
+    expect(task!.status).toBe('interrupted');
+    const resumed = await runPosthoc(['continue', task!.id, '--data-dir', dataDir], env);
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toContain('Picked up from the terminal.');
+    expect(lastUser(llm.requests[1])).toContain('Action 1 was cut short by the restart');
+    // A task that is not interrupted is refused in words (exit 2: a conflict is the person's to resolve).
+    const again = await runPosthoc(['continue', task!.id, '--data-dir', dataDir], env);
+    expect(again.stderr).toMatch(/only a task Posthoc's restart interrupted can be continued/);
+    expect(again.code).not.toBe(0);
   });
 });
