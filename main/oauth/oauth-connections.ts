@@ -130,7 +130,8 @@ export class OAuthConnections {
       } catch (error) {
         // Unreachable is said as such (never masked by a fallback that cannot reach the provider either).
         if (error instanceof ProviderUnreachable || !(error instanceof DeviceFlowRefused)) throw error;
-        const allow = `Allow the sign-in with a code in the app's settings${spec.setupUrl ? ` (${spec.setupUrl})` : ''}${provider === 'github' ? ': “Enable Device Flow”' : ''}, then connect again.`;
+        const setting = spec.deviceFlowSetting;
+        const allow = setting ? `Tick “${setting.name}” in the app's settings (${setting.url}), then connect again.` : "Allow the sign-in with a code in the app's settings, then connect again.";
         if (flowWanted === 'device') throw new DeviceFlowRefused('exchange', `${error.message} ${allow}`);
         // Offered by the provider but not enabled for this client: sign in through the browser as before, where
         // that can work; where it would need a client secret that is not there, the real cause is the refusal.

@@ -33,6 +33,8 @@ export type ProviderSpec = {
   tokenUrl?: string;
   /** RFC 8628's device authorization endpoint, when the provider offers the device flow (discovered from an issuer too). */
   deviceAuthorizationUrl?: string;
+  /** The app setting that allows the device flow, and where the person's apps are (GitHub: “Enable Device Flow”). */
+  deviceFlowSetting?: { name: string; url: string };
   issuer?: string;
   userinfoUrl?: string;
   scopes: string[];

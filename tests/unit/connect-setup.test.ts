@@ -115,7 +115,7 @@ describe('connect', () => {
     await oauth.configure({ provider: 'github', clientId: 'Iv1.own' });
     const error = await oauth.connect('github').then(() => null, (e: Error) => e);
     expect(error?.message).toBe(
-      'GitHub did not start a sign-in with a code for the app Iv1.own: device_flow_disabled (Device Flow must be explicitly enabled for this App). Allow the sign-in with a code in the app\'s settings (https://github.com/settings/applications/new): “Enable Device Flow”, then connect again.',
+      'GitHub did not start a sign-in with a code for the app Iv1.own: device_flow_disabled (Device Flow must be explicitly enabled for this App). Tick “Enable Device Flow” in the app\'s settings (https://github.com/settings/developers), then connect again.',
     );
     expect(error?.message).not.toMatch(/client secret|Connections page/);
   });

@@ -10,6 +10,7 @@ export const github: ProviderSpec = {
   tokenUrl: 'https://github.com/login/oauth/access_token',
   // The device flow (RFC 8628): no redirect URI; an OAuth app with "Enable Device Flow" ticked, no client secret needed.
   deviceAuthorizationUrl: 'https://github.com/login/device/code',
+  deviceFlowSetting: { name: 'Enable Device Flow', url: 'https://github.com/settings/developers' },
   scopes: ['repo', 'read:user'],
   pkce: true,
   clientSecret: 'required',
