@@ -178,6 +178,8 @@ describe('the Connections gallery', () => {
           'Connects in one click: you then enter a code on GitHub’s page. Or use a fine-grained personal access token.',
         );
         await expect(card.getByTestId('connection-status').textContent()).resolves.toBe('not connected');
+        // The person may still use an app of their own instead.
+        expect(await card.getByRole('button', { name: 'Use your own app' }).count()).toBe(1);
         await card.getByTestId('connection-connect').click();
         const code = card.getByTestId('connection-device-code');
         await code.waitFor();

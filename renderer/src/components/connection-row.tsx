@@ -153,9 +153,10 @@ export function ConnectionRow({ connection: c, onChange }: { connection: Connect
             {c.status === 'connecting' ? 'Connect again' : 'Connect'}
           </button>
         )}
-        {c.setup.client === 'own' && (
-          <button type="button" className="button button-small" onClick={() => setSetup(!setup)} aria-expanded={setup}>
-            App settings
+        {c.setup.client !== 'none' && (
+          // The person's own app, or one instead of the client this distribution ships (it then takes its place).
+          <button type="button" className="button button-small" onClick={() => { setSetup(!setup); setTokenForm(false); }} aria-expanded={setup}>
+            {c.setup.client === 'own' ? 'App settings' : 'Use your own app'}
           </button>
         )}
         {!connected && c.personalToken && (
