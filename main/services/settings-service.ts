@@ -53,6 +53,10 @@ export class SettingsService {
     const baseUrl = envBase ?? savedBase;
     const apiKeySet = Boolean(envKey) || vaultKey;
     const limits = this.gatewayLimits();
+    const providers = await this.providers();
+    // A saved provider with its model (and its key, where its gallery entry needs one) is enough to start: the
+    // new-task form then chooses it when the default one is not set up.
+    const ready = providers.some((p) => p.model !== null && (p.apiKeySet || !catalogProvider(p.catalog)?.needsKey));
     return {
       model,
       baseUrl,
@@ -62,12 +66,12 @@ export class SettingsService {
         baseUrl: envBase ? 'env' : savedBase ? 'settings' : 'none',
         apiKey: envKey ? 'env' : vaultKey ? 'vault' : 'none',
       },
-      configured: Boolean(model) && (apiKeySet || Boolean(baseUrl)),
+      configured: (Boolean(model) && (apiKeySet || Boolean(baseUrl))) || ready,
       maxSteps: this.maxSteps(),
       actionTimeoutSeconds: this.actionTimeoutSeconds(),
       gateway: { maxResponseMiB: toMiB(limits.responseBytes), taskMiB: toMiB(limits.taskBytes) },
       packages: this.packageSettings(),
-      providers: await this.providers(),
+      providers,
       agent: { protocol: this.protocol(), budget: this.store.getSetting<string>('agent.budget') ?? null, prices: this.prices() },
     };
   }

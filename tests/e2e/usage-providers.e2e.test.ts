@@ -217,4 +217,43 @@ describe('model setup and usage in the browser', () => {
     expect(ollama.requests.map((r) => r.model)).toEqual(['qwen2.5-coder:7b']);
     await page.screenshot({ path: join(SCREENSHOTS, 'provider-gallery-estimated-usage.png') });
   });
+
+  it('a new user sets up Anthropic on the first screen from the menu, picks its model, and the first task runs on it', async () => {
+    const dirs = tempDirs();
+    const anthropic = await startFakeAnthropic([{ text: 'Hello! Ready when you are.', usage: { input: 300, output: 6 } }], {
+      apiKey: 'sk-ant-first',
+      models: ['claude-haiku-4-5-20251001', 'claude-sonnet-4-5-20250929'],
+    });
+    const services = createServices({ dataDir: dirs.make('posthoc-data-'), vault: memoryVault(), env: {} });
+    defer(async () => {
+      await services.close();
+      await anthropic.close();
+      dirs.cleanup();
+    });
+    const page = await open(services, { width: 800, height: 600 });
+    const first = page.getByTestId('first-run');
+    await first.waitFor();
+    await first.getByTestId('provider-kind').selectOption('anthropic');
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.screenshot({ path: join(SCREENSHOTS, `provider-gallery-first-run-800x600-${scheme}.png`) });
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+    await first.getByTestId('provider-url').fill(anthropic.baseUrl);
+    await first.getByTestId('provider-key').fill('sk-ant-first');
+    await first.getByTestId('provider-add').click();
+    const menu = first.getByTestId('first-run-model').getByTestId('provider-model');
+    await expect.poll(() => menu.locator('option').count()).toBe(4);
+    await menu.selectOption('claude-haiku-4-5-20251001');
+    // The app opens, and the new task goes to the provider just set up.
+    await page.getByTestId('new-task-prompt').waitFor();
+    expect(await page.getByTestId('new-task-provider').inputValue()).toBe('anthropic');
+    await page.getByTestId('new-task-prompt').fill('say hello');
+    await page.getByTestId('new-task-workspace').fill(dirs.workspace());
+    await page.getByTestId('new-task-submit').click();
+    await expect.poll(() => page.getByTestId('task-answer').textContent(), { timeout: 120_000 }).toContain('Hello! Ready when you are.');
+    // 300 × $1 + 6 × $5 per million (claude-haiku-4-5) = $0.00033
+    await expect.poll(() => page.getByTestId('task-usage').textContent()).toBe('300 in · 6 out tokens · 1 call · $0.0003');
+    expect(anthropic.requests.map((r) => r.model)).toEqual(['claude-haiku-4-5-20251001']);
+  });
 });

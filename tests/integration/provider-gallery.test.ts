@@ -76,6 +76,20 @@ describe('providers from the gallery', () => {
     expect(s.tasks.get(task.id).actions[0]!.usage).toMatchObject({ calls: 1, estimated: true });
   });
 
+  it('a saved provider with its model (and its key where it needs one) is enough to start: the app is configured', async () => {
+    const s = services();
+    expect((await s.handlers['settings:get']({})).configured).toBe(false);
+    await s.handlers['provider:save']({ name: 'Anthropic', baseUrl: 'https://api.anthropic.com', catalog: 'anthropic', model: 'claude-sonnet-4-5' });
+    expect((await s.handlers['settings:get']({})).configured).toBe(false);
+    await s.handlers['provider:save']({ id: 'anthropic', name: 'Anthropic', baseUrl: 'https://api.anthropic.com', apiKey: 'sk-ant-x' });
+    expect((await s.handlers['settings:get']({})).configured).toBe(true);
+    await s.handlers['provider:remove']({ id: 'anthropic' });
+    await s.handlers['provider:save']({ name: 'Ollama', baseUrl: 'http://localhost:11434/v1', catalog: 'ollama' });
+    expect((await s.handlers['settings:get']({})).configured).toBe(false);
+    await s.handlers['provider:save']({ id: 'ollama', name: 'Ollama', baseUrl: 'http://localhost:11434/v1', model: 'qwen2.5-coder:7b' });
+    expect((await s.handlers['settings:get']({})).configured).toBe(true);
+  });
+
   it('a gallery provider saved without its key says where to get one; a local one needs none', async () => {
     const local = await startFakeOpenAi(['Hello from the local model.'], {});
     closers.push(() => local.close());

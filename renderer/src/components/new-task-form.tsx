@@ -2,6 +2,7 @@
 // sandbox), database, service and MCP server, removable — and an "Add" control per kind: Folder… (the desktop
 // app's folder picker, or the path field with completion), Database…, Service, MCP server.
 import { useId, useRef, useState } from 'react';
+import type { ProviderSettings } from '../../../shared/domain';
 import { appActions, useAppStore } from '../state/app-store';
 import { DatabaseGrantsFieldset, emptyDatabaseRow, toGrantInputs, type DatabaseRow } from './database-grants-fieldset';
 import { FolderField, typedFolder, type FolderFieldHandle } from './folder-field';
@@ -20,9 +21,10 @@ export function NewTaskForm() {
   const [databases, setDatabases] = useState<DatabaseRow[]>([]);
   const [services, setServices] = useState<string[]>([]);
   const [mcp, setMcp] = useState<string[]>([]);
-  const [provider, setProvider] = useState('');
-  const [budget, setBudget] = useState('');
   const settings = useAppStore((s) => s.system.settings);
+  // The default provider when it is set up, else the first saved one with a model (set up from the gallery).
+  const [provider, setProvider] = useState(() => (settings.state === 'ready' ? initialProvider(settings.value) : ''));
+  const [budget, setBudget] = useState('');
   const providers = settings.state === 'ready' ? (settings.value.providers ?? []) : [];
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -179,4 +181,9 @@ export function NewTaskForm() {
       </form>
     </div>
   );
+}
+
+function initialProvider(settings: ProviderSettings): string {
+  if (settings.model !== null && (settings.apiKeySet || settings.baseUrl !== null)) return '';
+  return (settings.providers ?? []).find((p) => p.model !== null)?.id ?? '';
 }
