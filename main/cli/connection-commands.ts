@@ -175,7 +175,7 @@ export function registerConnectionCommands(program: Command, ctx: CliContext): v
         for (const c of list) {
           const who = c.account ? ` as ${c.account}` : '';
           const until = c.expiresAt ? `, token until ${c.expiresAt}` : '';
-          out(`${c.provider.padEnd(10)} ${c.status}${who}${until}${c.clientId ? '' : '  (no client id yet)'}${c.services.length ? `  services: ${c.services.join(', ')}` : ''}`);
+          out(`${c.provider.padEnd(10)} ${c.status}${who}${until}${c.setup.client === 'shipped' ? '  (connects in one click)' : c.setup.missing.length ? `  (needs ${c.setup.missing.map((m) => (m === 'clientId' ? '--client-id' : '--client-secret-stdin')).join(' and ')}${c.personalToken ? ', or --token-stdin' : ''})` : ''}${c.services.length ? `  services: ${c.services.join(', ')}` : ''}`);
         }
       });
     });

@@ -123,6 +123,10 @@ describe('posthoc connect without a registered client', () => {
       'Connecting to Slack needs the client id and the client secret of an app registered at https://api.slack.com/apps with the redirect address http://127.0.0.1/callback. Give them with: posthoc connect slack --client-id ID --client-secret-stdin < client-secret.txt. Or use a bot or user token (https://api.slack.com/apps): posthoc connect slack --token-stdin < token.txt.',
     );
     expect(run.stderr + run.stdout).not.toMatch(/Connections page/);
+    // The list says the same of each provider before anyone tries.
+    const list = (await posthoc(['connections'])).stdout.split('\n');
+    expect(list.find((l) => l.startsWith('slack'))).toMatch(/not-connected\s+\(needs --client-id and --client-secret-stdin, or --token-stdin\)$/);
+    expect(list.find((l) => l.startsWith('spotify'))).toMatch(/not-connected\s+\(needs --client-id\)$/);
   });
 
   it('stores a bot token read from standard input and defines the provider\'s service to send it', async () => {
