@@ -6,6 +6,7 @@ import { estimatedUsage, addUsage } from '../../main/agent/llm-client';
 import { estimateRequestTokens, estimateTokens } from '../../main/agent/token-estimate';
 import { BUILT_IN_PRICES, formatUsage, priceOf, priced } from '../../main/agent/usage';
 import { sumUsage } from '../../main/store/task-store';
+import { modelLabel } from '../../renderer/src/components/provider-gallery';
 import { formatUsage as formatUsageOnScreen } from '../../renderer/src/components/usage-line';
 import { catalogModel, catalogProvider, formatWindow, PROVIDER_CATALOG, undatedModel } from '../../shared/providers/catalog';
 
@@ -63,6 +64,14 @@ describe('the provider catalog', () => {
     expect(priceOf('claude-sonnet-4-5-20250929', BUILT_IN_PRICES)).toEqual({ promptPerMTok: 3, completionPerMTok: 15 });
     expect(priceOf('models/gemini-2.5-flash', BUILT_IN_PRICES)).toEqual({ promptPerMTok: 0.3, completionPerMTok: 2.5 });
     expect(priceOf('qwen2.5-coder:7b', BUILT_IN_PRICES)).toBeNull();
+  });
+
+  it('labels the model menu with what the gallery knows: window and price, free for a local server', () => {
+    expect(modelLabel('claude-sonnet-4-5-20250929', 'anthropic')).toBe('claude-sonnet-4-5-20250929 · 200k context · $3 / $15 per 1M tokens');
+    // Gemini's OpenAI-compatible model list names them models/…
+    expect(modelLabel('models/gemini-2.5-flash', 'gemini')).toBe('models/gemini-2.5-flash · 1M context · $0.3 / $2.5 per 1M tokens');
+    expect(modelLabel('qwen2.5-coder:7b', 'ollama')).toBe('qwen2.5-coder:7b');
+    expect(modelLabel('some-new-model', null)).toBe('some-new-model');
   });
 
   it('gives context windows to the budget and the menu', () => {
