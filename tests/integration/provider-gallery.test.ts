@@ -1,12 +1,14 @@
 // Whole tasks through the real services (Docker sandbox, SQLite) on providers from the gallery: an
 // Anthropic provider saved with its key runs run_code through the Messages API stand-in as the OpenAI
 // client does (the action's output goes back as a tool_result), a provider that streams no usage still
-// counts every call (estimated, and marked so), and a gallery provider without its key says where to get one.
+// counts every call (estimated, and marked so), and a gallery provider without its key, or with a refused one,
+// says where to get one.
 import { afterEach, describe, expect, it } from 'vitest';
 import { createServices, type AppServices } from '../../main/services/app-services';
 import { Vault } from '../../main/vault/vault';
 import { startFakeAnthropic, type FakeAnthropic } from '../support/fake-anthropic-server';
 import { startFakeOpenAi, type FakeOpenAi } from '../support/fake-openai-server';
+import { startFaultServer } from '../support/fault-openai-server';
 import { tempDirs } from '../support/temp-dir';
 
 const dirs = tempDirs();
@@ -88,6 +90,21 @@ describe('providers from the gallery', () => {
     expect((await s.handlers['settings:get']({})).configured).toBe(false);
     await s.handlers['provider:save']({ id: 'ollama', name: 'Ollama', baseUrl: 'http://localhost:11434/v1', model: 'qwen2.5-coder:7b' });
     expect((await s.handlers['settings:get']({})).configured).toBe(true);
+  });
+
+  it('an OpenAI-compatible gallery provider that refuses the key is named, with where to get a key', async () => {
+    const groq = await startFaultServer([], { apiKey: 'gsk-right', models: ['llama-3.3-70b-versatile'] });
+    closers.push(() => groq.close());
+    const s = services();
+    await s.handlers['provider:save']({ name: 'Groq', baseUrl: groq.baseUrl, catalog: 'groq', apiKey: 'gsk-wrong', model: 'llama-3.3-70b-versatile' });
+    const check = await s.handlers['provider:test']({ provider: 'groq' });
+    expect(check).toEqual({
+      ok: false,
+      message: `The model provider at Groq (${groq.baseUrl}) refused the API key (401). Get a key at https://console.groq.com/keys and save it for this provider in Settings → Model providers, then continue the task.`,
+      models: [],
+    });
+    await s.handlers['provider:save']({ id: 'groq', name: 'Groq', baseUrl: groq.baseUrl, apiKey: 'gsk-right' });
+    expect(await s.handlers['provider:test']({ provider: 'groq', reach: true })).toEqual({ ok: true, message: `Groq (${groq.baseUrl}) answers.`, models: ['llama-3.3-70b-versatile'] });
   });
 
   it('a gallery provider saved without its key says where to get one; a local one needs none', async () => {
