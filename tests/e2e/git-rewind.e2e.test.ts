@@ -117,6 +117,7 @@ describe('a git task, rewound', () => {
     // The task, its plan and its answer follow the rewind; nothing on screen says otherwise.
     await expect.poll(() => page.getByTestId('task-status').textContent()).toBe('rewound');
     expect(await page.getByTestId('task-status').getAttribute('title')).toBe('rewound to before action 1');
+    expect(await page.locator('.task-status .status-dot').getAttribute('aria-label')).toBe('rewound'); // not "done" beside it
     expect(await page.getByTestId('task-plan-state').textContent()).toBe('rewound: its 3 done steps were undone');
     expect(await page.getByTestId('task-answer-rewound').textContent()).toMatch(/^Rewound since: what this answer describes was undone/);
     const text = await page.locator('body').innerText();

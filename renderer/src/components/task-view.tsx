@@ -130,7 +130,7 @@ export function TaskView({ taskId }: { taskId: string }) {
         <div className="task-heading">
           <h1 className="task-title">{task.title || 'Untitled task'}</h1>
           <span className={`task-status task-status-${task.status}`}>
-            {waiting ? <span className="status-dot status-dot-waiting" role="img" aria-label="needs you" /> : <StatusDot status={task.status} />}
+            {waiting ? <span className="status-dot status-dot-waiting" role="img" aria-label="needs you" /> : <StatusDot status={state.rewound !== null ? 'rewound' : task.status} />}
             <span data-testid="task-status" data-status={task.status} title={state.detail ?? undefined}>
               {state.word}
             </span>
