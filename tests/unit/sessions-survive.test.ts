@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { Message, Task } from '../../shared/domain';
 import { resumeNote } from '../../main/services/resume-note';
 import { landingTask } from '../../renderer/src/state/landing';
-import { createWebBridge, RECONNECTING_MESSAGE, type SocketHandlers } from '../../renderer/src/bridge/web-bridge';
+import { createWebBridge, RECONNECTING_MESSAGE, STILL_LOST_MESSAGE, type SocketHandlers } from '../../renderer/src/bridge/web-bridge';
 import { actionFixture } from '../support/action-fixture';
 
 const message = (id: string, seq: number, role: Message['role'], content = id): Message => ({ id, taskId: 't1', seq, role, content, createdAt: '2026-01-01T00:00:00.000Z' });
@@ -68,7 +68,7 @@ describe('web bridge reconnection', () => {
       },
       onConnectionLost: (m) => lost.push(m),
       onReconnected: () => reconnected++,
-      reconnect: { delaysMs: [10, 20], wait: (ms, then) => waits.push({ ms, then }) },
+      reconnect: { delaysMs: [10, 20], wait: (ms, then) => waits.push({ ms, then }), stillLostAfter: 4 },
     });
     return { api, sockets, waits, lost, reconnected: () => reconnected };
   }
@@ -101,5 +101,18 @@ describe('web bridge reconnection', () => {
     sockets[3]!.onClose();
     expect(lost).toEqual([RECONNECTING_MESSAGE, RECONNECTING_MESSAGE]);
     expect(waits.map((w) => w.ms)).toEqual([10]);
+  });
+
+  it('says how to get back in once the attempts go on (a host started again with a new token refuses the old one)', () => {
+    const { sockets, waits, lost } = reconnecting();
+    sockets[0]!.onOpen();
+    sockets[0]!.onClose();
+    for (let i = 1; i <= 3; i++) {
+      expect(lost).toEqual([RECONNECTING_MESSAGE]);
+      waits.shift()!.then();
+      sockets[i]!.onClose();
+    }
+    expect(lost).toEqual([RECONNECTING_MESSAGE, STILL_LOST_MESSAGE]);
+    expect(waits).toHaveLength(1);
   });
 });

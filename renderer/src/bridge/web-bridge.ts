@@ -20,6 +20,9 @@ import { WEB_SOCKET_PATH, WEB_TOKEN_PARAM, type ClientFrame } from '../../../sha
 
 export const CONNECTION_LOST_MESSAGE = 'Lost the connection to Posthoc; reload the page.';
 export const RECONNECTING_MESSAGE = 'Lost the connection to Posthoc; connecting again…';
+/** Said instead once the attempts go on (a host that came back with a new token refuses this page's). */
+export const STILL_LOST_MESSAGE =
+  'Still cannot reach Posthoc; connecting again… If its web host was started again with a new token (posthoc web --new-token), open the address it printed.';
 
 /** What the bridge needs from a socket; the browser's WebSocket in the app, a fake in tests. */
 export type SocketHandlers = {
@@ -38,7 +41,7 @@ export type WebBridgeOptions = {
    * Connect again after a close, waiting each delay in turn (the last one repeats), with `wait` (setTimeout
    * in the page, a fake in tests). Calls made while away fail at once with RECONNECTING_MESSAGE.
    */
-  reconnect?: { delaysMs: number[]; wait?: (ms: number, then: () => void) => void };
+  reconnect?: { delaysMs: number[]; wait?: (ms: number, then: () => void) => void; stillLostAfter?: number };
   /** Called each time the socket opens again after it was lost. */
   onReconnected?: () => void;
 };
@@ -107,6 +110,7 @@ export function createWebBridge(options: WebBridgeOptions): PosthocApi {
     if (reconnect === undefined) return;
     const delay = reconnect.delaysMs[Math.min(attempts, reconnect.delaysMs.length - 1)] ?? 1000;
     attempts++;
+    if (attempts === (reconnect.stillLostAfter ?? 10)) options.onConnectionLost?.(STILL_LOST_MESSAGE);
     (reconnect.wait ?? ((ms, then) => setTimeout(then, ms)))(delay, open);
   }
 
@@ -233,7 +237,11 @@ export const connectBrowserSocket: SocketConnector = (url, handlers) => {
 
 /** The bridge's own notice, outside React: only this transport can lose its connection this way. */
 function showConnectionLost(message: string): void {
-  if (document.querySelector('[data-testid="connection-lost"]') !== null) return;
+  const shown = document.querySelector('[data-testid="connection-lost"]');
+  if (shown !== null) {
+    shown.textContent = message;
+    return;
+  }
   const banner = document.createElement('div');
   banner.className = 'connection-lost';
   banner.setAttribute('role', 'alert');
