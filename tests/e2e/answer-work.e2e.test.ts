@@ -187,7 +187,7 @@ describe('the answer shows the work (browser)', () => {
       await page.getByTestId('task-plan-summary').click();
       expect(await page.getByTestId('task-plan-item').count()).toBe(4);
       expect(await seriousViolations(page)).toEqual([]);
-      await page.getByTestId('action-card').first().scrollIntoViewIfNeeded();
+      await page.getByTestId('action-code').first().evaluate((e) => e.scrollIntoView({ block: 'start' }));
       await page.screenshot({ path: join(SCREENSHOTS, `answer-work-800-${scheme}-open.png`) });
     });
   }
