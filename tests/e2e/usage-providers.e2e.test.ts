@@ -164,6 +164,11 @@ describe('model setup and usage in the browser', () => {
     await local.waitFor();
     const localMenu = local.getByTestId('provider-model');
     await expect.poll(() => localMenu.locator('option').allTextContents()).toEqual(['Choose one of 2 models', 'llama3.2:3b', 'qwen2.5-coder:7b', 'Another model (type its name)…']);
+    // A model the list lacks is typed instead (the menu's last option), then the list's own is chosen again.
+    await localMenu.selectOption({ label: 'Another model (type its name)…' });
+    await local.getByTestId('provider-model-typed').fill('my-finetune:1b');
+    await local.getByTestId('provider-model-use').click();
+    await expect.poll(() => localMenu.inputValue()).toBe('my-finetune:1b');
     await localMenu.selectOption('qwen2.5-coder:7b');
     await expect.poll(() => localMenu.inputValue()).toBe('qwen2.5-coder:7b');
     expect(await local.textContent()).toContain('no key needed');

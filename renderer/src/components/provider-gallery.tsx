@@ -152,7 +152,8 @@ export function AddFromGallery({ onAdded }: { onAdded: (list: LlmProvider[], id:
   );
 }
 
-const OTHER = '\u0000other';
+/** The menu's last option: type a model the list lacks. */
+const OTHER = '__posthoc_other_model__';
 
 /** A saved provider's model: a menu of what the provider lists (read when shown), or a typed name. */
 export function ModelMenu({ provider, onChoose }: { provider: LlmProvider; onChoose: (model: string) => Promise<void> }) {
