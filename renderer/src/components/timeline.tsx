@@ -5,6 +5,7 @@ import { useEffect, useRef, useState } from 'react';
 import type { TimelineEntry } from '../../../shared/domain/undo';
 import type { UndoStep } from '../../../shared/domain';
 import { externalNote, externalPaths, foldStepItems } from '../model/timeline-view';
+import { foldGitPaths } from '../../../shared/undo/git-internals';
 import { useAppStore } from '../state/app-store';
 import { selectActions } from '../state/tasks-state';
 import { useMediaQuery } from '../state/theme';
@@ -98,7 +99,8 @@ function Entry({ taskId, entry, note }: { taskId: string; entry: TimelineEntry; 
     case 'action':
       return <TimelineActionRow taskId={taskId} entry={entry} />;
     case 'external': {
-      const paths = externalPaths(entry.changes);
+      // A git command run outside Posthoc (a commit, even git status refreshing its index) is one line per repository.
+      const paths = foldGitPaths(externalPaths(entry.changes));
       return (
         <li className="tl-entry tl-external" data-testid="timeline-external">
           <div className="tl-line">
