@@ -145,6 +145,15 @@ describe('usage', () => {
     expect(server.requests.map((r) => r.stream_options)).toEqual([{ include_usage: true }, undefined, undefined]);
   });
 
+  it('estimates a whole (not streamed) reply that carries no usage, marked so, and counts its call', async () => {
+    const { llm, server } = await client([{ text: 'Counted the files: there are three of them.', usage: false }], { stream: false });
+    const reply = await llm.reply(messages);
+    expect(server.counted.calls).toBe(0);
+    expect(reply.usage).toMatchObject({ calls: 1, estimated: true });
+    expect(reply.usage!.promptTokens).toBeGreaterThan(10);
+    expect(reply.usage!.completionTokens).toBeGreaterThan(5);
+  });
+
   it('reads usage from a whole (not streamed) reply', async () => {
     const { llm } = await client([{ text: 'Counted.', usage: { prompt: 40, completion: 3 } }], { stream: false });
     expect((await llm.reply(messages)).usage).toEqual({ promptTokens: 40, completionTokens: 3, calls: 1 });

@@ -19,8 +19,8 @@ export type ReplyStep = {
   reasoning?: string;
   toolCalls?: Array<{ id?: string; name?: string; arguments: string }>;
   finish?: string;
-  /** Reported usage; by default prompt = characters of the request's messages / 4, completion = characters of the reply / 4 (rounded up). */
-  usage?: { prompt: number; completion: number };
+  /** Reported usage; by default prompt = characters of the request's messages / 4, completion = characters of the reply / 4 (rounded up); false: none reported, as some servers and proxies do. */
+  usage?: { prompt: number; completion: number } | false;
 };
 
 export type FaultStep =
@@ -97,18 +97,21 @@ export async function startFaultServer(steps: Step[], options: { chunkSize?: num
       const text = step.text ?? '';
       const finish = step.finish ?? (step.toolCalls?.length ? 'tool_calls' : 'stop');
       const promptChars = body.messages.reduce((n, m) => n + (m.content ?? '').length, 0);
-      const usage = step.usage ?? { prompt: Math.ceil(promptChars / 4), completion: Math.ceil((text.length + (step.reasoning ?? '').length) / 4) };
+      const reports = step.usage !== false;
+      const usage = (step.usage || undefined) ?? { prompt: Math.ceil(promptChars / 4), completion: Math.ceil((text.length + (step.reasoning ?? '').length) / 4) };
       const wireUsage = { prompt_tokens: usage.prompt, completion_tokens: usage.completion, total_tokens: usage.prompt + usage.completion };
       const toolCalls = (step.toolCalls ?? []).map((c, i) => ({ id: c.id ?? `call_${requests.length}_${i}`, type: 'function', function: { name: c.name ?? 'run_code', arguments: c.arguments } }));
       if (!body.stream) {
-        counted.promptTokens += usage.prompt;
-        counted.completionTokens += usage.completion;
-        counted.calls++;
+        if (reports) {
+          counted.promptTokens += usage.prompt;
+          counted.completionTokens += usage.completion;
+          counted.calls++;
+        }
         const message: Record<string, unknown> = { role: 'assistant', content: text };
         if (step.reasoning) message.reasoning_content = step.reasoning;
         if (toolCalls.length) message.tool_calls = toolCalls;
         res.writeHead(200, { 'content-type': 'application/json' }).end(
-          JSON.stringify({ id, object: 'chat.completion', created, model: body.model, choices: [{ index: 0, message, finish_reason: finish }], usage: wireUsage }),
+          JSON.stringify({ id, object: 'chat.completion', created, model: body.model, choices: [{ index: 0, message, finish_reason: finish }], ...(reports ? { usage: wireUsage } : {}) }),
         );
         return;
       }
@@ -126,7 +129,7 @@ export async function startFaultServer(steps: Step[], options: { chunkSize?: num
         }
       });
       res.write(chunk([{ index: 0, delta: {}, finish_reason: finish }]));
-      if (body.stream_options?.include_usage) {
+      if (body.stream_options?.include_usage && reports) {
         counted.promptTokens += usage.prompt;
         counted.completionTokens += usage.completion;
         counted.calls++;
