@@ -121,7 +121,7 @@ export function Sidebar({ view }: { view: View }) {
             <span className="attention-dot" title="The sandbox or the keychain needs attention" aria-label="needs attention" />
           )}
         </button>
-        <button type="button" className="sidebar-link sidebar-shortcuts" data-testid="shortcuts-link" title="Keyboard shortcuts (? or Ctrl+/)" onClick={() => openShortcutHelp()}>
+        <button type="button" className="sidebar-link" data-testid="shortcuts-link" title="Keyboard shortcuts (? or Ctrl+/)" onClick={() => openShortcutHelp()}>
           Keyboard shortcuts
         </button>
       </div>
