@@ -46,6 +46,7 @@ describe('keyboard shortcuts', () => {
     expect(chordLabels(search, false)).toEqual(['Ctrl+K']);
     expect(chordLabels(search, true)).toEqual(['⌘K']);
     expect(chordLabels(SHORTCUTS.find((s) => s.id === 'help')!, false)).toEqual(['Ctrl+/', '?']);
+    expect(chordLabels(SHORTCUTS.find((s) => s.id === 'help')!, true)).toEqual(['⌘/', '?']);
     expect(SHORTCUTS.map((s) => s.id).sort()).toEqual(['focus-composer', 'help', 'new-task', 'search', 'settings', 'stop', 'undo-last']);
     expect(isMacPlatform('MacIntel')).toBe(true);
     expect(isMacPlatform('Linux x86_64')).toBe(false);

@@ -23,6 +23,9 @@ const closeSheet = (): void => useShortcutSheet.setState({ sheet: null });
 
 const MAC = typeof navigator !== 'undefined' && isMacPlatform(navigator.platform || navigator.userAgent);
 
+/** How this platform presses the help sheet's keys: "Ctrl+/ or ?", "⌘/ or ?". */
+export const helpKeys = (): string => chordLabels(SHORTCUTS.find((s) => s.id === 'help')!, MAC).join(' or ');
+
 function inTextField(target: EventTarget | null): boolean {
   if (!(target instanceof HTMLElement)) return false;
   if (target.isContentEditable) return true;

@@ -10,7 +10,7 @@ import { dateWords, filterTasks, fullDate, groupTasks } from '../model/task-date
 import './control.css';
 import './sidebar.css';
 import { StatusDot } from './status-dot';
-import { openShortcutHelp } from './keyboard-shortcuts';
+import { helpKeys, openShortcutHelp } from './keyboard-shortcuts';
 
 export function Sidebar({ view }: { view: View }) {
   const tasks = useAppStore((s) => selectTasks(s.tasks));
@@ -121,7 +121,7 @@ export function Sidebar({ view }: { view: View }) {
             <span className="attention-dot" title="The sandbox or the keychain needs attention" aria-label="needs attention" />
           )}
         </button>
-        <button type="button" className="sidebar-link" data-testid="shortcuts-link" title="Keyboard shortcuts (? or Ctrl+/)" onClick={() => openShortcutHelp()}>
+        <button type="button" className="sidebar-link" data-testid="shortcuts-link" title={`Keyboard shortcuts (${helpKeys()})`} onClick={() => openShortcutHelp()}>
           Keyboard shortcuts
         </button>
       </div>
