@@ -57,7 +57,8 @@ async function run(s: AppServices, workspace: string): Promise<Action[]> {
 describe.each(OWNERS)('apt-get in the sandbox ($who)', ({ uid }) => {
   it('installs a package and its dependency into the task, for the next action too; a second task from the cache', async () => {
     const s = await start([
-      bash('sudo apt-get install -y greeter-posthoc'),
+      // What it installed is found by the same action already (its module path was set before it existed).
+      bash('sudo apt-get install -y greeter-posthoc && python3 -c "import greeter_posthoc; print(greeter_posthoc.GREETING)"'),
       bash('hello-posthoc && python3 -c "import greeter_posthoc; print(greeter_posthoc.GREETING)"'),
       'Done.',
       bash('apt-get install -y hello-posthoc && hello-posthoc'),
@@ -68,6 +69,7 @@ describe.each(OWNERS)('apt-get in the sandbox ($who)', ({ uid }) => {
     const [install, use] = await run(s, ws);
     expect(install!.output.exitCode, `${install!.output.stdout}\n${install!.output.stderr}`).toBe(0);
     expect(install!.output.stderr).toMatch(/unpacked 2 package\(s\) into the task's own environment/);
+    expect(install!.output.stdout).toMatch(/greetings from dist-packages\n$/);
     // apt fetches the two at once: in whichever order they came.
     expect(apt(install!).filter((e) => e.file?.endsWith('.deb')).sort((a, b) => String(a.name).localeCompare(String(b.name)))).toEqual([
       expect.objectContaining({ name: 'greeter-posthoc', version: '2.1', refused: null }),

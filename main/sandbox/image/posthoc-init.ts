@@ -633,17 +633,16 @@ DEBIAN_ROOT = '/posthoc-env/debian'
 
 def debian_env():
     # Debian packages apt-get unpacked into the task's own environment (image/posthoc_apt.py): their
-    # libraries, headers and Python modules, for the action's processes only (never PID 1's or the
-    # runner's: actions write that folder). PATH already lists their programs (container-policy.ts).
-    if not os.path.isdir(DEBIAN_ROOT):
-        return
+    # libraries, headers, Python, Perl and Ruby modules and gems, for the action's processes only (never
+    # PID 1's or the runner's: actions write that folder). Set whether or not anything is installed yet, so
+    # a program installed by this very action finds its libraries (apt-get install ruby && ruby ...). The
+    # versioned folders are those of the image's own release, bookworm: the only one the gateway serves.
+    # PATH already lists their programs (container-policy.ts).
     triplet = {'x86_64': 'x86_64-linux-gnu', 'aarch64': 'aarch64-linux-gnu'}.get(os.uname().machine, os.uname().machine + '-linux-gnu')
     r = DEBIAN_ROOT
 
     def prepend(name, *dirs):
-        found = [d for d in dirs if os.path.isdir(d)]
-        if found:
-            os.environ[name] = ':'.join(found + [p for p in os.environ.get(name, '').split(':') if p])
+        os.environ[name] = ':'.join(list(dirs) + [p for p in os.environ.get(name, '').split(':') if p])
 
     prepend('LD_LIBRARY_PATH', r + '/usr/lib/' + triplet, r + '/lib/' + triplet, r + '/usr/lib')
     prepend('LIBRARY_PATH', r + '/usr/lib/' + triplet, r + '/usr/lib')
@@ -651,7 +650,9 @@ def debian_env():
     prepend('PKG_CONFIG_PATH', r + '/usr/lib/' + triplet + '/pkgconfig', r + '/usr/share/pkgconfig', r + '/usr/lib/pkgconfig')
     prepend('PERL5LIB', r + '/usr/share/perl5', r + '/usr/lib/' + triplet + '/perl5/5.36')
     prepend('PYTHONPATH', r + '/usr/lib/python3/dist-packages')
-    for p in os.environ.get('PYTHONPATH', '').split(':'):
+    prepend('RUBYLIB', r + '/usr/lib/ruby/vendor_ruby', r + '/usr/lib/ruby/3.1.0', r + '/usr/lib/' + triplet + '/ruby/3.1.0')
+    prepend('GEM_PATH', r + '/usr/share/rubygems-integration/all', r + '/usr/lib/ruby/gems/3.1.0', r + '/var/lib/gems/3.1.0')
+    for p in os.environ['PYTHONPATH'].split(':'):
         if p.startswith(r) and p not in sys.path:
             sys.path.append(p)
 
