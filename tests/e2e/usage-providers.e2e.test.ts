@@ -152,6 +152,22 @@ describe('model setup and usage in the browser', () => {
     await claudeMenu.selectOption('claude-sonnet-4-5-20250929');
     await expect.poll(() => claudeMenu.inputValue()).toBe('claude-sonnet-4-5-20250929');
     expect(await claude.textContent()).toContain('key in the keychain');
+    // A wrong key: Test connection names Anthropic and says where to get a key; the right one again, and it answers.
+    await claude.getByTestId('provider-change-key').locator('summary').click();
+    await claude.getByTestId('provider-new-key').fill('sk-ant-wrong');
+    await claude.getByTestId('provider-save-key').click();
+    await expect.poll(() => services.vault.get('llm-api-key:anthropic')).toBe('sk-ant-wrong');
+    await claude.getByTestId('provider-test-button').click();
+    await expect
+      .poll(() => claude.getByTestId('provider-test-result').textContent())
+      .toBe(
+        `The model provider at Anthropic (${anthropic.baseUrl}) refused the API key (401). Get a key at https://console.anthropic.com/settings/keys and save it for this provider in Settings → Model providers, then continue the task.`,
+      );
+    await claude.getByTestId('provider-new-key').fill('sk-ant-e2e-secret');
+    await claude.getByTestId('provider-save-key').click();
+    await expect.poll(() => services.vault.get('llm-api-key:anthropic')).toBe('sk-ant-e2e-secret');
+    await expect.poll(() => claude.getByTestId('provider-test-result').count()).toBe(0);
+    await claude.getByTestId('provider-change-key').locator('summary').click();
 
     // Ollama: on this computer, no key field at all.
     await add.getByTestId('provider-kind').selectOption('ollama');
@@ -191,6 +207,8 @@ describe('model setup and usage in the browser', () => {
         await page.setViewportSize({ width, height });
         await page.emulateMedia({ colorScheme: scheme });
         await page.getByRole('heading', { name: 'More providers' }).scrollIntoViewIfNeeded();
+        // The sidebar becomes a drawer below 1000 px: its slide ends before the picture is taken.
+        await page.waitForFunction(() => document.getAnimations().every((a) => a.playState !== 'running'));
         await page.screenshot({ path: join(SCREENSHOTS, `provider-gallery-${width}x${height}-${scheme}.png`) });
       }
     }

@@ -60,7 +60,10 @@ function TestConnection({ provider, onModel }: { provider?: string; onModel?: (m
 
 function SavedProvider({ provider, onChange }: { provider: LlmProvider; onChange: (list: LlmProvider[]) => void }) {
   const [error, setError] = useState<string | null>(null);
-  async function update(input: { model?: string } | 'remove'): Promise<void> {
+  const [key, setKey] = useState('');
+  // A new key makes what Test connection said about the old one stale: it starts afresh.
+  const [keySaves, setKeySaves] = useState(0);
+  async function update(input: { model?: string; apiKey?: string } | 'remove'): Promise<void> {
     const result =
       input === 'remove'
         ? await call(() => window.posthoc.providerRemove({ id: provider.id }))
@@ -69,7 +72,7 @@ function SavedProvider({ provider, onChange }: { provider: LlmProvider; onChange
     setError(result.ok ? null : result.error.message);
   }
   const entry = catalogProvider(provider.catalog);
-  const keyNote = entry?.local ? 'no key needed' : provider.apiKeySet ? 'key in the keychain' : entry?.needsKey ? 'no key: add it again with one' : 'no key';
+  const keyNote = entry?.local ? 'no key needed' : provider.apiKeySet ? 'key in the keychain' : entry?.needsKey ? 'no key yet: add it below' : 'no key';
   return (
     <li className="saved-provider" data-testid="saved-provider" data-provider-id={provider.id}>
       <div>
@@ -81,8 +84,46 @@ function SavedProvider({ provider, onChange }: { provider: LlmProvider; onChange
         {provider.baseUrl ?? 'the OpenAI API'} · <span className={provider.apiKeySet || entry?.local ? undefined : 'muted'}>{keyNote}</span>
       </div>
       <ModelMenu provider={provider} onChoose={(model) => update({ model })} />
+      {!entry?.local && (
+        <details className="provider-key" data-testid="provider-change-key">
+          <summary>{provider.apiKeySet ? 'Replace its key' : 'Add its key'}</summary>
+          <form
+            className="model-typed"
+            onSubmit={(e) => {
+              e.preventDefault();
+              if (key.trim())
+                void update({ apiKey: key.trim() }).then(() => {
+                  setKey('');
+                  setKeySaves((n) => n + 1);
+                });
+            }}
+          >
+            <input
+              type="password"
+              value={key}
+              onChange={(e) => setKey(e.target.value)}
+              aria-label={`${provider.name} API key`}
+              autoComplete="off"
+              spellCheck={false}
+              data-testid="provider-new-key"
+            />
+            <button type="submit" className="button button-small" disabled={key.trim() === ''} data-testid="provider-save-key">
+              Save key
+            </button>
+          </form>
+          {entry?.needsKey && (
+            <p className="field-hint">
+              Get one at{' '}
+              <a href={entry.keyUrl} target="_blank" rel="noopener noreferrer">
+                {new URL(entry.keyUrl).host}
+              </a>
+              ; it goes to the OS keychain.
+            </p>
+          )}
+        </details>
+      )}
       <div className="provider-actions">
-        <TestConnection provider={provider.id} />
+        <TestConnection key={keySaves} provider={provider.id} />
         <button type="button" className="button button-small" onClick={() => void update('remove')} data-testid="provider-remove">
           Remove
         </button>
