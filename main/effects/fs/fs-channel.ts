@@ -351,7 +351,8 @@ function restoreOwners(folder: string, store: CheckpointStore, paths: readonly s
   const given: string[] = [];
   try {
     const owner = granted.withDir('', (dir) => dir?.self() ?? null);
-    if (!owner || !granted.beneath) return [];
+    // Only a root-owned folder's action holds CAP_CHOWN; any other action's files are its own user's.
+    if (!owner || owner.uid !== 0 || !granted.beneath) return [];
     const all = new Set<string>();
     for (const p of paths) {
       for (const a of ancestorsOf(p)) all.add(a);
