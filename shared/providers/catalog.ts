@@ -3,9 +3,11 @@
 // cost (US dollars per 1M tokens, standard tier, uncached input, the shortest-prompt tier where a
 // provider prices by prompt length). Settings' gallery, the price table and the context budget read it.
 //
-// Prices are copied by hand from each provider's own pricing page (`pricing.url`), as that page stood on
-// `pricing.asOf`; nothing is fetched at run time. A provider changes its prices without notice: when one
-// changes, change the figure and the date together. The person's own entries in Settings win over these.
+// Prices are the published list prices on each provider's own pricing page (`pricing.url`) as they were
+// known around `pricing.asOf`. They were written down where that page could not be reached (no network on
+// the machine they were entered on), so they are not yet checked against the page itself: check each
+// against `pricing.url` before relying on it. Nothing is fetched at run time. A provider changes its prices
+// without notice: when one changes, change the figure and the date together. The person's own entries in Settings win over these.
 // Local servers (Ollama, LM Studio) cost nothing per token: their price is 0, cited as such.
 
 /** How Posthoc talks to it: the OpenAI Chat Completions API, or Anthropic's native Messages API. */
