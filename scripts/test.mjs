@@ -79,6 +79,10 @@ for (const [what, file] of [['the native folder lister (main/effects/fs/native)'
 }
 if (spawnSync('Xvfb', ['-help'], { stdio: 'ignore' }).error) missing.push(['Xvfb (a display for the keyring\'s unlock prompt in tests/integration/vault-locked-prompt.test.ts)', 'sudo apt-get install -y xvfb   (or sudo bash scripts/setup-test-env.sh apt)']);
 if (!existsSync(chromium)) missing.push([`Chromium at ${chromium}`, 'sudo apt-get install -y chromium   (or set POSTHOC_CHROMIUM)']);
+// The apt tests' stand-in Debian archive (tests/support/apt-repo.ts) is made with dpkg-dev and signed with gpg.
+for (const [tool, pkg] of [['dpkg-scanpackages', 'dpkg-dev'], ['gpg', 'gnupg']]) {
+  if (process.platform === 'linux' && spawnSync(tool, ['--version'], { stdio: 'ignore' }).error) missing.push([`${tool} (the apt tests' stand-in Debian archive)`, `sudo apt-get install -y ${pkg}   (or sudo bash scripts/setup-test-env.sh apt)`]);
+}
 
 if (missing.length > 0) {
   process.stderr.write('npm test needs these and will not skip their tiers:\n');
