@@ -1,5 +1,5 @@
 // Human-readable output for the CLI; --json output is the domain objects themselves.
-import { assertNever, type Action, type Effect, type Task } from '../../shared/domain';
+import { assertNever, TaskStatus, type Action, type Effect, type Task } from '../../shared/domain';
 import { NOT_COVERED_WHY } from '../../shared/undo/not-covered-words';
 import { describeReversePlan } from '../../shared/undo/reverse-plan';
 import { describeGitRepo, summarizeGit } from '../../shared/undo/git-internals';
@@ -80,8 +80,11 @@ function formatEffect(effect: Effect): string[] {
   }
 }
 
+/** The widest status ('interrupted'), so every line of `posthoc tasks` keeps its columns. */
+const STATUS_WIDTH = Math.max(...TaskStatus.options.map((s) => s.length));
+
 export function formatTaskLine(task: Task): string {
-  return `${task.id}  ${task.status.padEnd(9)}  ${task.createdAt.slice(0, 19).replace('T', ' ')}  ${task.title}`;
+  return `${task.id}  ${task.status.padEnd(STATUS_WIDTH)}  ${task.createdAt.slice(0, 19).replace('T', ' ')}  ${task.title}`;
 }
 
 export function formatActionLine(action: Action): string {
