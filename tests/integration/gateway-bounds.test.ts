@@ -51,7 +51,18 @@ async function writeFill(out: NodeJS.WritableStream & { writableNeedDrain?: bool
     const part = left >= FILL.length ? FILL : FILL.subarray(0, left);
     left -= part.length;
     // A closed connection never drains: stop there.
-    if (!out.write(part)) await new Promise((r) => (out.once('drain', r), out.once('close', r)));
+    if (!out.write(part)) {
+      await new Promise<void>((resolve) => {
+        // Whichever comes first; the other listener is removed, or they pile up on the stream (one per pause).
+        const done = () => {
+          out.off('drain', done);
+          out.off('close', done);
+          resolve();
+        };
+        out.once('drain', done);
+        out.once('close', done);
+      });
+    }
     if ((out as { destroyed?: boolean }).destroyed) return;
   }
 }
