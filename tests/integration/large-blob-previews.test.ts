@@ -15,8 +15,12 @@ import { tempDirs } from '../support/temp-dir';
 
 const MIB = 1024 * 1024;
 const CSV_BYTES = 300 * 1000 * 1000;
-/** Far below the file (300 MB) and what a whole read costs (the blob inflated, plus its compressed object). */
-const GROWTH_BOUND = 64 * MIB;
+/**
+ * Far below the file (300 MB) and what a whole read costs (the blob inflated, plus its compressed object), and
+ * above the allocator's noise: the process's resident size moved by 65 MiB across a streamed hash once in CI
+ * (memory the heap had not handed back yet), which a 64 MiB bound took for a whole read.
+ */
+const GROWTH_BOUND = 128 * MIB;
 
 const dirs = tempDirs();
 afterAll(() => dirs.cleanup());
