@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { chownSync, cpSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Action, PackagesEffect } from '../shared/domain';
 import type { AppServices } from '../main/services/app-services';
 import { FALLBACK_SANDBOX_UID } from '../main/sandbox/container-policy';
@@ -16,7 +16,8 @@ export const TASKS_DIR = join(import.meta.dirname, 'tasks');
 export const STEPS = ['setup', 'solution', 'tests'] as const;
 export type StepName = (typeof STEPS)[number];
 
-export type BenchTask = { name: string; dir: string; language: string; scripts: Record<StepName, string>; source: string };
+/** `folder`: the granted folder's name, the exercise's own (its source path's last part), as a person's checkout is named. */
+export type BenchTask = { name: string; dir: string; language: string; folder: string; scripts: Record<StepName, string>; source: string };
 
 /** The tasks under `root` (folders holding a task.yaml), by name; `only` keeps those named or of a language named. */
 export function loadTasks(root = TASKS_DIR, only: readonly string[] = []): BenchTask[] {
@@ -43,12 +44,15 @@ export function loadTask(dir: string): BenchTask {
     return readFileSync(join(dir, file), 'utf8');
   };
   if (!existsSync(join(dir, 'workspace'))) read('workspace');
-  return { name, dir, language, scripts: { setup: read('setup.sh'), solution: read('solution.sh'), tests: read('run-tests.sh') }, source: `${repository} ${path} @ ${commit.slice(0, 12)}` };
+  return { name, dir, language, folder: path.split('/').filter(Boolean).pop()!, scripts: { setup: read('setup.sh'), solution: read('solution.sh'), tests: read('run-tests.sh') }, source: `${repository} ${path} @ ${commit.slice(0, 12)}` };
 }
 
-/** A new granted folder holding the task's starting files, owned as a person's folder would be. */
+/**
+ * A new granted folder holding the task's starting files, named as the exercise (a CMakeLists names its target
+ * after its folder), owned as a person's folder would be. It lies in a temporary parent: remove `dirname(folder)`.
+ */
 export function prepareFolder(task: BenchTask): string {
-  const folder = mkdtempSync(join(tmpdir(), `posthoc-tb-${task.name}-`));
+  const folder = join(mkdtempSync(join(tmpdir(), `posthoc-tb-${task.name}-`)), task.folder);
   cpSync(join(task.dir, 'workspace'), folder, { recursive: true });
   // Run as root (CI), the sandbox runs as the folder's owner: give it to the unprivileged sandbox uid.
   if (process.getuid?.() === 0) {
@@ -180,6 +184,6 @@ export async function runTask(services: AppServices, model: ScriptedModel, task:
     await services.executor.removeEnv(id);
     return { task: task.name, language: task.language, passed, failure, steps, taskMs, rewindMs, rewind, differences };
   } finally {
-    rmSync(folder, { recursive: true, force: true });
+    rmSync(dirname(folder), { recursive: true, force: true });
   }
 }

@@ -141,9 +141,18 @@ function canWrite(f: FolderOwnership, uid: number, gid: number): boolean {
   return (bits & 3) === 3;
 }
 
-/** Where granted folders appear: one folder at /workspace, several at /workspace/NAME. */
-export function mountPaths(hostPaths: string[], names: string[]): string[] {
-  return hostPaths.length === 1 ? ['/workspace'] : names.map((n) => `/workspace/${n}`);
+/**
+ * Where granted folders appear: each at /workspace/NAME, a lone one too, so a project that takes its name from
+ * its folder (a CMakeLists naming its target after it, a Cargo workspace, a Go module path) sees its own name.
+ * Tasks recorded before kept their lone folder at /workspace; their grants carry that path and keep it.
+ */
+export function mountPaths(names: string[]): string[] {
+  return names.map((n) => `/workspace/${n}`);
+}
+
+/** Where actions start: inside a lone folder, or above several. */
+export function workingDir(workspaces: readonly { mountPath: string }[]): string {
+  return workspaces.length === 1 ? workspaces[0]!.mountPath : '/workspace';
 }
 
 export function containerSpec(input: {
@@ -175,7 +184,7 @@ export function containerSpec(input: {
     Image: input.image,
     Cmd: [INIT_PATH],
     User: '0:0',
-    WorkingDir: '/workspace',
+    WorkingDir: workingDir(input.workspaces),
     Env: [
       `HOME=${SANDBOX_HOME}`,
       `POSTHOC_GATEWAY=http://127.0.0.1:${RELAY_PORT}`,

@@ -369,7 +369,7 @@ export class TaskService {
     const cannot = process.platform === 'linux' ? writeRefusal(process.getuid!(), process.getgid!(), owners) : null;
     if (cannot) throw new ServiceError('invalid-input', cannot);
     const names = uniqueNames(resolved.map((p) => basename(p) || 'folder'));
-    const mounts = mountPaths(resolved, names);
+    const mounts = mountPaths(names);
     return resolved.map((hostPath, i) => ({ name: names[i]!, hostPath, mountPath: mounts[i]!, readOnly: false, identity: identities[i]! }));
   }
 

@@ -23,7 +23,7 @@ export const TaskStatus = z.enum(['running', 'done', 'failed', 'cancelled', 'int
 export type TaskStatus = z.infer<typeof TaskStatus>;
 
 export const WorkspaceGrant = z.object({
-  /** Name under /workspace when several folders are granted; unused when one is. */
+  /** The folder's name in the sandbox: it is mounted at /workspace/NAME (tasks recorded before kept a lone folder at /workspace). */
   name: z.string(),
   hostPath: z.string(),
   /** Where the sandbox sees it. */

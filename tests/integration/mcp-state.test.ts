@@ -95,14 +95,17 @@ describe('an MCP server that keeps state across tasks (the real memory server)',
         'import os, time',
         'from posthoc_tools import memory',
         'print(memory.create_entities(entities=[{"name": "bob", "entityType": "person", "observations": ["plays chess"]}]))',
-        "open('/workspace/started', 'w').write('1')",
-        "while not os.path.exists('/workspace/go'):",
+        "open('started', 'w').write('1')",
+        "while not os.path.exists('go'):",
         '    time.sleep(0.2)',
       ]),
       'Bob is in the graph.',
     ]);
     const third = runPosthoc(['run', 'remember bob', '--mcp', 'memory', '--workspace', folder, '--data-dir', dataDir, '--json'], env(llm.baseUrl));
-    while (!existsSync(join(folder, 'started'))) await sleep(200);
+    let ended = false;
+    void third.finally(() => (ended = true));
+    while (!existsSync(join(folder, 'started')) && !ended) await sleep(200);
+    expect(existsSync(join(folder, 'started')), 'the third task ended before its action started').toBe(true);
     const refused = await runPosthoc(['mcp', 'clear', 'memory', '--data-dir', dataDir]);
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toMatch(/Posthoc cannot clear the data of memory now: the task "remember bob" \(.+\) uses memory and is still running\. Clear it once that has ended\./);

@@ -141,16 +141,29 @@ describe('containerSpec', () => {
 });
 
 describe('mountPaths', () => {
-  it('mounts a single folder at /workspace', () => {
-    expect(mountPaths(['/home/ada/project'], ['project'])).toEqual(['/workspace']);
+  it('mounts a lone folder under its own name, so a project named after its folder keeps that name', () => {
+    expect(mountPaths(['project'])).toEqual(['/workspace/project']);
   });
 
   it('mounts several folders at /workspace/NAME', () => {
-    expect(mountPaths(['/a/x', '/b/y', '/c/z'], ['x', 'y', 'z'])).toEqual(['/workspace/x', '/workspace/y', '/workspace/z']);
+    expect(mountPaths(['x', 'y', 'z'])).toEqual(['/workspace/x', '/workspace/y', '/workspace/z']);
   });
 
   it('mounts nothing when nothing is granted', () => {
-    expect(mountPaths([], [])).toEqual([]);
+    expect(mountPaths([])).toEqual([]);
+  });
+});
+
+describe('the working directory', () => {
+  it('is inside a lone folder, above several, /workspace with none', () => {
+    const one: WorkspaceGrant[] = [{ name: 'project', hostPath: '/home/ada/project', mountPath: '/workspace/project', readOnly: false }];
+    expect(spec(one).WorkingDir).toBe('/workspace/project');
+    expect(spec([...one, { name: 'data', hostPath: '/srv/data', mountPath: '/workspace/data', readOnly: true }]).WorkingDir).toBe('/workspace');
+    expect(spec([]).WorkingDir).toBe('/workspace');
+  });
+
+  it('keeps /workspace for a lone folder a task recorded before kept there', () => {
+    expect(spec([{ name: 'ws', hostPath: '/home/ada/ws', mountPath: '/workspace', readOnly: false }]).WorkingDir).toBe('/workspace');
   });
 });
 

@@ -47,6 +47,13 @@ describe('the outside tasks', () => {
     }
   });
 
+  it('are granted as a folder named after the exercise, as its checkout would be (a CMakeLists names its target so)', () => {
+    const [cpp] = loadTasks(undefined, ['cpp-all-your-base']);
+    expect(cpp!.folder).toBe('all-your-base');
+    expect(readFileSync(join(cpp!.dir, 'workspace', 'CMakeLists.txt'), 'utf8')).toMatch(/get_filename_component\(exercise \$\{CMAKE_CURRENT_SOURCE_DIR\} NAME\)/);
+    for (const t of tasks) expect(t.folder, t.name).toMatch(/^[a-z0-9][a-z0-9_-]*$/);
+  });
+
   it('are picked by name or by language, and a name that is neither says which languages there are', () => {
     expect(loadTasks(undefined, ['python-bowling']).map((t) => t.name)).toEqual(['python-bowling']);
     expect(loadTasks(undefined, ['go']).every((t) => t.language === 'go')).toBe(true);
