@@ -22,7 +22,7 @@ if want apt; then
   echo "== apt packages"
   $SUDO apt-get update -qq
   $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-    docker.io debootstrap chromium libsecret-1-dev gnome-keyring dbus-x11 xvfb git python3 make g++ ca-certificates dpkg-dev gnupg xz-utils >/dev/null
+    docker.io debootstrap chromium libsecret-1-dev gnome-keyring dbus-x11 xvfb git python3 make g++ ca-certificates dpkg-dev gnupg xz-utils pyflakes3 >/dev/null
 fi
 
 if want node; then

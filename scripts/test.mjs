@@ -83,6 +83,8 @@ if (!existsSync(chromium)) missing.push([`Chromium at ${chromium}`, 'sudo apt-ge
 for (const [tool, pkg] of [['dpkg-scanpackages', 'dpkg-dev'], ['gpg', 'gnupg']]) {
   if (process.platform === 'linux' && spawnSync(tool, ['--version'], { stdio: 'ignore' }).error) missing.push([`${tool} (the apt tests' stand-in Debian archive)`, `sudo apt-get install -y ${pkg}   (or sudo bash scripts/setup-test-env.sh apt)`]);
 }
+// The lint reads the sandbox's Python (the init, apt, figures, tools) with pyflakes (scripts/lint-python.mjs).
+if (spawnSync('pyflakes3', ['--version'], { stdio: 'ignore' }).error) missing.push(['pyflakes3 (the lint of the sandbox image\'s Python)', 'sudo apt-get install -y pyflakes3   (or sudo bash scripts/setup-test-env.sh apt)']);
 
 if (missing.length > 0) {
   process.stderr.write('npm test needs these and will not skip their tiers:\n');

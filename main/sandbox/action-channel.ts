@@ -1,4 +1,4 @@
-// The host's end of a container's action runner (see image/posthoc-init.ts). The host listens on a unix
+// The host's end of a container's action runner (see image/posthoc_init.py). The host listens on a unix
 // socket in a folder mounted read-only into the container; the runner, forked by the container's PID 1
 // before any action runs, connects once. Only that first connection is ever accepted, so code in the
 // sandbox cannot take the runner's place. Actions then cost a round trip on this socket instead of a

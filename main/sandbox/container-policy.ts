@@ -82,7 +82,7 @@ export const FALLBACK_SANDBOX_UID = 10001;
  * The capabilities PID 1 and the action runner keep (as uid 0 of the container, with no user namespace):
  * enough to start each action as the action user and end every process it leaves, and the two a root-owned
  * folder's action keeps (CHOWN, FOWNER: root as on a machine inside its container, so tar -x and cp -a
- * work; posthoc-init.ts ROOT_ACTION_CAPS). Any other action gets none: the runner empties the bounding set
+ * work; posthoc_init.py ROOT_ACTION_CAPS). Any other action gets none: the runner empties the bounding set
  * before it changes uid.
  */
 export const RUNNER_CAPABILITIES = ['SETUID', 'SETGID', 'SETPCAP', 'KILL', 'CHOWN', 'FOWNER'] as const;

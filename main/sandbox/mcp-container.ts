@@ -11,7 +11,7 @@
 //   `npm install`; into the server's own state folder (mcp-state.ts: DATA/mcp-state/NAME/UID at
 //   /posthoc-state, its HOME, where npm's cache is ~/.npm and the memory server's graph is), which outlives
 //   the task, or, without one, into the task's environment folder.
-// - PID 1 is the image's init in `mcp` mode (image/posthoc-init.ts): it relays the gateway and starts the
+// - PID 1 is the image's init in `mcp` mode (image/posthoc_init.py): it relays the gateway and starts the
 //   server as the action user exactly as the runner starts an action; the server's stdin and stdout are the
 //   container's attached stdio (the MCP channel, demultiplexed here), its stderr is kept for messages.
 // - Frozen between calls (docker pause), like the sandbox between actions: whatever the server does

@@ -15,7 +15,6 @@ import type { SandboxStatus } from '../../shared/domain';
 import { INIT_PATH } from './container-policy';
 import { BuildReporter, type BuildProgress } from './build-progress';
 import { explainDockerError, SandboxError } from './docker-client';
-import { INIT_SCRIPT as initScript } from './image/posthoc-init';
 
 export const SANDBOX_IMAGE = `posthoc-sandbox:${pkg.version}`;
 /** The image of Posthoc 0.1 before issue 14: Python's standard library, requests and git (the benchmark's minimal image). */
@@ -92,6 +91,8 @@ export const PACKAGES_LABEL = 'dev.posthoc.packages';
 /** The claim library (claims.ts): loaded into every process of the sandbox through /etc/ld.so.preload. */
 const CLAIMS_SOURCE_PATH = join('main', 'sandbox', 'image', 'claims-preload.c');
 const CLAIMS_LIBRARY = '/usr/local/lib/posthoc-claims.so';
+/** PID 1 of every sandbox (image/posthoc_init.py, Python): the reaper, the action runner, the relay. */
+const INIT_SOURCE_PATH = join('main', 'sandbox', 'image', 'posthoc_init.py');
 /** The kernel watcher (image/posthoc-watch.c): loaded by PID 1, which runs its loop on a thread of its own. */
 const WATCH_SOURCE_PATH = join('main', 'sandbox', 'image', 'posthoc-watch.c');
 const WATCH_LIBRARY = '/usr/local/lib/posthoc-watch.so';
@@ -103,6 +104,11 @@ function imageFileContent(file: ImageFile): Buffer {
     throw new SandboxError('docker-failed', `Bad sandbox image file ${file.source} → ${file.target}.`);
   }
   return readFileSync(join(root, IMAGE_DIR, file.source));
+}
+
+/** The init's text, as it goes into the image at INIT_PATH. */
+export function initScript(): string {
+  return ownSource(INIT_SOURCE_PATH);
 }
 
 function claimsSource(): string {
@@ -128,7 +134,7 @@ export function sandboxRecipe(options: BuildOptions = {}): string {
 }
 
 function computeRecipe(packages: readonly string[], files: readonly ImageFile[]): string {
-  const hash = createHash('sha256').update(JSON.stringify({ PACKAGES: packages, initScript, claims: claimsSource(), watch: watchSource() }));
+  const hash = createHash('sha256').update(JSON.stringify({ PACKAGES: packages, initScript: initScript(), claims: claimsSource(), watch: watchSource() }));
   for (const file of files) {
     hash.update(JSON.stringify({ target: file.target, mode: file.mode, source: file.source }));
     hash.update(imageFileContent(file));
@@ -287,7 +293,7 @@ async function buildWithDebootstrap(docker: Docker, report: BuildReporter, image
     report.phase('finishing', 'removing caches and documentation');
     for (const path of LEAN_PATHS) await emptyDir(join(rootfs, path));
     for (const dir of ['workspace', 'run/posthoc', 'run/posthoc-claims', 'home/sandbox']) await mkdir(join(rootfs, dir), { recursive: true });
-    await writeFile(join(rootfs, INIT_PATH.slice(1)), initScript);
+    await writeFile(join(rootfs, INIT_PATH.slice(1)), initScript());
     await chmod(join(rootfs, INIT_PATH.slice(1)), 0o755);
     await writeFile(join(rootfs, 'etc/posthoc-sandbox'), `${image}\n`);
     report.phase('finishing', 'compiling the claim library and the kernel watcher');
@@ -337,7 +343,7 @@ async function emptyDir(dir: string): Promise<void> {
 async function buildWithDockerfile(docker: Docker, report: BuildReporter, image: string, spec: BuildSpec): Promise<void> {
   const work = await mkdtemp(join(tmpdir(), 'posthoc-sandbox-'));
   try {
-    await writeFile(join(work, 'posthoc-init'), initScript);
+    await writeFile(join(work, 'posthoc-init'), initScript());
     const fileSources = spec.files.map((_, i) => `file-${i}`);
     for (const [i, file] of spec.files.entries()) await writeFile(join(work, fileSources[i]!), imageFileContent(file));
     await writeFile(join(work, 'claims-preload.c'), claimsSource());

@@ -17,7 +17,9 @@ import {
   writeRefusal,
 } from '../../main/sandbox/container-policy';
 import { sandboxSeccompProfile } from '../../main/sandbox/seccomp-profile';
-import { INIT_SCRIPT } from '../../main/sandbox/image/posthoc-init';
+import { initScript } from '../../main/sandbox/sandbox-image';
+
+const INIT_SCRIPT = initScript();
 import type { WorkspaceGrant } from '../../shared/domain';
 
 const grants: WorkspaceGrant[] = [

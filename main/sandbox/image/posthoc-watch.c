@@ -1,7 +1,7 @@
 // posthoc-watch: what the kernel saw the sandbox's processes change in the granted folders, for the host's
 // attribution (main/effects/fs/kernel-attribution.ts, docs/ARCHITECTURE.md "Attribution").
 //
-// A shared library loaded by the container's PID 1 (image/posthoc-init.ts, through ctypes). Before PID 1
+// A shared library loaded by the container's PID 1 (image/posthoc_init.py, through ctypes). Before PID 1
 // forks anything, while the container still holds CAP_SYS_ADMIN (and CAP_DAC_READ_SEARCH: fanotify_mark needs
 // to read the folder, which may be the person's own, mode 0700), watch_setup() creates one fanotify group
 // reporting file handles (FAN_REPORT_DFID_NAME_TARGET) and marks the whole file system of every writable

@@ -2,7 +2,7 @@
 # sandbox has no display: plt.show() writes each open figure as a PNG into the action's figures folder
 # (a tmpfs of the container, emptied by the action runner before each action), and at the end of the
 # action every figure still open that was neither shown nor saved with savefig goes there too. After the
-# action the runner hands the folder's files to the host (main/sandbox/image/posthoc-init.ts, frame G),
+# action the runner hands the folder's files to the host (main/sandbox/image/posthoc_init.py, frame G),
 # which checks them again and stores them with the action (main/effects/figures/).
 #
 # Figures are written as <time>-<pid>-<n>.png through a temporary name and a rename, so the runner never

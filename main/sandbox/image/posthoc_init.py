@@ -1,48 +1,47 @@
-// PID 1 of every Posthoc sandbox container, written into the image by `posthoc sandbox build` at
-// /usr/local/bin/posthoc-init. It runs with python3 -s: the user site (PYTHONUSERBASE, the task's own
-// environment, which actions write) is never read at PID 1's start — a .pth file planted there would
-// otherwise run as root before anything else; actions add it to their own sys.path (add_user_site). It
-// is Python (the image has python3 and nothing else to run it), kept as a raw string here so every
-// runner (the bundler, vitest, tsx for the benchmarks) loads it the same way.
-//
-// - PID 1 and the action runner are uid 0 of the container with six capabilities (container-policy.ts
-//   RUNNER_CAPABILITIES) and not dumpable; actions run as the action user (POSTHOC_ACTION_UID/GID) with
-//   an empty bounding set and no capability at all — but a root-owned folder's action (uid 0) keeps CHOWN
-//   and FOWNER only (ROOT_ACTION_CAPS). So action code can neither trace, signal nor read the
-//   memory of PID 1 or the runner (the seccomp profile also refuses ptrace and process_vm_* outright).
-// - PID 1 reaps orphans and installs no signal handlers: inside its PID namespace it ignores every
-//   signal it has no handler for, so no action can take the container down. The host still removes it.
-// - Before any thread starts it forks the action runner, which connects to the host's control socket
-//   (see main/sandbox/action-channel.ts) and runs each action it is sent in a forked session — Python
-//   in the already started interpreter, so an action pays neither a `docker exec` nor an interpreter
-//   start-up — streams its output, stops it at the timeout or when the host says stop, and then SIGKILLs
-//   every other process until none is left and says whether that worked: nothing of an action outlives it.
-//   It then hands the host what the action changed (main/sandbox/claims.ts): the kernel's account, from the
-//   watcher below, or where the kernel cannot watch, the claim log the preload library wrote) and its figures (PNGs that matplotlib's backend in the image,
-//   posthoc_figures.py, wrote into the figures tmpfs; read only after every process of the action has
-//   ended, each a regular file opened without following links, within the limits below) before the exit frame.
-// - A thread relays 127.0.0.1:$POSTHOC_RELAY_PORT to the gateway's unix socket (mounted at
-//   /run/posthoc), so any HTTP client in the sandbox reaches $POSTHOC_GATEWAY. There is no other network.
-//   It is one thread with a selector for every connection, with bounded buffers: a flood of connections
-//   is answered 503 past a limit instead of taking the relay down.
-// - The watcher (image/posthoc-watch.c, a C library PID 1 loads): before anything else runs, while the container
-//   still holds CAP_SYS_ADMIN, PID 1 marks the file system of every writable granted folder for fanotify
-//   (POSTHOC_WATCH), then drops CAP_SYS_ADMIN from every set for good. The watcher's loop runs on a thread of
-//   PID 1 (which \`kill -9 -1\` never reaches); the runner asks it, over a socketpair no action holds, to
-//   forget (B) before each action and for what it saw (E) after it. Where it cannot start, the claim
-//   library's log is the record, and R says why.
-// - R tells the host how changes are recorded and, per granted folder, the device and inode mounted there
-//   (POSTHOC_ROOTS): the host removes a container whose folder is not the one granted before anything runs.
-// - \`posthoc-init mcp COMMAND ARGS...\` (an MCP server's container, main/sandbox/mcp-container.ts): no action
-//   runner. PID 1 connects to the host's control socket first (so nothing the server runs can take its
-//   place), then forks COMMAND as the action user exactly as an action starts (become_action_user: bounding
-//   set emptied, every capability cleared) once the host has checked the mounted folders (R, then the host's
-//   G), its stdin, stdout and stderr the container's own (the host's attached MCP stdio). The relay runs as
-//   for actions. On the host's C frame PID 1 answers with what the server changed since the last C: the
-//   watcher's collection (first byte 3), or the claim log's new lines (0 whole, 1 cut, 2 missing). When the server
-//   exits, PID 1 ends what is left and exits with its status, so the container stops.
-export const INIT_SCRIPT = String.raw`#!/usr/bin/python3 -s
-# Posthoc sandbox init: reaper, per-action cleanup, gateway relay. See main/sandbox/image/posthoc-init.ts.
+#!/usr/bin/python3 -s
+# PID 1 of every Posthoc sandbox container, written into the image by `posthoc sandbox build` at
+# /usr/local/bin/posthoc-init. It runs with python3 -s: the user site (PYTHONUSERBASE, the task's own
+# environment, which actions write) is never read at PID 1's start — a .pth file planted there would
+# otherwise run as root before anything else; actions add it to their own sys.path (add_user_site). It
+# is Python (the image has python3 and nothing else to run it), read by main/sandbox/sandbox-image.ts, and
+# checked by pyflakes in `npm run lint`.
+#
+# - PID 1 and the action runner are uid 0 of the container with six capabilities (container-policy.ts
+#   RUNNER_CAPABILITIES) and not dumpable; actions run as the action user (POSTHOC_ACTION_UID/GID) with
+#   an empty bounding set and no capability at all — but a root-owned folder's action (uid 0) keeps CHOWN
+#   and FOWNER only (ROOT_ACTION_CAPS). So action code can neither trace, signal nor read the
+#   memory of PID 1 or the runner (the seccomp profile also refuses ptrace and process_vm_* outright).
+# - PID 1 reaps orphans and installs no signal handlers: inside its PID namespace it ignores every
+#   signal it has no handler for, so no action can take the container down. The host still removes it.
+# - Before any thread starts it forks the action runner, which connects to the host's control socket
+#   (see main/sandbox/action-channel.ts) and runs each action it is sent in a forked session — Python
+#   in the already started interpreter, so an action pays neither a `docker exec` nor an interpreter
+#   start-up — streams its output, stops it at the timeout or when the host says stop, and then SIGKILLs
+#   every other process until none is left and says whether that worked: nothing of an action outlives it.
+#   It then hands the host what the action changed (main/sandbox/claims.ts): the kernel's account, from the
+#   watcher below, or where the kernel cannot watch, the claim log the preload library wrote) and its figures (PNGs that matplotlib's backend in the image,
+#   posthoc_figures.py, wrote into the figures tmpfs; read only after every process of the action has
+#   ended, each a regular file opened without following links, within the limits below) before the exit frame.
+# - A thread relays 127.0.0.1:$POSTHOC_RELAY_PORT to the gateway's unix socket (mounted at
+#   /run/posthoc), so any HTTP client in the sandbox reaches $POSTHOC_GATEWAY. There is no other network.
+#   It is one thread with a selector for every connection, with bounded buffers: a flood of connections
+#   is answered 503 past a limit instead of taking the relay down.
+# - The watcher (image/posthoc-watch.c, a C library PID 1 loads): before anything else runs, while the container
+#   still holds CAP_SYS_ADMIN, PID 1 marks the file system of every writable granted folder for fanotify
+#   (POSTHOC_WATCH), then drops CAP_SYS_ADMIN from every set for good. The watcher's loop runs on a thread of
+#   PID 1 (which `kill -9 -1` never reaches); the runner asks it, over a socketpair no action holds, to
+#   forget (B) before each action and for what it saw (E) after it. Where it cannot start, the claim
+#   library's log is the record, and R says why.
+# - R tells the host how changes are recorded and, per granted folder, the device and inode mounted there
+#   (POSTHOC_ROOTS): the host removes a container whose folder is not the one granted before anything runs.
+# - `posthoc-init mcp COMMAND ARGS...` (an MCP server's container, main/sandbox/mcp-container.ts): no action
+#   runner. PID 1 connects to the host's control socket first (so nothing the server runs can take its
+#   place), then forks COMMAND as the action user exactly as an action starts (become_action_user: bounding
+#   set emptied, every capability cleared) once the host has checked the mounted folders (R, then the host's
+#   G), its stdin, stdout and stderr the container's own (the host's attached MCP stdio). The relay runs as
+#   for actions. On the host's C frame PID 1 answers with what the server changed since the last C: the
+#   watcher's collection (first byte 3), or the claim log's new lines (0 whole, 1 cut, 2 missing). When the server
+#   exits, PID 1 ends what is left and exits with its status, so the container stops.
 import ctypes
 import errno
 import json
@@ -1013,4 +1012,3 @@ while True:
         os.waitpid(-1, 0)
     except OSError:
         time.sleep(0.2)
-`;
