@@ -31,6 +31,11 @@ export class AnthropicWire {
     return ids.sort();
   }
 
+  /** The provider's entry for one model (its limits among them). */
+  async modelEntry(model: string, signal?: AbortSignal): Promise<Record<string, unknown>> {
+    return (await this.client.models.retrieve(model, {}, { signal, maxRetries: 0 })) as unknown as Record<string, unknown>;
+  }
+
   /** One token from the model: Test connection's check that the model answers. */
   async ping(model: string, signal?: AbortSignal): Promise<void> {
     await this.client.messages.create({ model, max_tokens: 1, messages: [{ role: 'user', content: 'Reply with the word ok.' }] }, { signal });

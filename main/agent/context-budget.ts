@@ -170,21 +170,16 @@ function clip(text: string, tokens: number): string {
   return `${text.slice(0, chars)} […]`;
 }
 
-/** The context window the provider's model list gives for `model` (vLLM: max_model_len, others: context_length, context_window), or null. */
-export async function providerContextWindow(config: { baseUrl: string | null; apiKey: string; model: string }): Promise<number | null> {
-  const base = (config.baseUrl ?? 'https://api.openai.com/v1').replace(/\/+$/, '');
-  try {
-    const res = await fetch(`${base}/models`, { headers: { authorization: `Bearer ${config.apiKey}` }, signal: AbortSignal.timeout(5000) });
-    if (!res.ok) return null;
-    const body = (await res.json()) as { data?: Array<Record<string, unknown>> };
-    const entry = body.data?.find((m) => m.id === config.model);
-    if (!entry) return null;
-    for (const field of ['max_model_len', 'context_length', 'context_window', 'max_context_length']) {
-      const value = entry[field];
-      if (typeof value === 'number' && Number.isInteger(value) && value >= MIN_CONTEXT_WINDOW) return value;
-    }
-    return null;
-  } catch {
-    return null;
+/**
+ * The context window a provider's model entry states (vLLM: max_model_len; others: context_length,
+ * context_window, max_context_length; Anthropic: max_input_tokens), or null. The entry is read by the LLM client
+ * (`LlmClient.contextWindow`), the one door to the provider.
+ */
+export function statedContextWindow(entry: Record<string, unknown> | null | undefined): number | null {
+  if (!entry) return null;
+  for (const field of ['max_model_len', 'context_length', 'context_window', 'max_context_length', 'max_input_tokens']) {
+    const value = entry[field];
+    if (typeof value === 'number' && Number.isInteger(value) && value >= MIN_CONTEXT_WINDOW) return value;
   }
+  return null;
 }

@@ -23,6 +23,7 @@ import type { ChatCompletionChunk, ChatCompletionMessageParam, ChatCompletionToo
 import { languageOfTag, type CodeBlock } from '../../shared/codeact/fences';
 import { undatedModel, type ProviderApi } from '../../shared/providers/catalog';
 import { AnthropicWire } from './anthropic-wire';
+import { statedContextWindow } from './context-budget';
 import { estimateRequestTokens, estimateTokens } from './token-estimate';
 
 /** A call of the run_code tool as the model made it; `block` is the action it stands for (null with `error`). */
@@ -230,6 +231,23 @@ export class LlmClient {
     } catch (error) {
       if (signal?.aborted) throw error;
       throw this.finalError(error);
+    }
+  }
+
+  /**
+   * The context window the provider states for the configured model (its entry in GET /models), or null when it
+   * states none, does not answer within 5 s, or fails: the budget then falls back to the settings and the catalog.
+   */
+  async contextWindow(signal?: AbortSignal): Promise<number | null> {
+    const within = signal ? AbortSignal.any([signal, AbortSignal.timeout(5000)]) : AbortSignal.timeout(5000);
+    try {
+      if (this.anthropic) return statedContextWindow(await this.anthropic.modelEntry(this.config.model, within));
+      for await (const model of this.client.models.list({ signal: within, maxRetries: 0 })) {
+        if (model.id === this.config.model) return statedContextWindow(model as unknown as Record<string, unknown>);
+      }
+      return null;
+    } catch {
+      return null;
     }
   }
 

@@ -6,7 +6,7 @@ import type { Action, Task, TaskDetail, UndoResult, Usage, WorkspaceGrant } from
 import { catalogModel } from '../../shared/providers/catalog';
 import { runAgent, type AgentOutcome } from '../agent/agent-loop';
 import { LlmClient, type ChatMessage } from '../agent/llm-client';
-import { ContextBudget, DEFAULT_CONTEXT_WINDOW, providerContextWindow } from '../agent/context-budget';
+import { ContextBudget, DEFAULT_CONTEXT_WINDOW } from '../agent/context-budget';
 import { memorySection } from '../agent/memory-prompt';
 import type { MemoryFile } from '../effects/memory/memory-file';
 import type { MemoryRoute } from '../effects/memory/memory-route';
@@ -217,7 +217,7 @@ export class TaskService {
       try {
         await this.startup;
         const meter = this.meter(task.id, llm, budgetOf(options) ?? this.settings.budget(), streamId);
-        const window = options.contextWindow ?? this.settings.contextWindow(llm.config.model) ?? (await providerContextWindow(llm.config)) ?? catalogModel(llm.config.model)?.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
+        const window = options.contextWindow ?? this.settings.contextWindow(llm.config.model) ?? (await llm.contextWindow(controller.signal)) ?? catalogModel(llm.config.model)?.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
         const budget = new ContextBudget(window, (messages, onDelta, signal) => llm.complete(messages, onDelta, signal));
         outcome = await runAgent({
           history: await this.history(task, maxSteps, controller.signal),

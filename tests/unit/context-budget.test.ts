@@ -1,7 +1,8 @@
 // The context budget: what it shortens, what it summarises (by the model, once per turn), and what it never touches.
 import { createServer } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { ContextBudget, ContextWindowTooSmall, providerContextWindow, replyReserve, shorten } from '../../main/agent/context-budget';
+import { ContextBudget, ContextWindowTooSmall, replyReserve, shorten } from '../../main/agent/context-budget';
+import { LlmClient } from '../../main/agent/llm-client';
 import type { ChatMessage } from '../../main/agent/llm-client';
 import { estimateRequestTokens, estimateTokens } from '../../main/agent/token-estimate';
 import { startFakeOpenAi } from '../support/fake-openai-server';
@@ -81,25 +82,52 @@ describe('ContextBudget', () => {
   });
 });
 
-describe('providerContextWindow', () => {
-  it('reads what the provider\'s model list says, null when it says nothing', async () => {
+describe('the context window the provider states (LlmClient.contextWindow, through the one client)', () => {
+  const window = (baseUrl: string, model: string, api?: 'anthropic') => new LlmClient({ baseUrl, apiKey: 'k', model, stream: false, ...(api ? { api } : {}) }).contextWindow();
+  const serve = async (answer: (url: string) => unknown) => {
+    const server = createServer((req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer(req.url ?? ''))));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    return { base: `http://127.0.0.1:${(server.address() as { port: number }).port}`, close: () => { server.closeAllConnections(); return new Promise((resolve) => server.close(resolve)); } };
+  };
+
+  it('reads what the provider\'s model list says, null when it says nothing or cannot be reached', async () => {
     const server = await startFakeOpenAi([]);
     try {
-      expect(await providerContextWindow({ baseUrl: server.baseUrl, apiKey: 'k', model: 'scripted' })).toBeNull();
-      expect(await providerContextWindow({ baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'k', model: 'scripted' })).toBeNull();
+      expect(await window(server.baseUrl, 'scripted')).toBeNull();
+      expect(await window('http://127.0.0.1:9/v1', 'scripted')).toBeNull();
     } finally {
       await server.close();
     }
     // vLLM's max_model_len, as its /v1/models answers.
-    const vllm = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data: [{ id: 'qwen', object: 'model', max_model_len: 32768 }] })));
-    await new Promise<void>((resolve) => vllm.listen(0, '127.0.0.1', () => resolve()));
+    const vllm = await serve(() => ({ object: 'list', data: [{ id: 'qwen', object: 'model', max_model_len: 32768 }] }));
     try {
-      const base = `http://127.0.0.1:${(vllm.address() as { port: number }).port}/v1`;
-      expect(await providerContextWindow({ baseUrl: base, apiKey: 'k', model: 'qwen' })).toBe(32768);
-      expect(await providerContextWindow({ baseUrl: base, apiKey: 'k', model: 'other' })).toBeNull();
+      expect(await window(`${vllm.base}/v1`, 'qwen')).toBe(32768);
+      expect(await window(`${vllm.base}/v1`, 'other')).toBeNull();
     } finally {
-      vllm.closeAllConnections();
-      await new Promise((resolve) => vllm.close(resolve));
+      await vllm.close();
+    }
+  });
+
+  it('reads Anthropic\'s max_input_tokens from the model\'s own entry', async () => {
+    const seen: string[] = [];
+    const anthropic = await serve((url) => {
+      seen.push(url);
+      return { type: 'model', id: 'claude-test', display_name: 'Claude Test', created_at: '2026-01-01T00:00:00Z', max_input_tokens: 200000 };
+    });
+    try {
+      expect(await window(anthropic.base, 'claude-test', 'anthropic')).toBe(200000);
+      expect(seen).toEqual(['/v1/models/claude-test']);
+    } finally {
+      await anthropic.close();
+    }
+  });
+
+  it('ignores a stated window too small to hold a conversation', async () => {
+    const tiny = await serve(() => ({ object: 'list', data: [{ id: 'm', object: 'model', context_length: 512 }] }));
+    try {
+      expect(await window(`${tiny.base}/v1`, 'm')).toBeNull();
+    } finally {
+      await tiny.close();
     }
   });
 });
