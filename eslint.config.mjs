@@ -22,6 +22,8 @@ export const LAYER_RANK = {
   oauth: 2,
   policy: 2,
   store: 1,
+  // Interfaces that sibling layers implement for each other (a port declared once, below both).
+  ports: 0.75,
   // Facts about the installed program and its process (package root, process identity): below everything.
   platform: 0.5,
 };

@@ -19,9 +19,7 @@
 //   log's new lines (what the server's processes wrote), kept here per task so the action runner can add
 //   them to the action's claims (claimsSince): the server's writes are the action's and undo restores them.
 //
-// The sandbox layer may not import effects: McpConnection / McpConnector / McpTaskContext of
-// main/effects/mcp/connection.ts are declared again here with the same shape.
-import type { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
+// It implements the port McpConnector (main/ports/mcp-connection.ts) that the tools channel uses.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -34,6 +32,7 @@ import { join, posix } from 'node:path';
 import type { Duplex } from 'node:stream';
 import type { WorkspaceGrant } from '../../shared/domain';
 import type { McpServerDefinition } from '../../shared/domain/mcp';
+import type { McpConnection, McpConnector, McpTaskContext } from '../ports/mcp-connection';
 import type { ActionClaims, FolderClaims, PathClaim } from './claims';
 import { parseClaimsLog } from './claims-log';
 import { closeControlSocket, frame, FrameReader, listenControlSocket } from './control-socket';
@@ -43,15 +42,7 @@ import { folderOwner, mountRefusal, taskEnvFolder } from './executor';
 import { MCP_STATE_MOUNT, stateEnv, type McpStateFolders } from './mcp-state';
 import { readyInfo, type RunnerReady } from './action-channel';
 
-/** Same shape as main/effects/mcp/connection.ts (the sandbox layer may not import effects). */
-export interface McpConnection {
-  use<T>(fn: (client: McpClient) => Promise<T>, signal?: AbortSignal): Promise<T>;
-  close(): Promise<void>;
-}
-export type McpTaskContext = { taskId: string; workspaces: readonly WorkspaceGrant[]; writable?: boolean };
-export interface McpConnector {
-  connect(server: McpServerDefinition, task: McpTaskContext, signal?: AbortSignal): Promise<McpConnection>;
-}
+export type { McpConnection, McpConnector, McpTaskContext };
 
 /** The label that tells an MCP server's container from the task's sandbox (both carry the sandbox labels). */
 export const MCP_SERVER_LABEL = 'dev.posthoc.mcp-server';
@@ -436,7 +427,7 @@ class ContainerConnection implements McpConnection {
     }
   }
 
-  use<T>(fn: (client: McpClient) => Promise<T>, signal?: AbortSignal): Promise<T> {
+  use<T>(fn: (client: Client) => Promise<T>, signal?: AbortSignal): Promise<T> {
     const run = async (): Promise<T> => {
       if (this.ended) throw new Error(this.message(this.ended));
       if (signal?.aborted) throw new Error(`The call to the MCP server ${this.name} was stopped before it started.`);

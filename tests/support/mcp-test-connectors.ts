@@ -9,7 +9,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { McpConnection, McpConnector } from '../../main/effects/mcp/connection';
+import type { McpConnection, McpConnector } from '../../main/ports/mcp-connection';
 import type { McpServerDefinition } from '../../shared/domain/mcp';
 
 export type CountingConnector = McpConnector & { opened: string[]; closed: number };

@@ -11,7 +11,7 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontex
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerDefinition } from '../../../shared/domain/mcp';
-import type { McpConnection, McpConnector, McpTaskContext } from './connection';
+import type { McpConnection, McpConnector, McpTaskContext } from '../../ports/mcp-connection';
 
 /** Where a remote server's credential comes from; the composition root implements it (main/services/mcp-credentials.ts). */
 export interface McpHttpCredentials {

@@ -8,7 +8,7 @@
 // its window — so whatever a server writes to a granted folder is an action's, recorded and undone.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { McpServerDefinition, McpToolView } from '../../../shared/domain/mcp';
-import type { McpConnection, McpConnector, McpTaskContext } from './connection';
+import type { McpConnection, McpConnector, McpTaskContext } from '../../ports/mcp-connection';
 import { inverseToolOf } from './inverses';
 import { toolRule } from './rules';
 

@@ -1,14 +1,15 @@
-// How the tools channel reaches one MCP server for one task: an open, initialized SDK client, used one call
-// at a time. Two kinds implement it, both wired by the composition root (main/services):
+// How the tools channel (main/effects/mcp) reaches one MCP server for one task: an open, initialized SDK
+// client, used one call at a time. A port: declared once here, below the layers that implement and use it,
+// since neither may import the other. Two kinds implement it, both wired by the composition root (main/services):
 // - stdio: the server runs in the task's own MCP container (main/sandbox/mcp-container.ts), frozen between
 //   calls like the sandbox between actions, so whatever it writes to a granted folder happens inside a call
 //   (inside the action that made it) and is claimed like the action's own writes;
-// - http: a remote server over streamable HTTP called from the host (http-connector.ts), credentials added
+// - http: a remote server over streamable HTTP called from the host (main/effects/mcp/http-connector.ts), credentials added
 //   by name from the vault, never seen by the sandbox.
 // Types only.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { WorkspaceGrant } from '../../../shared/domain';
-import type { McpServerDefinition } from '../../../shared/domain/mcp';
+import type { WorkspaceGrant } from '../../shared/domain';
+import type { McpServerDefinition } from '../../shared/domain/mcp';
 
 export interface McpConnection {
   /**
