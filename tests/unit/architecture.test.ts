@@ -79,7 +79,7 @@ const LAYER_RANK: Record<string, number> = {
  * main/ipc is a thin adapter over main/services: it may skip a layer only for these modules, whose error
  * classes it maps to contract codes. Each entry is a deliberate decision.
  */
-const IPC_MAY_ALSO_IMPORT = new Set(['main/sandbox/docker-client', 'main/vault/vault']);
+const IPC_MAY_ALSO_IMPORT = new Set(['main/sandbox/sandbox-error', 'main/vault/vault']);
 
 function mainLayer(path: string): string | null {
   const m = /^main\/([^/]+)(\/|$)/.exec(path);
