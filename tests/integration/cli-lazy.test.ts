@@ -5,6 +5,7 @@
 // time is measured here (bench/cli-start.ts does that).
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { openDatabase, type AppDatabase } from '../../main/store/database';
 import { TaskStore } from '../../main/store/task-store';
@@ -17,12 +18,14 @@ const HOOK = resolve('tests/support/module-log.mjs');
 const SERVICES_ONLY = ['dockerode', 'openai', '@anthropic-ai/sdk', '@modelcontextprotocol/sdk', 'isomorphic-git', 'pg'];
 
 /** Runs the built CLI and answers what it printed and the packages it loaded (by name, from node_modules). */
-async function runLogged(args: string[], env: Record<string, string> = {}): Promise<CliRun & { packages: Set<string> }> {
+async function runLogged(args: string[], env: Record<string, string> = {}): Promise<CliRun & { packages: Set<string>; zod: boolean }> {
   const log = join(dirs.make('posthoc-modules-'), 'loaded.txt');
   const run = await runPosthoc(args, { ...env, NODE_OPTIONS: `--import=${HOOK}`, POSTHOC_MODULE_LOG: log });
   const urls = readFileSync(log, 'utf8').split('\n').filter(Boolean);
   const packages = new Set(urls.flatMap((url) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.slice(1, 2) ?? []));
-  return { ...run, packages };
+  // zod is bundled into the build (electron.vite.config.ts): a chunk of out/main that defines its ZodType.
+  const chunks = urls.filter((url) => url.startsWith('file:') && url.includes('/out/main/')).map((url) => readFileSync(fileURLToPath(url), 'utf8'));
+  return { ...run, packages, zod: packages.has('zod') || chunks.some((text) => text.includes('$constructor("ZodType"')) };
 }
 
 /** A data folder holding finished tasks, as the app leaves it. */
@@ -43,7 +46,8 @@ describe('what a command loads', () => {
     expect(run.code).toBe(0);
     for (const command of ['run', 'tasks', 'actions', 'undo', 'service', 'mcp', 'sandbox', 'web']) expect(run.stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
     expect(run.packages).toContain('commander');
-    for (const name of [...SERVICES_ONLY, 'zod', 'better-sqlite3', 'diff', 'picomatch']) expect(run.packages, name).not.toContain(name);
+    for (const name of [...SERVICES_ONLY, 'better-sqlite3', 'diff', 'picomatch']) expect(run.packages, name).not.toContain(name);
+    expect(run.zod).toBe(false);
   });
 
   it('posthoc tasks lists the record with the database alone', async () => {
@@ -58,6 +62,7 @@ describe('what a command loads', () => {
     expect(byTitle(JSON.parse(json.stdout) as Listed).map((t) => [t.title, t.status])).toEqual([['first task', 'done'], ['second task', 'done'], ['third task', 'done']]);
     for (const r of [run, json]) {
       expect(r.packages).toContain('better-sqlite3');
+      expect(r.zod).toBe(true); // still a client of the contract: its answer parsed by the contract's schemas
       for (const name of SERVICES_ONLY) expect(r.packages, name).not.toContain(name);
     }
   });

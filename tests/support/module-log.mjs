@@ -2,11 +2,12 @@
 // module the process loaded, ES modules and CommonJS alike (Node's module hooks see both), one a line, to
 // the file named by POSTHOC_MODULE_LOG when the process exits.
 import { writeFileSync } from 'node:fs';
-import { registerHooks } from 'node:module';
+import * as nodeModule from 'node:module';
 
+if (typeof nodeModule.registerHooks !== 'function') throw new Error(`module.registerHooks is not in Node ${process.versions.node}: the module log needs Node 22.15 or later.`);
 const log = process.env.POSTHOC_MODULE_LOG;
 const loaded = [];
-registerHooks({
+nodeModule.registerHooks({
   load(url, context, nextLoad) {
     loaded.push(url);
     return nextLoad(url, context);
