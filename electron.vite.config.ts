@@ -7,6 +7,9 @@ import { resolve } from 'node:path';
 export default defineConfig({
   main: {
     build: {
+      // zod is bundled: one file of its own, evaluated at once, instead of ~95 modules resolved and loaded
+      // one by one (about half of `posthoc tasks`' start; docs/BENCHMARKS.md, "CLI start").
+      externalizeDeps: { exclude: ['zod'] },
       outDir: 'out/main',
       rollupOptions: {
         input: {

@@ -28,7 +28,7 @@ export const LAYER_RANK = {
   platform: 0.5,
 };
 /** main/ipc is a thin adapter over main/services; it may skip a layer only for these modules, whose error classes it maps to contract codes. */
-export const IPC_MAY_ALSO_IMPORT = { 'main/sandbox/docker-client.ts': 'sandbox', 'main/vault/vault.ts': 'vault' };
+export const IPC_MAY_ALSO_IMPORT = { 'main/sandbox/sandbox-error.ts': 'sandbox', 'main/vault/vault.ts': 'vault' };
 /** The two files that may touch ipcMain / ipcRenderer: everything else goes through the typed contract. */
 const TRANSPORT_FILES = ['main/app/electron-transport.ts', 'preload/index.ts'];
 

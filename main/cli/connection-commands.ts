@@ -4,23 +4,19 @@
 import { spawn } from 'node:child_process';
 import { InvalidArgumentError, type Command } from 'commander';
 import type { CallInput } from '../../shared/contract';
-import type { ServiceDefinition } from '../../shared/domain';
+import { readBodyRule, readCallPattern, type RuleRead } from '../../shared/connections/rule-lines';
 import type { BodyRule, CallPattern, ConnectionView, ServiceRules } from '../../shared/domain/connections';
-import { describeBodyRule, parseBodyRule } from '../gateway/call-rules';
-import { describePattern, parsePattern } from '../gateway/path-glob';
-import { describeAuth, parseAuth, ServiceDefinitionError } from '../gateway/service-registry';
 import { connectHint, connectWithToken } from './connect-paths';
 import { CliFailure, value } from './session';
 import type { CliContext } from './undo-commands';
 
 type Opts = { dataDir?: string; json?: boolean };
 
-const repeat = <T>(parse: (v: string) => T) => (value: string, acc: T[]) => {
-  try {
-    return [...acc, parse(value)];
-  } catch (error) {
-    throw new InvalidArgumentError((error as Error).message);
-  }
+/** A repeated option read with the shared rule lines (what the gateway's parsePattern and parseBodyRule read). */
+const repeat = <T>(read: (v: string) => RuleRead<T>) => (value: string, acc: T[]) => {
+  const rule = read(value);
+  if (!rule.ok) throw new InvalidArgumentError(rule.error);
+  return [...acc, rule.value];
 };
 const seconds = (value: string) => {
   const n = Number(value);
@@ -244,10 +240,10 @@ function registerServiceCommands(program: Command, ctx: CliContext): void {
     .option('--auth <how>', 'bearer | header:NAME | query:NAME | oauth:PROVIDER (default: none)')
     .option('--secret <name>', 'the vault entry holding the key, for bearer, header and query (posthoc secret set NAME)')
     .option('--api <id>', 'whose provider data says how calls are taken back: slack, github, gmail, spotify, dropbox, discord, or none')
-    .option('--allow <call>', "allow only these calls: 'METHOD /path/glob' (repeat; default: every call)", repeat(parsePattern), [] as CallPattern[])
-    .option('--body-rule <rule>', "a rule on the JSON body: 'POST /chat.postMessage channel=C1,C2' or 'POST /send to@=example.com' (repeat)", repeat(parseBodyRule), [] as BodyRule[])
-    .option('--hold <call>', "always wait for the person's approval: 'METHOD /path/glob' (repeat)", repeat(parsePattern), [] as CallPattern[])
-    .option('--send <call>', "a send that can never be taken back: held --hold-seconds before it leaves (repeat)", repeat(parsePattern), [] as CallPattern[])
+    .option('--allow <call>', "allow only these calls: 'METHOD /path/glob' (repeat; default: every call)", repeat(readCallPattern), [] as CallPattern[])
+    .option('--body-rule <rule>', "a rule on the JSON body: 'POST /chat.postMessage channel=C1,C2' or 'POST /send to@=example.com' (repeat)", repeat(readBodyRule), [] as BodyRule[])
+    .option('--hold <call>', "always wait for the person's approval: 'METHOD /path/glob' (repeat)", repeat(readCallPattern), [] as CallPattern[])
+    .option('--send <call>', "a send that can never be taken back: held --hold-seconds before it leaves (repeat)", repeat(readCallPattern), [] as CallPattern[])
     .option('--outside <what>', 'calls outside --allow or breaking a body rule: refuse (default) or hold', oneOf(['refuse', 'hold']))
     .option('--irreversible <what>', 'mutating calls with no known inverse: allow (default; the level says confined), hold, or refuse', oneOf(['allow', 'hold', 'refuse']))
     .option('--hold-seconds <n>', 'how long sends wait before they leave (default 30)', seconds)
@@ -255,6 +251,8 @@ function registerServiceCommands(program: Command, ctx: CliContext): void {
     .addOption(ctx.dataDirOption())
     .option('--json', 'print JSON')
     .action(async (name: string, opts: ServiceOpts & { irreversible?: string }) => {
+      // Service definitions (their auth read with its schema) are loaded when a service command runs.
+      const [{ parseAuth, ServiceDefinitionError }, { describeService }] = await Promise.all([import('../gateway/service-registry'), import('./service-lines')]);
       await ctx.withApi(opts.dataDir, async (api) => {
         let auth;
         try {
@@ -288,6 +286,7 @@ function registerServiceCommands(program: Command, ctx: CliContext): void {
     .addOption(ctx.dataDirOption())
     .option('--json', 'print JSON')
     .action(async (opts: Opts) => {
+      const { describeService } = await import('./service-lines');
       await ctx.withApi(opts.dataDir, async (api) => {
         const list = await value(api.serviceList({}));
         if (opts.json) json(list);
@@ -305,21 +304,4 @@ function registerServiceCommands(program: Command, ctx: CliContext): void {
         out(`Removed ${name}.`);
       });
     });
-}
-
-export function describeService(d: ServiceDefinition): string {
-  const parts = [`${d.name}  ${d.baseUrl}`];
-  const auth = d.auth ? describeAuth(d.auth) : null;
-  if (auth) parts.push(`auth ${auth}`);
-  if (d.api) parts.push(`api ${d.api}`);
-  const r = d.rules;
-  if (r) {
-    if (r.allow.length) parts.push(`allow ${r.allow.map(describePattern).join(', ')}`);
-    for (const b of r.body) parts.push(`rule ${describeBodyRule(b)}`);
-    if (r.hold.length) parts.push(`hold ${r.hold.map(describePattern).join(', ')}`);
-    if (r.sends.length) parts.push(`sends ${r.sends.map(describePattern).join(', ')} (${r.holdSeconds} s)`);
-    if (r.outside !== 'refuse') parts.push(`outside: ${r.outside}`);
-    if (r.noInverse !== 'allow') parts.push(`no inverse: ${r.noInverse}`);
-  }
-  return parts.join('  ·  ');
 }

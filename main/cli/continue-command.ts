@@ -4,8 +4,6 @@
 // Ctrl-C stops it the way Stop does.
 import type { Command } from 'commander';
 import type { Task } from '../../shared/domain';
-import { formatUsage } from '../agent/usage';
-import { formatAction } from './format';
 import { EXIT, value } from './session';
 import { EXIT_INTERRUPTED, stopOnSignals, stoppedSummary } from './stop-signals';
 import type { CliContext } from './undo-commands';
@@ -20,6 +18,8 @@ export function registerContinueCommand(program: Command, ctx: Pick<CliContext, 
     .addOption(ctx.dataDirOption())
     .option('--json', 'print one JSON object per line')
     .action(async (taskId: string, opts: { dataDir?: string; json?: boolean }) => {
+      // The words for actions and usage are loaded when the command runs (not for `posthoc --help`).
+      const [{ formatAction }, { formatUsage }] = await Promise.all([import('./format'), import('../agent/usage')]);
       let stop = () => {};
       const signals = stopOnSignals(() => stop(), (line) => process.stderr.write(`${line}\n`));
       await ctx

@@ -11,32 +11,29 @@
 //   (building the image streams Docker's log, which no contract call carries).
 // - `web`: starts the web host, a transport of the contract over the same services.
 // - the error classes of that infrastructure (DataDirUnusable, SandboxError, VaultUnavailable) in reportError.
+//
+// A command loads what it needs when it runs (issue 28): this file imports only commander and the
+// commands' definitions, so `posthoc --help` parses and answers without the services. Each action
+// import()s its code; the services (Docker, the model clients, MCP, PostgreSQL, git objects) are loaded
+// by openServices, and `posthoc tasks` reads the record alone (openRecordOrServices) unless an earlier
+// run left something open. tests/integration/cli-lazy.test.ts checks which packages each command loads.
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { fileURLToPath } from 'node:url';
-import type { Action, Task } from '../../shared/domain';
-import { formatUsage } from '../agent/usage';
-import { createLocalClient } from '../ipc/local-client';
-import { startWebHost } from '../ipc/web-host';
-import { loadWebHostState, saveWebHostState } from '../ipc/web-host-state';
-import { createDocker, SandboxError } from '../sandbox/docker-client';
-import { formatBuildProgress, type BuildProgress } from '../sandbox/build-progress';
-import { buildSandboxImage, SANDBOX_IMAGE, sandboxStatus } from '../sandbox/sandbox-image';
-import { createServices } from '../services/app-services';
+import type { PosthocApi } from '../../shared/contract';
+import { SandboxError } from '../sandbox/sandbox-error';
+import { SANDBOX_IMAGE } from '../sandbox/sandbox-image-name';
 import { DataDirUnusable, resolveDataDir } from '../store/data-dir';
 import { VaultUnavailable } from '../vault/vault';
-import type { PosthocApi } from '../../shared/contract';
-import { collect, databaseRequests, DB_OPTION_HELP, type DbFlags } from './db-options';
-import { approvalPrompter, heldIn, registerApprovalCommands } from './approval-commands';
-import { formatAction, formatActionLine, formatTaskLine } from './format';
+import { collect, DB_OPTION_HELP } from './db-options';
+import { registerApprovalCommands } from './approval-commands';
 import { registerConnectionCommands } from './connection-commands';
 import { registerFigureCommand } from './figure-command';
 import { registerMemoryCommands } from './memory-commands';
 import { registerMcpCommands } from './mcp-commands';
 import { registerContinueCommand } from './continue-command';
-import { titleFilter } from './title-filter';
-import { CliFailure, EXIT, exitCodeOf, value, type OpenSession } from './session';
+import type { RunOpts } from './run-command';
+import { CliFailure, EXIT, exitCodeOf, value, type OpenSession, type Session } from './session';
 import { registerUndoCommands } from './undo-commands';
-import { EXIT_INTERRUPTED, stopOnSignals, stoppedSummary } from './stop-signals';
 
 export { EXIT } from './session';
 
@@ -49,9 +46,21 @@ const positiveInt = (what: string) => (value: string) => {
 const dataDirOption = () => new Option('--data-dir <dir>', 'where Posthoc keeps its data (default: POSTHOC_HOME or the app\'s folder)');
 
 /** The services over the data folder, and the contract's API over them: what the app's main process builds. */
-export const openServices: OpenSession = (dataDir) => {
+export const openServices: OpenSession = async (dataDir) => {
+  const [{ createServices }, { createLocalClient }] = await Promise.all([import('../services/app-services'), import('../ipc/local-client')]);
   const services = createServices({ dataDir: resolveDataDir(dataDir) });
   return { api: createLocalClient(services.handlers, services.events), ready: services.ready, close: () => services.close() };
+};
+
+/**
+ * For a command that only reads the record (`tasks`): the API over the task store alone, unless an earlier
+ * run left something open; then the whole services, whose start closes it and says so, as for any command.
+ */
+export const openRecordOrServices: OpenSession = async (dataDir): Promise<Session> => {
+  const [{ openRecord }, { createLocalClient }] = await Promise.all([import('../services/record-services'), import('../ipc/local-client')]);
+  const record = openRecord(resolveDataDir(dataDir));
+  if (!record) return openServices(dataDir);
+  return { api: createLocalClient(record.handlers, record.events), ready: Promise.resolve([]), close: async () => record.close() };
 };
 
 function reportClosed(lines: string[]): void {
@@ -61,12 +70,11 @@ function reportClosed(lines: string[]): void {
 const out = (line: string) => process.stdout.write(`${line}\n`);
 const json = (value: unknown) => out(JSON.stringify(value));
 
-const FINISHED: ReadonlySet<Task['status']> = new Set(['done', 'failed', 'cancelled', 'interrupted']);
-
 export function buildProgram(options: { open?: OpenSession } = {}): Command {
   const open = options.open ?? openServices;
-  async function withApi<T>(dataDir: string | undefined, fn: (api: PosthocApi) => Promise<T>): Promise<T> {
-    const session = open(dataDir);
+  const openForReading = options.open ?? openRecordOrServices;
+  async function withApi<T>(dataDir: string | undefined, fn: (api: PosthocApi) => Promise<T>, opener: OpenSession = open): Promise<T> {
+    const session = await opener(dataDir);
     try {
       // Before the command answers: what an earlier, crashed or killed run left open is closed and said.
       reportClosed(await session.ready);
@@ -103,92 +111,9 @@ export function buildProgram(options: { open?: OpenSession } = {}): Command {
     .option('--budget <tokens|$usd>', 'stop the task once it used this many tokens (50000, 50k) or dollars ($0.50) (default: Settings)')
     .option('--no-memory', 'run this task without the agent\'s memory: nothing read from it or written to it')
     .option('--json', 'print one JSON object per line')
-    .action(async (prompt: string, opts: { workspace: string[]; service: string[]; mcp: string[]; dataDir?: string; model?: string; maxSteps?: number; actionTimeout?: number; contextWindow?: number; memory: boolean; budget?: string; provider?: string; json?: boolean } & DbFlags) => {
-      const databases = databaseRequests(opts);
-      let stop = () => {};
-      const signals = stopOnSignals(() => stop(), (line) => process.stderr.write(`${line}\n`));
-      await withApi(opts.dataDir, async (api) => {
-        const printed = new Set<string>();
-        // What waits for the person: asked on a terminal; otherwise the approve/reject commands are printed.
-        const askPerson = approvalPrompter(api, { dataDir: opts.dataDir, interactive: process.stdin.isTTY === true, write: (line) => process.stderr.write(`${line}\n`) });
-        const streamed = titleFilter();
-        const unsubscribe = [
-          api.on('action:updated', (action: Action) => {
-            if (action.status === 'awaiting-approval') {
-              if (opts.json) json({ type: 'action', action });
-              else out(formatAction(action));
-              askPerson(action);
-              return;
-            }
-            if (heldIn(action).length > 0) askPerson(action);
-            if (action.status === 'running' || printed.has(action.id)) return;
-            printed.add(action.id);
-            if (opts.json) json({ type: 'action', action });
-            else out(formatAction(action));
-          }),
-          // The model's text streams to stderr so stdout stays the actions and the answer (its <title> apart).
-          api.on('message:delta', ({ delta }) => {
-            if (!opts.json) process.stderr.write(streamed.push(delta));
-          }),
-          api.on('message:added', ({ role }) => {
-            if (!opts.json && role === 'assistant') process.stderr.write(`${streamed.flush()}\n\n`);
-          }),
-        ];
-        // The run ends with the task's last task:updated (done, failed or cancelled).
-        const ended = new Map<string, Task>();
-        let waiting: { id: string; resolve: (task: Task) => void } | null = null;
-        let shownPlan = '';
-        unsubscribe.push(
-          api.on('task:updated', (task) => {
-            // The agent's plan, printed each time it changes (a "plan" line in --json).
-            const plan = task.plan ? task.plan.map((item) => `  [${item.done ? 'x' : ' '}] ${item.text}`).join('\n') : '';
-            if (plan !== shownPlan) {
-              shownPlan = plan;
-              if (opts.json) json({ type: 'plan', taskId: task.id, plan: task.plan });
-              else out(`plan:\n${plan}`);
-            }
-            if (!FINISHED.has(task.status)) return;
-            ended.set(task.id, task);
-            if (waiting?.id === task.id) waiting.resolve(task);
-          }),
-        );
-        const started = await value(
-          api.taskStart({
-            prompt,
-            workspaces: opts.workspace,
-            services: opts.service,
-            ...(opts.mcp.length ? { mcp: opts.mcp } : {}),
-            databases,
-            model: opts.model,
-            maxSteps: opts.maxSteps,
-            contextWindow: opts.contextWindow,
-            memory: opts.memory,
-            budget: opts.budget,
-            provider: opts.provider,
-            actionTimeoutSeconds: opts.actionTimeout,
-          }),
-        );
-        stop = () => void api.taskCancel({ taskId: started.id });
-        if (signals.stopped()) stop();
-        // The run lives until its task ends, even while only a decision from another terminal is awaited.
-        const alive = setInterval(() => undefined, 60_000);
-        const task = ended.get(started.id) ?? (await new Promise<Task>((resolve) => (waiting = { id: started.id, resolve })).finally(() => clearInterval(alive)));
-        clearInterval(alive);
-        for (const off of unsubscribe) off();
-        const usage = task.usage ?? { promptTokens: 0, completionTokens: 0, calls: 0, costUsd: null };
-        if (opts.json) json({ type: 'task', task: { id: task.id, status: task.status, answer: task.answer, error: task.error, usage } });
-        else {
-          process.stderr.write('\n');
-          out(task.status === 'done' ? `\n${task.answer ?? ''}` : `\nTask ${task.status}: ${task.error ?? ''}`);
-          out(`task ${task.id} · ${formatUsage(usage)}`);
-        }
-        if (task.status !== 'done') process.exitCode = EXIT.failed;
-        if (signals.stopped()) {
-          const detail = await value(api.taskGet({ taskId: task.id }));
-          for (const line of stoppedSummary(detail.actions)) process.stderr.write(`${line}\n`);
-          process.exitCode = EXIT_INTERRUPTED;
-        }
-      }).finally(() => signals.release());
+    .action(async (prompt: string, opts: RunOpts) => {
+      const { runTask } = await import('./run-command');
+      await runTask(prompt, opts, { withApi, out, json });
     });
 
   program
@@ -197,11 +122,16 @@ export function buildProgram(options: { open?: OpenSession } = {}): Command {
     .addOption(dataDirOption())
     .option('--json', 'print JSON')
     .action(async (opts: { dataDir?: string; json?: boolean }) => {
-      await withApi(opts.dataDir, async (api) => {
-        const tasks = await value(api.taskList({}));
-        if (opts.json) json(tasks);
-        else tasks.forEach((t) => out(formatTaskLine(t)));
-      });
+      const { formatTaskLine } = await import('./format');
+      await withApi(
+        opts.dataDir,
+        async (api) => {
+          const tasks = await value(api.taskList({}));
+          if (opts.json) json(tasks);
+          else tasks.forEach((t) => out(formatTaskLine(t)));
+        },
+        openForReading,
+      );
     });
 
   program
@@ -211,6 +141,7 @@ export function buildProgram(options: { open?: OpenSession } = {}): Command {
     .addOption(dataDirOption())
     .option('--json', 'print JSON')
     .action(async (opts: { task?: string; dataDir?: string; json?: boolean }) => {
+      const { formatActionLine } = await import('./format');
       await withApi(opts.dataDir, async (api) => {
         const actions = await value(api.actionList({ taskId: opts.task }));
         if (opts.json) json(actions);
@@ -233,7 +164,8 @@ export function buildProgram(options: { open?: OpenSession } = {}): Command {
     .description(`build the sandbox image ${SANDBOX_IMAGE}`)
     .option('--image <tag>', `build under another tag (default ${SANDBOX_IMAGE})`)
     .action(async (opts: { image?: string }) => {
-      await buildSandboxImage(createDocker(), printBuildProgress(), opts.image ?? SANDBOX_IMAGE);
+      const { buildImage } = await import('./sandbox-commands');
+      await buildImage(opts.image ?? SANDBOX_IMAGE);
     });
   sandbox
     .command('status')
@@ -241,14 +173,8 @@ export function buildProgram(options: { open?: OpenSession } = {}): Command {
     .option('--json', 'print JSON')
     .option('--image <tag>', `check another tag (default ${SANDBOX_IMAGE})`)
     .action(async (opts: { json?: boolean; image?: string }) => {
-      const status = await sandboxStatus(createDocker(), opts.image ?? SANDBOX_IMAGE);
-      if (opts.json) json(status);
-      else {
-        out(`docker: ${status.dockerAvailable ? `running (${status.dockerVersion})` : 'not reachable'}`);
-        out(`image:  ${status.image} ${status.imagePresent ? 'present' : 'missing'}`);
-        if (status.message) out(status.message);
-      }
-      if (!status.dockerAvailable || !status.imagePresent) process.exitCode = EXIT.usage;
+      const { printSandboxStatus } = await import('./sandbox-commands');
+      await printSandboxStatus(opts.image ?? SANDBOX_IMAGE, opts, out);
     });
 
   program
@@ -258,6 +184,11 @@ export function buildProgram(options: { open?: OpenSession } = {}): Command {
     .option('--new-token', 'rotate the token: addresses handed out before stop working')
     .addOption(dataDirOption())
     .action(async (opts: { port?: number; dataDir?: string; newToken?: boolean }) => {
+      const [{ createServices }, { startWebHost }, { loadWebHostState, saveWebHostState }] = await Promise.all([
+        import('../services/app-services'),
+        import('../ipc/web-host'),
+        import('../ipc/web-host-state'),
+      ]);
       const dataDir = resolveDataDir(opts.dataDir);
       const services = createServices({ dataDir });
       reportClosed(await services.ready);
@@ -293,29 +224,6 @@ export async function main(argv: string[], options: { open?: OpenSession } = {})
 }
 
 /** Resolves once everything written to the stream so far has left the process (or the reader went away). */
-/**
- * Prints an image build's progress on stderr: each phase once and then at most every few seconds; on a terminal
- * one line kept up to date in place.
- */
-function printBuildProgress(): (progress: BuildProgress) => void {
-  const tty = process.stderr.isTTY === true;
-  let lastPhase = '';
-  let lastAt = -Infinity;
-  return (progress) => {
-    const changed = progress.phase !== lastPhase;
-    const final = progress.phase === 'done' || progress.phase === 'failed';
-    if (!changed && !final && progress.elapsedMs - lastAt < (tty ? 100 : 5000)) return;
-    // The reason of a failure is printed once, as the command's error.
-    const text = formatBuildProgress(progress.phase === 'failed' ? { ...progress, line: undefined } : progress);
-    if (tty) {
-      const width = Math.max(20, (process.stderr.columns ?? 100) - 1);
-      process.stderr.write(`\r\x1b[K${final || changed ? text : text.slice(0, width)}${final || changed ? '\n' : ''}`);
-    } else process.stderr.write(`${text}\n`);
-    lastPhase = progress.phase;
-    lastAt = progress.elapsedMs;
-  };
-}
-
 export function flushed(stream: NodeJS.WriteStream): Promise<void> {
   if (stream.destroyed || !stream.writable || stream.writableLength === 0) return Promise.resolve();
   return new Promise((resolve) => {

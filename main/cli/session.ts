@@ -8,7 +8,7 @@ export const EXIT = { ok: 0, failed: 1, usage: 2, conflict: 3, partial: 4, inter
 
 /** The API over one data folder, what its start closed (one line each), and how to close it. */
 export type Session = { api: PosthocApi; ready: Promise<string[]>; close(): Promise<void> };
-export type OpenSession = (dataDir: string | undefined) => Session;
+export type OpenSession = (dataDir: string | undefined) => Session | Promise<Session>;
 
 /** A call the contract answered with an error, or input the CLI refused before calling: its code decides the exit. */
 export class CliFailure extends Error {

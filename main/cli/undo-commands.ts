@@ -8,7 +8,6 @@
 // engine's words, blocker.noCopy).
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { PosthocApi } from '../../shared/contract';
-import { unifiedDiff } from '../../shared/diff/line-diff';
 import type { UndoResult } from '../../shared/domain';
 import type { DiffSide, RedoResult, RewindResult, TimelineEntry } from '../../shared/domain/undo';
 import { describeBlocker } from '../../shared/undo/blocker-words';
@@ -166,8 +165,10 @@ export function registerUndoCommands(program: Command, ctx: CliContext): void {
     .argument('[path]')
     .addOption(ctx.dataDirOption())
     .option('--json', 'print JSON')
-    .action((actionId: string, path: string | undefined, opts: Opts) =>
-      ctx.withApi(opts.dataDir, async (api) => {
+    .action(async (actionId: string, path: string | undefined, opts: Opts) => {
+      // The line diff (the diff package) is loaded when this command runs.
+      const { unifiedDiff } = await import('../../shared/diff/line-diff');
+      await ctx.withApi(opts.dataDir, async (api) => {
         const paths =
           path !== undefined
             ? [path]
@@ -177,8 +178,8 @@ export function registerUndoCommands(program: Command, ctx: CliContext): void {
           if (opts.json) json(diff);
           else out(unifiedDiff(sideText(diff.before), sideText(diff.after), diff.before ? `a/${diff.oldPath ?? diff.path}` : '/dev/null', diff.after ? `b/${diff.path}` : '/dev/null'));
         }
-      }),
-    );
+      });
+    });
 
   program
     .command('budget')

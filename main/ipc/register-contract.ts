@@ -3,7 +3,7 @@
 // services are pushed through the same transport.
 import { ZodError } from 'zod';
 import { callNames, calls, eventNames, type CallName, type ContractError, type EventName, type Result } from '../../shared/contract';
-import { SandboxError } from '../sandbox/docker-client';
+import { SandboxError } from '../sandbox/sandbox-error';
 import type { EventBus } from '../services/event-bus';
 import type { Handlers } from '../services/app-services';
 import { ServiceError } from '../services/service-error';

@@ -1,18 +1,9 @@
 // The one door to the Docker daemon. Everything that talks to Docker goes through here, so connection
 // failures become one typed error that says what to do, and tests can point it at any daemon.
 import Docker from 'dockerode';
+import { SandboxError } from './sandbox-error';
 
-export type SandboxErrorCode = 'docker-unreachable' | 'docker-permission' | 'image-missing' | 'disk-full' | 'docker-failed' | 'grant-moved';
-
-export class SandboxError extends Error {
-  constructor(
-    readonly code: SandboxErrorCode,
-    message: string,
-    override readonly cause?: unknown,
-  ) {
-    super(message);
-  }
-}
+export { SandboxError, type SandboxErrorCode } from './sandbox-error';
 
 export function createDocker(): Docker {
   // dockerode reads DOCKER_HOST (and friends) itself; the default is the local unix socket.

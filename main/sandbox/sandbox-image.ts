@@ -9,14 +9,14 @@ import { readFileSync } from 'node:fs';
 import { chmod, copyFile, mkdtemp, readdir, rm, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import pkg from '../../package.json';
 import { packageRoot } from '../platform/package-root';
 import type { SandboxStatus } from '../../shared/domain';
 import { INIT_PATH } from './container-policy';
 import { BuildReporter, type BuildProgress } from './build-progress';
 import { explainDockerError, SandboxError } from './docker-client';
+import { SANDBOX_IMAGE } from './sandbox-image-name';
 
-export const SANDBOX_IMAGE = `posthoc-sandbox:${pkg.version}`;
+export { SANDBOX_IMAGE } from './sandbox-image-name';
 /** The image of Posthoc 0.1 before issue 14: Python's standard library, requests and git (the benchmark's minimal image). */
 export const MINIMAL_PACKAGES: readonly string[] = ['python3-minimal', 'python3-requests', 'ca-certificates', 'git'];
 /** What a data/office/coding agent needs, all from Debian bookworm so that the image builds offline with debootstrap. */

@@ -7,12 +7,10 @@
 import type { Action, FsEffect, Task } from '../../shared/domain';
 import { notCoveredOf, type Checkpointed, type FsChannel } from '../effects/fs/fs-channel';
 import { summarize } from '../effects/fs/tree-diff';
-import { ownerGone, thisProcess, type ProcessOwner } from '../platform/process-owner';
 import type { TaskStore } from '../store/task-store';
 import { INTERRUPTED, withEffects } from './action-record';
 import type { EventBus } from './event-bus';
-
-type Leftover = { action: Action; owner: ProcessOwner };
+import { deadTasks, leftovers, type Leftover } from './left-open';
 
 const TASK_CRASHED = 'Posthoc stopped while this task ran (crash, kill or a second Ctrl-C); the next start closed it. Continue picks it up from the record of what ran.';
 
@@ -36,31 +34,18 @@ export class InterruptedActions {
       // Docker down means no container runs either; closing the records goes ahead.
       await this.executor.removeOrphans().catch(() => 0);
       await recover();
-      return this.closeAll(this.leftovers());
+      return this.closeAll(leftovers(this.store));
     });
   }
 
   /** Before a new action: the same, paying for Docker only when a dead process's action is open. */
   settle(): Promise<string[]> {
     return this.serial(async () => {
-      const leftovers = this.leftovers();
-      if (leftovers.length === 0 && this.deadTasks().length === 0) return [];
-      if (leftovers.some((l) => l.action.status === 'running')) await this.executor.removeOrphans().catch(() => 0);
-      return this.closeAll(leftovers);
+      const open = leftovers(this.store);
+      if (open.length === 0 && deadTasks(this.store).length === 0) return [];
+      if (open.some((l) => l.action.status === 'running')) await this.executor.removeOrphans().catch(() => 0);
+      return this.closeAll(open);
     });
-  }
-
-  private leftovers(): Leftover[] {
-    const me = thisProcess();
-    return this.store.unfinishedActions().filter(({ action, owner }) => {
-      const mine = owner.pid === me.pid && owner.start === me.start;
-      // This process's own unrecorded action is closed by it; a live other process's is left to it.
-      return action.status === 'interrupted' ? mine || ownerGone(owner) : !mine && ownerGone(owner);
-    });
-  }
-
-  private deadTasks(): Task[] {
-    return this.store.runningTasks().flatMap(({ task, owner }) => (ownerGone(owner) ? [task] : []));
   }
 
   private async closeAll(leftovers: Leftover[]): Promise<string[]> {
@@ -72,7 +57,7 @@ export class InterruptedActions {
       if (!action || !task) continue;
       lines.push(await this.close(action, task));
     }
-    for (const task of this.deadTasks()) {
+    for (const task of deadTasks(this.store)) {
       this.events.emit('task:updated', this.store.updateTask(task.id, { status: 'interrupted', error: TASK_CRASHED }));
     }
     return lines;
