@@ -20,6 +20,7 @@ import type { ActionStateOf } from '../effects/fs/undo-rules';
 import { ServicesUndoChannel, type RestUndoPort } from '../gateway/rest-undo';
 import type { TaskStore } from '../store/task-store';
 import type { UndoOperations } from '../store/undo-operations';
+import type { FolderChange } from '../store/undo-store';
 import { DatabasesUndoChannel, dbEffectsOf, type DatabaseUndo } from '../effects/db/databases-undo-channel';
 import type { MemoryFile } from '../effects/memory/memory-file';
 import { MemoryUndoChannel } from '../effects/memory/memory-undo-channel';
@@ -427,7 +428,11 @@ export class UndoService {
    * or was last redone): the order a rewind undoes them in. A rewind to X undoes the ones from X's seq on, in
    * this order, so the timeline computes it once for all its rows (`actions`: the task's, when already read).
    */
-  rewindOrder(taskId: string, actions: readonly Action[] = this.store.listActions(taskId)): Action[] {
+  rewindOrder(
+    taskId: string,
+    actions: readonly Action[] = this.store.listActions(taskId),
+    changesOf: (folder: string) => readonly FolderChange[] = (folder) => this.fs.history.changes(folder),
+  ): Action[] {
     const standing = actions.filter((a) => a.status !== 'undone');
     const appliedAt = new Map<string, string>();
     const bump = (id: string, at: string) => {
@@ -440,7 +445,7 @@ export class UndoService {
     const putBack = this.options.operations?.putBackJournals(taskId) ?? new Set<number>();
     const task = this.store.getTask(taskId);
     for (const folder of foldersOf(task, null)) {
-      for (const c of this.fs.history.changes(folder)) {
+      for (const c of changesOf(folder)) {
         if (c.actionId && c.kind === 'redo' && (c.journalId === null || !putBack.has(c.journalId))) bump(c.actionId, c.createdAt);
       }
     }

@@ -48,10 +48,15 @@ export class UndoViews {
       const a = known.get(id);
       return a ? (a.status === 'undone' ? 'undone' : 'applied') : others(id);
     };
-    const histories = foldersOf(task, null).map((folder) => ({ folder, history: new FolderHistory(this.fs.history.changes(folder).map(toEvent), stateOf) }));
+    const changes = new Map(foldersOf(task, null).map((folder) => [folder, this.fs.history.changes(folder)]));
+    const histories = [...changes].map(([folder, list]) => ({ folder, history: new FolderHistory(list.map(toEvent), stateOf) }));
     const undoBlockers = histories.map(({ history }) => memo((id: string) => history.undoBlockers(id)));
-    const rewindOrder = this.undo.rewindOrder(taskId, actions);
+    const rewindOrder = this.undo.rewindOrder(taskId, actions, (folder) => changes.get(folder) ?? this.fs.history.changes(folder));
     const rank = new Map(rewindOrder.map((a, i) => [a.id, i]));
+    const seqsFrom = seqsAtLeast(rewindOrder.map((a) => a.seq));
+    // The actions of the order that anything stands in the way of (few): the only ones a rewind's check can name.
+    const inTheWay = rewindOrder.filter((a) => undoBlockers.some((found) => found(a.id).length > 0));
+    const kept = rewindOrder.filter((a) => a.status === 'kept');
     const seqOf = new Map(actions.map((a) => [a.id, a.seq]));
     const running = this.isRunning(taskId);
     const entries: TimelineEntry[] = [];
@@ -73,17 +78,22 @@ export class UndoViews {
       if (!applied) {
         rewind = { ...unavailable(statusReason(action)), actionSeqs: [] };
       } else {
-        const set = rewindOrder.filter((a) => a.seq >= action.seq);
-        const kept = set.find((a) => a.status === 'kept');
+        // The rewind undoes the actions of the order from this one's seq on, in that order.
+        const inSet = (a: Action) => a.seq >= action.seq;
+        const actionSeqs = seqsFrom(action.seq);
+        const firstKept = kept.find(inSet);
         // Each action of the set is checked ignoring the ones the rewind undoes before it: those of the set
         // earlier in the order.
         const undoneBefore = (other: string | null, id: string) =>
           other !== null && (seqOf.get(other) ?? -1) >= action.seq && (rank.get(other) ?? Infinity) < rank.get(id)!;
-        rewind = kept
-          ? { ...unavailable(`Action ${kept.seq} was kept; a rewind cannot go back past it.`), actionSeqs: set.map((a) => a.seq) }
+        rewind = firstKept
+          ? { ...unavailable(`Action ${firstKept.seq} was kept; a rewind cannot go back past it.`), actionSeqs }
           : {
-              ...availability(describe((f) => set.flatMap(({ id }) => undoBlockers[f]!(id).filter((b) => !undoneBefore(b.event.actionId, id)))), null),
-              actionSeqs: set.map((a) => a.seq),
+              ...availability(
+                describe((f) => inTheWay.filter(inSet).flatMap(({ id }) => undoBlockers[f]!(id).filter((b) => !undoneBefore(b.event.actionId, id)))),
+                null,
+              ),
+              actionSeqs,
             };
       }
       if (running) {
@@ -94,9 +104,9 @@ export class UndoViews {
       }
     }
     const startOf = new Map(actions.map((a) => [a.id, a.startedAt]));
-    for (const change of this.fs.history.changesForTask(taskId)) {
+    for (const change of this.fs.history.externalChangesForTask(taskId)) {
       // Copies an undo kept (or moved back) are told by that operation's own record.
-      if (change.kind !== 'external' || change.byUndo) continue;
+      if (change.byUndo) continue;
       const grant = task.workspaces.find((w) => w.hostPath === change.folder);
       // Shown just before the action whose checkpoint found it, or after the action it was made during.
       const at = (change.foundBy && !change.during ? startOf.get(change.foundBy) : undefined) ?? change.createdAt;
@@ -287,6 +297,25 @@ function startsAsText(head: Buffer): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * The seqs of a rewind order that are at least a given seq, in order: a rewind's actionSeqs. Without redos
+ * the order is newest first, so the answer is a prefix, copied at once; else the seqs are filtered.
+ */
+function seqsAtLeast(seqs: readonly number[]): (from: number) => number[] {
+  const descending = seqs.every((s, i) => i === 0 || seqs[i - 1]! > s);
+  return (from) => {
+    if (!descending) return seqs.filter((s) => s >= from);
+    let lo = 0;
+    let hi = seqs.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (seqs[mid]! >= from) lo = mid + 1;
+      else hi = mid;
+    }
+    return seqs.slice(0, lo);
+  };
 }
 
 /** A function of one string argument that computes each answer once. */

@@ -102,6 +102,9 @@ describe('the timeline read in one pass', () => {
     for (let i = 0; i < 6; i++) await h.act(() => writeFileSync(join(h.workspace, `f${i}.txt`), `${i}\n`));
     const one = h.store.listActions(h.task.id);
     expect(JSON.stringify(one)).toBe(JSON.stringify(one.map((a) => h.store.getAction(a.id))));
+    // No redo: the rewind order is newest first (each rewind's seqs a prefix of it).
+    const plain = both(h, false);
+    expect(plain.now).toBe(plain.before);
 
     const prepare = h.db.prepare.bind(h.db);
     let queries = 0;
