@@ -19,7 +19,7 @@ import { FsReverter, RevertFailed, type Recovery, type RevertBlocker } from '../
 import type { ActionStateOf } from '../effects/fs/undo-rules';
 import { ServicesUndoChannel, type RestUndoPort } from '../gateway/rest-undo';
 import type { TaskStore } from '../store/task-store';
-import type { UndoOperations } from '../store/undo-operations';
+import { lastRedoneOf, putBackJournalsOf, type UndoOperationRecord, type UndoOperations } from '../store/undo-operations';
 import type { FolderChange } from '../store/undo-store';
 import { DatabasesUndoChannel, dbEffectsOf, type DatabaseUndo } from '../effects/db/databases-undo-channel';
 import type { MemoryFile } from '../effects/memory/memory-file';
@@ -430,20 +430,28 @@ export class UndoService {
    */
   rewindOrder(
     taskId: string,
-    actions: readonly Action[] = this.store.listActions(taskId),
-    changesOf: (folder: string) => readonly FolderChange[] = (folder) => this.fs.history.changes(folder),
+    read: {
+      /** What the caller already read of the task: its actions, its folders' changes, its task row, its undo operations. */
+      actions?: readonly Action[];
+      changesOf?: (folder: string) => readonly FolderChange[];
+      task?: Task;
+      operations?: readonly UndoOperationRecord[];
+    } = {},
   ): Action[] {
+    const actions = read.actions ?? this.store.listActions(taskId);
+    const changesOf = read.changesOf ?? ((folder: string) => this.fs.history.changes(folder));
+    const operations = this.options.operations ? (read.operations ?? this.options.operations.forTask(taskId)) : [];
     const standing = actions.filter((a) => a.status !== 'undone');
     const appliedAt = new Map<string, string>();
     const bump = (id: string, at: string) => {
       if ((appliedAt.get(id) ?? '') < at) appliedAt.set(id, at);
     };
     for (const a of standing) bump(a.id, a.finishedAt ?? a.startedAt);
-    for (const [id, at] of this.options.operations?.lastRedone(taskId) ?? []) bump(id, at);
+    for (const [id, at] of lastRedoneOf(operations)) bump(id, at);
     // A redo the files journaled while putting back a refused operation's undo is no redo: the action stays
     // where it was in the order.
-    const putBack = this.options.operations?.putBackJournals(taskId) ?? new Set<number>();
-    const task = this.store.getTask(taskId);
+    const putBack = putBackJournalsOf(operations);
+    const task = read.task ?? this.store.getTask(taskId);
     for (const folder of foldersOf(task, null)) {
       for (const c of changesOf(folder)) {
         if (c.actionId && c.kind === 'redo' && (c.journalId === null || !putBack.has(c.journalId))) bump(c.actionId, c.createdAt);

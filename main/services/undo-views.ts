@@ -51,7 +51,13 @@ export class UndoViews {
     const changes = new Map(foldersOf(task, null).map((folder) => [folder, this.fs.history.changes(folder)]));
     const histories = [...changes].map(([folder, list]) => ({ folder, history: new FolderHistory(list.map(toEvent), stateOf) }));
     const undoBlockers = histories.map(({ history }) => memo((id: string) => history.undoBlockers(id)));
-    const rewindOrder = this.undo.rewindOrder(taskId, actions, (folder) => changes.get(folder) ?? this.fs.history.changes(folder));
+    const operations = this.operations?.forTask(taskId) ?? [];
+    const rewindOrder = this.undo.rewindOrder(taskId, {
+      actions,
+      changesOf: (folder) => changes.get(folder) ?? this.fs.history.changes(folder),
+      task,
+      ...(this.operations ? { operations } : {}),
+    });
     const rank = new Map(rewindOrder.map((a, i) => [a.id, i]));
     const seqsFrom = seqsAtLeast(rewindOrder.map((a) => a.seq));
     // The actions of the order that anything stands in the way of (few): the only ones a rewind's check can name.
@@ -114,7 +120,6 @@ export class UndoViews {
     }
     // Undo operations with each channel's step; a restore journal no operation names (one a crash
     // interrupted, or from before operations were recorded) is shown by itself.
-    const operations = this.operations?.forTask(taskId) ?? [];
     const linked = new Set(operations.flatMap((op) => op.refs));
     const journals = new Map(this.fs.history.journalsForTask(taskId).map((j) => [`journal:${j.id}`, j]));
     for (const op of operations) {

@@ -292,7 +292,8 @@ function toAction(row: ActionRow, effects: readonly string[], figures: ActionFig
     ...(usageJson ? { usage: JSON.parse(usageJson) as Usage } : {}),
   };
   const parsed = ActionFields.parse(action);
-  return { ...parsed, reverse: reversePlanOf(parsed) };
+  // The parse made a new object: the reverse plan is added to it (last, as a spread would) rather than copied.
+  return Object.assign(parsed, { reverse: reversePlanOf(parsed) });
 }
 
 /** Each action's effects' JSON, in the order the rows came (by action, then seq). */
