@@ -19,7 +19,8 @@ import { FsReverter, RevertFailed, type Recovery, type RevertBlocker } from '../
 import type { ActionStateOf } from '../effects/fs/undo-rules';
 import { ServicesUndoChannel, type RestUndoPort } from '../gateway/rest-undo';
 import type { TaskStore } from '../store/task-store';
-import type { UndoOperations } from '../store/undo-operations';
+import { lastRedoneOf, putBackJournalsOf, type UndoOperationRecord, type UndoOperations } from '../store/undo-operations';
+import type { FolderChange } from '../store/undo-store';
 import { DatabasesUndoChannel, dbEffectsOf, type DatabaseUndo } from '../effects/db/databases-undo-channel';
 import type { MemoryFile } from '../effects/memory/memory-file';
 import { MemoryUndoChannel } from '../effects/memory/memory-undo-channel';
@@ -419,24 +420,45 @@ export class UndoService {
    * operations record; for files also the folder's history, which older data folders have alone).
    */
   rewindSet(action: Action): Action[] {
-    const later = this.store.listActions(action.taskId).filter((a) => a.seq >= action.seq && a.status !== 'undone');
+    return this.rewindOrder(action.taskId).filter((a) => a.seq >= action.seq);
+  }
+
+  /**
+   * Every action of the task that is not undone, newest applied first (an action is applied when it finished
+   * or was last redone): the order a rewind undoes them in. A rewind to X undoes the ones from X's seq on, in
+   * this order, so the timeline computes it once for all its rows (`actions`: the task's, when already read).
+   */
+  rewindOrder(
+    taskId: string,
+    read: {
+      /** What the caller already read of the task: its actions, its folders' changes, its task row, its undo operations. */
+      actions?: readonly Action[];
+      changesOf?: (folder: string) => readonly FolderChange[];
+      task?: Task;
+      operations?: readonly UndoOperationRecord[];
+    } = {},
+  ): Action[] {
+    const actions = read.actions ?? this.store.listActions(taskId);
+    const changesOf = read.changesOf ?? ((folder: string) => this.fs.history.changes(folder));
+    const operations = this.options.operations ? (read.operations ?? this.options.operations.forTask(taskId)) : [];
+    const standing = actions.filter((a) => a.status !== 'undone');
     const appliedAt = new Map<string, string>();
     const bump = (id: string, at: string) => {
       if ((appliedAt.get(id) ?? '') < at) appliedAt.set(id, at);
     };
-    for (const a of later) bump(a.id, a.finishedAt ?? a.startedAt);
-    for (const [id, at] of this.options.operations?.lastRedone(action.taskId) ?? []) bump(id, at);
+    for (const a of standing) bump(a.id, a.finishedAt ?? a.startedAt);
+    for (const [id, at] of lastRedoneOf(operations)) bump(id, at);
     // A redo the files journaled while putting back a refused operation's undo is no redo: the action stays
     // where it was in the order.
-    const putBack = this.options.operations?.putBackJournals(action.taskId) ?? new Set<number>();
-    const task = this.store.getTask(action.taskId);
+    const putBack = putBackJournalsOf(operations);
+    const task = read.task ?? this.store.getTask(taskId);
     for (const folder of foldersOf(task, null)) {
-      for (const c of this.fs.history.changes(folder)) {
+      for (const c of changesOf(folder)) {
         if (c.actionId && c.kind === 'redo' && (c.journalId === null || !putBack.has(c.journalId))) bump(c.actionId, c.createdAt);
       }
     }
     const key = (a: Action) => appliedAt.get(a.id) ?? '';
-    return later.sort((a, b) => (key(a) < key(b) ? 1 : key(a) > key(b) ? -1 : b.seq - a.seq));
+    return standing.sort((a, b) => (key(a) < key(b) ? 1 : key(a) > key(b) ? -1 : b.seq - a.seq));
   }
 
   stateOf(): ActionStateOf {
@@ -451,12 +473,18 @@ export class UndoService {
     };
   }
 
-  describeBlockers(task: Task, blockers: ReadonlyArray<Omit<RevertBlocker, 'by'> & { by: RevertBlocker['by'] }>): UndoBlocker[] {
+  /** The blockers as the person reads them; `known`: actions already read (the timeline's), looked up instead of read again. */
+  describeBlockers(
+    task: Task,
+    blockers: ReadonlyArray<Omit<RevertBlocker, 'by'> & { by: RevertBlocker['by'] }>,
+    known?: ReadonlyMap<string, Action>,
+  ): UndoBlocker[] {
     const multi = task.workspaces.filter((w) => !w.readOnly).length > 1;
+    const actionOf = (id: string) => known?.get(id) ?? this.store.getAction(id);
     return blockers.map((b) => {
-      const other = b.actionId ? this.store.getAction(b.actionId) : undefined;
+      const other = b.actionId ? actionOf(b.actionId) : undefined;
       const grant = task.workspaces.find((w) => w.hostPath === b.folder);
-      const during = b.by === 'external' && b.during ? this.store.getAction(b.during) : undefined;
+      const during = b.by === 'external' && b.during ? actionOf(b.during) : undefined;
       return {
         path: multi && grant ? `${grant.name}/${b.path}` : b.path,
         by: b.by,

@@ -8,7 +8,7 @@ import { CheckpointMissing, DEFAULT_LARGE_FILE_BYTES, type CheckpointStore } fro
 import { DEFAULT_BUDGET_BYTES, type FsChannel } from '../effects/fs/fs-channel';
 import { blockerOf, toEvent } from '../effects/fs/fs-revert';
 import type { Entry } from '../effects/fs/tree-model';
-import { FolderHistory } from '../effects/fs/undo-rules';
+import { FolderHistory, type ActionStateOf, type HistoryBlocker } from '../effects/fs/undo-rules';
 import type { TaskStore } from '../store/task-store';
 import type { UndoOperations } from '../store/undo-operations';
 import { ServiceError } from './service-error';
@@ -31,44 +31,75 @@ export class UndoViews {
     private readonly operations?: UndoOperations,
   ) {}
 
-  /** Every action of the task with what it changed and what can be done with it, outside edits, and undo operations. */
+  /**
+   * Every action of the task with what it changed and what can be done with it, outside edits, and undo
+   * operations. Read in one pass (issue 27): the task's actions once (their effects, figures and usage in one
+   * query each), each folder's history once, the rewind order once; each action's undo blockers are found
+   * once and reused by every rewind that passes it.
+   */
   timeline(taskId: string): Timeline {
     const task = this.store.getTask(taskId);
     if (!task) throw new ServiceError('not-found', `No task ${taskId}. List tasks with "posthoc tasks".`);
-    const stateOf = this.undo.stateOf();
-    const histories = foldersOf(task, null).map((folder) => ({
-      folder,
-      history: new FolderHistory(this.fs.history.changes(folder).map(toEvent), stateOf),
-    }));
     const actions = this.store.listActions(taskId);
+    const known = new Map(actions.map((a) => [a.id, a]));
+    // The task's own actions are known; another task's action in the same folder is read when its change is met.
+    const others = this.undo.stateOf();
+    const stateOf: ActionStateOf = (id) => {
+      const a = known.get(id);
+      return a ? (a.status === 'undone' ? 'undone' : 'applied') : others(id);
+    };
+    const changes = new Map(foldersOf(task, null).map((folder) => [folder, this.fs.history.changes(folder)]));
+    const histories = [...changes].map(([folder, list]) => ({ folder, history: new FolderHistory(list.map(toEvent), stateOf) }));
+    const undoBlockers = histories.map(({ history }) => memo((id: string) => history.undoBlockers(id)));
+    const operations = this.operations?.forTask(taskId) ?? [];
+    const rewindOrder = this.undo.rewindOrder(taskId, {
+      actions,
+      changesOf: (folder) => changes.get(folder) ?? this.fs.history.changes(folder),
+      task,
+      ...(this.operations ? { operations } : {}),
+    });
+    const rank = new Map(rewindOrder.map((a, i) => [a.id, i]));
+    const seqsFrom = seqsAtLeast(rewindOrder.map((a) => a.seq));
+    // The actions of the order that anything stands in the way of (few): the only ones a rewind's check can name.
+    const inTheWay = rewindOrder.filter((a) => undoBlockers.some((found) => found(a.id).length > 0));
+    const kept = rewindOrder.filter((a) => a.status === 'kept');
     const seqOf = new Map(actions.map((a) => [a.id, a.seq]));
     const running = this.isRunning(taskId);
     const entries: TimelineEntry[] = [];
 
     for (const action of actions) {
-      const blockersOf = (pick: (h: FolderHistory) => ReturnType<FolderHistory['undoBlockers']>) =>
+      const describe = (found: (folder: number) => readonly HistoryBlocker[]) =>
         this.undo.describeBlockers(
           task,
-          histories.flatMap(({ folder, history }) =>
-            pick(history).map((b) => blockerOf(folder, b, action.id)),
-          ),
+          histories.flatMap(({ folder }, f) => found(f).map((b) => blockerOf(folder, b, action.id))),
+          known,
         );
       const applied = isApplied(action.status) && action.output.interrupted?.recorded !== false;
-      const undo = applied ? availability(blockersOf((h) => h.undoBlockers(action.id)), null) : unavailable(statusReason(action));
+      const undo = applied ? availability(describe((f) => undoBlockers[f]!(action.id)), null) : unavailable(statusReason(action));
       const redo =
-        action.status === 'undone' ? availability(blockersOf((h) => h.redoBlockers(action.id)), null) : unavailable('Only an undone action can be redone.');
+        action.status === 'undone'
+          ? availability(describe((f) => histories[f]!.history.redoBlockers(action.id)), null)
+          : unavailable('Only an undone action can be redone.');
       let rewind: RewindAvailability;
       if (!applied) {
         rewind = { ...unavailable(statusReason(action)), actionSeqs: [] };
       } else {
-        const set = this.undo.rewindSet(action);
-        const kept = set.find((a) => a.status === 'kept');
-        const ids = set.map((a) => a.id);
-        rewind = kept
-          ? { ...unavailable(`Action ${kept.seq} was kept; a rewind cannot go back past it.`), actionSeqs: set.map((a) => a.seq) }
+        // The rewind undoes the actions of the order from this one's seq on, in that order.
+        const inSet = (a: Action) => a.seq >= action.seq;
+        const actionSeqs = seqsFrom(action.seq);
+        const firstKept = kept.find(inSet);
+        // Each action of the set is checked ignoring the ones the rewind undoes before it: those of the set
+        // earlier in the order.
+        const undoneBefore = (other: string | null, id: string) =>
+          other !== null && (seqOf.get(other) ?? -1) >= action.seq && (rank.get(other) ?? Infinity) < rank.get(id)!;
+        rewind = firstKept
+          ? { ...unavailable(`Action ${firstKept.seq} was kept; a rewind cannot go back past it.`), actionSeqs }
           : {
-              ...availability(blockersOf((h) => ids.flatMap((id, k) => h.undoBlockers(id, new Set(ids.slice(0, k))))), null),
-              actionSeqs: set.map((a) => a.seq),
+              ...availability(
+                describe((f) => inTheWay.filter(inSet).flatMap(({ id }) => undoBlockers[f]!(id).filter((b) => !undoneBefore(b.event.actionId, id)))),
+                null,
+              ),
+              actionSeqs,
             };
       }
       if (running) {
@@ -79,9 +110,9 @@ export class UndoViews {
       }
     }
     const startOf = new Map(actions.map((a) => [a.id, a.startedAt]));
-    for (const change of this.fs.history.changesForTask(taskId)) {
+    for (const change of this.fs.history.externalChangesForTask(taskId)) {
       // Copies an undo kept (or moved back) are told by that operation's own record.
-      if (change.kind !== 'external' || change.byUndo) continue;
+      if (change.byUndo) continue;
       const grant = task.workspaces.find((w) => w.hostPath === change.folder);
       // Shown just before the action whose checkpoint found it, or after the action it was made during.
       const at = (change.foundBy && !change.during ? startOf.get(change.foundBy) : undefined) ?? change.createdAt;
@@ -89,7 +120,6 @@ export class UndoViews {
     }
     // Undo operations with each channel's step; a restore journal no operation names (one a crash
     // interrupted, or from before operations were recorded) is shown by itself.
-    const operations = this.operations?.forTask(taskId) ?? [];
     const linked = new Set(operations.flatMap((op) => op.refs));
     const journals = new Map(this.fs.history.journalsForTask(taskId).map((j) => [`journal:${j.id}`, j]));
     for (const op of operations) {
@@ -272,6 +302,36 @@ function startsAsText(head: Buffer): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * The seqs of a rewind order that are at least a given seq, in order: a rewind's actionSeqs. Without redos
+ * the order is newest first, so the answer is a prefix, copied at once; else the seqs are filtered.
+ */
+function seqsAtLeast(seqs: readonly number[]): (from: number) => number[] {
+  const descending = seqs.every((s, i) => i === 0 || seqs[i - 1]! > s);
+  return (from) => {
+    if (!descending) return seqs.filter((s) => s >= from);
+    let lo = 0;
+    let hi = seqs.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (seqs[mid]! >= from) lo = mid + 1;
+      else hi = mid;
+    }
+    return seqs.slice(0, lo);
+  };
+}
+
+/** A function of one string argument that computes each answer once. */
+function memo<T>(fn: (key: string) => T): (key: string) => T {
+  const cache = new Map<string, T>();
+  return (key) => {
+    if (cache.has(key)) return cache.get(key)!;
+    const value = fn(key);
+    cache.set(key, value);
+    return value;
+  };
 }
 
 function availability(blockers: Availability['blockers'], reason: string | null): Availability {

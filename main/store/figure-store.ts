@@ -8,7 +8,26 @@ type Row = { n: number; mime: 'image/png'; bytes: number; sha256: string; width:
 /** An action's figures in order (empty when it drew none). */
 export function listFigures(db: AppDatabase, actionId: string): ActionFigure[] {
   const rows = db.prepare('SELECT n, mime, bytes, sha256, width, height, released_at FROM action_figures WHERE action_id = ? ORDER BY n').all(actionId) as Row[];
-  return rows.map((r) => ({ n: r.n, mime: r.mime, bytes: r.bytes, sha256: r.sha256, width: r.width, height: r.height, released: r.released_at !== null }));
+  return rows.map(toFigure);
+}
+
+/** The figures of every action `actionIds` (a SELECT of ids, with its `args`) names, in one query, by action. */
+export function figuresByAction(db: AppDatabase, actionIds: string, args: readonly unknown[]): Map<string, ActionFigure[]> {
+  const rows = db
+    .prepare(`SELECT action_id, n, mime, bytes, sha256, width, height, released_at FROM action_figures WHERE action_id IN (${actionIds}) ORDER BY action_id, n`)
+    .all(...args) as Array<Row & { action_id: string }>;
+  const out = new Map<string, ActionFigure[]>();
+  for (const r of rows) {
+    const figure = toFigure(r);
+    const list = out.get(r.action_id);
+    if (list) list.push(figure);
+    else out.set(r.action_id, [figure]);
+  }
+  return out;
+}
+
+function toFigure(r: Row): ActionFigure {
+  return { n: r.n, mime: r.mime, bytes: r.bytes, sha256: r.sha256, width: r.width, height: r.height, released: r.released_at !== null };
 }
 
 export class FigureStore {

@@ -4,9 +4,9 @@ import { randomUUID } from 'node:crypto';
 import { reversePlanOf } from '../../shared/undo/reverse-plan';
 import {
   Action,
-  Effect,
   Message,
   Task,
+  type ActionFigure,
   type ActionStatus,
   type DatabaseGrant,
   type MessageRole,
@@ -15,7 +15,7 @@ import {
   type WorkspaceGrant,
 } from '../../shared/domain';
 import type { AppDatabase } from './database';
-import { listFigures } from './figure-store';
+import { figuresByAction, listFigures } from './figure-store';
 import { thisProcess, type ProcessOwner } from '../platform/process-owner';
 
 const now = (): string => new Date().toISOString();
@@ -171,16 +171,33 @@ export class TaskStore {
 
   getAction(id: string): Action | undefined {
     const row = this.db.prepare('SELECT * FROM actions WHERE id = ?').get(id) as ActionRow | undefined;
-    return row && this.toAction(row);
+    return row && this.actionOf(row);
   }
 
+  /**
+   * The task's actions (or every action), in one pass: their rows, then the effects, figures and reply usage
+   * of all of them in one query each, however many actions there are (issue 27).
+   */
   listActions(taskId?: string): Action[] {
-    const rows = (
-      taskId
-        ? this.db.prepare('SELECT * FROM actions WHERE task_id = ? ORDER BY seq').all(taskId)
-        : this.db.prepare('SELECT * FROM actions ORDER BY started_at, seq').all()
-    ) as ActionRow[];
-    return rows.map((r) => this.toAction(r));
+    const scope = taskId ? 'WHERE task_id = ?' : '';
+    const args = taskId ? [taskId] : [];
+    const rows = this.db.prepare(`SELECT * FROM actions ${scope} ORDER BY ${taskId ? 'seq' : 'started_at, seq'}`).all(...args) as ActionRow[];
+    if (rows.length === 0) return [];
+    const ofActions = `SELECT id FROM actions ${scope}`;
+    const effects = groupBy(
+      this.db.prepare(`SELECT action_id, data_json FROM effects WHERE action_id IN (${ofActions}) ORDER BY action_id, seq`).all(...args) as Array<{ action_id: string; data_json: string }>,
+    );
+    const figures = figuresByAction(this.db, ofActions, args);
+    const usage = new Map(
+      (
+        this.db
+          .prepare(`SELECT id, usage_json FROM messages WHERE usage_json IS NOT NULL AND id IN (SELECT message_id FROM actions ${scope})`)
+          .all(...args) as Array<{ id: string; usage_json: string }>
+      ).map((m) => [m.id, m.usage_json]),
+    );
+    return rows.map((r) =>
+      toAction(r, effects.get(r.id) ?? [], figures.get(r.id) ?? [], r.message_id === null ? undefined : (usage.get(r.message_id) ?? null)),
+    );
   }
 
   /**
@@ -195,7 +212,7 @@ export class TaskStore {
          ORDER BY started_at, seq`,
       )
       .all() as ActionRow[];
-    return rows.map((r) => ({ action: this.toAction(r), owner: { pid: r.owner_pid, start: r.owner_start } }));
+    return rows.map((r) => ({ action: this.actionOf(r), owner: { pid: r.owner_pid, start: r.owner_start } }));
   }
 
   /**
@@ -231,38 +248,63 @@ export class TaskStore {
       .run(key, JSON.stringify(value));
   }
 
-  /** The usage of the reply an action came from, when its message has one (else no `usage` key at all). */
-  private usageOf(messageId: string | null): { usage?: Usage } {
-    if (!messageId) return {};
-    const row = this.db.prepare('SELECT usage_json FROM messages WHERE id = ?').get(messageId) as { usage_json: string | null } | undefined;
-    return row?.usage_json ? { usage: JSON.parse(row.usage_json) as Usage } : {};
+  /** One action from its row, its effects, figures and usage read for it alone. */
+  private actionOf(row: ActionRow): Action {
+    const effects = this.db.prepare('SELECT data_json FROM effects WHERE action_id = ? ORDER BY seq').all(row.id) as Array<{ data_json: string }>;
+    return toAction(row, effects.map((e) => e.data_json), listFigures(this.db, row.id), this.usageJsonOf(row.message_id));
   }
 
-  private toAction(row: ActionRow): Action {
-    const effects = (
-      this.db.prepare('SELECT data_json FROM effects WHERE action_id = ? ORDER BY seq').all(row.id) as Array<{ data_json: string }>
-    ).map((e) => Effect.parse(JSON.parse(e.data_json)));
-    const action = {
-      id: row.id,
-      taskId: row.task_id,
-      seq: row.seq,
-      kind: row.kind,
-      language: row.language,
-      source: row.source,
-      status: row.status,
-      output: JSON.parse(row.output_json),
-      effects,
-      confinement: JSON.parse(row.confinement_json),
-      startedAt: row.started_at,
-      finishedAt: row.finished_at,
-      undoneAt: row.undone_at,
-      messageId: row.message_id,
-      figures: listFigures(this.db, row.id),
-      ...this.usageOf(row.message_id),
-    };
-    const parsed = ActionFields.parse(action);
-    return { ...parsed, reverse: reversePlanOf(parsed) };
+  /** The usage of the reply an action came from, when its message has one (else no `usage` key at all). */
+  private usageOf(messageId: string | null): { usage?: Usage } {
+    const json = this.usageJsonOf(messageId);
+    return json ? { usage: JSON.parse(json) as Usage } : {};
   }
+
+  /** The usage JSON of a message: undefined without a message, null when it has no usage. */
+  private usageJsonOf(messageId: string | null): string | null | undefined {
+    if (!messageId) return undefined;
+    const row = this.db.prepare('SELECT usage_json FROM messages WHERE id = ?').get(messageId) as { usage_json: string | null } | undefined;
+    return row?.usage_json ?? null;
+  }
+}
+
+/**
+ * An action from its row and what was read beside it (the effects' JSON in order, its figures, its reply's
+ * usage JSON): one zod parse of the whole, effects included, and its reverse plan derived.
+ */
+function toAction(row: ActionRow, effects: readonly string[], figures: ActionFigure[], usageJson: string | null | undefined): Action {
+  const action = {
+    id: row.id,
+    taskId: row.task_id,
+    seq: row.seq,
+    kind: row.kind,
+    language: row.language,
+    source: row.source,
+    status: row.status,
+    output: JSON.parse(row.output_json),
+    effects: effects.map((e) => JSON.parse(e) as unknown),
+    confinement: JSON.parse(row.confinement_json),
+    startedAt: row.started_at,
+    finishedAt: row.finished_at,
+    undoneAt: row.undone_at,
+    messageId: row.message_id,
+    figures,
+    ...(usageJson ? { usage: JSON.parse(usageJson) as Usage } : {}),
+  };
+  const parsed = ActionFields.parse(action);
+  // The parse made a new object: the reverse plan is added to it (last, as a spread would) rather than copied.
+  return Object.assign(parsed, { reverse: reversePlanOf(parsed) });
+}
+
+/** Each action's effects' JSON, in the order the rows came (by action, then seq). */
+function groupBy(rows: ReadonlyArray<{ action_id: string; data_json: string }>): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const r of rows) {
+    const list = out.get(r.action_id);
+    if (list) list.push(r.data_json);
+    else out.set(r.action_id, [r.data_json]);
+  }
+  return out;
 }
 
 function toTask(row: TaskRow): Task {

@@ -49,23 +49,33 @@ export class UndoOperations {
    * applied and then put back, so a file change they journaled re-applied nothing of the person's choosing.
    */
   putBackJournals(taskId: string): Set<number> {
-    const out = new Set<number>();
-    for (const op of this.forTask(taskId)) {
-      if (op.outcome === 'done') continue;
-      for (const ref of op.refs) if (ref.startsWith('journal:')) out.add(Number(ref.slice('journal:'.length)));
-    }
-    return out;
+    return putBackJournalsOf(this.forTask(taskId));
   }
 
   /** When each action of the task was last redone (ISO time), by id. */
   lastRedone(taskId: string): Map<string, string> {
-    const out = new Map<string, string>();
-    for (const op of this.forTask(taskId)) {
-      if (op.operation !== 'redo' || op.outcome !== 'done') continue;
-      for (const id of op.actionIds) out.set(id, op.at);
-    }
-    return out;
+    return lastRedoneOf(this.forTask(taskId));
   }
+}
+
+/** `putBackJournals` of a task's operations already read. */
+export function putBackJournalsOf(operations: readonly UndoOperationRecord[]): Set<number> {
+  const out = new Set<number>();
+  for (const op of operations) {
+    if (op.outcome === 'done') continue;
+    for (const ref of op.refs) if (ref.startsWith('journal:')) out.add(Number(ref.slice('journal:'.length)));
+  }
+  return out;
+}
+
+/** `lastRedone` of a task's operations already read. */
+export function lastRedoneOf(operations: readonly UndoOperationRecord[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const op of operations) {
+    if (op.operation !== 'redo' || op.outcome !== 'done') continue;
+    for (const id of op.actionIds) out.set(id, op.at);
+  }
+  return out;
 }
 
 function toRecord(r: Row): UndoOperationRecord {

@@ -146,6 +146,11 @@ export class UndoStore {
     return (this.db.prepare('SELECT * FROM fs_changes WHERE task_id = ? ORDER BY id').all(taskId) as ChangeRow[]).map(toChange);
   }
 
+  /** The outside edits among them, the only ones the timeline shows by themselves. */
+  externalChangesForTask(taskId: string): FolderChange[] {
+    return (this.db.prepare(`SELECT * FROM fs_changes WHERE task_id = ? AND kind = 'external' ORDER BY id`).all(taskId) as ChangeRow[]).map(toChange);
+  }
+
   beginJournal(input: { taskId: string | null; operation: JournalOperation; actionIds: string[]; plan: JournalPlan }): JournalEntry {
     const startedAt = now();
     const result = this.db

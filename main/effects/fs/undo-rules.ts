@@ -19,7 +19,7 @@
 // that creates the copies and sets aside the edited paths: an outside edit of such a path made before it
 // no longer stands in the way there (its content lives on in the copy); the copies themselves are outside
 // edits like any other.
-import { PathSet } from './tree-model';
+import { ancestorsOf, PathSet } from './tree-model';
 
 export type HistoryEvent = {
   id: number;
@@ -46,6 +46,7 @@ export class FolderHistory {
   private readonly byId = new Map<number, HistoryEvent>();
   /** For each set-aside path, the latest change that set it aside. */
   private readonly asideAt = new Map<string, number>();
+  private index: PathIndex | undefined;
 
   constructor(
     readonly events: readonly HistoryEvent[],
@@ -94,6 +95,23 @@ export class FolderHistory {
     return this.blockersAfter(applied.id, new PathSet(applied.paths), (e) => e.actionId !== actionId && !(e.actionId && ignoring.has(e.actionId)));
   }
 
+  /**
+   * The events with a path that overlaps `paths` (the same path, one inside, or one holding it), in order:
+   * the only ones `blockersAfter` can report. Found through an index of the events by path, built on first
+   * use, so a timeline that asks about every action does not scan the whole history for each (issue 27).
+   */
+  private touching(paths: PathSet): HistoryEvent[] {
+    const index = (this.index ??= indexByPath(this.events));
+    const found = new Set<number>();
+    const add = (list: readonly number[] | undefined) => list?.forEach((i) => found.add(i));
+    for (const p of paths) {
+      add(index.exact.get(p));
+      add(index.inside.get(p));
+      for (const a of ancestorsOf(p)) add(index.exact.get(a));
+    }
+    return [...found].sort((a, b) => a - b).map((i) => this.events[i]!);
+  }
+
   redoBlockers(actionId: string): HistoryBlocker[] {
     const undone = this.lastUndone(actionId);
     if (!undone) return [];
@@ -107,7 +125,7 @@ export class FolderHistory {
 
   private blockersAfter(after: number, paths: PathSet, counts: (e: HistoryEvent) => boolean): HistoryBlocker[] {
     const out: HistoryBlocker[] = [];
-    for (const e of this.events) {
+    for (const e of this.touching(paths)) {
       if (e.id <= after || !counts(e) || !this.inEffect(e)) continue;
       for (const path of paths.overlapping(e.paths)) {
         // An outside edit kept as a copy by a later undo no longer holds the path.
@@ -117,4 +135,24 @@ export class FolderHistory {
     }
     return out;
   }
+}
+
+/** Each event's position in the history by the paths it touched (`exact`) and by the folders holding them (`inside`). */
+type PathIndex = { exact: Map<string, number[]>; inside: Map<string, number[]> };
+
+function indexByPath(events: readonly HistoryEvent[]): PathIndex {
+  const exact = new Map<string, number[]>();
+  const inside = new Map<string, number[]>();
+  const put = (map: Map<string, number[]>, key: string, i: number) => {
+    const list = map.get(key);
+    if (!list) map.set(key, [i]);
+    else if (list[list.length - 1] !== i) list.push(i);
+  };
+  events.forEach((e, i) => {
+    for (const p of e.paths) {
+      put(exact, p, i);
+      for (const a of ancestorsOf(p)) put(inside, a, i);
+    }
+  });
+  return { exact, inside };
 }

@@ -1,0 +1,203 @@
+// npm run bench:timeline — what reading a task's undo timeline costs (issue 27), against reading the same
+// rows plainly, measured in the same run (medians over interleaved rounds; the machines are shared and noisy).
+//
+// For a task of 300 and one of 1,000 recorded one-file actions (each writes a new file; every 25th rewrites
+// the file of the one before, so it depends on it; the last 3 are undone), built in a real better-sqlite3
+// store with real checkpoints (tests/support/undo-harness.ts; no Docker), each round times, in turn:
+//   (a) the timeline: UndoViews.timeline, what `task:timeline` answers;
+//   (b) the action list: TaskStore.listActions, what `posthoc actions --task` reads;
+//   (c) a plain SELECT of the same rows: the task's action rows and their effect rows, not parsed;
+//   (d) a plain SELECT of every row the timeline reads: (c), the actions' figures and replies, the folder's
+//       changes, the task's undo operations and restore journal, not parsed.
+// With --old (the default for sizes up to 300), the read path before issue 27 too (tests/support/
+// timeline-reference.ts), fewer rounds: it is quadratic.
+// Then it counts the store's reads per output event: the renderer's freshener (renderer/src/state/
+// undo-truth.ts) over a bridge whose task:timeline calls the real UndoViews, fed 40 output events of a
+// running action; every statement the store prepares is counted.
+//
+// Usage: npm run bench:timeline [-- --sizes 300,1000] [-- --rounds 7] [-- --old 300]
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import type { PosthocApi } from '../shared/contract';
+import type { Action } from '../shared/domain';
+import { UndoOperations } from '../main/store/undo-operations';
+import { timelineActions, useTimelineStore } from '../renderer/src/state/timeline-store';
+import { keepTimelinesFresh } from '../renderer/src/state/undo-truth';
+import { referenceTimeline } from '../tests/support/timeline-reference';
+import { startUndoHarness, type UndoHarness } from '../tests/support/undo-harness';
+
+const args = process.argv.slice(2);
+const arg = (name: string, fallback: string) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 && args[i + 1] ? args[i + 1]! : fallback;
+};
+const SIZES = arg('sizes', '300,1000').split(',').map(Number);
+const ROUNDS = Number(arg('rounds', '7'));
+const OLD_UP_TO = Number(arg('old', '300'));
+const OLD_ROUNDS = 3;
+const OUTPUT_EVENTS = 40;
+
+type Row = { size: number; timeline: number; list: number; plain: number; plainAll: number; old: number | null; timelineBytes: number; readsPerOutputEvent: number };
+
+function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+
+function timeSync(fn: () => void): number {
+  const t = performance.now();
+  fn();
+  return performance.now() - t;
+}
+
+async function build(size: number): Promise<UndoHarness> {
+  const h = await startUndoHarness();
+  const started = performance.now();
+  const actions: Action[] = [];
+  for (let i = 0; i < size; i++) {
+    const file = i % 25 === 24 ? `f${i - 1}.txt` : `f${i}.txt`;
+    actions.push(await h.act(() => writeFileSync(join(h.workspace, file), `action ${i}\n`)));
+  }
+  for (const a of actions.slice(-3).reverse()) {
+    const result = await h.undo.undo(a.id);
+    if (result.outcome !== 'undone') throw new Error(`bench undo refused: ${JSON.stringify(result)}`);
+  }
+  await h.undo.settle();
+  process.stderr.write(`${size} actions recorded in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
+  return h;
+}
+
+/** Counts every statement the harness's database prepares (each store read prepares one). */
+function countReads(h: UndoHarness): { reads: () => number } {
+  const prepare = h.db.prepare.bind(h.db);
+  let reads = 0;
+  h.db.prepare = ((sql: string) => {
+    reads += 1;
+    return prepare(sql);
+  }) as typeof h.db.prepare;
+  return { reads: () => reads };
+}
+
+/** The renderer's freshener over a bridge to the real views, fed output events of a running action: store reads per event. */
+async function readsPerOutputEvent(h: UndoHarness, counter: { reads: () => number }): Promise<number> {
+  const listeners = new Map<string, Array<(payload: unknown) => void>>();
+  const api = {
+    taskTimeline: async ({ taskId }: { taskId: string }) => ({ ok: true as const, value: h.views.timeline(taskId) }),
+    on: (name: string, fn: (payload: unknown) => void) => {
+      listeners.set(name, [...(listeners.get(name) ?? []), fn]);
+      return () => listeners.set(name, (listeners.get(name) ?? []).filter((f) => f !== fn));
+    },
+  } as unknown as PosthocApi;
+  Object.assign(globalThis, { window: { posthoc: api } });
+  const emit = (action: Action) => listeners.get('action:updated')?.forEach((fn) => fn(structuredClone(action)));
+  const off = keepTimelinesFresh(api);
+  await timelineActions.loadTimeline(h.task.id);
+  // A new action starts, as ActionRunner saves it: one reload, expected and not counted.
+  const action = h.store.saveAction({
+    id: 'bench-running',
+    taskId: h.task.id,
+    seq: h.store.nextActionSeq(h.task.id),
+    kind: 'code',
+    language: 'python',
+    source: 'for i in range(40): print(i)',
+    status: 'running',
+    output: { stdout: '', stderr: '', exitCode: null, timedOut: false, truncated: false },
+    effects: [],
+    messageId: null,
+    confinement: { level: 'reversible', reason: 'running' },
+    startedAt: new Date().toISOString(),
+    finishedAt: null,
+    undoneAt: null,
+  });
+  emit(action);
+  const shown = () => useTimelineStore.getState().byTask[h.task.id]?.timeline?.entries.some((e) => e.kind === 'action' && e.action.id === action.id);
+  while (!shown()) await new Promise((resolve) => setTimeout(resolve, 20));
+  const before = counter.reads();
+  let stdout = '';
+  for (let i = 0; i < OUTPUT_EVENTS; i++) {
+    stdout += `${i}\n`;
+    emit({ ...action, output: { ...action.output, stdout } });
+    await new Promise((resolve) => setTimeout(resolve, 100)); // longer than the freshener's 80 ms settle: each event on its own
+  }
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  off();
+  return (counter.reads() - before) / OUTPUT_EVENTS;
+}
+
+async function benchSize(size: number): Promise<Row> {
+  const h = await build(size);
+  try {
+    const operations = new UndoOperations(h.db);
+    const parts = { db: h.db, store: h.store, fs: h.fs, undo: h.undo, operations, isRunning: () => false };
+    const plainActions = h.db.prepare('SELECT * FROM actions WHERE task_id = ? ORDER BY seq');
+    const plainEffects = h.db.prepare('SELECT e.* FROM effects e JOIN actions a ON a.id = e.action_id WHERE a.task_id = ? ORDER BY e.action_id, e.seq');
+    const byTask = [
+      plainActions,
+      plainEffects,
+      h.db.prepare('SELECT f.* FROM action_figures f JOIN actions a ON a.id = f.action_id WHERE a.task_id = ? ORDER BY f.action_id, f.n'),
+      h.db.prepare('SELECT m.id, m.usage_json FROM messages m WHERE m.id IN (SELECT message_id FROM actions WHERE task_id = ?)'),
+      h.db.prepare('SELECT * FROM undo_operations WHERE task_id = ? ORDER BY id'),
+      h.db.prepare('SELECT * FROM undo_journal WHERE task_id = ? ORDER BY id'),
+    ];
+    const folderChanges = h.db.prepare('SELECT * FROM fs_changes WHERE folder = ? ORDER BY id');
+    const readAll = () => {
+      for (const statement of byTask) statement.all(h.task.id);
+      folderChanges.all(h.workspace);
+    };
+    const timeline = h.views.timeline(h.task.id);
+    const timelineBytes = JSON.stringify(timeline).length;
+    const doOld = size <= OLD_UP_TO;
+    if (doOld && JSON.stringify(referenceTimeline(parts, h.task.id)) !== JSON.stringify(timeline)) throw new Error('the timeline differs from the old read path');
+    const a: number[] = [];
+    const b: number[] = [];
+    const c: number[] = [];
+    const all: number[] = [];
+    const d: number[] = [];
+    for (let r = 0; r < ROUNDS; r++) {
+      a.push(timeSync(() => h.views.timeline(h.task.id)));
+      b.push(timeSync(() => h.store.listActions(h.task.id)));
+      c.push(
+        timeSync(() => {
+          plainActions.all(h.task.id);
+          plainEffects.all(h.task.id);
+        }),
+      );
+      all.push(timeSync(readAll));
+      if (doOld && r < OLD_ROUNDS) d.push(timeSync(() => referenceTimeline(parts, h.task.id)));
+    }
+    const row: Row = {
+      size,
+      timeline: median(a),
+      list: median(b),
+      plain: median(c),
+      plainAll: median(all),
+      old: doOld ? median(d) : null,
+      timelineBytes,
+      readsPerOutputEvent: await readsPerOutputEvent(h, countReads(h)),
+    };
+    process.stderr.write(
+      `  timeline ${row.timeline.toFixed(1)} ms, list ${row.list.toFixed(1)} ms, plain ${row.plain.toFixed(1)} ms (every row ${row.plainAll.toFixed(1)} ms)${row.old !== null ? `, old ${row.old.toFixed(0)} ms` : ''}; ${row.readsPerOutputEvent} reads per output event\n`,
+    );
+    return row;
+  } finally {
+    await h.close();
+  }
+}
+
+const rows: Row[] = [];
+for (const size of SIZES) rows.push(await benchSize(size));
+
+const load = execFileSync('uptime').toString().trim();
+process.stdout.write(`\nTimeline read path (median ms over ${ROUNDS} interleaved rounds; old path ${OLD_ROUNDS}; node ${process.version})\n`);
+process.stdout.write(
+  '| actions | timeline | action list | plain SELECT (action and effect rows) | timeline / plain | list / plain | plain SELECT (every row the timeline reads) | timeline / that | old timeline | old / new | timeline JSON | store reads per output event |\n',
+);
+process.stdout.write('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n');
+for (const r of rows) {
+  process.stdout.write(
+    `| ${r.size} | ${r.timeline.toFixed(1)} | ${r.list.toFixed(1)} | ${r.plain.toFixed(1)} | ${(r.timeline / r.plain).toFixed(2)}x | ${(r.list / r.plain).toFixed(2)}x | ${r.plainAll.toFixed(1)} | ${(r.timeline / r.plainAll).toFixed(2)}x | ${r.old !== null ? r.old.toFixed(0) : 'n/a'} | ${r.old !== null ? `${(r.old / r.timeline).toFixed(0)}x` : 'n/a'} | ${(r.timelineBytes / 1024).toFixed(0)} KiB | ${r.readsPerOutputEvent} |\n`,
+  );
+}
+process.stdout.write(`load: ${load}\n`);
