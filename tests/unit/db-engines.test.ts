@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { DbEngine } from '../../main/effects/db/engine';
 import type { TableLog } from '../../main/effects/db/row-log';
 import { DatabaseEngine } from '../../shared/domain';
-import { ENGINE_LABELS } from '../../shared/domain/engine-labels';
+import { DATABASE_ENGINES, engineLabel, engineOfUrl, unsupportedEngineMessage } from '../../shared/domain/database-engines';
 import { dbEngines } from '../support/db-engines';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -103,7 +103,7 @@ describe('database engines', () => {
     for (const id of DatabaseEngine.options) {
       const engine = engines.get(id);
       expect(engine.id).toBe(id);
-      expect(engine.label).toBe(ENGINE_LABELS[id]);
+      expect(engine.label).toBe(engineLabel(id));
       for (const [member, kind] of Object.entries(MEMBERS)) expect(typeof (engine as unknown as Record<string, unknown>)[member], `${id}.${member}`).toBe(kind);
       for (const fn of ['quote', 'matchAll', 'oneRow'] as const) expect(typeof engine.dialect[fn]).toBe('function');
     }
@@ -122,7 +122,29 @@ describe('database engines', () => {
   });
 
   it('the card and the prompt name an engine from one table', () => {
-    expect(ENGINE_LABELS).toEqual({ sqlite: 'SQLite', postgres: 'PostgreSQL' });
+    expect(Object.fromEntries(Object.entries(DATABASE_ENGINES).map(([id, d]) => [id, d.label]))).toEqual({ sqlite: 'SQLite', postgres: 'PostgreSQL' });
     expect(text('renderer/src/components/db-changes.tsx')).toMatch(/engineLabel\(effect\.engine\)/);
+  });
+});
+
+describe('what a grant\'s location names (shared/domain/database-engines.ts, read by main, the form and the CLI)', () => {
+  it('knows each engine\'s URL forms, and takes a plain path for a file', () => {
+    expect(engineOfUrl('postgres://me@localhost/crm')).toEqual({ kind: 'engine', engine: 'postgres' });
+    expect(engineOfUrl('PostgreSQL://me@db/crm')).toEqual({ kind: 'engine', engine: 'postgres' });
+    expect(engineOfUrl('sqlite:./shop.db')).toEqual({ kind: 'engine', engine: 'sqlite' });
+    expect(engineOfUrl('sqlite:///abs/shop.db')).toEqual({ kind: 'engine', engine: 'sqlite' });
+    expect(engineOfUrl('/home/ada/shop.db')).toEqual({ kind: 'path' });
+    expect(engineOfUrl('C:\\Users\\ada\\shop.db')).toEqual({ kind: 'path' });
+    expect(engineOfUrl('shop.sqlite')).toEqual({ kind: 'path' });
+  });
+
+  it('names a database it cannot undo instead of taking its URL for a file', () => {
+    expect(engineOfUrl('mysql://me@localhost/shop')).toEqual({ kind: 'unsupported', scheme: 'mysql', label: 'MySQL' });
+    expect(engineOfUrl('mariadb://me@localhost/shop')).toEqual({ kind: 'unsupported', scheme: 'mariadb', label: 'MariaDB' });
+    expect(engineOfUrl('mongodb+srv://cluster/x')).toEqual({ kind: 'unsupported', scheme: 'mongodb+srv', label: 'MongoDB' });
+    expect(unsupportedEngineMessage('mysql://me@localhost/shop')).toBe('MySQL is not supported yet: Posthoc undoes SQLite and PostgreSQL databases. Grant one of those (sqlite:./shop.db or postgres://me@localhost/crm).');
+    expect(unsupportedEngineMessage('ftp://x/y')).toMatch(/^"ftp:" is not a database Posthoc knows/);
+    expect(unsupportedEngineMessage('postgres://me@localhost/crm')).toBeNull();
+    expect(unsupportedEngineMessage('/home/ada/shop.db')).toBeNull();
   });
 });

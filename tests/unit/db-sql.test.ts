@@ -133,6 +133,13 @@ describe('grants', () => {
     expect(() => parseDatabaseUrl('postgres://me:pw@host')).toThrow(/names no database/);
     expect(() => parseDatabaseUrl('mysql://me:pw@host/x')).toThrow(GrantError);
     expect(() => parseDatabaseUrl('mysql://me:pw@host/x')).not.toThrow(/pw/);
+    expect(() => parseDatabaseUrl('mysql://me:pw@host/x')).toThrow(/^MySQL is not supported yet: Posthoc undoes SQLite and PostgreSQL databases/);
+    // What the app's form once sent for any location: a URL inside sqlite: is refused, never made a file.
+    expect(() => parseDatabaseUrl('sqlite:mysql://me:pw@host/x')).toThrow(/^MySQL is not supported yet|is a SQLite grant of a URL/);
+    expect(() => parseDatabaseUrl('sqlite:mysql://me:pw@host/x')).not.toThrow(/pw@/);
+    expect(() => parseDatabaseUrl('ftp://me:pw@host/x.db')).toThrow(/^"ftp:\/\/me:\*\*\*@host\/x\.db" is not a database Posthoc knows/);
+    expect(() => parseDatabaseUrl('postgres:crm')).toThrow(/not a valid PostgreSQL URL/);
+    expect(parseDatabaseUrl('sqlite:///abs/shop.db')).toMatchObject({ engine: 'sqlite', location: '/abs/shop.db' });
     expect(redact('crm=postgres://me:hunter2@host/db')).toBe('crm=postgres://me:***@host/db');
     expect(parseDbSpec('shop=sqlite:a=b.db')).toEqual({ name: 'shop', url: 'sqlite:a=b.db' });
   });

@@ -3,6 +3,7 @@
 // vault entry name in its place, and the per-grant settings with their defaults.
 import { isAbsolute, resolve } from 'node:path';
 import type { DatabaseEngine, DatabaseGrant, DatabaseMode, StatementClass } from '../../../shared/domain';
+import { DATABASE_ENGINES, engineOfUrl, unsupportedEngineMessage } from '../../../shared/domain/database-engines';
 
 export const DEFAULT_MAX_ROWS = 1000;
 export const DEFAULT_HELD_TIMEOUT_SECONDS = 600;
@@ -25,12 +26,29 @@ export type DatabaseGrantRequest = {
 
 export type ParsedLocation = { engine: DatabaseEngine; location: string; password: string | null };
 
-/** `sqlite:PATH`, `sqlite:///abs/path`, a path to a .db/.sqlite/.sqlite3 file, or `postgres(ql)://…`. */
+/**
+ * `sqlite:PATH`, `sqlite:///abs/path`, a path to a .db/.sqlite/.sqlite3 file, or `postgres(ql)://…` (the forms
+ * of shared/domain/database-engines.ts); another engine's URL is refused with its name, never taken for a file.
+ */
 export function parseDatabaseUrl(url: string, cwd = process.cwd()): ParsedLocation {
   const trimmed = url.trim();
-  if (/^postgres(ql)?:\/\//i.test(trimmed)) {
+  const unsupported = unsupportedEngineMessage(trimmed);
+  if (unsupported) throw new GrantError(unsupported.replace(/"[a-z][a-z0-9+.-]*:"/i, `"${redact(trimmed)}"`));
+  // `sqlite:` followed by another engine's URL (what the app's form once sent for any location).
+  const inner = /^sqlite:(?!\/\/\/)(.*)$/i.exec(trimmed)?.[1];
+  if (inner !== undefined && engineOfUrl(inner).kind !== 'path') {
+    throw new GrantError(`"${redact(trimmed)}" is a SQLite grant of a URL, not of a file: write the URL alone (${Object.values(DATABASE_ENGINES).map((e) => e.example).join(' or ')}).`);
+  }
+  const named = engineOfUrl(trimmed);
+  return LOCATION_PARSERS[named.kind === 'engine' ? named.engine : 'sqlite'](trimmed, cwd);
+}
+
+/** Each engine's own reading of its location: one entry per engine, the compiler checks none is missing. */
+const LOCATION_PARSERS: Readonly<Record<DatabaseEngine, (trimmed: string, cwd: string) => ParsedLocation>> = {
+  postgres(trimmed) {
     let u: URL;
     try {
+      if (!/^[a-z]+:\/\//i.test(trimmed)) throw new Error('no authority');
       u = new URL(trimmed);
     } catch {
       throw new GrantError(`"${redact(trimmed)}" is not a valid PostgreSQL URL; write postgres://USER@HOST:PORT/DATABASE.`);
@@ -39,13 +57,15 @@ export function parseDatabaseUrl(url: string, cwd = process.cwd()): ParsedLocati
     u.password = '';
     if (!u.pathname || u.pathname === '/') throw new GrantError(`The PostgreSQL URL ${u.toString()} names no database; add /DATABASE at the end.`);
     return { engine: 'postgres', location: u.toString(), password };
-  }
-  const path = trimmed.replace(/^sqlite:(\/\/)?/i, '');
-  if (path === '' || (!/^sqlite:/i.test(trimmed) && !/\.(db|sqlite3?|db3)$/i.test(path))) {
-    throw new GrantError(`"${redact(trimmed)}" is neither sqlite:PATH nor postgres://…; for example --db shop=sqlite:./shop.db or --db crm=postgres://me@localhost/crm.`);
-  }
-  return { engine: 'sqlite', location: isAbsolute(path) ? path : resolve(cwd, path), password: null };
-}
+  },
+  sqlite(trimmed, cwd) {
+    const path = trimmed.replace(/^sqlite:(\/\/)?/i, '');
+    if (path === '' || (!/^sqlite:/i.test(trimmed) && !/\.(db|sqlite3?|db3)$/i.test(path))) {
+      throw new GrantError(`"${redact(trimmed)}" is neither sqlite:PATH nor postgres://…; for example --db shop=sqlite:./shop.db or --db crm=postgres://me@localhost/crm.`);
+    }
+    return { engine: 'sqlite', location: isAbsolute(path) ? path : resolve(cwd, path), password: null };
+  },
+};
 
 /** The vault entry of a connection's password: names the connection, never contains the password. */
 export function passwordSecretName(location: string): string {

@@ -2,7 +2,7 @@
 // columns, keys, foreign keys, indexes, triggers and row counts, and views. Never rows, unless the grant
 // allows sample rows — then a few per table, with long values cut.
 import type { DatabaseGrant } from '../../../shared/domain';
-import { engineLabel } from '../../../shared/domain/engine-labels';
+import { engineLabel } from '../../../shared/domain/database-engines';
 
 export type ColumnInfo = {
   name: string;

@@ -48,7 +48,7 @@ export interface HeldConnection {
 
 export interface DbEngine {
   readonly id: DatabaseEngine;
-  /** 'SQLite', 'PostgreSQL': from shared/domain/engine-labels, the renderer's table too. */
+  /** 'SQLite', 'PostgreSQL': from shared/domain/database-engines, the renderer's table too. */
   readonly label: string;
   /** Quoting and row matching of the compensating statements. */
   readonly dialect: Dialect;

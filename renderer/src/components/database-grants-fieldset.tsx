@@ -4,6 +4,7 @@
 // composer's "Database…" control (new-task-form.tsx) and show as chips there too.
 import type { DatabaseGrantInput } from '../../../shared/contract';
 import type { StatementClass } from '../../../shared/domain';
+import { DATABASE_ENGINES, engineOfUrl, unsupportedEngineMessage } from '../../../shared/domain/database-engines';
 
 export type DatabaseRow = {
   name: string;
@@ -31,7 +32,8 @@ export function toGrantInputs(rows: readonly DatabaseRow[]): DatabaseGrantInput[
       const maxRows = Number(r.maxRows);
       return {
         name: r.name.trim(),
-        url: /^(sqlite:|postgres(ql)?:\/\/)/i.test(url) ? url : `sqlite:${url}`,
+        // A plain path is a SQLite file; any URL goes as written (main refuses one it cannot undo, by name).
+        url: engineOfUrl(url).kind === 'path' ? `sqlite:${url}` : url,
         ...(r.password !== '' ? { password: r.password } : {}),
         readOnly: r.readOnly,
         statements: r.readOnly ? ['query'] : statements,
@@ -40,6 +42,12 @@ export function toGrantInputs(rows: readonly DatabaseRow[]): DatabaseGrantInput[
         mode: r.held ? ('held' as const) : ('capture' as const),
       };
     });
+}
+
+/** Whether the location names an engine whose grants may carry a password (kept in the keychain). */
+function takesPassword(url: string): boolean {
+  const found = engineOfUrl(url);
+  return found.kind === 'engine' && DATABASE_ENGINES[found.engine].password;
 }
 
 export function DatabaseGrantsFieldset({ rows, onChange }: { rows: DatabaseRow[]; onChange: (rows: DatabaseRow[]) => void }) {
@@ -59,13 +67,18 @@ export function DatabaseGrantsFieldset({ rows, onChange }: { rows: DatabaseRow[]
           <div className="database-row-main">
             <input type="text" aria-label={`Database ${index + 1} name`} data-testid={`database-name-${index + 1}`} className="database-name" value={row.name} onChange={(e) => set(index, { name: e.target.value })} spellCheck={false} />
             <input type="text" aria-label={`Database ${index + 1} location`} data-testid={`database-url-${index + 1}`} placeholder="/Users/me/shop.db or postgres://me@localhost/shop" value={row.url} onChange={(e) => set(index, { url: e.target.value })} spellCheck={false} autoComplete="off" />
-            {/^postgres/i.test(row.url.trim()) && (
+            {takesPassword(row.url) && (
               <input type="password" aria-label={`Database ${index + 1} password`} data-testid={`database-password-${index + 1}`} placeholder="password (optional)" value={row.password} onChange={(e) => set(index, { password: e.target.value })} autoComplete="off" />
             )}
             <button type="button" className="button button-small" aria-label={`Remove database ${index + 1}`} onClick={() => onChange(rows.filter((_, i) => i !== index))}>
               Remove
             </button>
           </div>
+          {unsupportedEngineMessage(row.url) !== null && (
+            <p className="field-error" role="alert" data-testid={`database-unsupported-${index + 1}`}>
+              {unsupportedEngineMessage(row.url)}
+            </p>
+          )}
           <div className="database-row-options">
             <label>
               <input type="checkbox" checked={row.readOnly} onChange={(e) => set(index, { readOnly: e.target.checked })} /> Read-only

@@ -1,7 +1,7 @@
 // What an action did on a granted database: each statement with its rows, query results as tables, the
 // rows and tables it changed, the held transaction's lock warning, and the exact compensating SQL undo runs.
 import type { DbEffect } from '../../../shared/domain';
-import { engineLabel } from '../../../shared/domain/engine-labels';
+import { engineLabel } from '../../../shared/domain/database-engines';
 import { QueryResultTable } from './query-result-table';
 
 function heldUntil(iso: string): string {

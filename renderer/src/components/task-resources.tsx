@@ -1,7 +1,7 @@
 // What a task was granted, in its header: each folder, each database (by its name, engine and where it is),
 // the services and MCP servers it may call; "Nothing granted" only when there is none of them.
 import type { Task } from '../../../shared/domain';
-import { engineLabel } from '../../../shared/domain/engine-labels';
+import { engineLabel } from '../../../shared/domain/database-engines';
 
 export function TaskResources({ task }: { task: Task }) {
   const databases = task.databases ?? [];

@@ -2,7 +2,7 @@
 // a row log copied to Posthoc's data folder and catalog differences (pg-runner), undo checked against the
 // states recorded after the action (pg-undo), dropped objects kept in a trash schema until kept.
 import type { DatabaseGrant, DbStatement, StatementClass } from '../../../../shared/domain';
-import { ENGINE_LABELS } from '../../../../shared/domain/engine-labels';
+import { engineLabel } from '../../../../shared/domain/database-engines';
 import { DbRefusal, OverRowLimit } from '../db-errors';
 import { GrantError, redact } from '../db-grant';
 import type { DbEngine, HeldConnection, ImageOpener, RunInput } from '../engine';
@@ -17,7 +17,7 @@ import { applyPg, pgDialect } from './pg-undo';
 
 export class PostgresEngine implements DbEngine {
   readonly id = 'postgres' as const;
-  readonly label = ENGINE_LABELS.postgres;
+  readonly label = engineLabel('postgres');
   readonly dialect = pgDialect;
   readonly passwords = true;
 

@@ -3,7 +3,7 @@
 import type Database from 'better-sqlite3';
 import { realpath, stat } from 'node:fs/promises';
 import type { DatabaseGrant, DbStatement } from '../../../../shared/domain';
-import { ENGINE_LABELS } from '../../../../shared/domain/engine-labels';
+import { engineLabel } from '../../../../shared/domain/database-engines';
 import { isPathInside } from '../../fs/path-guard';
 import { GrantError } from '../db-grant';
 import type { DbEngine, HeldConnection, ImageOpener, RunInput } from '../engine';
@@ -17,7 +17,7 @@ import { applySqlite, sqliteDialect } from './sqlite-undo';
 
 export class SqliteEngine implements DbEngine {
   readonly id = 'sqlite' as const;
-  readonly label = ENGINE_LABELS.sqlite;
+  readonly label = engineLabel('sqlite');
   readonly dialect = sqliteDialect;
   readonly passwords = false;
 
