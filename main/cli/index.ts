@@ -53,7 +53,7 @@ export const openServices: OpenSession = async (dataDir) => {
 };
 
 /**
- * For a command that only reads the record (`tasks`): the API over the task store alone, unless an earlier
+ * For a command that only reads the record (`tasks`, `actions`): the API over the task store alone, unless an earlier
  * run left something open; then the whole services, whose start closes it and says so, as for any command.
  */
 export const openRecordOrServices: OpenSession = async (dataDir): Promise<Session> => {
@@ -142,11 +142,15 @@ export function buildProgram(options: { open?: OpenSession } = {}): Command {
     .option('--json', 'print JSON')
     .action(async (opts: { task?: string; dataDir?: string; json?: boolean }) => {
       const { formatActionLine } = await import('./format');
-      await withApi(opts.dataDir, async (api) => {
-        const actions = await value(api.actionList({ taskId: opts.task }));
-        if (opts.json) json(actions);
-        else actions.forEach((a) => out(formatActionLine(a)));
-      });
+      await withApi(
+        opts.dataDir,
+        async (api) => {
+          const actions = await value(api.actionList({ taskId: opts.task }));
+          if (opts.json) json(actions);
+          else actions.forEach((a) => out(formatActionLine(a)));
+        },
+        openForReading,
+      );
     });
 
   registerUndoCommands(program, { withApi, dataDirOption, out, json, exitConflict: EXIT.conflict });

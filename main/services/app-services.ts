@@ -275,7 +275,7 @@ export function createServices(options: {
     'task:cancel': async ({ taskId }) => tasks.cancel(taskId),
     'task:continue': ({ taskId }) => tasks.resume(taskId),
     'action:list': async ({ taskId }) => {
-      if (taskId !== undefined) tasks.get(taskId);
+      if (taskId !== undefined) tasks.requireTask(taskId);
       return store.listActions(taskId);
     },
     'action:get': async ({ actionId }) => {

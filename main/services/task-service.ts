@@ -17,6 +17,7 @@ import { readReply, withoutReasoning } from '../../shared/codeact/reply';
 import { budgetReached, parseBudget, priceOf, priced, type Budget } from '../agent/usage';
 import { currentGrantHost, grantRefusal } from '../policy/grant-rules';
 import { mountPaths, writeRefusal } from '../sandbox/container-policy';
+import { requireTask } from './require-task';
 import type { SandboxExecutor } from '../sandbox/executor';
 import { sandboxStatus } from '../sandbox/sandbox-image';
 import { sumUsage, type TaskStore } from '../store/task-store';
@@ -379,10 +380,9 @@ export class TaskService {
     return task;
   }
 
-  private requireTask(taskId: string): Task {
-    const task = this.store.getTask(taskId);
-    if (!task) throw new ServiceError('not-found', `No task ${taskId}. List tasks with "posthoc tasks".`);
-    return task;
+  /** The task, or the not-found error: for a reader that needs no more of it. */
+  requireTask(taskId: string): Task {
+    return requireTask(this.store, taskId);
   }
 }
 

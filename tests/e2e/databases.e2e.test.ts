@@ -16,6 +16,35 @@ afterEach(() => dirs.cleanup());
 const { open, defer } = browserTestbed({ width: 1280, height: 1000 });
 
 describe('a database task in the browser', () => {
+  it('names a database it cannot undo (MySQL) in the form and at Start, and never grants its URL as a SQLite file', async () => {
+    const harness = await startHarness(['Never asked.']);
+    defer(() => harness.close());
+    const page = await open(harness.services);
+    await page.getByTestId('new-task-prompt').fill('raise prices by 10% and add a discount column');
+    await page.getByTestId('new-task-add-database').click();
+    await page.getByTestId('database-name-1').fill('shop');
+    await page.getByTestId('database-url-1').fill('mysql://me:hunter2@localhost/shop');
+    const said = 'MySQL is not supported yet: Posthoc undoes SQLite and PostgreSQL databases. Grant one of those (sqlite:./shop.db or postgres://me@localhost/crm).';
+    expect(await page.getByTestId('database-unsupported-1').textContent()).toBe(said);
+    // No password box: no engine here takes this URL's password.
+    expect(await page.getByTestId('database-password-1').count()).toBe(0);
+    for (const [width, height] of [[800, 600], [1600, 1000]] as const) {
+      for (const colorScheme of ['light', 'dark'] as const) {
+        await page.setViewportSize({ width, height });
+        await page.emulateMedia({ colorScheme });
+        await page.screenshot({ path: join(SCREENSHOTS, `database-unsupported-${width}x${height}-${colorScheme}.png`) });
+      }
+    }
+    await page.getByTestId('new-task-submit').click();
+    await expect.poll(() => page.getByTestId('form-error').textContent().catch(() => null)).toBe(said);
+    expect(await page.getByTestId('form-error').textContent()).not.toContain('hunter2');
+    expect(harness.services.tasks.list().length).toBe(0);
+    // A PostgreSQL URL clears the message and asks for its password.
+    await page.getByTestId('database-url-1').fill('postgres://me@localhost/shop');
+    expect(await page.getByTestId('database-unsupported-1').count()).toBe(0);
+    expect(await page.getByTestId('database-password-1').count()).toBe(1);
+  });
+
   it('grants a SQLite file in the form, shows results and compensating SQL, approves, and undoes exactly', async () => {
     const file = join(dirs.make('posthoc-e2e-db-'), 'shop.db');
     createSqliteShop(file);

@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { openDatabase, type AppDatabase } from '../../main/store/database';
 import { TaskStore } from '../../main/store/task-store';
 import { cliTestbed, runPosthoc, type CliRun } from '../support/posthoc-cli';
+import { actionFixture } from '../support/action-fixture';
 
 const { dirs } = cliTestbed();
 const HOOK = resolve('tests/support/module-log.mjs');
@@ -65,6 +66,34 @@ describe('what a command loads', () => {
       expect(r.zod).toBe(true); // still a client of the contract: its answer parsed by the contract's schemas
       for (const name of SERVICES_ONLY) expect(r.packages, name).not.toContain(name);
     }
+  });
+
+  it('posthoc actions lists the record with the database alone, and the same lines and JSON as the whole services', async () => {
+    const data = dataDirWithTasks(['with actions']);
+    const task = data.store.listTasks()[0]!;
+    for (const seq of [1, 2, 3]) {
+      data.store.saveAction(actionFixture({ id: `a${seq}-${task.id}`, taskId: task.id, seq, source: `print(${seq})`, finishedAt: '2026-01-01T00:00:01.000Z', output: { stdout: `${seq}\n`, stderr: '', exitCode: 0, timedOut: false, truncated: false } }));
+    }
+    data.db.close();
+    const env = { POSTHOC_HOME: data.dir };
+    const lines = await runLogged(['actions', '--task', task.id], env);
+    const json = await runLogged(['actions', '--task', task.id, '--json'], env);
+    for (const r of [lines, json]) {
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      for (const name of SERVICES_ONLY) expect(r.packages, name).not.toContain(name);
+    }
+    // What the whole services answer: the store's list (app-services' action:list), field for field.
+    const reopened = openDatabase(data.dir);
+    const expected = new TaskStore(reopened).listActions(task.id);
+    reopened.close();
+    expect(JSON.parse(json.stdout)).toEqual(JSON.parse(JSON.stringify(expected)));
+    expect(expected.map((a) => a.seq)).toEqual([1, 2, 3]);
+    // A task that is not there: the same not-found words as the whole services give.
+    const missing = await runLogged(['actions', '--task', 'no-such-task'], env);
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).toContain('No task no-such-task. List tasks with "posthoc tasks".');
+    expect(lines.stdout.trim().split('\n')).toHaveLength(3);
   });
 
   it('posthoc tasks after a crash opens the whole services, whose start closes the dead run, as before', async () => {
