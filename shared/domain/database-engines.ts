@@ -74,3 +74,8 @@ export function unsupportedEngineMessage(url: string): string | null {
     ? `${found.label} is not supported yet: Posthoc undoes ${engineLabels()} databases. Grant one of those (${forms}).`
     : `"${found.scheme}:" is not a database Posthoc knows: it undoes ${engineLabels()} databases (${forms}).`;
 }
+
+/** A location with the password of its URL shown as *** (for messages, the CLI and the form's chips). */
+export function redactPassword(text: string): string {
+  return text.replace(/(\/\/[^:/@\s]*:)[^@\s]*@/, '$1***@');
+}

@@ -26,6 +26,10 @@ describe('a database task in the browser', () => {
     await page.getByTestId('database-url-1').fill('mysql://me:hunter2@localhost/shop');
     const said = 'MySQL is not supported yet: Posthoc undoes SQLite and PostgreSQL databases. Grant one of those (sqlite:./shop.db or postgres://me@localhost/crm).';
     expect(await page.getByTestId('database-unsupported-1').textContent()).toBe(said);
+    // The chip never shows the URL's password.
+    const chip = await page.getByTestId('grant-chip').textContent();
+    expect(chip).toContain('mysql://me:***@localhost/shop');
+    expect(chip).not.toContain('hunter2');
     // No password box: no engine here takes this URL's password.
     expect(await page.getByTestId('database-password-1').count()).toBe(0);
     for (const [width, height] of [[800, 600], [1600, 1000]] as const) {

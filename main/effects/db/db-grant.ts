@@ -3,7 +3,7 @@
 // vault entry name in its place, and the per-grant settings with their defaults.
 import { isAbsolute, resolve } from 'node:path';
 import type { DatabaseEngine, DatabaseGrant, DatabaseMode, StatementClass } from '../../../shared/domain';
-import { DATABASE_ENGINES, engineOfUrl, unsupportedEngineMessage } from '../../../shared/domain/database-engines';
+import { DATABASE_ENGINES, engineOfUrl, redactPassword, unsupportedEngineMessage } from '../../../shared/domain/database-engines';
 
 export const DEFAULT_MAX_ROWS = 1000;
 export const DEFAULT_HELD_TIMEOUT_SECONDS = 600;
@@ -113,5 +113,5 @@ export function parseNamedValue(spec: string, flag: string): { name: string; val
 
 /** A URL or spec with any password replaced by ***, for error messages. */
 export function redact(text: string): string {
-  return text.replace(/(\/\/[^:/@\s]*:)[^@\s]*@/, '$1***@');
+  return redactPassword(text);
 }

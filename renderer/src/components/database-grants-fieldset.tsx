@@ -75,7 +75,7 @@ export function DatabaseGrantsFieldset({ rows, onChange }: { rows: DatabaseRow[]
             </button>
           </div>
           {unsupportedEngineMessage(row.url) !== null && (
-            <p className="field-error" role="alert" data-testid={`database-unsupported-${index + 1}`}>
+            <p className="form-error" role="alert" data-testid={`database-unsupported-${index + 1}`}>
               {unsupportedEngineMessage(row.url)}
             </p>
           )}

@@ -5,6 +5,7 @@ import { useId, useRef, useState } from 'react';
 import type { ProviderSettings } from '../../../shared/domain';
 import { appActions, useAppStore } from '../state/app-store';
 import { DatabaseGrantsFieldset, emptyDatabaseRow, toGrantInputs, type DatabaseRow } from './database-grants-fieldset';
+import { redactPassword } from '../../../shared/domain/database-engines';
 import { FolderField, typedFolder, type FolderFieldHandle } from './folder-field';
 import { McpPicker } from './mcp-picker';
 import { ServicePicker } from './service-picker';
@@ -72,7 +73,8 @@ export function NewTaskForm() {
     ...databases.map((row, index) => ({
       kind: 'Database',
       label: row.name.trim() || `database ${index + 1}`,
-      detail: row.url.trim() || 'location not set yet',
+      // The password a URL may carry stays in its field, never on the chip.
+      detail: redactPassword(row.url.trim()) || 'location not set yet',
       remove: () => setDatabases((c) => c.filter((_, i) => i !== index)),
     })),
     ...services.map((name) => ({ kind: 'Service', label: name, remove: () => setServices((c) => c.filter((s) => s !== name)) })),
