@@ -3,14 +3,23 @@
 //
 // For folders of 10,000 files (~40 MB) and 100,000 files it measures: the first checkpoint, a checkpoint
 // with no change, a checkpoint after 3 changed files, undo of the latest action (3 files), and a
-// checkpoint with no change from a fresh process (stat cache read from disk, as each CLI command does).
-// Native git: `git add -A && git commit -q` (and `git checkout -q HEAD~1 -- .` for undo) on the copy.
+// checkpoint with no change in a fresh process.
+// Native git on the copy (`gc.auto 0`, so no background `git gc --auto` runs into the next round):
+// `git add -A && git commit -q` for the first checkpoint and after changes, `git status --porcelain` for
+// no change (a checkpoint with no change finds that nothing changed; git's way of finding that is status),
+// `git checkout -q HEAD~1 -- .` for undo. Posthoc's and git's rounds alternate.
+//
+// The fresh-process row spawns `node` on checkpoint-fresh.ts (bundled first with esbuild, as the CLI is
+// bundled): it opens the data folder and the store, reads the stat cache from disk, checkpoints, saves and
+// exits, timed whole from outside (spawn to exit), against `git status --porcelain` spawned the same way.
 //
 // Usage: npm run bench:checkpoint [-- --sizes 10000,100000] [-- --rounds 7]
-import { execFileSync } from 'node:child_process';
+// BENCH_MILLION=1 adds a folder of a million files (smaller files: 200–600 bytes; 1 first round, 3 others).
+import { execFileSync, spawnSync } from 'node:child_process';
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { startUndoHarness, type UndoHarness } from '../tests/support/undo-harness';
 
 const args = process.argv.slice(2);
@@ -19,8 +28,30 @@ const arg = (name: string, fallback: string) => {
   return i >= 0 && args[i + 1] ? args[i + 1]! : fallback;
 };
 const SIZES = arg('sizes', '10000,100000').split(',').map(Number);
+if (process.env.BENCH_MILLION === '1' && !SIZES.includes(1_000_000)) SIZES.push(1_000_000);
 const ROUNDS = Number(arg('rounds', '7'));
 const FIRST_ROUNDS = 3;
+const MILLION = 1_000_000;
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const FRESH = join(ROOT, 'out', 'bench', 'checkpoint-fresh.mjs');
+/** Bundles the fresh-process script as the CLI is bundled (no TypeScript compiled at each start). */
+function bundleFresh(): void {
+  execFileSync(
+    join(ROOT, 'node_modules', '.bin', 'esbuild'),
+    [join(ROOT, 'bench', 'checkpoint-fresh.ts'), '--bundle', '--platform=node', '--format=esm', '--target=node22', '--packages=external', `--outfile=${FRESH}`, '--log-level=warning'],
+    { stdio: 'inherit' },
+  );
+}
+
+/** Wall time of a process, from before its spawn to its exit. */
+function timeProcess(command: string, argv: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): { ms: number; stdout: string } {
+  const t = performance.now();
+  const r = spawnSync(command, argv, { ...options, encoding: 'utf8', maxBuffer: 64 << 20 });
+  const ms = performance.now() - t;
+  if (r.status !== 0) throw new Error(`${command} ${argv.join(' ')} exited with ${r.status}: ${r.stderr}`);
+  return { ms, stdout: r.stdout };
+}
 
 type Row = { what: string; ours: number; native: number };
 
@@ -30,8 +61,9 @@ function median(values: number[]): number {
   return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 }
 
-/** Deterministic text files of 2-6 KB (~4 KB average) in folders of 50, 20 folders per group. */
+/** Deterministic text files of 2-6 KB (~4 KB average; 200-600 bytes at a million) in folders of 50, 20 folders per group. */
 function generate(root: string, files: number): number {
+  const [least, spread] = files >= MILLION ? [200, 400] : [2000, 4000];
   let seed = 7;
   const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
   const words = ['alpha', 'beta', 'gamma', 'delta', 'posthoc', 'undo', 'file', 'data', 'value', 'line'];
@@ -39,7 +71,7 @@ function generate(root: string, files: number): number {
   for (let i = 0; i < files; i++) {
     const dir = join(root, `d${Math.floor(i / 1000)}`, `s${Math.floor(i / 50) % 20}`);
     if (i % 50 === 0) mkdirSync(dir, { recursive: true });
-    const size = 2000 + Math.floor(rnd() * 4000);
+    const size = least + Math.floor(rnd() * spread);
     let text = '';
     while (text.length < size) text += words[Math.floor(rnd() * 10)] + (rnd() < 0.1 ? '\n' : ' ');
     writeFileSync(join(dir, `f${i}.txt`), text);
@@ -68,10 +100,14 @@ function nativeGit(gitdir: string, worktree: string) {
   const env = { ...process.env, GIT_DIR: gitdir, GIT_WORK_TREE: worktree, GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b' };
   const git = (...a: string[]) => execFileSync('git', a, { env, cwd: worktree, stdio: 'pipe' });
   return {
+    env,
     init: () => {
       rmSync(gitdir, { recursive: true, force: true });
       git('init', '-q');
+      // Else git may start `gc --auto` in the background after a commit, and it runs while the next round is timed.
+      git('config', 'gc.auto', '0');
     },
+    status: () => git('status', '--porcelain'),
     commit: (allowEmpty = false) => {
       git('add', '-A');
       git('commit', '-q', '-m', 'c', ...(allowEmpty ? ['--allow-empty'] : []));
@@ -97,18 +133,26 @@ async function benchSize(files: number): Promise<Row[]> {
     const measure = async (what: string, rounds: number, oursFn: (r: number) => Promise<number>, nativeFn: (r: number) => number) => {
       const a: number[] = [];
       const b: number[] = [];
+      // Interleaved, and each goes first every other round (a page cache warmed by one helps the other).
       for (let r = 0; r < rounds; r++) {
-        a.push(await oursFn(r));
-        b.push(nativeFn(r));
+        if (r % 2 === 0) {
+          a.push(await oursFn(r));
+          b.push(nativeFn(r));
+        } else {
+          b.push(nativeFn(r));
+          a.push(await oursFn(r));
+        }
       }
       rows.push({ what, ours: median(a), native: median(b) });
       process.stderr.write(`  ${what}: ${median(a).toFixed(1)} ms vs ${median(b).toFixed(1)} ms\n`);
     };
 
+    const million = files >= MILLION;
+    const rounds = million ? Math.min(ROUNDS, 3) : ROUNDS;
     let harness: UndoHarness | null = null;
     await measure(
       'first checkpoint',
-      FIRST_ROUNDS,
+      million ? 1 : FIRST_ROUNDS,
       async () => {
         await harness?.close();
         harness = await startUndoHarness({ workspaces: [ours], dataDir: mkdtempSync(join(root, 'data-')) });
@@ -120,10 +164,10 @@ async function benchSize(files: number): Promise<Row[]> {
       },
     );
     const h = harness!;
-    await measure('checkpoint, no change', ROUNDS, () => time(() => observe(h)), () => timeSync(() => git.commit(true)));
+    await measure('checkpoint, no change', rounds, () => time(() => observe(h)), () => timeSync(() => git.status()));
     await measure(
       'checkpoint after 3 changed files',
-      ROUNDS,
+      rounds,
       async (r) => {
         change3(ours, r);
         return time(() => observe(h));
@@ -135,7 +179,7 @@ async function benchSize(files: number): Promise<Row[]> {
     );
     await measure(
       'undo of the latest action (3 files)',
-      ROUNDS,
+      rounds,
       async (r) => {
         const action = await h.act(() => change3(ours, 100 + r));
         return time(async () => {
@@ -149,31 +193,43 @@ async function benchSize(files: number): Promise<Row[]> {
         return timeSync(() => git.undoLatest());
       },
     );
-    await h.fs.close();
+    await h.close();
+    // A process of its own each round (node on the bundled checkpoint-fresh.ts, git status), timed whole.
+    // One untimed run each first: files the rounds above touched within the racy window are read once
+    // more by the next checkpoint (and refreshed in git's index by the next status), which is not the
+    // no-change case measured here.
+    const fresh = () => {
+      const run = timeProcess(process.execPath, [FRESH, h.dataDir, ours], { cwd: ROOT });
+      const { hashed } = JSON.parse(run.stdout) as { hashed: number | null };
+      return { ms: run.ms, hashed };
+    };
+    const gitStatus = () => timeProcess('git', ['status', '--porcelain'], { env: git.env, cwd: copy }).ms;
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    fresh();
+    gitStatus();
     await measure(
       'checkpoint, no change, fresh process',
-      Math.min(ROUNDS, 5),
+      rounds,
       async () => {
-        const fresh = await h.reopen();
-        const t = await time(() => observe(fresh));
-        await fresh.fs.close();
-        fresh.db.close();
-        return t;
+        const run = fresh();
+        if (run.hashed !== 0) throw new Error(`a no-change checkpoint read ${run.hashed} files again`);
+        return run.ms;
       },
-      () => timeSync(() => git.commit(true)),
+      () => gitStatus(),
     );
-    await h.close();
     return rows;
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
 }
 
-const label = (n: number) => (n >= 1000 ? `${n / 1000}k` : String(n));
+const label = (n: number) => (n >= MILLION ? `${n / MILLION}M` : n >= 1000 ? `${n / 1000}k` : String(n));
+bundleFresh();
 const results = new Map<number, Row[]>();
 for (const files of SIZES) results.set(files, await benchSize(files));
 
 process.stdout.write(`\nCheckpoints and undo vs native git (median ms; node ${process.version}, git ${execFileSync('git', ['--version']).toString().trim().split(' ')[2]})\n`);
+process.stdout.write(`load: ${execFileSync('uptime').toString().trim()}\n`);
 process.stdout.write(`| files | measurement | Posthoc | native git | ratio |\n|---:|---|---:|---:|---:|\n`);
 for (const [files, rows] of results) {
   for (const r of rows) process.stdout.write(`| ${label(files)} | ${r.what} | ${r.ours.toFixed(1)} | ${r.native.toFixed(1)} | ${(r.ours / r.native).toFixed(2)}x |\n`);
