@@ -253,6 +253,7 @@ export class CheckpointStore {
       }
     }
     removeStaleTemps(join(this.gitdir, 'objects'));
+    removeStaleTopTemps(this.gitdir);
     this.saveCache();
     return removed;
   }
@@ -296,6 +297,16 @@ export class CheckpointMissing extends Error {
 }
 
 /** Temporary object files older than an hour belong to a process that died while writing them. */
+/** Temporary files a crash left beside the repository's own (a ref being replaced, the stat cache being written). */
+function removeStaleTopTemps(gitdir: string): void {
+  const cutoff = Date.now() - 3_600_000;
+  for (const name of readdirSync(gitdir)) {
+    if (!/^posthoc-ref-.*\.tmp$|\.tmp-\d+$/.test(name)) continue;
+    const path = join(gitdir, name);
+    if (statSync(path).mtimeMs < cutoff) rmSync(path, { force: true });
+  }
+}
+
 function removeStaleTemps(objects: string): void {
   const cutoff = Date.now() - 3_600_000;
   if (!existsSync(objects)) return;
