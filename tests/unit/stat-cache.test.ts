@@ -77,6 +77,41 @@ describe('the stat cache on disk', () => {
     expect(again.dirs.has('.git')).toBe(false);
   });
 
+  it("keeps a folder's clean listing (order, kinds, stat fields; subfolders' own), and not one that was not clean", () => {
+    const file = cacheFile();
+    const cache = sample();
+    const root = cache.dirs.get('')!;
+    // Listed as b, a: the subfolders first (their listing stat fields are the folder's own, not the entry's zeros).
+    const [a, escaped, sub] = root.children as [CachedChild, CachedChild, CachedChild];
+    const order = [sub, escaped, a];
+    const stats = new Float64Array(15);
+    stats.set([4096, 1.5, 2.5, 77, 0o40755], 0);
+    stats.set([4096, 3.5, 4.5, 78, 0o40755], 5);
+    stats.set([a.size, a.mtimeMs, a.ctimeMs, a.ino, a.mode], 10);
+    root.listed = { names: order.map((c) => c.name).join('\0'), order, kinds: Uint8Array.from([0, 0, 1]), stats, clean: true };
+    const subState = cache.dirs.get('sub')!;
+    subState.listed = { names: subState.children.map((c) => c.name).join('\0'), order: subState.children, kinds: new Uint8Array(3), stats: new Float64Array(15), clean: false };
+    cache.save(file);
+    const loaded = StatCache.load(file);
+    const listed = loaded.dirs.get('')!.listed!;
+    expect(listed.names).toBe(root.listed.names);
+    expect([...listed.kinds]).toEqual([0, 0, 1]);
+    expect([...listed.stats]).toEqual([...stats]);
+    expect(listed.clean).toBe(true);
+    // The listing's entries are the loaded folder's own entry objects (what the scanner compares by identity).
+    const children = loaded.dirs.get('')!.children;
+    expect(listed.order.map((c) => children.indexOf(c!))).toEqual([2, 1, 0]);
+    expect(loaded.dirs.get('sub')!.listed).toBeUndefined();
+    // A listing that is not what its entries give back (a file's stat fields differ) is not kept either.
+    stats[10] = a.size + 1;
+    const other = new StatCache();
+    other.setDir('', root);
+    other.markChanged();
+    const otherFile = cacheFile();
+    other.save(otherFile);
+    expect(StatCache.load(otherFile).dirs.get('')!.listed).toBeUndefined();
+  });
+
   it('encodes a record without folders, and refuses an object id that is not one', () => {
     expect(decodeRecord(encodeRecord({ dirs: [], removed: ['x/y'], large: null }))).toEqual({ dirs: [], removed: ['x/y'], large: null });
     expect(() => encodeRecord({ dirs: [['', { tree: 'not hex', children: [] }]], removed: [], large: [] })).toThrow(/not an object id/);
