@@ -16,7 +16,7 @@
 // Usage: npm run bench:checkpoint [-- --sizes 10000,100000] [-- --rounds 7]
 // BENCH_MILLION=1 adds a folder of a million files (smaller files: 200–600 bytes; 1 first round, 3 others).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -44,13 +44,24 @@ function bundleFresh(): void {
   );
 }
 
-/** Wall time of a process, from before its spawn to its exit. */
-function timeProcess(command: string, argv: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): { ms: number; stdout: string } {
+/** CPU time (user + system) of this process's finished children, from /proc (Linux; 10 ms ticks), or NaN. */
+function childrenCpuMs(): number {
+  try {
+    const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[13]) + Number(fields[14])) * 10; // cutime, cstime (fields 16 and 17), USER_HZ 100
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** Wall time of a process, from before its spawn to its exit, and the CPU time it used (all its threads). */
+function timeProcess(command: string, argv: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): { ms: number; cpuMs: number; stdout: string } {
+  const cpu = childrenCpuMs();
   const t = performance.now();
   const r = spawnSync(command, argv, { ...options, encoding: 'utf8', maxBuffer: 64 << 20 });
   const ms = performance.now() - t;
   if (r.status !== 0) throw new Error(`${command} ${argv.join(' ')} exited with ${r.status}: ${r.stderr}`);
-  return { ms, stdout: r.stdout };
+  return { ms, cpuMs: childrenCpuMs() - cpu, stdout: r.stdout };
 }
 
 type Row = { what: string; ours: number; native: number };
@@ -198,12 +209,13 @@ async function benchSize(files: number): Promise<Row[]> {
     // One untimed run each first: files the rounds above touched within the racy window are read once
     // more by the next checkpoint (and refreshed in git's index by the next status), which is not the
     // no-change case measured here.
+    const cpu = { ours: [] as number[], native: [] as number[] };
     const fresh = () => {
       const run = timeProcess(process.execPath, [FRESH, h.dataDir, ours], { cwd: ROOT });
       const { hashed } = JSON.parse(run.stdout) as { hashed: number | null };
-      return { ms: run.ms, hashed };
+      return { ms: run.ms, cpuMs: run.cpuMs, hashed };
     };
-    const gitStatus = () => timeProcess('git', ['status', '--porcelain'], { env: git.env, cwd: copy }).ms;
+    const gitStatus = () => timeProcess('git', ['status', '--porcelain'], { env: git.env, cwd: copy });
     await new Promise((resolve) => setTimeout(resolve, 2500));
     fresh();
     gitStatus();
@@ -213,10 +225,18 @@ async function benchSize(files: number): Promise<Row[]> {
       async () => {
         const run = fresh();
         if (run.hashed !== 0) throw new Error(`a no-change checkpoint read ${run.hashed} files again`);
+        cpu.ours.push(run.cpuMs);
         return run.ms;
       },
-      () => gitStatus(),
+      () => {
+        const run = gitStatus();
+        cpu.native.push(run.cpuMs);
+        return run.ms;
+      },
     );
+    // CPU time (all threads) is less at the mercy of other work on a shared machine than wall time.
+    rows.push({ what: 'fresh process, CPU time (user + system)', ours: median(cpu.ours), native: median(cpu.native) });
+    process.stderr.write(`  fresh process, CPU time: ${median(cpu.ours).toFixed(0)} ms vs ${median(cpu.native).toFixed(0)} ms\n`);
     return rows;
   } finally {
     rmSync(root, { recursive: true, force: true });
