@@ -112,6 +112,35 @@ describe('the stat cache on disk', () => {
     expect(StatCache.load(otherFile).dirs.get('')!.listed).toBeUndefined();
   });
 
+  it('journals a folder set again only when its tree, its entries or the order of its clean listing changed', () => {
+    const file = cacheFile();
+    const cache = new StatCache();
+    const [a, b] = [child('a', 1), child('b', 2)];
+    const listed = (order: CachedChild[], clean = true) => ({
+      names: order.map((c) => c.name).join('\0'),
+      order,
+      kinds: Uint8Array.from([1, 1]),
+      stats: Float64Array.from(order.flatMap((c) => [c.size, c.mtimeMs, c.ctimeMs, c.ino, c.mode])),
+      clean,
+    });
+    cache.setDir('x', { tree: oid(9), children: [a, b], listed: listed([a, b]) });
+    cache.markChanged();
+    cache.save(file);
+    const journal = () => (existsSync(`${file}.log`) ? statSync(`${file}.log`).size : 0);
+    const setAndSave = (state: DirState) => {
+      cache.setDir('x', state);
+      cache.markChanged();
+      cache.save(file);
+    };
+    setAndSave({ tree: oid(9), children: [a, b], listed: listed([a, b]) }); // as a fresh process's walk finds it
+    const quiet = journal(); // the large table only
+    setAndSave({ tree: oid(9), children: [a, b], listed: listed([a, b], false) });
+    expect(journal()).toBe(quiet * 2);
+    setAndSave({ tree: oid(9), children: [a, b], listed: listed([b, a]) });
+    expect(journal()).toBeGreaterThan(quiet * 3);
+    expect(StatCache.load(file).dirs.get('x')!.listed!.names).toBe('b\0a');
+  });
+
   it('encodes a record without folders, and refuses an object id that is not one', () => {
     expect(decodeRecord(encodeRecord({ dirs: [], removed: ['x/y'], large: null }))).toEqual({ dirs: [], removed: ['x/y'], large: null });
     expect(() => encodeRecord({ dirs: [['', { tree: 'not hex', children: [] }]], removed: [], large: [] })).toThrow(/not an object id/);

@@ -132,12 +132,15 @@ export class StatCache {
 
   /**
    * Records a folder's state (saved with the next save, unless it is the state the cache holds: the same
-   * tree and the same entries, as a walk in a fresh process finds every folder nothing changed in).
+   * tree, the same entries and, when the listing is clean, listed in the same order — as a walk in a fresh
+   * process finds every folder nothing changed in).
    */
   setDir(rel: string, state: DirState): void {
     const prev = this.dirs.get(rel);
     this.dirs.set(rel, state);
-    if (prev && prev.tree === state.tree && sameEntries(prev.children, state.children)) return;
+    // A clean listing in another order (or none saved before) is saved, so the next process compares it in one step.
+    const sameListing = !state.listed?.clean || (prev?.listed?.clean === true && prev.listed.names === state.listed.names);
+    if (prev && prev.tree === state.tree && sameEntries(prev.children, state.children) && sameListing) return;
     this.dirty.add(rel);
   }
 
