@@ -274,4 +274,4 @@ const incremental = (files: number) => {
   return r ? (r.ours / r.native).toFixed(2) : 'n/a';
 };
 if (results.has(100_000)) process.stdout.write(`incremental/native-git ratio at 100k files: ${incremental(100_000)}\n`);
-process.stdout.write(`incremental/native-git ratio at 10k files: ${incremental(10_000)}\n`);
+if (results.has(10_000)) process.stdout.write(`incremental/native-git ratio at 10k files: ${incremental(10_000)}\n`);
