@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CheckpointStore, type Checkpoint } from '../../main/effects/fs/checkpoint-store';
 import { PRIVATE_MODES_FILE } from '../../main/effects/fs/private-modes';
+import { StatCache } from '../../main/effects/fs/stat-cache';
+import { decodeRecord, encodeRecord, frame, frames } from '../../main/effects/fs/stat-cache-format';
 import { planRevert } from '../../main/effects/fs/revert-plan';
 import { listerDescription, nativeLister } from '../../main/effects/fs/native-lister';
 import { KIND_DIR, KIND_LINK, KIND_OTHER, listFolders, type Listing } from '../../main/effects/fs/stat-lister';
@@ -197,7 +199,7 @@ describe('CheckpointStore', () => {
     expect(warm.tree).toBe(third.tree);
   });
 
-  it('saves the stat cache as a journal of changed folders that a new process replays, ignoring a torn last line', async () => {
+  it('saves the stat cache as a journal of changed folders that a new process replays, ignoring a torn last frame', async () => {
     const { ws, store, snap, checkpoints } = await setup({ racyWindowMs: 0 });
     for (let d = 0; d < 4; d++) {
       mkdirSync(join(ws, `d${d}`));
@@ -206,23 +208,27 @@ describe('CheckpointStore', () => {
     await settle();
     await snap('first');
     store.saveCache(); // the whole cache
-    const cacheFile = join(store.gitdir, 'posthoc-stat-cache.json');
+    const cacheFile = join(store.gitdir, 'posthoc-stat-cache.bin');
     expect(existsSync(`${cacheFile}.log`)).toBe(false);
-    const whole = readFileSync(cacheFile, 'utf8');
+    const whole = readFileSync(cacheFile);
     writeFileSync(join(ws, 'd2', 'f3.txt'), 'changed\n');
     rmSync(join(ws, 'd1'), { recursive: true });
     await settle();
     const second = await snap('second');
     store.saveCache(); // only what changed: d2, d1 removed, the root
-    expect(readFileSync(cacheFile, 'utf8')).toBe(whole);
-    const journal = readFileSync(`${cacheFile}.log`, 'utf8').trim().split('\n');
-    expect(journal.map((l) => Object.keys(JSON.parse(l) as object)[0]).sort()).toEqual(['d', 'd', 'l', 'x']);
-    appendFileSync(`${cacheFile}.log`, '{"d":["d0","'); // a crash while appending
+    expect(readFileSync(cacheFile).equals(whole)).toBe(true);
+    const journal = [...frames(readFileSync(`${cacheFile}.log`))].map(decodeRecord);
+    expect(journal).toHaveLength(1);
+    expect(journal[0]!.dirs.map(([rel]) => rel).sort()).toEqual(['', 'd2']);
+    expect(journal[0]!.removed).toEqual(['d1']);
+    expect(journal[0]!.large).toEqual([]);
+    const torn = frame(encodeRecord({ dirs: [['d0', { tree: second.tree, children: [] }]], removed: [], large: null }));
+    appendFileSync(`${cacheFile}.log`, torn.subarray(0, torn.length - 3)); // a crash while appending
     const fresh = await CheckpointStore.open(ws, checkpoints, { racyWindowMs: 0 });
     const warm = await fresh.snapshot('warm', { budgetBytes: BUDGET });
     expect(warm.hashed).toBe(0);
     expect(warm.tree).toBe(second.tree);
-    // After a torn line the next save writes the whole cache again (and drops the journal).
+    // After a torn frame the next save writes the whole cache again (and drops the journal).
     writeFileSync(join(ws, 'd0', 'f0.txt'), 'changed again\n');
     await settle();
     await fresh.snapshot('after the crash', { budgetBytes: BUDGET });
@@ -230,6 +236,52 @@ describe('CheckpointStore', () => {
     expect(existsSync(`${cacheFile}.log`)).toBe(false);
     const third = await CheckpointStore.open(ws, checkpoints, { racyWindowMs: 0 });
     expect((await third.snapshot('third', { budgetBytes: BUDGET })).hashed).toBe(0);
+  });
+
+  it('a fresh process that finds nothing changed journals nothing, and a change journals only its folders', async () => {
+    const { ws, store, snap, checkpoints } = await setup({ racyWindowMs: 0 });
+    for (let d = 0; d < 4; d++) {
+      mkdirSync(join(ws, `d${d}`));
+      for (let f = 0; f < 10; f++) writeFileSync(join(ws, `d${d}`, `f${f}.txt`), `${d}-${f}\n`);
+    }
+    await settle();
+    await snap('first');
+    store.saveCache();
+    const cacheFile = join(store.gitdir, 'posthoc-stat-cache.bin');
+    const fresh = await CheckpointStore.open(ws, checkpoints, { racyWindowMs: 0 });
+    expect((await fresh.snapshot('no change', { budgetBytes: BUDGET })).hashed).toBe(0);
+    writeFileSync(join(ws, 'd3', 'f1.txt'), 'changed\n');
+    await settle();
+    expect((await fresh.snapshot('one change', { budgetBytes: BUDGET })).hashed).toBe(1);
+    fresh.saveCache();
+    // Not every folder the fresh process walked: only the changed one and the folders above it.
+    const journal = [...frames(readFileSync(`${cacheFile}.log`))].map(decodeRecord);
+    expect(journal.flatMap((r) => r.dirs.map(([rel]) => rel)).sort()).toEqual(['', 'd3']);
+  });
+
+  it('reads a stat cache in the JSON of earlier versions once, then replaces it with the binary one', async () => {
+    const { ws, store, snap, checkpoints } = await setup({ racyWindowMs: 0 });
+    mkdirSync(join(ws, 'd'));
+    for (let f = 0; f < 5; f++) writeFileSync(join(ws, 'd', `f${f}.txt`), `${f}\n`);
+    await settle();
+    const first = await snap('first');
+    store.saveCache();
+    // The same cache as the JSON version wrote it (format 1: rows of name, kind, id, stat fields, trusted, key).
+    const cache = StatCache.load(join(store.gitdir, 'posthoc-stat-cache.bin'));
+    const kinds = ['file', 'exec', 'link', 'dir', 'uncovered'];
+    const dirs = [...cache.dirs].map(([rel, s]) => [rel, s.tree, s.children.map((c) => [c.name, kinds.indexOf(c.kind), c.oid, c.size, c.mtimeMs, c.ctimeMs, c.ino, c.mode, c.trusted ? 1 : 0, c.key])]);
+    const legacy = join(store.gitdir, 'posthoc-stat-cache.json');
+    writeFileSync(legacy, JSON.stringify({ v: 1, large: [], dirs }));
+    rmSync(join(store.gitdir, 'posthoc-stat-cache.bin'));
+    const migrated = await CheckpointStore.open(ws, checkpoints, { racyWindowMs: 0 });
+    const warm = await migrated.snapshot('warm', { budgetBytes: BUDGET });
+    expect(warm.hashed).toBe(0);
+    expect(warm.tree).toBe(first.tree);
+    migrated.saveCache();
+    expect(existsSync(legacy)).toBe(false);
+    expect(existsSync(join(store.gitdir, 'posthoc-stat-cache.bin'))).toBe(true);
+    const again = await CheckpointStore.open(ws, checkpoints, { racyWindowMs: 0 });
+    expect((await again.snapshot('again', { budgetBytes: BUDGET })).hashed).toBe(0);
   });
 
   it('lists a large folder in parallel (native lister and JavaScript worker threads) and finds the same state as one thread does', async () => {

@@ -45,7 +45,9 @@ export type CheckpointOptions = {
 
 export const DEFAULT_LARGE_FILE_BYTES = 8 * 1024 * 1024;
 const NOT_COVERED = 'Not-Covered: ';
-const CACHE_FILE = 'posthoc-stat-cache.json';
+const CACHE_FILE = 'posthoc-stat-cache.bin';
+/** Where versions before the binary cache kept it (read once, then replaced). */
+const LEGACY_CACHE_FILE = 'posthoc-stat-cache.json';
 /** The folder's identity (device and inode): every host read and write checks the folder is still it. */
 const IDENTITY_FILE = 'posthoc-folder-identity.json';
 
@@ -60,7 +62,7 @@ export class CheckpointStore {
     readonly repo: ShadowRepo,
     private readonly options: CheckpointOptions,
   ) {
-    this.cache = StatCache.load(join(repo.gitdir, CACHE_FILE));
+    this.cache = StatCache.load(join(repo.gitdir, CACHE_FILE), join(repo.gitdir, LEGACY_CACHE_FILE));
     this.modes = new PrivateModes(join(repo.gitdir, PRIVATE_MODES_FILE));
     // Checkpointed before private modes were recorded: the next walk reads every file once, so it sees them all.
     if (!this.modes.exists()) this.cache.distrust();
@@ -222,7 +224,7 @@ export class CheckpointStore {
     this.saveCache();
     const keep = new Set<string>(this.cache.oids());
     // Another process may have saved a cache naming objects this one does not know.
-    for (const oid of StatCache.load(join(this.gitdir, CACHE_FILE)).oids()) keep.add(oid);
+    for (const oid of StatCache.load(join(this.gitdir, CACHE_FILE), join(this.gitdir, LEGACY_CACHE_FILE)).oids()) keep.add(oid);
     const commits = (await this.pinned()).map((r) => r.oid);
     const seenCommits = new Set<string>();
     const seenTrees = new Set<string>();
@@ -251,6 +253,7 @@ export class CheckpointStore {
       }
     }
     removeStaleTemps(join(this.gitdir, 'objects'));
+    removeStaleTopTemps(this.gitdir);
     this.saveCache();
     return removed;
   }
@@ -294,6 +297,16 @@ export class CheckpointMissing extends Error {
 }
 
 /** Temporary object files older than an hour belong to a process that died while writing them. */
+/** Temporary files a crash left beside the repository's own (a ref being replaced, the stat cache being written). */
+function removeStaleTopTemps(gitdir: string): void {
+  const cutoff = Date.now() - 3_600_000;
+  for (const name of readdirSync(gitdir)) {
+    if (!/^posthoc-ref-.*\.tmp$|\.tmp-\d+$/.test(name)) continue;
+    const path = join(gitdir, name);
+    if (statSync(path).mtimeMs < cutoff) rmSync(path, { force: true });
+  }
+}
+
 function removeStaleTemps(objects: string): void {
   const cutoff = Date.now() - 3_600_000;
   if (!existsSync(objects)) return;

@@ -3,14 +3,16 @@
 //
 // Blobs and trees are written here as loose objects (zlib-deflated "type size\0content" under
 // objects/xx/…, exactly what `git hash-object -w` writes), because isomorphic-git's writeBlob costs about
-// 1 ms per object — 10 s for a 10,000-file folder. Commits and refs go through isomorphic-git. Reads of
-// loose objects are done here; a packed object (someone ran `git gc` on the shadow repository) is read
-// through isomorphic-git. A blob can also be read in part (`streamBlob`, `readBlobHead`, `blobSize`): its
+// 1 ms per object — 10 s for a 10,000-file folder. Commits are written and read here too (the same bytes
+// isomorphic-git writes), and refs under refs/posthoc/ are written and read here as loose refs: a
+// checkpoint in a fresh process (the CLI) then never loads isomorphic-git, whose import and first commit
+// (its deflate starts Node's web streams) cost ~120 ms. isomorphic-git is imported on demand for the rest:
+// creating the repository, a packed object or ref (someone ran `git gc` on the shadow repository), the
+// list of refs. A blob can also be read in part (`streamBlob`, `readBlobHead`, `blobSize`): its
 // size from the object's header and only as much content as asked, inflated as a stream (blob-stream.ts).
-import git from 'isomorphic-git';
 import * as fs from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createDeflate, deflateSync, inflateSync } from 'node:zlib';
 import { streamLoose, type BlobVisitor } from './blob-stream';
@@ -22,6 +24,12 @@ export type TreeEntry = { name: string; mode: GitMode; oid: string };
 export const EMPTY_TREE = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
 const AUTHOR = { name: 'Posthoc', email: 'checkpoints@posthoc.invalid', timezoneOffset: 0 };
 const TREE_CACHE_LIMIT = 20_000;
+const REFS = 'refs/posthoc';
+
+/** isomorphic-git, loaded the first time something needs it. */
+async function isoGit(): Promise<typeof import('isomorphic-git').default> {
+  return (await import('isomorphic-git')).default;
+}
 
 export class ShadowRepo {
   private readonly madeDirs = new Set<string>();
@@ -34,7 +42,7 @@ export class ShadowRepo {
   static async open(gitdir: string, description: string): Promise<ShadowRepo> {
     if (!fs.existsSync(join(gitdir, 'HEAD'))) {
       fs.mkdirSync(gitdir, { recursive: true });
-      await git.init({ fs, gitdir, bare: true, defaultBranch: 'checkpoints' });
+      await (await isoGit()).init({ fs, gitdir, bare: true, defaultBranch: 'checkpoints' });
       fs.writeFileSync(join(gitdir, 'description'), `${description}\n`);
     }
     return new ShadowRepo(gitdir);
@@ -128,7 +136,7 @@ export class ShadowRepo {
       if (loose.type !== 'blob') throw new Error(`Checkpoint object ${oid} is a ${loose.type}, not a blob.`);
       return loose.content;
     }
-    const { blob } = await git.readBlob({ fs, gitdir: this.gitdir, oid });
+    const { blob } = await (await isoGit()).readBlob({ fs, gitdir: this.gitdir, oid });
     return Buffer.from(blob);
   }
 
@@ -141,7 +149,7 @@ export class ShadowRepo {
   async streamBlob(oid: string, maxBytes: number, visit: BlobVisitor): Promise<{ size: number; read: number }> {
     const loose = await streamLoose(this.objectPath(oid), oid, 'blob', maxBytes, visit);
     if (loose) return loose;
-    const { blob } = await git.readBlob({ fs, gitdir: this.gitdir, oid });
+    const { blob } = await (await isoGit()).readBlob({ fs, gitdir: this.gitdir, oid });
     const part = Buffer.from(blob.buffer, blob.byteOffset, Math.min(blob.length, Math.max(0, maxBytes)));
     if (part.length > 0) visit(part);
     return { size: blob.length, read: part.length };
@@ -175,45 +183,65 @@ export class ShadowRepo {
     }
   }
 
+  /** Writes a commit (the bytes isomorphic-git's writeCommit writes for the same input) and returns its id. */
   async writeCommit(input: { tree: string; parents: string[]; message: string; at: Date }): Promise<string> {
-    const timestamp = Math.floor(input.at.getTime() / 1000);
-    return git.writeCommit({
-      fs,
-      gitdir: this.gitdir,
-      commit: {
-        message: input.message.endsWith('\n') ? input.message : `${input.message}\n`,
-        tree: input.tree,
-        parent: input.parents,
-        author: { ...AUTHOR, timestamp },
-        committer: { ...AUTHOR, timestamp },
-      },
-    });
+    const who = `${AUTHOR.name} <${AUTHOR.email}> ${Math.floor(input.at.getTime() / 1000)} +0000`;
+    const parents = input.parents.map((p) => `parent ${p}\n`).join('');
+    const content = Buffer.from(`tree ${input.tree}\n${parents}author ${who}\ncommitter ${who}\n\n${normalizeNewlines(input.message)}`, 'utf8');
+    const oid = createHash('sha1').update(`commit ${content.length}\0`).update(content).digest('hex');
+    this.writeLoose(oid, 'commit', content);
+    return oid;
   }
 
   async readCommit(oid: string): Promise<{ tree: string; parents: string[]; message: string }> {
-    const { commit } = await git.readCommit({ fs, gitdir: this.gitdir, oid });
-    return { tree: commit.tree, parents: commit.parent, message: commit.message };
+    const loose = this.readLoose(oid);
+    if (!loose) {
+      const { commit } = await (await isoGit()).readCommit({ fs, gitdir: this.gitdir, oid });
+      return { tree: commit.tree, parents: commit.parent, message: commit.message };
+    }
+    if (loose.type !== 'commit') throw new Error(`Checkpoint object ${oid} is a ${loose.type}, not a commit.`);
+    const text = loose.content.toString('utf8');
+    const split = text.indexOf('\n\n');
+    const headers = (split < 0 ? text : text.slice(0, split)).split('\n');
+    const tree = headers.find((h) => h.startsWith('tree '))?.slice(5);
+    if (tree === undefined) throw new Error(`Checkpoint object ${oid} is a commit without a tree.`);
+    const parents = headers.filter((h) => h.startsWith('parent ')).map((h) => h.slice(7));
+    return { tree, parents, message: normalizeNewlines(split < 0 ? '' : text.slice(split + 2)) };
   }
 
+  /**
+   * Points refs/posthoc/NAME at a commit: a loose ref, replaced atomically (its temporary file outside
+   * refs/, so one a crash leaves behind is never listed as a ref).
+   */
   async setRef(name: string, oid: string): Promise<void> {
-    await git.writeRef({ fs, gitdir: this.gitdir, ref: `refs/posthoc/${name}`, value: oid, force: true });
+    const file = join(this.gitdir, REFS, name);
+    fs.mkdirSync(dirname(file), { recursive: true });
+    const temp = join(this.gitdir, `posthoc-ref-${process.pid}-${randomBytes(6).toString('hex')}.tmp`);
+    fs.writeFileSync(temp, `${oid}\n`);
+    fs.renameSync(temp, file);
   }
 
   async getRef(name: string): Promise<string | null> {
     try {
-      return await git.resolveRef({ fs, gitdir: this.gitdir, ref: `refs/posthoc/${name}` });
+      const value = fs.readFileSync(join(this.gitdir, REFS, name), 'utf8').trim();
+      if (/^[0-9a-f]{40}$/.test(value)) return value;
+    } catch {
+      // Not a loose ref: packed (`git gc`), or none.
+    }
+    try {
+      return await (await isoGit()).resolveRef({ fs, gitdir: this.gitdir, ref: `${REFS}/${name}` });
     } catch {
       return null;
     }
   }
 
   async deleteRef(name: string): Promise<void> {
-    await git.deleteRef({ fs, gitdir: this.gitdir, ref: `refs/posthoc/${name}` }).catch(() => undefined);
+    await (await isoGit()).deleteRef({ fs, gitdir: this.gitdir, ref: `${REFS}/${name}` }).catch(() => undefined);
   }
 
   /** Every ref under refs/posthoc/ with the commit it names. */
   async listRefs(): Promise<Array<{ name: string; oid: string }>> {
-    const names = await git.listRefs({ fs, gitdir: this.gitdir, filepath: 'refs/posthoc' });
+    const names = await (await isoGit()).listRefs({ fs, gitdir: this.gitdir, filepath: REFS });
     const out: Array<{ name: string; oid: string }> = [];
     for (const name of names) {
       const oid = await this.getRef(name);
@@ -299,6 +327,11 @@ export class ShadowRepo {
     }
     this.trees.set(oid, entries);
   }
+}
+
+/** As isomorphic-git stores a commit message: no CR, no newline first, exactly one at the end. */
+function normalizeNewlines(text: string): string {
+  return `${text.replace(/\r/g, '').replace(/^\n+/, '').replace(/\n+$/, '')}\n`;
 }
 
 /** Git's tree format: "mode name\0" + 20 raw bytes per entry; folders are written "40000". */
