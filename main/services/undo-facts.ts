@@ -6,13 +6,16 @@ import type { RevertBlocker } from '../effects/fs/fs-revert';
 import type { ActionStateOf } from '../effects/fs/undo-rules';
 import type { TaskStore } from '../store/task-store';
 
-/** Sets the action's status after an undo or a redo of it. */
+/** Sets the action's status after an undo or a redo of it, unless it has it already. */
 export function setStatusAfter(store: TaskStore, actionId: string, direction: 'undo' | 'redo'): void {
   const action = store.getAction(actionId);
   if (!action) return;
   const ok = action.output.exitCode === 0 && !action.output.timedOut;
   // Redo gives an interrupted action its status back: it still did not run to its end.
-  store.setActionStatus(actionId, direction === 'undo' ? 'undone' : action.output.interrupted ? 'interrupted' : ok ? 'done' : 'failed');
+  const status = direction === 'undo' ? 'undone' : action.output.interrupted ? 'interrupted' : ok ? 'done' : 'failed';
+  // Already set (the files' step sets its actions' statuses in the restore's own transaction): written once.
+  if (action.status === status) return;
+  store.setActionStatus(actionId, status);
 }
 
 /** A fresh view of which actions are applied, each read once. */

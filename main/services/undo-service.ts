@@ -108,9 +108,9 @@ export class UndoService {
     const action = this.requireAction(actionId);
     this.requireApplied(action, 'undo');
     const task = this.requireIdle(action);
-    const later = this.rewindSet(action).filter((a) => a.id !== action.id);
-    const out = await this.saga(task, 'undo', [action], later, options.keepCopies === true);
-    const now = this.requireAction(actionId);
+    const later = this.rewindSet(action, { task }).filter((a) => a.id !== action.id);
+    const { out, now: after } = await this.saga(task, 'undo', [action], later, options.keepCopies === true);
+    const now = after.get(actionId)!;
     switch (out.kind) {
       case 'refused':
         return { ...conflictOf(now, out), canRewind: out.canRewind };
@@ -135,8 +135,8 @@ export class UndoService {
     const action = this.requireAction(actionId);
     if (action.status !== 'undone') throw new ServiceError('conflict', `Action ${action.seq} is ${action.status}; only an undone action can be redone.`);
     const task = this.requireIdle(action);
-    const out = await this.saga(task, 'redo', [action], []);
-    const now = this.requireAction(actionId);
+    const { out, now: after } = await this.saga(task, 'redo', [action], []);
+    const now = after.get(actionId)!;
     switch (out.kind) {
       // Redo sends nothing off the machine, so it is never partial.
       case 'refused':
@@ -153,14 +153,15 @@ export class UndoService {
     const action = this.requireAction(actionId);
     this.requireApplied(action, 'rewind to before');
     const task = this.requireIdle(action);
-    const later = this.rewindSet(action);
+    const later = this.rewindSet(action, { task });
     const kept = later.find((a) => a.status === 'kept');
     if (kept) {
       throw new ServiceError('conflict', `Action ${kept.seq} was kept, so a rewind cannot go back past it. Undo the actions after it instead.`);
     }
     for (const a of later) requireRecorded(a, 'rewind past');
-    const out = await this.saga(task, 'rewind', later, [], options.keepCopies === true);
-    const now = this.requireAction(actionId);
+    const { out, now: after } = await this.saga(task, 'rewind', later, [], options.keepCopies === true);
+    // The rewind set starts at the chosen action (it is applied), so the saga read it back with the rest.
+    const now = after.get(actionId) ?? this.requireAction(actionId);
     switch (out.kind) {
       case 'refused':
         return conflictOf(now, out);
@@ -170,7 +171,7 @@ export class UndoService {
         return {
           outcome: 'rewound',
           action: now,
-          undone: later.map((a) => this.requireAction(a.id)),
+          undone: later.map((a) => after.get(a.id) ?? this.requireAction(a.id)),
           restored: out.report.restored,
           removed: out.report.removed,
           notRestored: out.report.notRestored,
@@ -184,40 +185,44 @@ export class UndoService {
    * The saga: every channel's step is checked before any is applied; local channels are applied before
    * the ones that leave the machine; a refusal from those puts the local steps back.
    */
-  private async saga(task: Task, operation: UndoOperation, actions: Action[], later: Action[], keepCopies = false): Promise<SagaOutcome> {
+  private async saga(task: Task, operation: UndoOperation, actions: Action[], later: Action[], keepCopies = false): Promise<{ out: SagaOutcome; now: ReadonlyMap<string, Action> }> {
     const direction: UndoDirection = operation === 'redo' ? 'redo' : 'undo';
     const job: UndoJob = { taskId: task.id, operation, direction, actions, later, ...(keepCopies ? { keepCopies } : {}) };
     const words = WORDS[operation];
     await this.recoverPending(foldersOf(task, null));
     let out: SagaOutcome;
     let refs: string[] = [];
+    /** The job's actions as published after the saga (read once each). */
+    const now = new Map<string, Action>();
     try {
-      out = await this.openSessions(job, this.channels, [], async (opened) => {
-        const result = await this.run(job, opened, words.title);
-        refs = result.refs;
-        return result.out;
+      try {
+        out = await this.openSessions(job, this.channels, [], async (opened) => {
+          const result = await this.run(job, opened, words.title);
+          refs = result.refs;
+          return result.out;
+        });
+      } catch (error) {
+        if (error instanceof RevertFailed) throw new ServiceError('internal', error.message);
+        // Another action (of any task, in any process) is running on one of the folders.
+        if (error instanceof FolderBusy) throw new ServiceError('conflict', error.message);
+        throw error;
+      }
+      this.options.operations?.add({
+        taskId: task.id,
+        operation,
+        actionIds: actions.map((a) => a.id),
+        outcome: out.kind,
+        steps: out.steps,
+        refs,
+        message: out.kind === 'done' ? null : out.message,
       });
-    } catch (error) {
-      if (error instanceof RevertFailed) throw new ServiceError('internal', error.message);
-      // Another action (of any task, in any process) is running on one of the folders.
-      if (error instanceof FolderBusy) throw new ServiceError('conflict', error.message);
-      throw error;
+      for (const a of actions) now.set(a.id, this.publish(a.id));
     } finally {
-      // Refused or not, the attempt may have recorded outside edits and a journal entry.
+      // Once, whatever happened: the attempt may have recorded outside edits and a journal entry, and the
+      // operation (when it got that far) is recorded by now.
       this.events.emit('timeline:updated', { taskId: task.id });
     }
-    this.options.operations?.add({
-      taskId: task.id,
-      operation,
-      actionIds: actions.map((a) => a.id),
-      outcome: out.kind,
-      steps: out.steps,
-      refs,
-      message: out.kind === 'done' ? null : out.message,
-    });
-    for (const a of actions) this.publish(a.id);
-    this.events.emit('timeline:updated', { taskId: task.id });
-    return out;
+    return { out, now };
   }
 
   private async openSessions<T>(
@@ -401,8 +406,8 @@ export class UndoService {
    * across every channel. An action was applied when it finished, or when it was last redone (the
    * operations record; for files also the folder's history, which older data folders have alone).
    */
-  rewindSet(action: Action): Action[] {
-    return this.rewindOrder(action.taskId).filter((a) => a.seq >= action.seq);
+  rewindSet(action: Action, read: { task?: Task } = {}): Action[] {
+    return this.rewindOrder(action.taskId, read).filter((a) => a.seq >= action.seq);
   }
 
   /**
