@@ -3,11 +3,11 @@
 // may refuse an inverse (the token lost its scope, the object cannot be deleted): that is why such calls
 // are "compensable", and the refusal is reported with the provider's own words.
 //
-// `ServicesUndoChannel` puts this behind the undo saga's interface (shared/undo/channel.ts). Its calls
-// leave the machine, so the saga sends them last, after every channel was checked and the local ones
-// applied; what was sent is marked on its effect (`undone`) and never sent twice.
-import { assertNever, type Action, type RestEffect, type UndoBlocker } from '../../shared/domain';
-import type { ApplyResult, ChannelStep, UndoChannel, UndoJob } from '../../shared/undo/channel';
+// `ServicesUndoChannel` puts this behind the undo saga's interface, as the remote-inverses channel
+// (shared/undo/remote-inverses-channel.ts) the tools channel shares. Its calls leave the machine, so the
+// saga sends them last, after every channel was checked and the local ones applied; what was sent is marked on its effect (`undone`) and never sent twice.
+import { assertNever, type Action, type RestEffect } from '../../shared/domain';
+import { RemoteInversesChannel, type InverseDoor, type RemoteCalls } from '../../shared/undo/remote-inverses-channel';
 import { isTakenBack } from '../../shared/undo/reverse-plan';
 import type { RestInverse } from '../../shared/domain/connections';
 import { parseBody, valueAt } from './body-view';
@@ -121,83 +121,38 @@ export function takenBack(action: Action): RestEffect[] {
 
 export const callName = (e: { method: string; service: string; path: string }) => `${e.method} svc/${e.service}${e.path}`;
 
-export class ServicesUndoChannel implements UndoChannel {
-  readonly name = 'services' as const;
-  readonly leavesMachine = true;
+/** How the services channel finds and names its calls (the inverse of each is a recorded REST call). */
+const SERVICE_CALLS: RemoteCalls<RestEffect> = {
+  channel: 'services',
+  pending: pendingInverses,
+  takenBack,
+  callName,
+  inverseName: (e) => callName(e.inverse!),
+  summary: (e) => e.inverse!.summary,
+  words: {
+    noDoor: 'this Posthoc was started without the services channel, so its service calls cannot be taken back here',
+    noRedo: 'undo took this call back; redo cannot send service calls again (ask the agent to do it again instead)',
+    made: 'sent',
+    redoApplied: 'A redo of taken-back service calls was applied although its check refused it.',
+  },
+};
 
-  constructor(
-    private readonly port: RestUndoPort | undefined,
-    /** Saves the action's effects after sending (what was sent, what the provider answered). */
-    private readonly save: (action: Action) => void,
-  ) {}
-
-  async session<T>(job: UndoJob, body: (step: ChannelStep | null) => Promise<T>): Promise<T> {
-    if (job.direction === 'redo') {
-      const gone = job.actions.flatMap(takenBack);
-      return body(gone.length === 0 ? null : new RedoRefused(gone));
-    }
-    const actions = job.actions.filter((a) => pendingInverses(a).length > 0);
-    return body(actions.length === 0 ? null : new SendInverses(this.port, this.save, actions));
-  }
+/** The door to services as the remote-inverses channel makes its calls: one action's inverses at a time, saved after. */
+function serviceDoor(port: RestUndoPort): InverseDoor<RestEffect> {
+  return {
+    check: async (effect) => (await port.check?.(effect.inverse!)) ?? null,
+    takeBack: async (_taskId, action, save) => {
+      const outcome = await port.undo(action);
+      save();
+      const made = outcome.sent.map((s) => s.effect);
+      return outcome.ok ? { made, refused: null } : { made, refused: { effect: outcome.failed.effect, why: outcome.failed.result.error ?? 'the provider refused the inverse call' } };
+    },
+  };
 }
 
-class SendInverses implements ChannelStep {
-  constructor(
-    private readonly port: RestUndoPort | undefined,
-    private readonly save: (action: Action) => void,
-    private readonly actions: Action[],
-  ) {}
-
-  async check(): Promise<UndoBlocker[]> {
-    const calls = this.actions.flatMap(pendingInverses);
-    if (!this.port) return calls.map((c) => blocker(callName(c.inverse!), 'this Posthoc was started without the services channel, so its service calls cannot be taken back here'));
-    const out: UndoBlocker[] = [];
-    for (const c of calls) {
-      const why = (await this.port.check?.(c.inverse!)) ?? null;
-      if (why) out.push(blocker(callName(c.inverse!), why));
-    }
-    return out;
+/** The services channel: each call's recorded inverse, sent last through the door (it cannot be put back). */
+export class ServicesUndoChannel extends RemoteInversesChannel<RestEffect> {
+  constructor(port: RestUndoPort | undefined, save: (action: Action) => void) {
+    super(SERVICE_CALLS, port && serviceDoor(port), save);
   }
-
-  async apply(): Promise<ApplyResult> {
-    const items: string[] = [];
-    const calls: string[] = [];
-    for (const action of this.actions) {
-      const outcome = await this.port!.undo(action);
-      this.save(action);
-      items.push(...outcome.sent.map((s) => `${callName(s.effect.inverse!)} sent (${s.effect.inverse!.summary})`));
-      calls.push(...outcome.sent.map((s) => s.effect.inverse!.summary));
-      if (!outcome.ok) {
-        const failed = outcome.failed.effect.inverse!;
-        return {
-          ok: false,
-          report: { items, restored: [], removed: [], notRestored: [], refs: [], calls },
-          refused: { what: `${callName(failed)} (${failed.summary})`, why: outcome.failed.result.error ?? 'the provider refused the inverse call' },
-        };
-      }
-    }
-    return { ok: true, report: { items, restored: [], removed: [], notRestored: [], refs: [], calls } };
-  }
-
-  async compensate(): Promise<void> {
-    // What left the machine stays sent; the saga never asks (leavesMachine), and there is nothing to do.
-  }
-}
-
-class RedoRefused implements ChannelStep {
-  constructor(private readonly gone: RestEffect[]) {}
-
-  async check(): Promise<UndoBlocker[]> {
-    return this.gone.map((e) => blocker(callName(e), 'undo took this call back; redo cannot send service calls again (ask the agent to do it again instead)'));
-  }
-
-  async apply(): Promise<ApplyResult> {
-    throw new Error('A redo of taken-back service calls was applied although its check refused it.');
-  }
-
-  async compensate(): Promise<void> {}
-}
-
-function blocker(path: string, reason: string): UndoBlocker {
-  return { path, by: 'content', actionId: null, actionSeq: null, taskTitle: null, channel: 'services', reason };
 }

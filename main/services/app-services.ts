@@ -56,6 +56,7 @@ import { SettingsService } from './settings-service';
 import { SqlActionRunner } from './sql-action-runner';
 import { TaskService } from './task-service';
 import { watchStore } from './store-watch';
+import { undoChannels, filesReverter } from './undo-channels';
 import { UndoService } from './undo-service';
 import { storageBudget, UndoViews } from './undo-views';
 
@@ -221,8 +222,16 @@ export function createServices(options: {
     Boolean(services.get(name)),
   );
   const operations = new UndoOperations(db);
-  const undo = new UndoService(store, fsChannel, events, { isRunning: (taskId) => tasks.isRunning(taskId), db: databases, rest: connections.restUndo, operations,
-    release: (actionId) => previews.figures.release(actionId), memory, tools: {
+  // The undo saga's channels, built here and handed to it: it names none of them.
+  const reverter = filesReverter(store, fsChannel);
+  const undoChannelList = undoChannels({
+    store,
+    fs: fsChannel,
+    reverter,
+    db: databases,
+    memory,
+    rest: connections.restUndo,
+    tools: {
       definition: (server) => mcpHub.definition(server),
       // Undo after the run may start a stdio server again, its package from the task's npx cache; npx asks
       // the registry through the gateway, which answers a task only while one of its actions runs.
@@ -236,7 +245,16 @@ export function createServices(options: {
         }
       },
       releaseUndo: (taskId) => mcpHub.releaseUndo(taskId),
-    } });
+    },
+  });
+  const undo = new UndoService(store, fsChannel, events, {
+    isRunning: (taskId) => tasks.isRunning(taskId),
+    channels: undoChannelList,
+    reverter,
+    db: databases,
+    operations,
+    release: (actionId) => previews.figures.release(actionId),
+  });
   // A held transaction nobody kept in time was rolled back: its actions are undone.
   databases.held.onExpired = (actionIds) => {
     for (const id of actionIds) if (store.getAction(id)) events.emit('action:updated', store.setActionStatus(id, 'undone'));

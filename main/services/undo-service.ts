@@ -1,51 +1,49 @@
 // Undo, redo, rewind and keep: the rules a person sees (what can be undone, in what order, and why not),
-// as one saga over every channel (shared/undo/channel.ts): files, databases, service calls.
+// as one saga over the channels it is handed (shared/undo/channel.ts; the list is built by undo-channels.ts
+// in the composition root), naming none of them:
 //
 //   open a session on every channel (the files' folder locks are held to the end)
 //   ─ check every step of every action: a dry run that changes nothing; any conflict → refuse, naming all
-//   ─ apply the local channels (databases, then files), each all-or-nothing
-//   ─ then the channels that leave the machine (service calls), newest first
+//   ─ apply the exact (local) channels in the list's order, each all-or-nothing
+//   ─ then the channels that leave the machine (`leavesMachine`: service and tool calls), newest first
 //   ─ a provider refuses → put the local steps back; "refused" if nothing was sent, else "partial"
 //   ─ record the operation with each step's result (the timeline shows it)
 // Timelines, diffs and storage budgets are in undo-views.ts.
-import { isApplied, type Action, type FsEffect, type PartialUndo, type Task, type UndoBlocker, type UndoResult, type UndoStep } from '../../shared/domain';
+import { isApplied, type Action, type PartialUndo, type Task, type UndoBlocker, type UndoResult, type UndoStep } from '../../shared/domain';
 import type { RedoResult, RewindResult } from '../../shared/domain/undo';
 import { describeBlocker } from '../../shared/undo/blocker-words';
 import { StepRefused, type ApplyResult, type ChannelStep, type StepReport, type UndoChannel, type UndoDirection, type UndoJob, type UndoOperation } from '../../shared/undo/channel';
-import { FilesUndoChannel } from '../effects/fs/files-undo-channel';
 import type { FsChannel } from '../effects/fs/fs-channel';
 import { FolderBusy } from '../effects/fs/folder-lease';
-import { FsReverter, RevertFailed, type Recovery, type RevertBlocker } from '../effects/fs/fs-revert';
+import { RevertFailed, type FsReverter, type Recovery, type RevertBlocker } from '../effects/fs/fs-revert';
 import type { ActionStateOf } from '../effects/fs/undo-rules';
-import { ServicesUndoChannel, type RestUndoPort } from '../gateway/rest-undo';
 import type { TaskStore } from '../store/task-store';
 import { lastRedoneOf, putBackJournalsOf, type UndoOperationRecord, type UndoOperations } from '../store/undo-operations';
 import type { FolderChange } from '../store/undo-store';
-import { DatabasesUndoChannel, dbEffectsOf, type DatabaseUndo } from '../effects/db/databases-undo-channel';
-import type { MemoryFile } from '../effects/memory/memory-file';
-import { MemoryUndoChannel } from '../effects/memory/memory-undo-channel';
-import { McpUndoChannel, type McpUndoPort } from '../effects/mcp/mcp-undo-channel';
+import { dbEffectsOf, type DatabaseUndo } from '../effects/db/databases-undo-channel';
 import { DbRefusal } from '../effects/db/db-errors';
 import type { EventBus } from './event-bus';
 import { ServiceError } from './service-error';
+import { actionStateOf, describeBlockers, foldersOf, setStatusAfter } from './undo-facts';
 
-export { describeBlocker };
+export { describeBlocker, foldersOf };
 
 export type UndoServiceOptions = {
   /** Whether the agent is working on a task right now (nothing is undone under its feet). */
   isRunning: (taskId: string) => boolean;
-  /** The databases channel. */
+  /**
+   * The saga's channels (undo-channels.ts, built by the composition root): the exact ones are applied first,
+   * in this order, and the ones that leave the machine (`leavesMachine`) last.
+   */
+  channels: readonly UndoChannel[];
+  /** The files' reverter the files channel restores with: UndoService finishes or rolls back what a crash interrupted. */
+  reverter: FsReverter;
+  /** The databases, for keep (a held transaction commits as a whole). */
   db?: DatabaseUndo;
-  /** The services channel: each call's recorded inverse, sent last (it cannot be put back). */
-  rest?: RestUndoPort;
   /** Where operations are recorded for the timeline (none: not recorded). */
   operations?: UndoOperations;
   /** Keep releases what only the action's card needed (its figures' files). */
   release?: (actionId: string) => Promise<void>;
-  /** The agent's memory file (effects/memory): its notes are taken off by undo. */
-  memory?: MemoryFile;
-  /** The tools channel (effects/mcp, the McpHub): each MCP call's recorded inverse, made last (it cannot be put back). */
-  tools?: McpUndoPort;
 };
 
 type SagaOutcome =
@@ -66,7 +64,8 @@ const WORDS: Record<UndoOperation, { verb: string; title: string }> = {
 
 export class UndoService {
   private readonly reverter: FsReverter;
-  private readonly channels: UndoChannel[];
+  /** Exact channels first (in the order given), then the ones that leave the machine. */
+  private readonly channels: readonly UndoChannel[];
   private readonly pendingGc = new Set<Promise<unknown>>();
   private ready: Promise<Recovery[]> = Promise.resolve([]);
 
@@ -76,26 +75,9 @@ export class UndoService {
     private readonly events: EventBus,
     private readonly options: UndoServiceOptions,
   ) {
-    this.reverter = new FsReverter(fs, (journal) => {
-      for (const id of journal.actionIds) this.setStatusAfter(id, journal.plan.direction);
-    });
+    this.reverter = options.reverter;
     fs.setGate((folders) => this.recoverPending(folders));
-    // Local channels first, in this order; the ones that leave the machine are applied after all of them.
-    this.channels = [
-      new DatabasesUndoChannel(options.db),
-      new FilesUndoChannel(fs, this.reverter, {
-        foldersOf: (taskId) => foldersOf(this.store.getTask(taskId), null),
-        stateOf: () => this.stateOf(),
-        commitStatuses: (ids, direction) => {
-          for (const id of ids) this.setStatusAfter(id, direction);
-        },
-        describe: (taskId, blockers) => this.describeBlockers(this.store.getTask(taskId)!, blockers),
-        label: (taskId, folder, path) => labelOf(this.store.getTask(taskId)!, folder, path),
-      }),
-      ...(options.memory ? [new MemoryUndoChannel(options.memory)] : []),
-      new ServicesUndoChannel(options.rest, (action) => this.store.saveAction(action)),
-      new McpUndoChannel(options.tools, (action) => this.store.saveAction(action)),
-    ];
+    this.channels = [...options.channels.filter((c) => !c.leavesMachine), ...options.channels.filter((c) => c.leavesMachine)];
   }
 
   /**
@@ -126,9 +108,9 @@ export class UndoService {
     const action = this.requireAction(actionId);
     this.requireApplied(action, 'undo');
     const task = this.requireIdle(action);
-    const later = this.rewindSet(action).filter((a) => a.id !== action.id);
-    const out = await this.saga(task, 'undo', [action], later, options.keepCopies === true);
-    const now = this.requireAction(actionId);
+    const later = this.rewindSet(action, { task }).filter((a) => a.id !== action.id);
+    const { out, now: after } = await this.saga(task, 'undo', [action], later, options.keepCopies === true);
+    const now = after.get(actionId)!;
     switch (out.kind) {
       case 'refused':
         return { ...conflictOf(now, out), canRewind: out.canRewind };
@@ -153,8 +135,8 @@ export class UndoService {
     const action = this.requireAction(actionId);
     if (action.status !== 'undone') throw new ServiceError('conflict', `Action ${action.seq} is ${action.status}; only an undone action can be redone.`);
     const task = this.requireIdle(action);
-    const out = await this.saga(task, 'redo', [action], []);
-    const now = this.requireAction(actionId);
+    const { out, now: after } = await this.saga(task, 'redo', [action], []);
+    const now = after.get(actionId)!;
     switch (out.kind) {
       // Redo sends nothing off the machine, so it is never partial.
       case 'refused':
@@ -171,14 +153,15 @@ export class UndoService {
     const action = this.requireAction(actionId);
     this.requireApplied(action, 'rewind to before');
     const task = this.requireIdle(action);
-    const later = this.rewindSet(action);
+    const later = this.rewindSet(action, { task });
     const kept = later.find((a) => a.status === 'kept');
     if (kept) {
       throw new ServiceError('conflict', `Action ${kept.seq} was kept, so a rewind cannot go back past it. Undo the actions after it instead.`);
     }
     for (const a of later) requireRecorded(a, 'rewind past');
-    const out = await this.saga(task, 'rewind', later, [], options.keepCopies === true);
-    const now = this.requireAction(actionId);
+    const { out, now: after } = await this.saga(task, 'rewind', later, [], options.keepCopies === true);
+    // The rewind set starts at the chosen action (it is applied), so the saga read it back with the rest.
+    const now = after.get(actionId) ?? this.requireAction(actionId);
     switch (out.kind) {
       case 'refused':
         return conflictOf(now, out);
@@ -188,7 +171,7 @@ export class UndoService {
         return {
           outcome: 'rewound',
           action: now,
-          undone: later.map((a) => this.requireAction(a.id)),
+          undone: later.map((a) => after.get(a.id) ?? this.requireAction(a.id)),
           restored: out.report.restored,
           removed: out.report.removed,
           notRestored: out.report.notRestored,
@@ -202,40 +185,44 @@ export class UndoService {
    * The saga: every channel's step is checked before any is applied; local channels are applied before
    * the ones that leave the machine; a refusal from those puts the local steps back.
    */
-  private async saga(task: Task, operation: UndoOperation, actions: Action[], later: Action[], keepCopies = false): Promise<SagaOutcome> {
+  private async saga(task: Task, operation: UndoOperation, actions: Action[], later: Action[], keepCopies = false): Promise<{ out: SagaOutcome; now: ReadonlyMap<string, Action> }> {
     const direction: UndoDirection = operation === 'redo' ? 'redo' : 'undo';
     const job: UndoJob = { taskId: task.id, operation, direction, actions, later, ...(keepCopies ? { keepCopies } : {}) };
     const words = WORDS[operation];
     await this.recoverPending(foldersOf(task, null));
     let out: SagaOutcome;
     let refs: string[] = [];
+    /** The job's actions as published after the saga (read once each). */
+    const now = new Map<string, Action>();
     try {
-      out = await this.openSessions(job, this.channels, [], async (opened) => {
-        const result = await this.run(job, opened, words.title);
-        refs = result.refs;
-        return result.out;
+      try {
+        out = await this.openSessions(job, this.channels, [], async (opened) => {
+          const result = await this.run(job, opened, words.title);
+          refs = result.refs;
+          return result.out;
+        });
+      } catch (error) {
+        if (error instanceof RevertFailed) throw new ServiceError('internal', error.message);
+        // Another action (of any task, in any process) is running on one of the folders.
+        if (error instanceof FolderBusy) throw new ServiceError('conflict', error.message);
+        throw error;
+      }
+      this.options.operations?.add({
+        taskId: task.id,
+        operation,
+        actionIds: actions.map((a) => a.id),
+        outcome: out.kind,
+        steps: out.steps,
+        refs,
+        message: out.kind === 'done' ? null : out.message,
       });
-    } catch (error) {
-      if (error instanceof RevertFailed) throw new ServiceError('internal', error.message);
-      // Another action (of any task, in any process) is running on one of the folders.
-      if (error instanceof FolderBusy) throw new ServiceError('conflict', error.message);
-      throw error;
+      for (const a of actions) now.set(a.id, this.publish(a.id));
     } finally {
-      // Refused or not, the attempt may have recorded outside edits and a journal entry.
+      // Once, whatever happened: the attempt may have recorded outside edits and a journal entry, and the
+      // operation (when it got that far) is recorded by now.
       this.events.emit('timeline:updated', { taskId: task.id });
     }
-    this.options.operations?.add({
-      taskId: task.id,
-      operation,
-      actionIds: actions.map((a) => a.id),
-      outcome: out.kind,
-      steps: out.steps,
-      refs,
-      message: out.kind === 'done' ? null : out.message,
-    });
-    for (const a of actions) this.publish(a.id);
-    this.events.emit('timeline:updated', { taskId: task.id });
-    return out;
+    return { out, now };
   }
 
   private async openSessions<T>(
@@ -351,7 +338,7 @@ export class UndoService {
       merged.calls.push(...(a.report.calls ?? []));
     }
     // Statuses of actions with no files (the files' step already set them in its own transaction).
-    for (const a of job.actions) this.setStatusAfter(a.id, job.direction);
+    for (const a of job.actions) setStatusAfter(this.store, a.id, job.direction);
     const steps = applied.map((a): UndoStep => ({ channel: a.channel.name, result: 'done', items: a.report.items, detail: null }));
     return { out: { kind: 'done', report: merged, steps }, refs: applied.flatMap((a) => a.report.refs) };
   }
@@ -419,8 +406,8 @@ export class UndoService {
    * across every channel. An action was applied when it finished, or when it was last redone (the
    * operations record; for files also the folder's history, which older data folders have alone).
    */
-  rewindSet(action: Action): Action[] {
-    return this.rewindOrder(action.taskId).filter((a) => a.seq >= action.seq);
+  rewindSet(action: Action, read: { task?: Task } = {}): Action[] {
+    return this.rewindOrder(action.taskId, read).filter((a) => a.seq >= action.seq);
   }
 
   /**
@@ -461,16 +448,9 @@ export class UndoService {
     return standing.sort((a, b) => (key(a) < key(b) ? 1 : key(a) > key(b) ? -1 : b.seq - a.seq));
   }
 
+  /** A fresh view of which actions are applied (the timeline's blockers). */
   stateOf(): ActionStateOf {
-    const cache = new Map<string, 'applied' | 'undone'>();
-    return (id) => {
-      let state = cache.get(id);
-      if (!state) {
-        state = this.store.getAction(id)?.status === 'undone' ? 'undone' : 'applied';
-        cache.set(id, state);
-      }
-      return state;
-    };
+    return actionStateOf(this.store);
   }
 
   /** The blockers as the person reads them; `known`: actions already read (the timeline's), looked up instead of read again. */
@@ -479,31 +459,7 @@ export class UndoService {
     blockers: ReadonlyArray<Omit<RevertBlocker, 'by'> & { by: RevertBlocker['by'] }>,
     known?: ReadonlyMap<string, Action>,
   ): UndoBlocker[] {
-    const multi = task.workspaces.filter((w) => !w.readOnly).length > 1;
-    const actionOf = (id: string) => known?.get(id) ?? this.store.getAction(id);
-    return blockers.map((b) => {
-      const other = b.actionId ? actionOf(b.actionId) : undefined;
-      const grant = task.workspaces.find((w) => w.hostPath === b.folder);
-      const during = b.by === 'external' && b.during ? actionOf(b.during) : undefined;
-      return {
-        path: multi && grant ? `${grant.name}/${b.path}` : b.path,
-        by: b.by,
-        actionId: b.by === 'action' ? b.actionId : null,
-        actionSeq: b.by === 'action' ? (other?.seq ?? null) : null,
-        taskTitle: b.by === 'action' && other && other.taskId !== task.id ? (this.store.getTask(other.taskId)?.title ?? 'another task') : null,
-        ...(during ? { whileActionSeq: during.seq, ambiguous: b.ambiguous ?? false } : {}),
-        ...(b.copyable !== undefined ? { copyable: b.copyable } : {}),
-        ...(b.noCopy !== undefined ? { noCopy: b.noCopy } : {}),
-      };
-    });
-  }
-
-  private setStatusAfter(actionId: string, direction: 'undo' | 'redo'): void {
-    const action = this.store.getAction(actionId);
-    if (!action) return;
-    const ok = action.output.exitCode === 0 && !action.output.timedOut;
-    // Redo gives an interrupted action its status back: it still did not run to its end.
-    this.store.setActionStatus(actionId, direction === 'undo' ? 'undone' : action.output.interrupted ? 'interrupted' : ok ? 'done' : 'failed');
+    return describeBlockers(this.store, task, blockers, known);
   }
 
   private publish(actionId: string): Action {
@@ -567,22 +523,6 @@ function conflictOf(action: Action, out: Extract<SagaOutcome, { kind: 'refused' 
     message: out.message,
     steps: out.steps,
   };
-}
-
-/** The writable folders an action's files live in (all of the task's when `action` is null). */
-export function foldersOf(task: Task | undefined, action: Action | null): string[] {
-  if (!task) return [];
-  const writable = task.workspaces.filter((w) => !w.readOnly);
-  if (action === null) return writable.map((w) => w.hostPath);
-  const names = new Set(action.effects.filter((e): e is FsEffect => e.channel === 'fs').map((e) => e.workspace));
-  return writable.filter((w) => names.has(w.name)).map((w) => w.hostPath);
-}
-
-/** A path of `folder` as the person sees it: with the folder's name when the task has several. */
-function labelOf(task: Task, folder: string, path: string): string {
-  const multi = task.workspaces.filter((w) => !w.readOnly).length > 1;
-  const name = task.workspaces.find((w) => w.hostPath === folder)?.name ?? folder;
-  return multi ? `${name}/${path}` : path;
 }
 
 /** An interrupted action whose changes are not recorded yet (its after-checkpoint failed) has nothing undo could take back yet. */

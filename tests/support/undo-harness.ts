@@ -8,7 +8,8 @@ import { afterEach } from 'vitest';
 import { FsChannel, type FsChannelOptions } from '../../main/effects/fs/fs-channel';
 import { confinementOf } from '../../main/policy/confinement';
 import { EventBus } from '../../main/services/event-bus';
-import { UndoService, type UndoServiceOptions } from '../../main/services/undo-service';
+import { filesReverter, undoChannels, type UndoChannelsDeps } from '../../main/services/undo-channels';
+import { UndoService } from '../../main/services/undo-service';
 import { UndoViews } from '../../main/services/undo-views';
 import { openDatabase, type AppDatabase } from '../../main/store/database';
 import { TaskStore } from '../../main/store/task-store';
@@ -60,7 +61,7 @@ export async function startUndoHarness(
     workspaces?: string[];
     budgetBytes?: number;
     /** The UndoService's other channels (`db`, `rest`, `tools`), as the composition root passes them. */
-    channels?: Pick<UndoServiceOptions, 'db' | 'rest' | 'tools'>;
+    channels?: Pick<UndoChannelsDeps, 'db' | 'rest' | 'tools'>;
   } = {},
 ): Promise<UndoHarness> {
   const dirs = tempDirs();
@@ -76,7 +77,9 @@ export async function startUndoHarness(
   });
   const running = new Set<string>();
   const operations = new UndoOperations(db);
-  const undo = new UndoService(store, fs, events, { isRunning: (id) => running.has(id), operations, ...options.channels });
+  const reverter = filesReverter(store, fs);
+  const channels = undoChannels({ store, fs, reverter, ...options.channels });
+  const undo = new UndoService(store, fs, events, { isRunning: (id) => running.has(id), operations, channels, reverter, db: options.channels?.db });
   const views = new UndoViews(store, fs, undo, (id) => running.has(id), operations);
   await undo.recover();
   const grants: WorkspaceGrant[] = folders.map((hostPath, i) => ({

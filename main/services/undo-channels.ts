@@ -1,0 +1,59 @@
+// The undo saga's channels, built once by the composition root (app-services.ts) and handed to
+// UndoService, which names none of them: a new channel is one line here. The saga applies the exact
+// (local) channels first, in this list's order, and the ones that leave the machine last (`leavesMachine`).
+import type { Action } from '../../shared/domain';
+import type { UndoChannel } from '../../shared/undo/channel';
+import { DatabasesUndoChannel, type DatabaseUndo } from '../effects/db/databases-undo-channel';
+import { FilesUndoChannel } from '../effects/fs/files-undo-channel';
+import type { FsChannel } from '../effects/fs/fs-channel';
+import { FsReverter } from '../effects/fs/fs-revert';
+import { McpUndoChannel, type McpUndoPort } from '../effects/mcp/mcp-undo-channel';
+import type { MemoryFile } from '../effects/memory/memory-file';
+import { MemoryUndoChannel } from '../effects/memory/memory-undo-channel';
+import { ServicesUndoChannel, type RestUndoPort } from '../gateway/rest-undo';
+import type { TaskStore } from '../store/task-store';
+import { actionStateOf, describeBlockers, foldersOf, labelOf, setStatusAfter } from './undo-facts';
+
+/** The files' journaled reverter; a restore it finishes (crash recovery included) sets its actions' statuses. */
+export function filesReverter(store: TaskStore, fs: FsChannel): FsReverter {
+  return new FsReverter(fs, (journal) => {
+    for (const id of journal.actionIds) setStatusAfter(store, id, journal.plan.direction);
+  });
+}
+
+export type UndoChannelsDeps = {
+  store: TaskStore;
+  fs: FsChannel;
+  /** The one reverter UndoService also recovers interrupted restores with. */
+  reverter: FsReverter;
+  /** The databases channel. */
+  db?: DatabaseUndo;
+  /** The agent's memory file (effects/memory): its notes are taken off by undo. */
+  memory?: MemoryFile;
+  /** The services channel's door (gateway): each call's recorded inverse (none: its calls refuse). */
+  rest?: RestUndoPort;
+  /** The tools channel's door (the McpHub): each MCP call's recorded inverse (none: its calls refuse). */
+  tools?: McpUndoPort;
+};
+
+export function undoChannels(deps: UndoChannelsDeps): UndoChannel[] {
+  const { store, fs } = deps;
+  const save = (action: Action) => {
+    store.saveAction(action);
+  };
+  return [
+    new DatabasesUndoChannel(deps.db),
+    new FilesUndoChannel(fs, deps.reverter, {
+      foldersOf: (taskId) => foldersOf(store.getTask(taskId), null),
+      stateOf: () => actionStateOf(store),
+      commitStatuses: (ids, direction) => {
+        for (const id of ids) setStatusAfter(store, id, direction);
+      },
+      describe: (taskId, blockers) => describeBlockers(store, store.getTask(taskId)!, blockers),
+      label: (taskId, folder, path) => labelOf(store.getTask(taskId)!, folder, path),
+    }),
+    ...(deps.memory ? [new MemoryUndoChannel(deps.memory)] : []),
+    new ServicesUndoChannel(deps.rest, save),
+    new McpUndoChannel(deps.tools, save),
+  ];
+}
