@@ -62,7 +62,10 @@ export function engineOfUrl(url: string): UrlEngine {
   for (const [engine, d] of Object.entries(DATABASE_ENGINES) as Array<[DatabaseEngine, EngineDescription]>) {
     if (d.schemes.includes(scheme)) return { kind: 'engine', engine };
   }
-  return { kind: 'unsupported', scheme, label: NOT_YET[scheme] ?? null };
+  const label = NOT_YET[scheme] ?? null;
+  // An unknown word before a colon is a URL only with "//" after it: "data:2024.db" stays a file's name.
+  if (!label && !trimmed.slice(scheme.length + 1).startsWith('//')) return { kind: 'path' };
+  return { kind: 'unsupported', scheme, label };
 }
 
 /** Why a location cannot be granted, in words that say what to do, or null. */

@@ -136,6 +136,7 @@ describe('what a grant\'s location names (shared/domain/database-engines.ts, rea
     expect(engineOfUrl('/home/ada/shop.db')).toEqual({ kind: 'path' });
     expect(engineOfUrl('C:\\Users\\ada\\shop.db')).toEqual({ kind: 'path' });
     expect(engineOfUrl('shop.sqlite')).toEqual({ kind: 'path' });
+    expect(engineOfUrl('data:2024.db')).toEqual({ kind: 'path' });
   });
 
   it('names a database it cannot undo instead of taking its URL for a file', () => {

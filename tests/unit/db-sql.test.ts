@@ -140,6 +140,9 @@ describe('grants', () => {
     expect(() => parseDatabaseUrl('ftp://me:pw@host/x.db')).toThrow(/^"ftp:\/\/me:\*\*\*@host\/x\.db" is not a database Posthoc knows/);
     expect(() => parseDatabaseUrl('postgres:crm')).toThrow(/not a valid PostgreSQL URL/);
     expect(parseDatabaseUrl('sqlite:///abs/shop.db')).toMatchObject({ engine: 'sqlite', location: '/abs/shop.db' });
+    // A file whose name holds a colon is still a file.
+    expect(parseDatabaseUrl('data:2024.db', '/home/me')).toEqual({ engine: 'sqlite', location: '/home/me/data:2024.db', password: null });
+    expect(parseDatabaseUrl('sqlite:data:2024.db', '/home/me')).toEqual({ engine: 'sqlite', location: '/home/me/data:2024.db', password: null });
     expect(redact('crm=postgres://me:hunter2@host/db')).toBe('crm=postgres://me:***@host/db');
     expect(parseDbSpec('shop=sqlite:a=b.db')).toEqual({ name: 'shop', url: 'sqlite:a=b.db' });
   });
