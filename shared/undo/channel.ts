@@ -1,8 +1,10 @@
-// The one interface every channel of effects implements for undo, redo and rewind: files, databases and
-// service calls today; MCP tool calls and package downloads are further channels behind the same door.
+// The one interface every channel of effects implements for undo, redo and rewind: files, databases,
+// memory, and service calls and MCP tool calls (one remote-inverses channel class, remote-inverses-channel.ts).
+// The composition root hands the list to the saga (main/services/undo-channels.ts); package downloads are
+// recorded but need no undo of their own (they land in the task's environment, removed with the task).
 // Types only (no runtime code), so every layer of main/ that holds a channel can implement it.
 //
-// The undo saga (main/services/undo-service.ts) opens a session on every channel, checks every step
+// The undo saga (main/services/undo-service.ts), which names no channel, opens a session on every channel, checks every step
 // first (a dry run that changes nothing and names every conflict), applies the local channels, then
 // the ones whose effects leave the machine, and compensates the local steps when one of those is
 // refused. A channel that leaves the machine cannot be compensated: what it sent is sent.
