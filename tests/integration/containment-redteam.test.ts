@@ -601,7 +601,7 @@ describe.each(owners)('red team, tasks with checkpoints and undo: $label', (owne
         '    os.setsid()',
         '    def beat():',
         '        while True:',
-        "            with open('/workspace/late.txt', 'a') as f: f.write('.')",
+        "            with open('late.txt', 'a') as f: f.write('.')",
         '            time.sleep(0.05)',
         '    threading.Thread(target=beat).start()',
         '    time.sleep(0.2)',
