@@ -18,7 +18,7 @@ export function openDatabase(dataDir: string): AppDatabase {
     // Before anything else: another Posthoc process opening the same folder at the same moment (eight
     // `posthoc` commands started at once) holds the file's lock for a moment, and every step below waits.
     db.pragma('busy_timeout = 5000');
-    db.pragma('journal_mode = WAL');
+    walMode(db);
     db.pragma('foreign_keys = ON');
     migrate(db);
   } catch (error) {
@@ -26,6 +26,28 @@ export function openDatabase(dataDir: string): AppDatabase {
     throw isDataDirProblem(error) ? dataDirError(dataDir, error) : error;
   }
   return db;
+}
+
+/** How long opening waits for another process that holds the file while the journal mode is set. */
+const WAL_WAIT_MS = 5_000;
+
+/**
+ * Turns on WAL. Switching the journal mode takes the file's exclusive lock, and SQLite may answer "database is
+ * locked" at once, without its busy handler, while another process opening the same new file holds a lock for a
+ * moment (eight commands started together): wait a little and try again, up to WAL_WAIT_MS.
+ */
+function walMode(db: AppDatabase): void {
+  const deadline = Date.now() + WAL_WAIT_MS;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    try {
+      db.pragma('journal_mode = WAL');
+      return;
+    } catch (error) {
+      if (!String((error as { code?: string }).code).startsWith('SQLITE_BUSY') || Date.now() > deadline) throw error;
+      Atomics.wait(pause, 0, 0, 10 + Math.floor(Math.random() * 20));
+    }
+  }
 }
 
 /** How long opening waits for another process's migration before it gives up. */
