@@ -3,6 +3,8 @@
 // action or the step limit is reached. A reply with no action that announces one, or is cut inside a block,
 // gets one corrective observation instead of ending the task. Messages the person sends while the agent
 // works are delivered before the next request.
+import type { AnyChannelSpec } from '../../shared/channels/channel-spec';
+import { CHANNELS, channelOf } from '../../shared/channels/registry';
 import { assertNever, type Action } from '../../shared/domain';
 import { readReply, withoutReasoning, type PlanItem, type ReplyIssue } from '../../shared/codeact/reply';
 import { POSTHOC_TOOLS } from '../../shared/codeact/tool-map';
@@ -159,56 +161,14 @@ function notATool(names: string[]): string {
 }
 
 /** What the model reads about one action: output (capped), exit code and the files it changed. */
-export function describeObservation(action: Action): string {
+export function describeObservation(action: Action, channels: readonly AnyChannelSpec[] = CHANNELS): string {
   const lines = [`Observation for action ${action.seq} (${action.language}): ${statusLine(action)}`];
   if (action.output.stdout) lines.push('stdout:', cap(action.output.stdout));
   if (action.output.stderr) lines.push('stderr:', cap(action.output.stderr));
+  // Each effect in its channel's own words (shared/channels/NAME/spec.ts `observe`).
   for (const effect of action.effects) {
-    switch (effect.channel) {
-      case 'fs': {
-        const parts = [
-          effect.added.length ? `added ${effect.added.join(', ')}` : '',
-          effect.modified.length ? `modified ${effect.modified.join(', ')}` : '',
-          effect.deleted.length ? `deleted ${effect.deleted.join(', ')}` : '',
-          effect.renamed?.length ? `renamed ${effect.renamed.map((r) => `${r.from} to ${r.to}`).join(', ')}` : '',
-        ].filter(Boolean);
-        lines.push(`files changed in ${effect.workspace}: ${parts.length ? parts.join('; ') : 'none'}`);
-        break;
-      }
-      case 'rest':
-        lines.push(
-          effect.refused
-            ? `gateway refused ${effect.method} svc/${effect.service}${effect.path}: ${effect.refused}`
-            : `called ${effect.method} svc/${effect.service}${effect.path} → HTTP ${effect.status}`,
-        );
-        break;
-      case 'db':
-        lines.push(
-          effect.refused
-            ? `database ${effect.database} refused: ${effect.refused}`
-            : `database ${effect.database}: ${effect.rowsAffected} row(s) changed${effect.tables.length ? ` in ${effect.tables.join(', ')}` : ''}${effect.undo.kind === 'held' ? ' (held in an open transaction until the person keeps or undoes it)' : ''}`,
-        );
-        break;
-      case 'packages':
-        lines.push(
-          effect.refused
-            ? `${effect.manager} download of ${effect.name} refused: ${effect.refused}`
-            : `${effect.manager} downloaded ${effect.name}${effect.version ? ` ${effect.version}` : ''}${effect.source === 'cache' ? ' (from the host cache)' : ''}`,
-        );
-        break;
-      case 'memory':
-        lines.push(effect.refused ? `memory write refused: ${effect.refused}` : `remembered: ${effect.note}`);
-        break;
-      case 'mcp':
-        lines.push(
-          effect.refused
-            ? `tool ${effect.server}.${effect.tool} refused: ${effect.refused}`
-            : `called tool ${effect.server}.${effect.tool}${effect.isError ? ' (it answered with an error)' : ''}`,
-        );
-        break;
-      default:
-        assertNever(effect, 'effect');
-    }
+    const line = channelOf(effect.channel, channels)?.observe(effect);
+    if (line) lines.push(line);
   }
   return lines.join('\n');
 }

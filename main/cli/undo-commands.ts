@@ -92,7 +92,7 @@ function conflictWayOut(result: Extract<UndoResult | RedoResult | RewindResult, 
   if ('canKeepCopies' in result && result.canKeepCopies && !opts.keepCopy) lines.push(`Keep a copy of your edit and ${operation} anyway: posthoc ${operation} ${id} --keep-copy`);
   if ('canRewind' in result && result.canRewind) lines.push(`Rewind instead: posthoc rewind ${id}`);
   // Paths no copy gets past (other than a later action's, which the rewind line covers), each with why.
-  const stuck = (result.blockers ?? []).filter((b) => (b.channel ?? 'files') === 'files' && b.by !== 'action' && b.copyable === false);
+  const stuck = (result.blockers ?? []).filter((b) => (b.channel ?? 'fs') === 'fs' && b.by !== 'action' && b.copyable === false);
   for (const b of stuck) lines.push(`No copy gets past ${b.path}: ${b.noCopy ?? 'it is not a file you changed since'}.`);
   return lines;
 }

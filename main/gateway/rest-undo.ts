@@ -6,9 +6,10 @@
 // `ServicesUndoChannel` puts this behind the undo saga's interface, as the remote-inverses channel
 // (shared/undo/remote-inverses-channel.ts) the tools channel shares. Its calls leave the machine, so the
 // saga sends them last, after every channel was checked and the local ones applied; what was sent is marked on its effect (`undone`) and never sent twice.
-import { assertNever, type Action, type RestEffect } from '../../shared/domain';
+import { effectsOf } from '../../shared/channels/registry';
+import { isTakenBack, restCallName } from '../../shared/channels/services/spec';
+import type { Action, RestEffect } from '../../shared/domain';
 import { RemoteInversesChannel, type InverseDoor, type RemoteCalls } from '../../shared/undo/remote-inverses-channel';
-import { isTakenBack } from '../../shared/undo/reverse-plan';
 import type { RestInverse } from '../../shared/domain/connections';
 import { parseBody, valueAt } from './body-view';
 import { Redactor } from './redaction';
@@ -93,25 +94,9 @@ export class RestUndo implements RestUndoPort {
   }
 }
 
-/** The service calls of an action, switched exhaustively over channels so a new channel is not forgotten. */
+/** The service calls of an action, in recorded order. */
 export function serviceCallsOf(action: Action): RestEffect[] {
-  const out: RestEffect[] = [];
-  for (const e of action.effects) {
-    switch (e.channel) {
-      case 'rest':
-        out.push(e);
-        break;
-      case 'fs':
-      case 'db':
-      case 'packages':
-      case 'memory':
-      case 'mcp':
-        break;
-      default:
-        assertNever(e, 'effect');
-    }
-  }
-  return out;
+  return effectsOf(action.effects, 'rest');
 }
 
 /** Calls whose inverse undo already sent: redo cannot send the originals again. */
@@ -119,11 +104,11 @@ export function takenBack(action: Action): RestEffect[] {
   return serviceCallsOf(action).filter(isTakenBack);
 }
 
-export const callName = (e: { method: string; service: string; path: string }) => `${e.method} svc/${e.service}${e.path}`;
+export const callName = restCallName;
 
 /** How the services channel finds and names its calls (the inverse of each is a recorded REST call). */
 const SERVICE_CALLS: RemoteCalls<RestEffect> = {
-  channel: 'services',
+  channel: 'rest',
   pending: pendingInverses,
   takenBack,
   callName,

@@ -1,6 +1,8 @@
 // Confinement levels are derived from what the sandbox allowed and what the action actually did —
 // never from anything the model says. Pure, so the rules can be read and tested in one place.
-import { assertNever, type Confinement, type Effect, type FsEffect } from '../../shared/domain';
+import { emptyLevelFacts, type AnyChannelSpec } from '../../shared/channels/channel-spec';
+import { CHANNELS, channelOf } from '../../shared/channels/registry';
+import type { Confinement, Effect, FsEffect } from '../../shared/domain';
 import { NOT_COVERED_WHY } from '../../shared/undo/not-covered-words';
 
 type NotCovered = NonNullable<FsEffect['notCovered']>[number];
@@ -17,71 +19,17 @@ export type SandboxFacts = {
   grantedServices?: readonly string[];
 };
 
-export function confinementOf(facts: SandboxFacts, effects: readonly Effect[]): Confinement {
+export function confinementOf(facts: SandboxFacts, effects: readonly Effect[], channels: readonly AnyChannelSpec[] = CHANNELS): Confinement {
   if (facts.network === 'open') {
     return { level: 'unconfined', reason: 'The sandbox had open network access: effects outside the machine cannot be tracked or undone.' };
   }
   if (!facts.writableMountsCheckpointed || !facts.checkpointsTaken) {
     return { level: 'confined', reason: 'Ran without network, but a writable folder had no checkpoint, so its changes cannot be undone exactly.' };
   }
-  let fileChanges = 0;
-  let rowChanges = 0;
-  const heldOn = new Set<string>();
-  const writes: string[] = [];
-  /** Service calls with a recorded inverse: undo sends it, but the provider may refuse it. */
-  const compensable: string[] = [];
-  const reads = new Set<string>();
-  /**
-   * Paths undo does not cover that keep the action from being reversible: changed by it, not covered only
-   * after it (made or written in its window, unreadable then, the disk full), or never looked into (a
-   * special file, an unreadable one, an undecodable name: whether the action changed it is unknown).
-   */
-  const notCovered: NotCovered[] = [];
-  /** Large files over the budget the action left untouched: their size, times and inode vouch for them. */
-  const untouched: NotCovered[] = [];
-  /** Notes written to the agent's memory. */
-  let notes = 0;
-  /** MCP tool calls whose changes no inverse and no checkpoint covers. */
-  const toolWrites: string[] = [];
-  for (const effect of effects) {
-    switch (effect.channel) {
-      case 'fs':
-        fileChanges += effect.added.length + effect.modified.length + effect.deleted.length + (effect.renamed?.length ?? 0);
-        for (const n of effect.notCovered ?? []) (n.changed || n.when === 'after' || n.reason !== 'budget' ? notCovered : untouched).push(n);
-        break;
-      case 'rest':
-        if (effect.refused) break; // refused at the gateway: nothing left the machine
-        if (effect.mutating) (effect.inverse ? compensable : writes).push(`${effect.method} svc/${effect.service}${effect.path}`);
-        else reads.add(effect.service);
-        break;
-      case 'db':
-        // Captured before-images, a snapshot or a held transaction: every kind of db effect is undone exactly.
-        if (effect.refused) break;
-        rowChanges += effect.rowsAffected + (effect.undo.kind === 'snapshot' ? 1 : 0);
-        if (effect.undo.kind === 'held') heldOn.add(effect.database);
-        break;
-      case 'packages':
-        // A GET of a public index file into the task's own environment: changes nothing anyone else sees.
-        break;
-      case 'memory':
-        // A note appended to Posthoc's own memory file: undo takes it off (effects/memory).
-        if (effect.refused === null) notes++;
-        break;
-      case 'mcp': {
-        if (effect.refused !== null) break; // refused at the gateway: it never reached the server
-        const name = `${effect.server}.${effect.tool}`;
-        if (!effect.mutating) reads.add(`the ${effect.server} tools`);
-        else if (effect.inverse) compensable.push(name);
-        // A confined server that keeps nothing but the granted folders: its changes are the checkpoint's.
-        else if (effect.transport === 'stdio' && effect.folderOnly) break;
-        else if (effect.transport === 'stdio' && effect.annotations?.destructiveHint === false) break;
-        else toolWrites.push(name);
-        break;
-      }
-      default:
-        assertNever(effect, 'effect');
-    }
-  }
+  // Each channel adds what its effects did (shared/channels/NAME/spec.ts `level`); the rules below read the facts.
+  const seen = emptyLevelFacts();
+  for (const effect of effects) channelOf(effect.channel, channels)?.level(effect, seen);
+  const { fileChanges, rowChanges, heldOn, writes, compensable, reads, notCovered, untouched, notes, toolWrites } = seen;
   const granted = facts.grantedServices ?? [];
   const door = facts.network === 'gateway-only' && granted.length > 0 ? `No network but the gateway to ${granted.join(', ')}` : 'No network';
   if (writes.length > 0) {
@@ -92,7 +40,7 @@ export function confinementOf(facts: SandboxFacts, effects: readonly Effect[]): 
   }
   if (toolWrites.length > 0) {
     const named = toolWrites.length === 1 ? toolWrites[0] : `${toolWrites.length} tool calls (${toolWrites.slice(0, 3).join(', ')}${toolWrites.length > 3 ? ', …' : ''})`;
-    const stdio = effects.some((e) => e.channel === 'mcp' && e.transport === 'stdio' && !e.refused && e.mutating && !e.inverse);
+    const stdio = seen.stdioToolWrites;
     return {
       level: 'confined',
       reason: `${named} may have changed the server's state and has no known inverse; ${
@@ -111,9 +59,7 @@ export function confinementOf(facts: SandboxFacts, effects: readonly Effect[]): 
     };
   }
   if (rowChanges > 0 || heldOn.size > 0) {
-    const changed = effects.flatMap((e) =>
-      e.channel === 'db' && !e.refused && e.undo.kind !== 'none' ? [`${e.rowsAffected} ${e.rowsAffected === 1 ? 'row' : 'rows'}${e.undo.kind === 'snapshot' ? ' and the schema' : ''} of ${e.database}`] : [],
-    );
+    const changed = seen.changedRows;
     const how = heldOn.size > 0 ? `held in an open transaction on ${[...heldOn].join(', ')} until kept or undone (rolled back exactly)` : 'restored exactly by undo from before-images captured while the SQL ran';
     const files = fileChanges > 0 ? `, and ${fileChanges} ${fileChanges === 1 ? 'file change' : 'file changes'} in checkpointed folders` : '';
     return { level: 'reversible', reason: `Changed ${changed.join(', ')}${files}: ${how}${readNote}.` };
@@ -122,7 +68,7 @@ export function confinementOf(facts: SandboxFacts, effects: readonly Effect[]): 
     const files = fileChanges > 0 ? ` and made ${fileChanges} ${fileChanges === 1 ? 'file change' : 'file changes'} in checkpointed folders, restored exactly by undo` : '';
     return { level: 'reversible', reason: `${door}; it wrote ${notes === 1 ? 'a note' : `${notes} notes`} to the agent's memory, which undo takes off unless the memory was edited since${files}${readNote}.` };
   }
-  const databases = [...new Set(effects.flatMap((e) => (e.channel === 'db' ? [e.database] : [])))];
+  const databases = [...seen.databases];
   if (fileChanges === 0 && databases.length > 0) {
     return { level: 'reversible', reason: `Changed nothing in ${databases.join(', ')}${readNote}: there is nothing to undo.` };
   }

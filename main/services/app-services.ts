@@ -251,7 +251,6 @@ export function createServices(options: {
     isRunning: (taskId) => tasks.isRunning(taskId),
     channels: undoChannelList,
     reverter,
-    db: databases,
     operations,
     release: (actionId) => previews.figures.release(actionId),
   });

@@ -1,7 +1,7 @@
 // The undo saga's channels, built once by the composition root (app-services.ts) and handed to
-// UndoService, which names none of them: a new channel is one line here. The saga applies the exact
+// UndoService, which names none of them: a new channel is one entry here, which the compiler asks for. The saga applies the exact
 // (local) channels first, in this list's order, and the ones that leave the machine last (`leavesMachine`).
-import type { Action } from '../../shared/domain';
+import type { Action, ChannelId } from '../../shared/domain';
 import type { UndoChannel } from '../../shared/undo/channel';
 import { DatabasesUndoChannel, type DatabaseUndo } from '../effects/db/databases-undo-channel';
 import { FilesUndoChannel } from '../effects/fs/files-undo-channel';
@@ -36,14 +36,20 @@ export type UndoChannelsDeps = {
   tools?: McpUndoPort;
 };
 
-export function undoChannels(deps: UndoChannelsDeps): UndoChannel[] {
+/**
+ * One entry per channel of the registry (shared/channels/registry.ts), checked complete by the compiler: a
+ * new channel that has no entry here does not build. null: undo has nothing to do for it here.
+ */
+export type UndoChannelsById = { [K in ChannelId]: UndoChannel | null };
+
+export function undoChannelsById(deps: UndoChannelsDeps): UndoChannelsById {
   const { store, fs } = deps;
   const save = (action: Action) => {
     store.saveAction(action);
   };
-  return [
-    new DatabasesUndoChannel(deps.db),
-    new FilesUndoChannel(fs, deps.reverter, {
+  return {
+    db: new DatabasesUndoChannel(deps.db),
+    fs: new FilesUndoChannel(fs, deps.reverter, {
       foldersOf: (taskId) => foldersOf(store.getTask(taskId), null),
       stateOf: () => actionStateOf(store),
       commitStatuses: (ids, direction) => {
@@ -52,8 +58,15 @@ export function undoChannels(deps: UndoChannelsDeps): UndoChannel[] {
       describe: (taskId, blockers) => describeBlockers(store, store.getTask(taskId)!, blockers),
       label: (taskId, folder, path) => labelOf(store.getTask(taskId)!, folder, path),
     }),
-    ...(deps.memory ? [new MemoryUndoChannel(deps.memory)] : []),
-    new ServicesUndoChannel(deps.rest, save),
-    new McpUndoChannel(deps.tools, save),
-  ];
+    memory: deps.memory ? new MemoryUndoChannel(deps.memory) : null,
+    rest: new ServicesUndoChannel(deps.rest, save),
+    mcp: new McpUndoChannel(deps.tools, save),
+    // Package files land in the task's own environment, removed with the task: nothing to undo.
+    packages: null,
+  };
+}
+
+/** The saga's list: the entries in this order (the exact ones are applied in it; those that leave the machine go last whatever their place). */
+export function undoChannels(deps: UndoChannelsDeps): UndoChannel[] {
+  return Object.values(undoChannelsById(deps)).filter((c): c is UndoChannel => c !== null);
 }

@@ -12,7 +12,7 @@
 import { isApplied, type Action, type PartialUndo, type Task, type UndoBlocker, type UndoResult, type UndoStep } from '../../shared/domain';
 import type { RedoResult, RewindResult } from '../../shared/domain/undo';
 import { describeBlocker } from '../../shared/undo/blocker-words';
-import { StepRefused, type ApplyResult, type ChannelStep, type StepReport, type UndoChannel, type UndoDirection, type UndoJob, type UndoOperation } from '../../shared/undo/channel';
+import { KeepRefused, StepRefused, type ApplyResult, type ChannelStep, type StepReport, type UndoChannel, type UndoDirection, type UndoJob, type UndoOperation } from '../../shared/undo/channel';
 import type { FsChannel } from '../effects/fs/fs-channel';
 import { FolderBusy } from '../effects/fs/folder-lease';
 import { RevertFailed, type FsReverter, type Recovery, type RevertBlocker } from '../effects/fs/fs-revert';
@@ -20,8 +20,6 @@ import type { ActionStateOf } from '../effects/fs/undo-rules';
 import type { TaskStore } from '../store/task-store';
 import { lastRedoneOf, putBackJournalsOf, type UndoOperationRecord, type UndoOperations } from '../store/undo-operations';
 import type { FolderChange } from '../store/undo-store';
-import { dbEffectsOf, type DatabaseUndo } from '../effects/db/databases-undo-channel';
-import { DbRefusal } from '../effects/db/db-errors';
 import type { EventBus } from './event-bus';
 import { ServiceError } from './service-error';
 import { actionStateOf, describeBlockers, foldersOf, setStatusAfter } from './undo-facts';
@@ -38,8 +36,6 @@ export type UndoServiceOptions = {
   channels: readonly UndoChannel[];
   /** The files' reverter the files channel restores with: UndoService finishes or rolls back what a crash interrupted. */
   reverter: FsReverter;
-  /** The databases, for keep (a held transaction commits as a whole). */
-  db?: DatabaseUndo;
   /** Where operations are recorded for the timeline (none: not recorded). */
   operations?: UndoOperations;
   /** Keep releases what only the action's card needed (its figures' files). */
@@ -353,7 +349,7 @@ export class UndoService {
       blockers.every(
         (b) =>
           (b.by === 'action' && b.taskTitle === null && b.actionId !== null && (laterIds.has(b.actionId) || (b.actionSeq ?? 0) > (target?.seq ?? 0))) ||
-          (b.channel === 'databases' && [...laterDbs].some((d) => b.path === d || b.path.startsWith(`${d}: `))),
+          (b.channel === 'db' && [...laterDbs].some((d) => b.path === d || b.path.startsWith(`${d}: `))),
       );
     // Every blocker a file the person changed: keeping each edit as a copy gets past all of them.
     const canKeepCopies = job.direction === 'undo' && blockers.length > 0 && blockers.every((b) => b.copyable === true);
@@ -385,8 +381,17 @@ export class UndoService {
       throw new ServiceError('conflict', `Action ${action.seq} is ${action.status}; only finished actions can be kept.`);
     }
     requireRecorded(action, 'keep');
-    // A held database transaction commits as a whole: the other actions in it become final too.
-    for (const other of await keepDatabases(this.options.db, action)) this.events.emit('action:updated', this.store.setActionStatus(other, 'kept'));
+    // Each channel releases what it holds (a held database transaction commits as a whole: the other actions in it become final too).
+    for (const channel of this.options.channels) {
+      let others: string[] = [];
+      try {
+        others = (await channel.keep?.(action)) ?? [];
+      } catch (error) {
+        if (error instanceof KeepRefused) throw new ServiceError('conflict', error.message);
+        throw error;
+      }
+      for (const other of others) this.events.emit('action:updated', this.store.setActionStatus(other, 'kept'));
+    }
     await this.options.release?.(actionId);
     const kept = this.store.setActionStatus(actionId, 'kept');
     this.events.emit('action:updated', kept);
@@ -535,18 +540,3 @@ function requireRecorded(action: Action, verb: string): void {
   }
 }
 
-/** Keep: releases what the database effects hold. Returns ids of other actions a held transaction committed with it. */
-async function keepDatabases(db: DatabaseUndo | undefined, action: Action): Promise<string[]> {
-  const effects = dbEffectsOf(action);
-  if (effects.length === 0 || !db) return [];
-  const others = new Set<string>();
-  for (const e of effects) {
-    try {
-      for (const id of await db.keep(e)) if (id !== action.id) others.add(id);
-    } catch (error) {
-      if (error instanceof DbRefusal) throw new ServiceError('conflict', error.message);
-      throw error;
-    }
-  }
-  return [...others];
-}

@@ -78,6 +78,9 @@ export function lastRedoneOf(operations: readonly UndoOperationRecord[]): Map<st
   return out;
 }
 
+/** Operations recorded before the channels had one id said their channel in words: read as the id. */
+const LEGACY_CHANNEL_WORDS: Partial<Record<string, UndoStep['channel']>> = { files: 'fs', databases: 'db', services: 'rest', tools: 'mcp' };
+
 function toRecord(r: Row): UndoOperationRecord {
   return {
     id: r.id,
@@ -85,7 +88,7 @@ function toRecord(r: Row): UndoOperationRecord {
     operation: r.operation,
     actionIds: JSON.parse(r.action_ids_json) as string[],
     outcome: r.outcome,
-    steps: JSON.parse(r.steps_json) as UndoStep[],
+    steps: (JSON.parse(r.steps_json) as UndoStep[]).map((s) => ({ ...s, channel: LEGACY_CHANNEL_WORDS[s.channel] ?? s.channel })),
     refs: JSON.parse(r.refs_json) as string[],
     message: r.message,
     at: r.at,

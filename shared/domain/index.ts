@@ -1,8 +1,21 @@
 // Domain schemas shared by every layer. zod schemas are the source of truth; types are inferred.
 // This folder is a leaf: it imports nothing from main, preload, renderer, electron, node or the DOM.
 import { z } from 'zod';
-import { RestHold, RestInverse, ServiceAuth, ServiceRules } from './connections';
-import { McpEffect } from './mcp';
+import { ServiceAuth, ServiceRules } from './connections';
+import { CHANNEL_IDS, CHANNELS, effectSchemas, stepSchemas } from '../channels/registry';
+
+// Each channel's records live in its folder (shared/channels/NAME/effect.ts); the domain re-exports them.
+export { DatabaseEngine, DatabaseMode, DbEffect, DbStatement, QueryResult, StatementClass } from '../channels/databases/effect';
+export { FsEffect } from '../channels/files/effect';
+export { MemoryEffect } from '../channels/memory/effect';
+export { PackagesEffect } from '../channels/packages/effect';
+export { RestEffect } from '../channels/services/effect';
+export { McpEffect } from '../channels/tools/effect';
+import { DatabaseEngine, DatabaseMode, StatementClass } from '../channels/databases/effect';
+
+/** A channel's one id, in effects, reverse steps, undo steps and blockers alike ('fs', 'db', 'rest', 'mcp', 'memory', 'packages'). */
+export const ChannelId = z.enum(CHANNEL_IDS);
+export type ChannelId = z.infer<typeof ChannelId>;
 
 export const confinementLevels = ['reversible', 'compensable', 'confined', 'unconfined'] as const;
 export const ConfinementLevel = z.enum(confinementLevels);
@@ -38,16 +51,6 @@ export const WorkspaceGrant = z.object({
 });
 export type WorkspaceGrant = z.infer<typeof WorkspaceGrant>;
 
-export const DatabaseEngine = z.enum(['sqlite', 'postgres']);
-export type DatabaseEngine = z.infer<typeof DatabaseEngine>;
-
-/** What a statement does, as the database reports it: reads, changes rows, or changes the schema. */
-export const StatementClass = z.enum(['query', 'dml', 'ddl']);
-export type StatementClass = z.infer<typeof StatementClass>;
-
-/** How a grant makes its actions undoable: captured before-images (each action commits), or a transaction held open until keep or undo. */
-export const DatabaseMode = z.enum(['capture', 'held']);
-export type DatabaseMode = z.infer<typeof DatabaseMode>;
 
 export const DatabaseGrant = z.object({
   /** How the agent names it: a ```sql NAME block, $POSTHOC_GATEWAY/db/NAME/query. */
@@ -159,228 +162,16 @@ export const ActionOutput = z.object({
 });
 export type ActionOutput = z.infer<typeof ActionOutput>;
 
-export const FsEffect = z.object({
-  channel: z.literal('fs'),
-  workspace: z.string(),
-  added: z.array(z.string()),
-  modified: z.array(z.string()),
-  deleted: z.array(z.string()),
-  checkpointBefore: z.string(),
-  checkpointAfter: z.string(),
-  /** Files (or whole folders, "a/" → "b/") moved with their content unchanged; not repeated in added/deleted. */
-  renamed: z.array(z.object({ from: z.string(), to: z.string() })).optional(),
-  /** Paths the checkpoints before or after this action could not hold ("not covered by undo"). */
-  notCovered: z
-    .array(
-      z.object({
-        path: z.string(),
-        /**
-         * budget: over the folder's storage budget; special: a socket, pipe or device; name: not valid UTF-8;
-         * unreadable; disk-full: the disk of Posthoc's data folder was full when the checkpoint tried to keep it.
-         */
-        reason: z.enum(['budget', 'special', 'name', 'unreadable', 'disk-full']),
-        size: z.number().nullable(),
-        when: z.enum(['before', 'after', 'both']),
-        /** The action changed or removed it, so undo cannot bring back what it held. */
-        changed: z.boolean(),
-      }),
-    )
-    .optional(),
-  /**
-   * Changes made in the folder while the action ran that were not its own (the person's, another
-   * program's): recorded as edits made outside Posthoc, which no undo reverts. `ambiguous`: paths the
-   * action wrote and someone else changed again after it, listed in both; undo refuses for them.
-   */
-  whileRunning: z
-    .object({
-      added: z.array(z.string()),
-      modified: z.array(z.string()),
-      deleted: z.array(z.string()),
-      renamed: z.array(z.object({ from: z.string(), to: z.string() })),
-      ambiguous: z.array(z.string()),
-    })
-    .optional(),
-  /** Set when changes made by others while the action ran could not be told apart from its own (all were taken for its own): why. */
-  unattributed: z.string().optional(),
-  /**
-   * Paths the action (root in its container, which may chown) left owned by someone else than the folder's
-   * owner, given back to that owner after it (at most 50 named; `ownersRestoredCount` is the whole count).
-   */
-  ownersRestored: z.array(z.string()).optional(),
-  ownersRestoredCount: z.number().int().nonnegative().optional(),
-});
-export type FsEffect = z.infer<typeof FsEffect>;
 
-/** One HTTP call an action made through the gateway to a granted service. */
-export const RestEffect = z.object({
-  channel: z.literal('rest'),
-  service: z.string(),
-  method: z.string(),
-  /** Path below the service's base URL, with the query string. */
-  path: z.string(),
-  status: z.number().int(),
-  durationMs: z.number(),
-  requestBytes: z.number().int(),
-  responseBytes: z.number().int(),
-  /** GET, HEAD and OPTIONS read; anything else may change the remote side. */
-  mutating: z.boolean(),
-  /** Set when the gateway refused the call (not granted, not allowed); nothing left the machine. */
-  refused: z.string().nullable(),
-  /** How the gateway added credentials: 'oauth:PROVIDER', 'bearer SECRET-NAME'; names only, null for none. */
-  auth: z.string().nullable().optional(),
-  /** Whose provider data described the call (its inverse rules), if any. */
-  api: z.string().nullable().optional(),
-  /** The request's body and the response's, cut short, with every secret redacted. */
-  request: z.string().nullable().optional(),
-  response: z.string().nullable().optional(),
-  /** The exact call undo sends to take this one back; null when none is known (irreversible). */
-  inverse: RestInverse.nullable().optional(),
-  /** Set when the gateway kept the call back: a send's window or a wait for approval. */
-  hold: RestHold.nullable().optional(),
-  /** Set once undo sent the inverse: its HTTP status, and the error when the provider refused it. */
-  undone: z.object({ status: z.number().int(), at: z.string(), error: z.string().nullable() }).nullable().optional(),
-});
-export type RestEffect = z.infer<typeof RestEffect>;
 
-/** Rows a query answered: the first ones, each value as text (null for NULL), and how many there were. */
-export const QueryResult = z.object({
-  columns: z.array(z.string()),
-  rows: z.array(z.array(z.string().nullable())),
-  rowCount: z.number().int(),
-  /** True when `rows` holds fewer than rowCount rows, or cut values. */
-  truncated: z.boolean(),
-});
-export type QueryResult = z.infer<typeof QueryResult>;
 
-export const DbStatement = z.object({
-  sql: z.string(),
-  kind: StatementClass,
-  /** Rows the statement itself changed, as the database counts them; null for DDL and queries. */
-  rowsAffected: z.number().int().nullable(),
-  result: QueryResult.nullable(),
-});
-export type DbStatement = z.infer<typeof DbStatement>;
 
-/** SQL an action ran on one granted database, and how undo takes it back. */
-export const DbEffect = z.object({
-  channel: z.literal('db'),
-  database: z.string(),
-  engine: DatabaseEngine,
-  /** A ```sql block run by Posthoc, or a request from the sandbox through the gateway. */
-  via: z.enum(['sql', 'gateway']),
-  mode: DatabaseMode,
-  statements: z.array(DbStatement),
-  /** Rows changed, cascades and the database's own triggers included. */
-  rowsAffected: z.number().int(),
-  /** Tables whose rows or definitions changed. */
-  tables: z.array(z.string()),
-  undo: z.object({
-    /** none: nothing changed; rows: compensating statements from before-images captured as the SQL ran (and, on PostgreSQL, exact schema steps); snapshot: a copy of the SQLite file; held: the open transaction. */
-    kind: z.enum(['none', 'rows', 'snapshot', 'held']),
-    /** The full undo log in Posthoc's data folder; null when there is none. */
-    logId: z.string().nullable(),
-    /** The first compensating statements, exactly as undo runs them. */
-    statements: z.array(z.string()),
-    statementCount: z.number().int(),
-  }),
-  /** Held mode: when the open transaction is rolled back unless kept. */
-  heldUntil: z.string().nullable(),
-  /** Set when the request was refused (not granted, not allowed); nothing ran. */
-  refused: z.string().nullable(),
-});
-export type DbEffect = z.infer<typeof DbEffect>;
-
-/**
- * A package file the sandbox's pip or npm fetched through the gateway's package routes. It lands in the
- * task's own environment (a volume removed with the task), never in a granted folder: no undo needed.
- */
-export const PackagesEffect = z.object({
-  channel: z.literal('packages'),
-  manager: z.enum(['pip', 'npm', 'apt']),
-  name: z.string(),
-  /** From the file's name (pip) or the tarball's (npm); '' when it cannot be told. */
-  version: z.string(),
-  /** Where the file came from: the upstream URL, or 'cache' when the host's cache served it. */
-  source: z.string(),
-  file: z.string().optional(),
-  sha256: z.string().optional(),
-  bytes: z.number().int().optional(),
-  /** Set when the gateway refused it (fetching off, not allowed, hash mismatch); nothing was served. */
-  refused: z.string().nullable().optional(),
-});
-export type PackagesEffect = z.infer<typeof PackagesEffect>;
-
-/**
- * A note the agent wrote to its memory (DATA/memory.md, main/effects/memory/), appended at the file's end.
- * Undo takes it off again only while the file is exactly as the write left it (its sha256): an edit by the
- * person since makes undo refuse, naming the memory.
- */
-export const MemoryEffect = z.object({
-  channel: z.literal('memory'),
-  /** The note as the agent gave it. */
-  note: z.string(),
-  /** The exact text appended to the file (the note as a Markdown list item). */
-  appended: z.string(),
-  /** sha256 of the file's text before and after the write. */
-  beforeSha256: z.string(),
-  afterSha256: z.string(),
-  /** Set when the write was refused (memory off for the task, over its bound); nothing was written. */
-  refused: z.string().nullable(),
-});
-export type MemoryEffect = z.infer<typeof MemoryEffect>;
-
-/** Discriminated on `channel`. */
-export const Effect = z.discriminatedUnion('channel', [FsEffect, RestEffect, DbEffect, PackagesEffect, MemoryEffect, McpEffect]);
+/** Discriminated on `channel`: one member per channel of the registry (shared/channels/registry.ts). */
+export const Effect = z.discriminatedUnion('channel', effectSchemas(CHANNELS));
 export type Effect = z.infer<typeof Effect>;
 
-/** One step of an action's reverse plan, per channel; a new channel adds one member. */
-export const ReverseStep = z.discriminatedUnion('channel', [
-  z.object({
-    channel: z.literal('fs'),
-    workspace: z.string(),
-    /** Paths the action created (or moved here): removed. */
-    remove: z.array(z.string()),
-    /** Paths it changed, deleted or moved away: brought back from the checkpoint before it. */
-    restore: z.array(z.string()),
-    /** Moves taken back (`to` goes back to `from`), also listed in remove and restore. */
-    moveBack: z.array(z.object({ from: z.string(), to: z.string() })),
-    /** Paths whose earlier content is not covered by undo: left as they are. */
-    leave: z.array(z.string()),
-    /** Paths someone else also changed while the action ran: undo refuses while they hold that edit. */
-    ambiguous: z.array(z.string()),
-  }),
-  z.object({
-    channel: z.literal('db'),
-    database: z.string(),
-    kind: z.enum(['rows', 'snapshot', 'held']),
-    /** The first compensating statements, exactly as undo runs them. */
-    statements: z.array(z.string()),
-    statementCount: z.number().int(),
-    tables: z.array(z.string()),
-  }),
-  z.object({
-    channel: z.literal('rest'),
-    /** The exact inverse call, sent through the gateway with the service's credentials. */
-    service: z.string(),
-    method: z.string(),
-    path: z.string(),
-    body: z.string().nullable(),
-    summary: z.string(),
-  }),
-  z.object({
-    channel: z.literal('memory'),
-    /** The note taken off the memory. */
-    note: z.string(),
-  }),
-  z.object({
-    channel: z.literal('mcp'),
-    /** The exact inverse tool call, made through the same server. */
-    server: z.string(),
-    tool: z.string(),
-    arguments: z.string(),
-    summary: z.string(),
-  }),
-]);
+/** One step of an action's reverse plan: one member per channel that undo has something to do for. */
+export const ReverseStep = z.discriminatedUnion('channel', stepSchemas(CHANNELS));
 export type ReverseStep = z.infer<typeof ReverseStep>;
 
 /**
@@ -397,23 +188,13 @@ export const ReversePlan = z.object({
   folders: z.number().int(),
   /** Local steps first (files, databases), then the calls that leave the machine, newest first. */
   steps: z.array(ReverseStep),
-  /** What nothing can take back: calls with no known inverse. */
-  irreversible: z.array(
-    z.discriminatedUnion('channel', [
-      z.object({ channel: z.literal('rest'), service: z.string(), method: z.string(), path: z.string() }),
-      z.object({ channel: z.literal('mcp'), server: z.string(), tool: z.string() }),
-    ]),
-  ),
+  /** What nothing can take back: calls with no known inverse, as the card and the CLI name them. */
+  irreversible: z.array(z.object({ channel: ChannelId, name: z.string() })),
   /**
    * Calls already taken back for good by an undo the provider then refused part of (a partial undo): they are
    * not sent again, and while the action stays applied the card says it is partly undone.
    */
-  takenBack: z.array(
-    z.discriminatedUnion('channel', [
-      z.object({ channel: z.literal('rest'), service: z.string(), method: z.string(), path: z.string(), summary: z.string() }),
-      z.object({ channel: z.literal('mcp'), server: z.string(), tool: z.string(), summary: z.string() }),
-    ]),
-  ),
+  takenBack: z.array(z.object({ channel: ChannelId, name: z.string(), summary: z.string() })),
 });
 export type ReversePlan = z.infer<typeof ReversePlan>;
 
@@ -471,7 +252,7 @@ export const UndoBlocker = z.object({
   /** by: 'external' — the action being undone or redone also wrote the path then, so whose edit it holds is unknown. */
   ambiguous: z.boolean().optional(),
   /** The channel that found it; absent means files. */
-  channel: z.enum(['files', 'databases', 'services', 'memory', 'tools']).optional(),
+  channel: ChannelId.optional(),
   /** A database's or a service's own words for why it blocks (files are described from `by`). */
   reason: z.string().optional(),
   /**
@@ -487,7 +268,7 @@ export type UndoBlocker = z.infer<typeof UndoBlocker>;
 
 /** One channel's part of an undo, redo or rewind, as the result, the card and the timeline show it. */
 export const UndoStep = z.object({
-  channel: z.enum(['files', 'databases', 'services', 'memory', 'tools']),
+  channel: ChannelId,
   /**
    * done: applied; refused: its check (or, for service calls, the provider) refused; compensated: applied,
    * then put back because a later step was refused; not-run: never started because something else refused.

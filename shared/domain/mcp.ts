@@ -2,7 +2,6 @@
 // gateway calls from the host), their rules per tool, the tools they offer, and each call an action made
 // (McpEffect, on the action like any other effect). Only names of secrets appear here: never a value.
 import { z } from 'zod';
-import { RestHold } from './connections';
 
 /** A server's name: what the sandbox writes (posthoc_tools.NAME, $POSTHOC_GATEWAY/mcp/NAME/TOOL). */
 export const McpServerName = z
@@ -107,46 +106,5 @@ export const McpSignIn = z.object({
 });
 export type McpSignIn = z.infer<typeof McpSignIn>;
 
-/** The exact call undo makes to take one back: derived from the real arguments and result by the inverse data. */
-export const McpInverse = z.object({
-  tool: z.string(),
-  arguments: z.record(z.string(), z.unknown()),
-  /** In words, for the card and the CLI ("delete entity alice"). */
-  summary: z.string(),
-});
-export type McpInverse = z.infer<typeof McpInverse>;
-
-/** One MCP tool call an action made, through the gateway (`POST $POSTHOC_GATEWAY/mcp/SERVER/TOOL`). */
-export const McpEffect = z.object({
-  channel: z.literal('mcp'),
-  server: z.string(),
-  transport: z.enum(['stdio', 'http']),
-  tool: z.string(),
-  /** The arguments as JSON text, secrets redacted, cut short. */
-  arguments: z.string(),
-  annotations: McpToolAnnotations.optional(),
-  /** What the tool answered, as text, secrets redacted, cut short; null when it never ran. */
-  result: z.string().nullable(),
-  /** The server answered with an error (its message is the result). */
-  isError: z.boolean(),
-  durationMs: z.number(),
-  /**
-   * May it have changed anything? false for readOnlyHint tools. A confined stdio server's changes to the granted
-   * folders are in the action's checkpoint whatever this says.
-   */
-  mutating: z.boolean(),
-  /**
-   * A confined stdio server whose inverse data says it keeps no state but the granted folders (the filesystem
-   * server): what the call changed is in the action's checkpoint, and undo restores it with the files.
-   */
-  folderOnly: z.boolean().optional(),
-  /** Set when the call was refused (denied, not granted, schema, the person cancelled it); it never reached the server. */
-  refused: z.string().nullable(),
-  /** The call undo makes to take this one back; null when none is known. */
-  inverse: McpInverse.nullable(),
-  /** Set when the gateway kept the call back for the person's approval. */
-  hold: RestHold.nullable().optional(),
-  /** Set once undo made the inverse call: when, and the server's error if it refused. */
-  undone: z.object({ at: z.string(), error: z.string().nullable() }).nullable().optional(),
-});
-export type McpEffect = z.infer<typeof McpEffect>;
+// An MCP call's effect and inverse are the tools channel's own records (shared/channels/tools/effect.ts).
+export type { McpEffect, McpInverse } from '../channels/tools/effect';

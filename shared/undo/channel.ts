@@ -52,6 +52,14 @@ export class StepRefused extends Error {
   }
 }
 
+/** Thrown by a channel's keep when what it holds cannot be made final (a held transaction that can no longer commit): in the person's words. */
+export class KeepRefused extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'KeepRefused';
+  }
+}
+
 export type ApplyResult =
   | { ok: true; report: StepReport }
   /** Only a channel that leaves the machine answers this way: the provider refused one of its calls. */
@@ -78,4 +86,9 @@ export interface UndoChannel {
    * holding whatever must not change between the check and the apply (the files' folder locks).
    */
   session<T>(job: UndoJob, body: (step: ChannelStep | null) => Promise<T>): Promise<T>;
+  /**
+   * Keep: makes the action final on this channel, releasing what it holds (a held transaction commits).
+   * Returns the ids of other actions that became final with it. Absent: keeping holds nothing here.
+   */
+  keep?(action: Action): Promise<string[]>;
 }

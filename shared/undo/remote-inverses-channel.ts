@@ -1,5 +1,5 @@
 // The undo saga's channel for effects undone by a recorded inverse call made elsewhere: service calls
-// ('services', main/gateway/rest-undo.ts) and MCP tool calls ('tools', main/effects/mcp/mcp-undo-channel.ts).
+// ('rest', main/gateway/rest-undo.ts) and MCP tool calls ('mcp', main/effects/mcp/mcp-undo-channel.ts).
 // What they share lives here, once: undo makes each pending inverse, newest first; a refusal stops it and
 // is reported with what already went through (never made twice: the port marks each effect `undone`);
 // redo of a call undo took back is refused (it cannot be made again); a missing door or a call whose
@@ -13,7 +13,7 @@ import type { ApplyResult, ChannelStep, StepReport, UndoChannel, UndoJob } from 
 
 /** How a remote channel's calls are found in an action and named; no I/O. */
 export type RemoteCalls<E> = {
-  readonly channel: 'services' | 'tools';
+  readonly channel: 'rest' | 'mcp';
   /** The calls of an action undo must take back, newest first. */
   pending(action: Action): E[];
   /** The calls of an action undo already took back (redo cannot make them again). */
@@ -50,7 +50,7 @@ export type InverseDoor<E> = {
 };
 
 export class RemoteInversesChannel<E> implements UndoChannel {
-  readonly name: 'services' | 'tools';
+  readonly name: 'rest' | 'mcp';
   readonly leavesMachine = true;
 
   constructor(
@@ -140,6 +140,6 @@ class RedoRefused<E> implements ChannelStep {
   async compensate(): Promise<void> {}
 }
 
-function blocker(channel: 'services' | 'tools', path: string, reason: string): UndoBlocker {
+function blocker(channel: 'rest' | 'mcp', path: string, reason: string): UndoBlocker {
   return { path, by: 'content', actionId: null, actionSeq: null, taskTitle: null, channel, reason };
 }

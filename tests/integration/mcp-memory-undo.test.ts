@@ -137,11 +137,11 @@ describe('MCP calls undone with the real memory server', () => {
     expect(partial.refused.what).toBe('mem.delete_entities (delete entity carol)');
     expect(partial.refused.why).toMatch(/^mem refused delete_entities: .*EISDIR/);
     expect(partial.message).toMatch(/partly done: other\.delete_entities called \(delete entity dave\) — these cannot be taken back/);
-    expect(partial.steps.find((s) => s.channel === 'tools')).toMatchObject({ result: 'refused' });
+    expect(partial.steps.find((s) => s.channel === 'mcp')).toMatchObject({ result: 'refused' });
     expect(await w.graph('other')).toEqual(beforeB);
     const stayed = w.harness.store.getAction(action.id)!;
     expect(stayed.status).toBe('done');
-    expect(stayed.reverse.takenBack).toEqual([{ channel: 'mcp', server: 'other', tool: 'create_entities', summary: 'delete entity dave' }]);
+    expect(stayed.reverse.takenBack).toEqual([{ channel: 'mcp', name: 'other.create_entities', summary: 'delete entity dave' }]);
     expect(stayed.reverse.steps).toEqual([expect.objectContaining({ channel: 'mcp', server: 'mem', tool: 'delete_entities' })]);
 
     // The person puts the file back; undo again makes only mem's inverse (dave's is not made twice).
@@ -167,7 +167,7 @@ describe('MCP calls undone with the real memory server', () => {
     const refused = await w.harness.undo.undo(action.id);
     expect(refused.outcome).toBe('conflict');
     expect(refused.outcome === 'conflict' && refused.blockers).toEqual([
-      expect.objectContaining({ channel: 'tools', path: 'mem.delete_entities', reason: expect.stringContaining('the MCP server "mem" is no longer defined; add it again') }),
+      expect.objectContaining({ channel: 'mcp', path: 'mem.delete_entities', reason: expect.stringContaining('the MCP server "mem" is no longer defined; add it again') }),
     ]);
     expect(w.connector.opened.length).toBe(opened);
     expect(w.harness.store.getAction(action.id)!.status).toBe('done');

@@ -40,7 +40,7 @@ describe('keep a copy of your edit and undo', () => {
     expect(done.copies).toEqual([{ path: 'notes.txt', copy: 'notes (your edit).txt' }]);
     expect(read(ws, 'notes.txt')).toBe('original\n');
     expect(readFileSync(join(ws, 'notes (your edit).txt'))).toEqual(mine);
-    expect(done.steps?.find((s) => s.channel === 'files')?.items).toContain('notes.txt: your edit kept as notes (your edit).txt');
+    expect(done.steps?.find((s) => s.channel === 'fs')?.items).toContain('notes.txt: your edit kept as notes (your edit).txt');
     expect(h.store.getAction(action.id)!.status).toBe('undone');
     // The copy is told by the operation, not shown as an outside edit.
     const external = h.views.timeline(h.task.id).entries.filter((e) => e.kind === 'external');
@@ -215,7 +215,7 @@ describe('keep a copy of your edit and undo, across channels', () => {
 
     const r = await h.undo.undo(action.id, { keepCopies: true });
     expect(r.outcome, JSON.stringify(r)).toBe('conflict');
-    const files = r.outcome === 'conflict' ? r.steps?.find((s) => s.channel === 'files') : undefined;
+    const files = r.outcome === 'conflict' ? r.steps?.find((s) => s.channel === 'fs') : undefined;
     expect(files?.result).toBe('compensated');
     expect(read(ws, 'report.txt')).toBe('final, with my note\n');
     expect(existsSync(join(ws, 'report (your edit).txt'))).toBe(false);

@@ -79,7 +79,7 @@ export async function startUndoHarness(
   const operations = new UndoOperations(db);
   const reverter = filesReverter(store, fs);
   const channels = undoChannels({ store, fs, reverter, ...options.channels });
-  const undo = new UndoService(store, fs, events, { isRunning: (id) => running.has(id), operations, channels, reverter, db: options.channels?.db });
+  const undo = new UndoService(store, fs, events, { isRunning: (id) => running.has(id), operations, channels, reverter });
   const views = new UndoViews(store, fs, undo, (id) => running.has(id), operations);
   await undo.recover();
   const grants: WorkspaceGrant[] = folders.map((hostPath, i) => ({

@@ -98,7 +98,7 @@ describe('the reverse plan of service calls', () => {
     const c = effect({ path: '/chat.update' });
     const plan = reversePlanOf({ kind: 'code', status: 'done', output: { stdout: '', stderr: '', exitCode: 0, timedOut: false, truncated: false }, effects: [a, b, c, effect({ refused: 'no' })] });
     expect(plan.steps.map((s) => (s.channel === 'rest' ? s.summary : ''))).toEqual(['Close #1', 'Delete A']);
-    expect(plan.irreversible).toEqual([{ channel: 'rest', service: 'slack', method: 'POST', path: '/chat.update' }]);
+    expect(plan.irreversible).toEqual([{ channel: 'rest', name: 'POST svc/slack/chat.update' }]);
     expect(describeReversePlan(plan)).toBe(
       'Send PATCH svc/github/repos/a/b/issues/1 (Close #1), then POST svc/slack/chat.delete (Delete A). POST svc/slack/chat.update cannot be undone (no known inverse).',
     );
@@ -113,7 +113,7 @@ describe('the reverse plan of service calls', () => {
     const refusedA = { ...a, undone: { status: 200, at: '2026-01-01T00:00:01Z', error: 'cant_delete_message' } };
     const plan = reversePlanOf({ kind: 'code', status: 'done', output, effects: [refusedA, sentB] });
     expect(plan.steps.map((s) => (s.channel === 'rest' ? s.summary : ''))).toEqual(['Delete A']);
-    expect(plan.takenBack).toEqual([{ channel: 'rest', service: 'github', method: 'POST', path: '/repos/a/b/issues', summary: 'Close #1' }]);
+    expect(plan.takenBack).toEqual([{ channel: 'rest', name: 'POST svc/github/repos/a/b/issues', summary: 'Close #1' }]);
     expect(describeReversePlan(plan)).toBe('Send POST svc/slack/chat.delete (Delete A). Already taken back by an earlier undo: POST svc/github/repos/a/b/issues (Close #1).');
     expect(partlyUndone({ status: 'done', reverse: plan })).toBe(true);
     expect(partlyUndone({ status: 'undone', reverse: plan })).toBe(false);

@@ -136,7 +136,7 @@ describe('the timeline never says an edit was kept when an undo after it replace
     recovered: false,
     note: null,
     outcome: 'done' as const,
-    steps: [{ channel: 'files' as const, result: 'done' as const, items, detail: null }],
+    steps: [{ channel: 'fs' as const, result: 'done' as const, items, detail: null }],
   });
 
   it('names the file the rewind put back, and where the edit was kept', () => {

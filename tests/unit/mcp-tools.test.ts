@@ -403,10 +403,10 @@ describe('the tools undo channel', () => {
   it('refuses, naming the call, when this Posthoc has no tools channel; redo of a taken-back call is refused', async () => {
     const none = new McpUndoChannel(undefined, () => undefined);
     expect(await none.session(job('undo', [call()]), async (step) => step!.check())).toEqual([
-      expect.objectContaining({ channel: 'tools', path: 'mem.delete_entities', reason: expect.stringContaining('without the tools channel') }),
+      expect.objectContaining({ channel: 'mcp', path: 'mem.delete_entities', reason: expect.stringContaining('without the tools channel') }),
     ]);
     expect(await none.session(job('redo', [call({ undone: { at: 'x', error: null } })]), async (step) => step!.check())).toEqual([
-      expect.objectContaining({ channel: 'tools', path: 'mem.create_entities', reason: expect.stringContaining('redo cannot call tools again') }),
+      expect.objectContaining({ channel: 'mcp', path: 'mem.create_entities', reason: expect.stringContaining('redo cannot call tools again') }),
     ]);
     expect(await none.session(job('redo', [call({ undone: { at: 'x', error: 'refused' } })]), async (step) => step)).toBeNull();
   });

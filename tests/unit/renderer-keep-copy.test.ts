@@ -38,11 +38,11 @@ describe('when the timeline offers to keep a copy', () => {
     expect(keepCopyOffer(entry([later('a.txt', 2)], [edit('a.txt')], [1]))).toBeNull();
     // A rewind stopped by another task's action, a database or a file known not to be copyable.
     expect(keepCopyOffer(entry([later('a.txt', 2)], [{ ...later('a.txt', 7), taskTitle: 'other' }]))).toBeNull();
-    expect(keepCopyOffer(entry([edit('shop', { channel: 'databases', reason: 'rows changed' })], []))).toBeNull();
+    expect(keepCopyOffer(entry([edit('shop', { channel: 'db', reason: 'rows changed' })], []))).toBeNull();
     expect(keepCopyOffer(entry([edit('notes.txt', { copyable: false })], []))).toBeNull();
-    expect(keepCopyOffer(entry([edit('notes.txt'), edit('shop', { channel: 'databases' })], []))).toBeNull();
+    expect(keepCopyOffer(entry([edit('notes.txt'), edit('shop', { channel: 'db' })], []))).toBeNull();
     expect(keepCopyOffer({ ...entry([edit('notes.txt')], []), undo: { possible: true, blockers: [edit('notes.txt')] } })).toBeNull();
-    expect([edit('x'), later('y', 2), edit('z', { channel: 'services' })].map(isPersonsEdit)).toEqual([true, false, false]);
+    expect([edit('x'), later('y', 2), edit('z', { channel: 'rest' })].map(isPersonsEdit)).toEqual([true, false, false]);
   });
 });
 

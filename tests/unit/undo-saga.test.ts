@@ -75,28 +75,28 @@ describe('the undo saga over the channels it is handed', () => {
   it('checks all, applies the exact channels first in the given order and those that leave the machine last', async () => {
     const log: string[] = [];
     const { undo, action } = world([
-      fakeChannel('services', true, log),
-      fakeChannel('databases', false, log),
-      fakeChannel('tools', true, log),
-      fakeChannel('files', false, log),
+      fakeChannel('rest', true, log),
+      fakeChannel('db', false, log),
+      fakeChannel('mcp', true, log),
+      fakeChannel('fs', false, log),
     ]);
     const result = await undo.undo(action.id);
     expect(result).toMatchObject({ outcome: 'undone', action: { status: 'undone' } });
     expect(log).toEqual([
-      'databases:open', 'files:open', 'services:open', 'tools:open',
-      'databases:check', 'files:check', 'services:check', 'tools:check',
-      'databases:apply', 'files:apply', 'services:apply', 'tools:apply',
-      'tools:close', 'services:close', 'files:close', 'databases:close',
+      'db:open', 'fs:open', 'rest:open', 'mcp:open',
+      'db:check', 'fs:check', 'rest:check', 'mcp:check',
+      'db:apply', 'fs:apply', 'rest:apply', 'mcp:apply',
+      'mcp:close', 'rest:close', 'fs:close', 'db:close',
     ]);
-    expect(result.steps?.map((s) => s.channel)).toEqual(['databases', 'files', 'services', 'tools']);
+    expect(result.steps?.map((s) => s.channel)).toEqual(['db', 'fs', 'rest', 'mcp']);
   });
 
   it('puts the exact channels back when one that leaves the machine refuses, and refuses with nothing sent', async () => {
     const log: string[] = [];
-    const { undo, action } = world([fakeChannel('tools', true, log, true), fakeChannel('files', false, log)]);
+    const { undo, action } = world([fakeChannel('mcp', true, log, true), fakeChannel('fs', false, log)]);
     const result = await undo.undo(action.id);
     expect(result).toMatchObject({ outcome: 'conflict', action: { status: 'done' } });
-    expect(log.filter((l) => !l.endsWith('open') && !l.endsWith('close'))).toEqual(['files:check', 'tools:check', 'files:apply', 'tools:apply', 'files:compensate']);
+    expect(log.filter((l) => !l.endsWith('open') && !l.endsWith('close'))).toEqual(['fs:check', 'mcp:check', 'fs:apply', 'mcp:apply', 'fs:compensate']);
   });
 
   it('with no channel at all, an undo is a change of status', async () => {

@@ -1,37 +1,23 @@
 // The databases channel behind the undo saga's interface (shared/undo/channel.ts). Each effect is reverted in a transaction of its own that completes or changes
 // nothing; if a later one (or another channel) is refused, the ones already done are put back.
-import { assertNever, type Action, type DbEffect, type UndoBlocker } from '../../../shared/domain';
-import { StepRefused, type ApplyResult, type ChannelStep, type UndoChannel, type UndoJob } from '../../../shared/undo/channel';
+import { effectsOf } from '../../../shared/channels/registry';
+import type { Action, DbEffect, UndoBlocker } from '../../../shared/domain';
+import { KeepRefused, StepRefused, type ApplyResult, type ChannelStep, type UndoChannel, type UndoJob } from '../../../shared/undo/channel';
 import type { DbChannel } from './db-channel';
 import { DbConflict, DbRefusal } from './db-errors';
 
 export type DatabaseUndo = Pick<DbChannel, 'undo' | 'redo' | 'keep' | 'conflicts'>;
 
 export function dbEffectsOf(action: Action): DbEffect[] {
-  const out: DbEffect[] = [];
   const held = new Set<string>();
-  for (const e of action.effects) {
-    switch (e.channel) {
-      case 'db':
-        if (e.undo.kind === 'none' || e.refused !== null) break;
-        // Several requests of one action in a held transaction roll back (or commit) together, once.
-        if (e.undo.kind === 'held') {
-          if (held.has(e.undo.logId!)) break;
-          held.add(e.undo.logId!);
-        }
-        out.push(e);
-        break;
-      case 'fs':
-      case 'rest':
-      case 'packages': // packages live in the task's own environment: nothing to undo
-      case 'memory': // the memory's own channel (effects/memory) undoes it
-      case 'mcp': // the tools' own channel (main/mcp) undoes it
-        break;
-      default:
-        assertNever(e, 'effect');
-    }
-  }
-  return out;
+  return effectsOf(action.effects, 'db').filter((e) => {
+    if (e.undo.kind === 'none' || e.refused !== null) return false;
+    // Several requests of one action in a held transaction roll back (or commit) together, once.
+    if (e.undo.kind !== 'held') return true;
+    if (held.has(e.undo.logId!)) return false;
+    held.add(e.undo.logId!);
+    return true;
+  });
 }
 
 /**
@@ -40,7 +26,7 @@ export function dbEffectsOf(action: Action): DbEffect[] {
  * completes or changes nothing; compensate reverts the done ones the other way, newest first.
  */
 export class DatabasesUndoChannel implements UndoChannel {
-  readonly name = 'databases' as const;
+  readonly name = 'db' as const;
   readonly leavesMachine = false;
 
   constructor(private readonly db: DatabaseUndo | undefined) {}
@@ -48,6 +34,22 @@ export class DatabasesUndoChannel implements UndoChannel {
   async session<T>(job: UndoJob, body: (step: ChannelStep | null) => Promise<T>): Promise<T> {
     const effects = job.actions.flatMap((a) => (job.direction === 'undo' ? [...dbEffectsOf(a)].reverse() : dbEffectsOf(a)));
     return body(effects.length === 0 ? null : new DatabasesStep(this.db, job, effects));
+  }
+
+  /** Keep releases what the action's database effects hold; a held transaction commits as a whole, so its other actions become final too. */
+  async keep(action: Action): Promise<string[]> {
+    const effects = dbEffectsOf(action);
+    if (effects.length === 0 || !this.db) return [];
+    const others = new Set<string>();
+    for (const e of effects) {
+      try {
+        for (const id of await this.db.keep(e)) if (id !== action.id) others.add(id);
+      } catch (error) {
+        if (error instanceof DbRefusal) throw new KeepRefused(error.message);
+        throw error;
+      }
+    }
+    return [...others];
   }
 }
 
@@ -122,5 +124,5 @@ class DatabasesStep implements ChannelStep {
 }
 
 function blocker(path: string, reason: string): UndoBlocker {
-  return { path, by: 'content', actionId: null, actionSeq: null, taskTitle: null, channel: 'databases', reason };
+  return { path, by: 'content', actionId: null, actionSeq: null, taskTitle: null, channel: 'db', reason };
 }

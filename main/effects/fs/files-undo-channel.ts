@@ -24,7 +24,7 @@ export type FilesUndoHooks = {
 };
 
 export class FilesUndoChannel implements UndoChannel {
-  readonly name = 'files' as const;
+  readonly name = 'fs' as const;
   readonly leavesMachine = false;
 
   constructor(
@@ -75,7 +75,7 @@ class FilesStep implements ChannelStep {
       ),
       this.stores,
     );
-    if (!prepared.ok) return this.hooks.describe(this.job.taskId, prepared.blockers).map((b) => ({ ...b, channel: 'files' as const }));
+    if (!prepared.ok) return this.hooks.describe(this.job.taskId, prepared.blockers).map((b) => ({ ...b, channel: 'fs' as const }));
     this.prepared = prepared;
     return [];
   }

@@ -1,4 +1,4 @@
-// Undo for MCP tool calls, behind the undo saga's interface as the 'tools' remote-inverses channel
+// Undo for MCP tool calls, behind the undo saga's interface as the tools ('mcp') remote-inverses channel
 // (shared/undo/remote-inverses-channel.ts, shared with the services channel): each recorded inverse call
 // is made, newest first, through the hub (the same server, opened again for the task if its run has ended). A server may refuse an inverse (the entity changed, the token lost its
 // scope), so these calls are compensable, never exact: like service calls they are applied last
@@ -7,7 +7,7 @@
 import type { Action } from '../../../shared/domain';
 import type { McpEffect } from '../../../shared/domain/mcp';
 import { RemoteInversesChannel, type InverseDoor, type RemoteCalls } from '../../../shared/undo/remote-inverses-channel';
-import { callName, isMcpTakenBack, mcpWrites } from '../../../shared/undo/reverse-plan';
+import { isMcpTakenBack, mcpWrites, toolCallName } from '../../../shared/channels/tools/spec';
 import type { ToolResult } from './mcp-hub';
 
 /** How long undo waits for one inverse call (a server that hangs must not hold the undo for ever). */
@@ -28,14 +28,14 @@ export function pendingToolInverses(action: Action): McpEffect[] {
     .reverse();
 }
 
-const inverseName = (e: McpEffect): string => callName({ channel: 'mcp', server: e.server, tool: e.inverse!.tool });
+const inverseName = (e: McpEffect): string => toolCallName({ server: e.server, tool: e.inverse!.tool });
 
 /** How the tools channel finds and names its calls (the inverse of each is a recorded tool call). */
 const TOOL_CALLS: RemoteCalls<McpEffect> = {
-  channel: 'tools',
+  channel: 'mcp',
   pending: pendingToolInverses,
   takenBack: (action) => mcpWrites(action.effects).filter(isMcpTakenBack),
-  callName: (e) => callName({ channel: 'mcp', server: e.server, tool: e.tool }),
+  callName: toolCallName,
   inverseName,
   summary: (e) => e.inverse!.summary,
   words: {

@@ -282,7 +282,7 @@ function WayOut({
  * left against the file now), or the later action's own change to it.
  */
 function ShowTheEdit({ blockers, actionId }: { blockers: readonly UndoBlocker[]; actionId: string }) {
-  const files = blockers.filter((b) => b.channel === undefined || b.channel === 'files');
+  const files = blockers.filter((b) => b.channel === undefined || b.channel === 'fs');
   const yours = files.find((b) => b.by === 'external' || b.by === 'content');
   const later = files.find((b) => b.by === 'action' && b.actionId !== null);
   if (yours !== undefined) {

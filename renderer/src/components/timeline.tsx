@@ -6,6 +6,7 @@ import type { TimelineEntry } from '../../../shared/domain/undo';
 import type { UndoStep } from '../../../shared/domain';
 import { externalNote, externalPaths, foldStepItems } from '../model/timeline-view';
 import { foldGitPaths } from '../../../shared/undo/git-internals';
+import { channelHeading } from '../../../shared/channels/registry';
 import { useAppStore } from '../state/app-store';
 import { selectActions } from '../state/tasks-state';
 import { useMediaQuery } from '../state/theme';
@@ -145,7 +146,7 @@ function Entry({ taskId, entry, note }: { taskId: string; entry: TimelineEntry; 
               {entry.steps.map((step, i) => (
                 <li key={i} className={`tl-step tl-step-${step.result}`} data-testid="timeline-step" data-channel={step.channel} data-result={step.result}>
                   <span className="tl-step-head">
-                    {CHANNEL_WORDS[step.channel]}: {STEP_WORDS[step.result]}
+                    {channelHeading(step.channel)}: {STEP_WORDS[step.result]}
                   </span>
                   {step.items.length > 0 && (
                     <StepItems items={foldStepItems(step.items)} />
@@ -160,7 +161,6 @@ function Entry({ taskId, entry, note }: { taskId: string; entry: TimelineEntry; 
   }
 }
 
-const CHANNEL_WORDS: Record<UndoStep['channel'], string> = { files: 'Files', databases: 'Databases', services: 'Service calls', memory: 'Memory', tools: 'Tool calls' };
 const STEP_WORDS: Record<UndoStep['result'], string> = {
   done: 'done',
   refused: 'refused',

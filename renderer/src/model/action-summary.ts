@@ -3,40 +3,24 @@
 import type { Result } from '../../../shared/contract';
 import { describeBlocker } from '../../../shared/undo/blocker-words';
 import { foldGitPaths } from '../../../shared/undo/git-internals';
+import { effectsOf } from '../../../shared/channels/registry';
 import { assertNever, isApplied, type Action, type DbEffect, type Effect, type RestEffect, type UndoResult } from '../../../shared/domain';
 
 export type ChangeMark = 'added' | 'modified' | 'deleted' | 'renamed';
 /** `from` is the old name of a renamed path. */
 export type Change = { mark: ChangeMark; channel: Effect['channel']; where: string; path: string; from?: string };
 
-/** Every change an action made, per effect, in the order the effects were recorded. */
+/** Every file an action changed, per folder, in the order the effects were recorded (the other channels are listed apart: calls, rows, downloads, notes, tool calls). */
 export function listChanges(effects: readonly Effect[]): Change[] {
-  const changes: Change[] = [];
-  for (const effect of effects) {
-    switch (effect.channel) {
-      case 'fs': {
-        const where = effect.workspace;
-        for (const path of effect.added) changes.push({ mark: 'added', channel: 'fs', where, path });
-        for (const path of effect.modified) changes.push({ mark: 'modified', channel: 'fs', where, path });
-        for (const path of effect.deleted) changes.push({ mark: 'deleted', channel: 'fs', where, path });
-        for (const r of effect.renamed ?? []) changes.push({ mark: 'renamed', channel: 'fs', where, path: r.to, from: r.from });
-        break;
-      }
-      case 'rest':
-        break; // service calls are listed apart: see listCalls
-      case 'db':
-        break; // database changes are listed apart: see listDbChanges
-      case 'packages':
-        break; // downloads are listed apart: see listDownloads
-      case 'memory':
-        break; // notes are listed apart: see components/memory-notes
-      case 'mcp':
-        break; // tool calls are listed apart: see components/mcp-calls
-      default:
-        assertNever(effect, 'effect');
-    }
-  }
-  return changes;
+  return effectsOf(effects, 'fs').flatMap((effect) => {
+    const where = effect.workspace;
+    return [
+      ...effect.added.map((path): Change => ({ mark: 'added', channel: 'fs', where, path })),
+      ...effect.modified.map((path): Change => ({ mark: 'modified', channel: 'fs', where, path })),
+      ...effect.deleted.map((path): Change => ({ mark: 'deleted', channel: 'fs', where, path })),
+      ...(effect.renamed ?? []).map((r): Change => ({ mark: 'renamed', channel: 'fs', where, path: r.to, from: r.from })),
+    ];
+  });
 }
 
 export type ServiceCall = {

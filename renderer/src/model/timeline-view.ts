@@ -90,7 +90,7 @@ export function outcomeWords(outcome: OperationOutcome): string {
   return [outcome.text, ...(outcome.copies ?? []).map(describeCopy)].join(' ');
 }
 
-const isFileBlocker = (b: UndoBlocker): boolean => b.channel === undefined || b.channel === 'files';
+const isFileBlocker = (b: UndoBlocker): boolean => b.channel === undefined || b.channel === 'fs';
 
 /** Why no copy gets a blocker out of the way: the engine's words, or what the blocker itself says. */
 function noCopyWords(b: UndoBlocker): string {
@@ -241,7 +241,7 @@ export function externalNote(entries: readonly Entry[], index: number): string {
   for (const later of entries.slice(index + 1)) {
     if (later.kind !== 'operation' || later.state !== 'completed' || later.outcome === 'refused') continue;
     for (const step of later.steps) {
-      if (step.channel !== 'files' || step.result !== 'done') continue;
+      if (step.channel !== 'fs' || step.result !== 'done') continue;
       for (const item of step.items) {
         const gone = /^(.*) (?:put back|removed)$/.exec(item);
         const kept = /^(.*): your edit kept as (.*)$/.exec(item);
