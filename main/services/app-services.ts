@@ -10,9 +10,7 @@ import { DbChannel } from '../effects/db/db-channel';
 import { DbGatewayRoute } from '../effects/db/db-gateway-route';
 import { MemoryFile } from '../effects/memory/memory-file';
 import { MemoryRoute } from '../effects/memory/memory-route';
-import { DbEngines } from '../effects/db/engine';
-import { PostgresEngine } from '../effects/db/postgres';
-import { SqliteEngine } from '../effects/db/sqlite';
+import { makeDbEngines } from '../effects/db/engines';
 import { FsChannel } from '../effects/fs/fs-channel';
 import { namesByHandle } from '../effects/fs/beneath';
 import { Gateway } from '../gateway/gateway';
@@ -120,9 +118,9 @@ export function createServices(options: {
   const gateway = new Gateway(join(options.dataDir, 'gateway'), (taskId) => (isListing(taskId) ? listingTask(taskId) : store.getTask(taskId)), () => settings.gatewayLimits());
   const connections = new ConnectionsService(db, vault, services, gateway, events, options.connections);
   gateway.route('svc', actionsOnly(serviceRoute(services, { caller: connections.caller, holds: gateway.holds, apiOf: apiSpec })));
-  // One folder per database engine (effects/db/sqlite, effects/db/postgres); a third engine is registered here.
-  // Passwords of granted databases are read from the vault in the main process only.
-  const engines = new DbEngines([new SqliteEngine(), new PostgresEngine((name) => vault.get(name))]);
+  // One folder per database engine (effects/db/sqlite, effects/db/postgres), each made by its line in
+  // effects/db/engines.ts. Passwords of granted databases are read from the vault in the main process only.
+  const engines = makeDbEngines({ secrets: (name) => vault.get(name) });
   const databases = new DbChannel(options.dataDir, engines);
   const dbRoute = new DbGatewayRoute();
   gateway.route('db', actionsOnly(dbRoute.route));

@@ -26,7 +26,7 @@ export class DatabaseGrants {
     for (const request of requests) {
       if (grants.some((g) => g.name === request.name)) throw new ServiceError('invalid-input', `Two databases are named "${request.name}"; give each its own name.`);
       try {
-        const parsed = parseDatabaseUrl(request.url);
+        const parsed = parseDatabaseUrl(request.url, this.engines);
         const engine = this.engines.get(parsed.engine);
         const password = request.password ?? parsed.password;
         if (!engine.passwords && password) throw new GrantError(`A ${engine.label} file has no password; leave it out for "${request.name}".`);

@@ -2,8 +2,8 @@
 // that mean it, an example, and whether a password applies. main reads it to parse a grant (db-grant.ts) and
 // word its prompts and messages; the renderer reads it for the grant form (what to send, when to ask for a
 // password, what is not supported) and the cards; the CLI for its help. A new engine is one entry here plus
-// its folder under main/effects/db/.
-import type { DatabaseEngine } from './index';
+// its folder under main/effects/db/ with one line in main/effects/db/engines.ts. The engine ids (DatabaseEngine)
+// are this table's keys. Imports nothing but types, so the databases channel's schemas can read it.
 
 export type EngineDescription = {
   label: string;
@@ -15,10 +15,14 @@ export type EngineDescription = {
   password: boolean;
 };
 
-export const DATABASE_ENGINES: Readonly<Record<DatabaseEngine, EngineDescription>> = {
+export const DATABASE_ENGINES = {
   sqlite: { label: 'SQLite', schemes: ['sqlite'], example: 'sqlite:./shop.db', password: false },
   postgres: { label: 'PostgreSQL', schemes: ['postgres', 'postgresql'], example: 'postgres://me@localhost/crm', password: true },
-};
+} as const satisfies Readonly<Record<string, EngineDescription>>;
+
+/** An engine's id: a key of the table above. */
+export type DatabaseEngine = keyof typeof DATABASE_ENGINES;
+export const DATABASE_ENGINE_IDS = Object.keys(DATABASE_ENGINES) as [DatabaseEngine, ...DatabaseEngine[]];
 
 /** Engines people may hand over that Posthoc cannot undo yet: refused with their name, never taken for a file. */
 const NOT_YET: Readonly<Record<string, string>> = {

@@ -1,9 +1,8 @@
-// The database engines as the composition root registers them, for tests that build a DbChannel themselves.
-import { DbEngines } from '../../main/effects/db/engine';
+// The database engines as the composition root registers them (main/effects/db/engines.ts), for tests that build a DbChannel themselves.
+import type { DbEngines } from '../../main/effects/db/engine';
+import { makeDbEngines } from '../../main/effects/db/engines';
 import type { Secrets } from '../../main/effects/db/postgres/pg-client';
-import { PostgresEngine } from '../../main/effects/db/postgres';
-import { SqliteEngine } from '../../main/effects/db/sqlite';
 
 export function dbEngines(secrets: Secrets = async () => null): DbEngines {
-  return new DbEngines([new SqliteEngine(), new PostgresEngine(secrets)]);
+  return makeDbEngines({ secrets });
 }

@@ -4,6 +4,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { describeSchema, parentFirst, type SchemaInfo, type TableInfo } from '../../main/effects/db/db-schema';
 import { buildGrant, GrantError, parseDatabaseUrl, parseDbSpec, passwordSecretName, redact } from '../../main/effects/db/db-grant';
+import { dbEngines } from '../support/db-engines';
+
+const engines = dbEngines();
 import { formatTable } from '../../main/effects/db/query-result';
 import { fitToColumns, orderedStatements, previewStatements, rowName, type Dialect, type TableLog } from '../../main/effects/db/row-log';
 import { parseRecordText, pgLiteral, quoteIdent } from '../../main/effects/db/sql-literals';
@@ -127,28 +130,28 @@ describe('compensating statements', () => {
 
 describe('grants', () => {
   it('reads sqlite: paths and PostgreSQL URLs, taking the password out of the URL', () => {
-    expect(parseDatabaseUrl('sqlite:shop.db', '/home/me')).toEqual({ engine: 'sqlite', location: '/home/me/shop.db', password: null });
-    expect(parseDatabaseUrl('/data/x.sqlite3')).toMatchObject({ engine: 'sqlite', location: '/data/x.sqlite3' });
-    expect(parseDatabaseUrl('postgres://me:s%40cret@db.local:5433/shop')).toEqual({ engine: 'postgres', location: 'postgres://me@db.local:5433/shop', password: 's@cret' });
-    expect(() => parseDatabaseUrl('postgres://me:pw@host')).toThrow(/names no database/);
-    expect(() => parseDatabaseUrl('mysql://me:pw@host/x')).toThrow(GrantError);
-    expect(() => parseDatabaseUrl('mysql://me:pw@host/x')).not.toThrow(/pw/);
-    expect(() => parseDatabaseUrl('mysql://me:pw@host/x')).toThrow(/^MySQL is not supported yet: Posthoc undoes SQLite and PostgreSQL databases/);
+    expect(parseDatabaseUrl('sqlite:shop.db', engines, '/home/me')).toEqual({ engine: 'sqlite', location: '/home/me/shop.db', password: null });
+    expect(parseDatabaseUrl('/data/x.sqlite3', engines)).toMatchObject({ engine: 'sqlite', location: '/data/x.sqlite3' });
+    expect(parseDatabaseUrl('postgres://me:s%40cret@db.local:5433/shop', engines)).toEqual({ engine: 'postgres', location: 'postgres://me@db.local:5433/shop', password: 's@cret' });
+    expect(() => parseDatabaseUrl('postgres://me:pw@host', engines)).toThrow(/names no database/);
+    expect(() => parseDatabaseUrl('mysql://me:pw@host/x', engines)).toThrow(GrantError);
+    expect(() => parseDatabaseUrl('mysql://me:pw@host/x', engines)).not.toThrow(/pw/);
+    expect(() => parseDatabaseUrl('mysql://me:pw@host/x', engines)).toThrow(/^MySQL is not supported yet: Posthoc undoes SQLite and PostgreSQL databases/);
     // What the app's form once sent for any location: a URL inside sqlite: is refused, never made a file.
-    expect(() => parseDatabaseUrl('sqlite:mysql://me:pw@host/x')).toThrow(/^MySQL is not supported yet|is a SQLite grant of a URL/);
-    expect(() => parseDatabaseUrl('sqlite:mysql://me:pw@host/x')).not.toThrow(/pw@/);
-    expect(() => parseDatabaseUrl('ftp://me:pw@host/x.db')).toThrow(/^"ftp:\/\/me:\*\*\*@host\/x\.db" is not a database Posthoc knows/);
-    expect(() => parseDatabaseUrl('postgres:crm')).toThrow(/not a valid PostgreSQL URL/);
-    expect(parseDatabaseUrl('sqlite:///abs/shop.db')).toMatchObject({ engine: 'sqlite', location: '/abs/shop.db' });
+    expect(() => parseDatabaseUrl('sqlite:mysql://me:pw@host/x', engines)).toThrow(/^MySQL is not supported yet|is a SQLite grant of a URL/);
+    expect(() => parseDatabaseUrl('sqlite:mysql://me:pw@host/x', engines)).not.toThrow(/pw@/);
+    expect(() => parseDatabaseUrl('ftp://me:pw@host/x.db', engines)).toThrow(/^"ftp:\/\/me:\*\*\*@host\/x\.db" is not a database Posthoc knows/);
+    expect(() => parseDatabaseUrl('postgres:crm', engines)).toThrow(/not a valid PostgreSQL URL/);
+    expect(parseDatabaseUrl('sqlite:///abs/shop.db', engines)).toMatchObject({ engine: 'sqlite', location: '/abs/shop.db' });
     // A file whose name holds a colon is still a file.
-    expect(parseDatabaseUrl('data:2024.db', '/home/me')).toEqual({ engine: 'sqlite', location: '/home/me/data:2024.db', password: null });
-    expect(parseDatabaseUrl('sqlite:data:2024.db', '/home/me')).toEqual({ engine: 'sqlite', location: '/home/me/data:2024.db', password: null });
+    expect(parseDatabaseUrl('data:2024.db', engines, '/home/me')).toEqual({ engine: 'sqlite', location: '/home/me/data:2024.db', password: null });
+    expect(parseDatabaseUrl('sqlite:data:2024.db', engines, '/home/me')).toEqual({ engine: 'sqlite', location: '/home/me/data:2024.db', password: null });
     expect(redact('crm=postgres://me:hunter2@host/db')).toBe('crm=postgres://me:***@host/db');
     expect(parseDbSpec('shop=sqlite:a=b.db')).toEqual({ name: 'shop', url: 'sqlite:a=b.db' });
   });
 
   it('fills in the defaults, and a read-only grant allows queries only', () => {
-    const parsed = parseDatabaseUrl('postgres://me:pw@h/db');
+    const parsed = parseDatabaseUrl('postgres://me:pw@h/db', engines);
     const grant = buildGrant({ name: 'crm', url: 'x', readOnly: true, statements: ['ddl'] }, parsed, true);
     expect(grant).toEqual({
       name: 'crm',

@@ -1,7 +1,6 @@
 // Database grants as people write them — `NAME=sqlite:PATH`, `NAME=postgres://user:pw@host/db` — turned
 // into the grant Posthoc stores: the password taken out of the URL (the caller moves it to the vault), a
 // vault entry name in its place, and the per-grant settings with their defaults.
-import { isAbsolute, resolve } from 'node:path';
 import type { DatabaseEngine, DatabaseGrant, DatabaseMode, StatementClass } from '../../../shared/domain';
 import { DATABASE_ENGINES, engineOfUrl, redactPassword, unsupportedEngineMessage } from '../../../shared/domain/database-engines';
 
@@ -30,7 +29,7 @@ export type ParsedLocation = { engine: DatabaseEngine; location: string; passwor
  * `sqlite:PATH`, `sqlite:///abs/path`, a path to a .db/.sqlite/.sqlite3 file, or `postgres(ql)://…` (the forms
  * of shared/domain/database-engines.ts); another engine's URL is refused with its name, never taken for a file.
  */
-export function parseDatabaseUrl(url: string, cwd = process.cwd()): ParsedLocation {
+export function parseDatabaseUrl(url: string, engines: { get(id: DatabaseEngine): { parseLocation(trimmed: string, cwd: string): ParsedLocation } }, cwd = process.cwd()): ParsedLocation {
   const trimmed = url.trim();
   const unsupported = unsupportedEngineMessage(trimmed);
   if (unsupported) throw new GrantError(unsupported.replace(/"[a-z][a-z0-9+.-]*:"/i, `"${redact(trimmed)}"`));
@@ -40,32 +39,10 @@ export function parseDatabaseUrl(url: string, cwd = process.cwd()): ParsedLocati
     throw new GrantError(`"${redact(trimmed)}" is a SQLite grant of a URL, not of a file: write the URL alone (${Object.values(DATABASE_ENGINES).map((e) => e.example).join(' or ')}).`);
   }
   const named = engineOfUrl(trimmed);
-  return LOCATION_PARSERS[named.kind === 'engine' ? named.engine : 'sqlite'](trimmed, cwd);
+  // Each engine reads its own location (DbEngine.parseLocation); a path with no scheme is SQLite's.
+  return engines.get(named.kind === 'engine' ? named.engine : 'sqlite').parseLocation(trimmed, cwd);
 }
 
-/** Each engine's own reading of its location: one entry per engine, the compiler checks none is missing. */
-const LOCATION_PARSERS: Readonly<Record<DatabaseEngine, (trimmed: string, cwd: string) => ParsedLocation>> = {
-  postgres(trimmed) {
-    let u: URL;
-    try {
-      if (!/^[a-z]+:\/\//i.test(trimmed)) throw new Error('no authority');
-      u = new URL(trimmed);
-    } catch {
-      throw new GrantError(`"${redact(trimmed)}" is not a valid PostgreSQL URL; write postgres://USER@HOST:PORT/DATABASE.`);
-    }
-    const password = u.password ? decodeURIComponent(u.password) : null;
-    u.password = '';
-    if (!u.pathname || u.pathname === '/') throw new GrantError(`The PostgreSQL URL ${u.toString()} names no database; add /DATABASE at the end.`);
-    return { engine: 'postgres', location: u.toString(), password };
-  },
-  sqlite(trimmed, cwd) {
-    const path = trimmed.replace(/^sqlite:(\/\/)?/i, '');
-    if (path === '' || (!/^sqlite:/i.test(trimmed) && !/\.(db|sqlite3?|db3)$/i.test(path))) {
-      throw new GrantError(`"${redact(trimmed)}" is neither sqlite:PATH nor postgres://…; for example --db shop=sqlite:./shop.db or --db crm=postgres://me@localhost/crm.`);
-    }
-    return { engine: 'sqlite', location: isAbsolute(path) ? path : resolve(cwd, path), password: null };
-  },
-};
 
 /** The vault entry of a connection's password: names the connection, never contains the password. */
 export function passwordSecretName(location: string): string {

@@ -3,6 +3,7 @@
 // The databases channel, held transactions, undo logs and grants ask the engine of a grant or a log;
 // nothing outside the engine folders branches on which engine it is. A third engine is a third folder.
 import type { DatabaseEngine, DatabaseGrant, DbStatement } from '../../../shared/domain';
+import type { ParsedLocation } from './db-grant';
 import type { SchemaInfo } from './db-schema';
 import type { OverRowLimit } from './db-errors';
 import type { Dialect, Direction, LazySource, RowEntry, TableLog } from './row-log';
@@ -54,6 +55,8 @@ export interface DbEngine {
   readonly dialect: Dialect;
   /** Whether a grant of this engine may carry a password (a file has none). */
   readonly passwords: boolean;
+  /** Its reading of a grant's location as the person wrote it (a file path, a URL): the password taken out. Throws GrantError. */
+  parseLocation(trimmed: string, cwd: string): ParsedLocation;
   /** When the task starts: the file exists and is not Posthoc's own, the server answers. May set the grant's canonical location. Throws GrantError. */
   checkGrant(grant: DatabaseGrant, protectedPaths: string[]): Promise<void>;
   /** Capture mode (and read-only grants): runs the action in one transaction, the undo log written before COMMIT. */

@@ -1,8 +1,10 @@
 // The databases channel's records: the effect an action leaves (stored with the action) and its step in the
 // reverse plan. zod only, so shared/domain can build its unions from the registry without a cycle.
 import { z } from 'zod';
+import { DATABASE_ENGINE_IDS } from '../../domain/database-engines';
 
-export const DatabaseEngine = z.enum(['sqlite', 'postgres']);
+/** The engines of shared/domain/database-engines.ts (one entry each). */
+export const DatabaseEngine = z.enum(DATABASE_ENGINE_IDS);
 export type DatabaseEngine = z.infer<typeof DatabaseEngine>;
 
 /** What a statement does, as the database reports it: reads, changes rows, or changes the schema. */

@@ -4,7 +4,7 @@
 import type { DatabaseGrant, DbStatement, StatementClass } from '../../../../shared/domain';
 import { engineLabel } from '../../../../shared/domain/database-engines';
 import { DbRefusal, OverRowLimit } from '../db-errors';
-import { GrantError, redact } from '../db-grant';
+import { GrantError, redact, type ParsedLocation } from '../db-grant';
 import type { DbEngine, HeldConnection, ImageOpener, RunInput } from '../engine';
 import { lazyRowsRead, type LazySource, type RowEntry, type TableLog } from '../row-log';
 import type { UndoLog, UndoLogStore } from '../undo-log';
@@ -23,6 +23,20 @@ export class PostgresEngine implements DbEngine {
 
   /** `secrets`: passwords of granted servers, read from the vault in the main process only. */
   constructor(private readonly secrets: Secrets) {}
+
+  parseLocation(trimmed: string): ParsedLocation {
+    let u: URL;
+    try {
+      if (!/^[a-z]+:\/\//i.test(trimmed)) throw new Error('no authority');
+      u = new URL(trimmed);
+    } catch {
+      throw new GrantError(`"${redact(trimmed)}" is not a valid PostgreSQL URL; write postgres://USER@HOST:PORT/DATABASE.`);
+    }
+    const password = u.password ? decodeURIComponent(u.password) : null;
+    u.password = '';
+    if (!u.pathname || u.pathname === '/') throw new GrantError(`The PostgreSQL URL ${u.toString()} names no database; add /DATABASE at the end.`);
+    return { engine: 'postgres', location: u.toString(), password };
+  }
 
   /** The server answers with the grant's credentials. */
   async checkGrant(grant: DatabaseGrant): Promise<void> {

@@ -2,10 +2,11 @@
 // capture by pages or per-row triggers (sqlite-runner), undo from the log or a snapshot (sqlite-undo).
 import type Database from 'better-sqlite3';
 import { realpath, stat } from 'node:fs/promises';
+import { isAbsolute, resolve } from 'node:path';
 import type { DatabaseGrant, DbStatement } from '../../../../shared/domain';
-import { engineLabel } from '../../../../shared/domain/database-engines';
+import { DATABASE_ENGINES, engineLabel } from '../../../../shared/domain/database-engines';
 import { isPathInside } from '../../fs/path-guard';
-import { GrantError } from '../db-grant';
+import { GrantError, redact, type ParsedLocation } from '../db-grant';
 import type { DbEngine, HeldConnection, ImageOpener, RunInput } from '../engine';
 import { lazyRowsRead, type LazySource, type RowEntry, type TableLog } from '../row-log';
 import type { UndoLogStore } from '../undo-log';
@@ -23,6 +24,14 @@ export class SqliteEngine implements DbEngine {
 
   /** `schemas`: the tables each action captures, remembered by the schema's text. */
   constructor(private readonly schemas: SchemaCache = new SchemaCache()) {}
+
+  parseLocation(trimmed: string, cwd: string): ParsedLocation {
+    const path = trimmed.replace(/^sqlite:(\/\/)?/i, '');
+    if (path === '' || (!/^sqlite:/i.test(trimmed) && !/\.(db|sqlite3?|db3)$/i.test(path))) {
+      throw new GrantError(`"${redact(trimmed)}" is neither sqlite:PATH nor a URL Posthoc knows; for example --db shop=sqlite:./shop.db or --db crm=${DATABASE_ENGINES.postgres.example}.`);
+    }
+    return { engine: 'sqlite', location: isAbsolute(path) ? path : resolve(cwd, path), password: null };
+  }
 
   async checkGrant(grant: DatabaseGrant, protectedPaths: string[]): Promise<void> {
     const st = await stat(grant.location).catch(() => undefined);
