@@ -99,6 +99,19 @@ export class UndoService {
     return done;
   }
 
+  /**
+   * What an undo (or redo) of the action would meet on every channel whose check reads and writes nothing
+   * (`UndoChannel.preview`: no checkpoint, no lock, nothing recorded), for the timeline to show before the
+   * click. The files are not asked: their blockers come from the folders' record (undo-views.ts).
+   */
+  async preview(actionId: string, direction: UndoDirection = 'undo'): Promise<UndoBlocker[]> {
+    await this.ready;
+    const action = this.requireAction(actionId);
+    const job: UndoJob = { taskId: action.taskId, operation: direction, direction, actions: [action], later: [] };
+    const found = await Promise.all(this.options.channels.map((c) => c.preview?.(job) ?? Promise.resolve([])));
+    return found.flat();
+  }
+
   async undo(actionId: string, options: UndoOptions = {}): Promise<UndoResult> {
     await this.ready;
     const action = this.requireAction(actionId);

@@ -91,4 +91,15 @@ export interface UndoChannel {
    * Returns the ids of other actions that became final with it. Absent: keeping holds nothing here.
    */
   keep?(action: Action): Promise<string[]>;
+  /**
+   * A read-only look at what the job would meet: no checkpoint, no lock, nothing written anywhere (what the
+   * timeline shows before the click). Absent where the channel's check is not read-only (files: it takes a
+   * checkpoint; the timeline reads the files' record instead).
+   */
+  preview?(job: UndoJob): Promise<UndoBlocker[]>;
+}
+
+/** A channel's preview when its check is already read-only and takes no lock: its session's check. */
+export function previewByCheck(channel: UndoChannel, job: UndoJob): Promise<UndoBlocker[]> {
+  return channel.session(job, async (step) => (step ? step.check() : []));
 }

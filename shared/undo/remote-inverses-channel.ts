@@ -9,7 +9,7 @@
 // Pure logic over types (no I/O of its own), so the gateway and the effects layers, which may not import
 // each other, both build their channel on it.
 import type { Action, UndoBlocker } from '../domain';
-import type { ApplyResult, ChannelStep, StepReport, UndoChannel, UndoJob } from './channel';
+import { previewByCheck, type ApplyResult, type ChannelStep, type StepReport, type UndoChannel, type UndoJob } from './channel';
 
 /** How a remote channel's calls are found in an action and named; no I/O. */
 export type RemoteCalls<E> = {
@@ -76,6 +76,11 @@ export class RemoteInversesChannel<E> implements UndoChannel {
       await this.door?.release?.(job.taskId).catch(() => undefined);
     }
   }
+  /** Its check asks whether each call's service or server is still defined, sending nothing: the preview is the check. */
+  preview(job: UndoJob): Promise<UndoBlocker[]> {
+    return previewByCheck(this, job);
+  }
+
 }
 
 class MakeInverses<E> implements ChannelStep {

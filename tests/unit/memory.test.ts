@@ -68,6 +68,9 @@ describe('memory', () => {
     expect(m.read()).toBe('- Reports go to /workspace/out.\n- my own line\n');
     // apply without check refuses too (the saga checks first; a change in between is still caught).
     await expect(new MemoryUndoChannel(m).session(job('undo', [action('a', [e])]), (step) => step!.apply())).rejects.toThrow(StepRefused);
+    // The preview (what the timeline shows before the click) names the same refusal and writes nothing.
+    expect(await new MemoryUndoChannel(m).preview(job('undo', [action('a', [e])]))).toEqual(out.blockers);
+    expect(m.read()).toBe('- Reports go to /workspace/out.\n- my own line\n');
   });
 
   it('the reverse plan says what undo takes off', async () => {

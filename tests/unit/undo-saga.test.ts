@@ -3,7 +3,7 @@
 // leave the machine last, and a refusal from one of those puts the exact ones back.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Action, UndoBlocker } from '../../shared/domain';
-import type { ApplyResult, ChannelName, ChannelStep, UndoChannel, UndoJob } from '../../shared/undo/channel';
+import { KeepRefused, type ApplyResult, type ChannelName, type ChannelStep, type UndoChannel, type UndoJob } from '../../shared/undo/channel';
 import type { FsChannel } from '../../main/effects/fs/fs-channel';
 import type { FsReverter } from '../../main/effects/fs/fs-revert';
 import { EventBus } from '../../main/services/event-bus';
@@ -103,5 +103,30 @@ describe('the undo saga over the channels it is handed', () => {
     const { undo, action } = world([]);
     expect(await undo.undo(action.id)).toMatchObject({ outcome: 'undone', steps: [] });
     expect(await undo.redo(action.id)).toMatchObject({ outcome: 'redone', action: { status: 'done' } });
+  });
+
+  it('previews only the channels whose check writes nothing, opening no operation and changing no status', async () => {
+    const log: string[] = [];
+    const files = fakeChannel('fs', false, log);
+    const blocked: UndoBlocker = { path: 'memory', by: 'content', actionId: null, actionSeq: null, taskTitle: null, channel: 'memory', reason: 'edited since' };
+    const memory: UndoChannel = { ...fakeChannel('memory', false, log), preview: async (job) => (log.push(`memory:preview:${job.direction}`), [blocked]) };
+    const { undo, action, store } = world([files, memory]);
+    expect(await undo.preview(action.id)).toEqual([blocked]);
+    // The files channel (no preview) was not opened, and nothing was applied, recorded or changed.
+    expect(log).toEqual(['memory:preview:undo']);
+    expect(store.getAction(action.id)!.status).toBe('done');
+  });
+
+  it('keeps through each channel that holds something, and refuses in its words when one cannot', async () => {
+    const log: string[] = [];
+    const held: UndoChannel = { ...fakeChannel('db', false, log), keep: async (a) => (log.push(`db:keep:${a.id}`), []) };
+    const { undo, action } = world([fakeChannel('fs', false, log), held]);
+    expect(await undo.keep(action.id)).toMatchObject({ status: 'kept' });
+    expect(log).toEqual(['db:keep:a1']);
+
+    const refusing: UndoChannel = { ...fakeChannel('db', false, []), keep: async () => Promise.reject(new KeepRefused('the held transaction was rolled back: run the action again')) };
+    const second = world([refusing]);
+    await expect(second.undo.keep(second.action.id)).rejects.toThrow('the held transaction was rolled back: run the action again');
+    expect(second.store.getAction(second.action.id)!.status).toBe('done');
   });
 });

@@ -4,7 +4,7 @@
 // memory, rather than overwrite it. Several notes of one job are taken off in the job's order (newest
 // first), each check against the state the one before leaves, all before anything is written.
 import type { Action, MemoryEffect, UndoBlocker } from '../../../shared/domain';
-import { StepRefused, type ApplyResult, type ChannelStep, type UndoChannel, type UndoJob } from '../../../shared/undo/channel';
+import { previewByCheck, StepRefused, type ApplyResult, type ChannelStep, type UndoChannel, type UndoJob } from '../../../shared/undo/channel';
 import { sha256, type MemoryFile } from './memory-file';
 
 export function memoryEffectsOf(action: Action): MemoryEffect[] {
@@ -21,6 +21,11 @@ export class MemoryUndoChannel implements UndoChannel {
     const effects = job.actions.flatMap((a) => (job.direction === 'undo' ? memoryEffectsOf(a).reverse() : memoryEffectsOf(a)));
     return body(effects.length === 0 ? null : new MemoryStep(this.memory, job, effects));
   }
+  /** Its check reads the memory file and writes nothing: the preview is the check. */
+  preview(job: UndoJob): Promise<UndoBlocker[]> {
+    return previewByCheck(this, job);
+  }
+
 }
 
 class MemoryStep implements ChannelStep {
