@@ -1,6 +1,7 @@
 // Domain schemas shared by every layer. zod schemas are the source of truth; types are inferred.
 // This folder is a leaf: it imports nothing from main, preload, renderer, electron, node or the DOM.
 import { z } from 'zod';
+import { SettingsValues } from '../settings';
 import { RestHold, RestInverse, ServiceAuth, ServiceRules } from './connections';
 import { McpEffect } from './mcp';
 
@@ -585,8 +586,8 @@ export const ProviderSettings = z.object({
     apiKey: z.enum(['env', 'vault', 'none']),
   }),
   configured: z.boolean(),
-  maxSteps: z.number().int(),
-  actionTimeoutSeconds: z.number().int(),
+  /** Every declared setting (shared/settings), its value and where it came from: the agent's limits among them. */
+  values: SettingsValues,
   /** The gateway's caps in MiB (the environment's POSTHOC_GATEWAY_* win over saved values). */
   gateway: z.object({ maxResponseMiB: z.number(), taskMiB: z.number() }).optional(),
   /** What the sandbox's pip and npm may fetch through the gateway, and from where (the environment wins). */

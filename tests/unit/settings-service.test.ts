@@ -59,8 +59,10 @@ describe('SettingsService.get', () => {
       apiKeySet: false,
       sources: { model: 'none', baseUrl: 'none', apiKey: 'none' },
       configured: false,
-      maxSteps: DEFAULT_MAX_STEPS,
-      actionTimeoutSeconds: DEFAULT_ACTION_TIMEOUT_SECONDS,
+      values: expect.objectContaining({
+        maxSteps: { value: DEFAULT_MAX_STEPS, source: 'default' },
+        actionTimeoutSeconds: { value: DEFAULT_ACTION_TIMEOUT_SECONDS, source: 'default' },
+      }),
       gateway: { maxResponseMiB: 64, taskMiB: 128 },
       packages: {
         fetching: 'on',
@@ -82,8 +84,7 @@ describe('SettingsService.get', () => {
       apiKeySet: true,
       sources: { model: 'settings', baseUrl: 'settings', apiKey: 'vault' },
       configured: true,
-      maxSteps: 9,
-      actionTimeoutSeconds: 30,
+      values: expect.objectContaining({ maxSteps: { value: 9, source: 'settings' }, actionTimeoutSeconds: { value: 30, source: 'settings' } }),
       gateway: { maxResponseMiB: 64, taskMiB: 128 },
       packages: {
         fetching: 'on',
@@ -181,7 +182,7 @@ describe('SettingsService.update', () => {
 
   it('leaves what it is not given alone, and null clears a saved value', async () => {
     await service().update({ model: 'gpt-a', baseUrl: 'http://localhost:1234/v1', maxSteps: 5 });
-    expect(await service().update({ maxSteps: 6 })).toMatchObject({ model: 'gpt-a', baseUrl: 'http://localhost:1234/v1', maxSteps: 6 });
+    expect(await service().update({ maxSteps: 6 })).toMatchObject({ model: 'gpt-a', baseUrl: 'http://localhost:1234/v1', values: { maxSteps: { value: 6 } } });
     const cleared = await service().update({ baseUrl: null });
     expect(cleared).toMatchObject({ model: 'gpt-a', baseUrl: null, sources: { baseUrl: 'none' } });
     expect(keytar.setPassword).not.toHaveBeenCalled();
