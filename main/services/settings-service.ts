@@ -18,8 +18,6 @@ const PROVIDERS_KEY = 'providers';
 const PRICES_KEY = 'agent.prices';
 const contextWindowKey = (model: string) => `agent.contextWindow.${model}`;
 
-export const DEFAULT_MAX_STEPS = SETTINGS.maxSteps.default;
-export const DEFAULT_ACTION_TIMEOUT_SECONDS = SETTINGS.actionTimeoutSeconds.default;
 /** Local servers (Ollama, LM Studio, vLLM) take any key; the SDK insists on one. */
 const PLACEHOLDER_KEY = 'posthoc-no-key';
 const MIB = 1024 * 1024;
@@ -64,16 +62,8 @@ export class SettingsService {
       },
       configured: (Boolean(model) && (apiKeySet || Boolean(baseUrl))) || ready,
       values,
-      gateway: { maxResponseMiB: values.gatewayMaxResponseMiB.value, taskMiB: values.gatewayTaskMiB.value },
-      packages: {
-        fetching: values.packageFetching.value,
-        allowed: values.packagesAllowed.value,
-        pipIndexUrl: values.pipIndexUrl.value ?? DEFAULT_PIP_INDEX_URL,
-        npmRegistryUrl: values.npmRegistryUrl.value ?? DEFAULT_NPM_REGISTRY_URL,
-        sources: { pipIndexUrl: values.pipIndexUrl.source, npmRegistryUrl: values.npmRegistryUrl.source },
-      },
       providers,
-      agent: { protocol: values.protocol.value, budget: values.budget.value, prices: this.prices() },
+      agent: { prices: this.prices() },
     };
   }
 

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ServiceError } from '../../main/services/service-error';
-import { DEFAULT_ACTION_TIMEOUT_SECONDS, DEFAULT_MAX_STEPS, SettingsService } from '../../main/services/settings-service';
+import { SettingsService } from '../../main/services/settings-service';
+import { defaultsView, SETTINGS } from '../../shared/settings';
 import { openDatabase, type AppDatabase } from '../../main/store/database';
 import { TaskStore } from '../../main/store/task-store';
 import { KNOWN_SECRETS, Vault, VaultUnavailable } from '../../main/vault/vault';
@@ -59,20 +60,9 @@ describe('SettingsService.get', () => {
       apiKeySet: false,
       sources: { model: 'none', baseUrl: 'none', apiKey: 'none' },
       configured: false,
-      values: expect.objectContaining({
-        maxSteps: { value: DEFAULT_MAX_STEPS, source: 'default' },
-        actionTimeoutSeconds: { value: DEFAULT_ACTION_TIMEOUT_SECONDS, source: 'default' },
-      }),
-      gateway: { maxResponseMiB: 64, taskMiB: 128 },
-      packages: {
-        fetching: 'on',
-        allowed: [],
-        pipIndexUrl: 'https://pypi.org/simple',
-        npmRegistryUrl: 'https://registry.npmjs.org',
-        sources: { pipIndexUrl: 'default', npmRegistryUrl: 'default' },
-      },
+      values: defaultsView(SETTINGS),
       providers: [],
-      agent: { protocol: 'fenced', budget: null, prices: BUILT_IN_PRICES },
+      agent: { prices: BUILT_IN_PRICES },
     });
   });
 
@@ -85,27 +75,18 @@ describe('SettingsService.get', () => {
       sources: { model: 'settings', baseUrl: 'settings', apiKey: 'vault' },
       configured: true,
       values: expect.objectContaining({ maxSteps: { value: 9, source: 'settings' }, actionTimeoutSeconds: { value: 30, source: 'settings' } }),
-      gateway: { maxResponseMiB: 64, taskMiB: 128 },
-      packages: {
-        fetching: 'on',
-        allowed: [],
-        pipIndexUrl: 'https://pypi.org/simple',
-        npmRegistryUrl: 'https://registry.npmjs.org',
-        sources: { pipIndexUrl: 'default', npmRegistryUrl: 'default' },
-      },
       providers: [],
-      agent: { protocol: 'fenced', budget: null, prices: BUILT_IN_PRICES },
+      agent: { prices: BUILT_IN_PRICES },
     });
   });
 
   it('keeps the package settings, and lets POSTHOC_PIP_INDEX_URL / POSTHOC_NPM_REGISTRY_URL win over saved upstreams', async () => {
     await service().update({ packageFetching: 'allowed', packagesAllowed: ['numpy', 'npm:left-pad'], pipIndexUrl: 'https://pypi.example/simple' });
-    expect((await service().get()).packages).toEqual({
-      fetching: 'allowed',
-      allowed: ['numpy', 'npm:left-pad'],
-      pipIndexUrl: 'https://pypi.example/simple',
-      npmRegistryUrl: 'https://registry.npmjs.org',
-      sources: { pipIndexUrl: 'settings', npmRegistryUrl: 'default' },
+    expect((await service().get()).values).toMatchObject({
+      packageFetching: { value: 'allowed', source: 'settings' },
+      packagesAllowed: { value: ['numpy', 'npm:left-pad'], source: 'settings' },
+      pipIndexUrl: { value: 'https://pypi.example/simple', source: 'settings' },
+      npmRegistryUrl: { value: 'https://registry.npmjs.org', source: 'default' },
     });
     const env = { POSTHOC_PIP_INDEX_URL: 'http://mirror.example/simple', POSTHOC_NPM_REGISTRY_URL: 'http://mirror.example/npm' };
     expect(service(env).packagePolicy()).toMatchObject({
