@@ -2,6 +2,7 @@
 // calls keep in Posthoc at once (the windows of bodies it reads whole: for rules, inverses, summaries).
 // Everything above a window is streamed through, so neither grows with the size of a body.
 import { SETTINGS } from '../../shared/settings';
+import { formatBytes } from './byte-size';
 
 export type GatewayLimits = {
   /** The largest response the gateway passes to the sandbox. */
@@ -42,11 +43,6 @@ function mib(value: string | undefined): number | null {
   return Math.round(n * MIB);
 }
 
-export function formatBytes(n: number): string {
-  if (n >= MIB) return `${+(n / MIB).toFixed(1)} MiB`;
-  if (n >= 1024) return `${+(n / 1024).toFixed(1)} KiB`;
-  return `${n} bytes`;
-}
 
 /** Bytes a task's calls hold now; `take` says no instead of letting a task grow without bound. */
 export class TaskBudget {
