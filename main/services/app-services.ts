@@ -55,6 +55,7 @@ import { DatabaseGrants } from './database-grants';
 import { EventBus } from './event-bus';
 import { contractHandlers, type Handlers } from './handlers';
 import { InterruptedActions } from './interrupted-actions';
+import { promptSources } from './prompt-sources';
 import { SettingsService } from './settings-service';
 import { SqlActionRunner } from './sql-action-runner';
 import { TaskService } from './task-service';
@@ -271,6 +272,7 @@ export function createServices(options: {
   const ready: Promise<string[]> = interrupted
     .start(() => undo.recover())
     .catch((error: unknown) => [`could not close what an earlier run left open: ${error instanceof Error ? error.message : String(error)}`]);
+  const databaseGrants = new DatabaseGrants(databases, vault, engines, dbRoute);
   const tasks: TaskService = new TaskService({
     store,
     settings,
@@ -282,15 +284,17 @@ export function createServices(options: {
     serviceExists: (name) => Boolean(services.get(name)),
     startup: ready,
     undo,
-    databases: new DatabaseGrants(databases, vault, engines, dbRoute),
-    memory: { file: memory, route: memoryRoute },
-    serviceInfo: (name) => connections.promptInfo(name),
-    mcp: {
-      servers: mcp,
-      prompt: (task, signal) =>
+    databases: databaseGrants,
+    memoryRoute,
+    // What the system prompt says besides its core, in order: databases, services, folder instructions, memory, MCP tools.
+    prompt: promptSources({
+      databases: databaseGrants,
+      serviceInfo: (name) => connections.promptInfo(name),
+      memory,
+      mcp: (task, signal) =>
         mcpPrompt(task, { hub: mcpHub, open: (taskId) => gateway.beginAction(taskId, `${OWN_WINDOW}start`), close: (taskId) => gateway.endAction(taskId) }, signal),
-      runEnded: (taskId) => mcpHub.closeTask(taskId),
-    },
+    }),
+    mcp: { servers: mcp, runEnded: (taskId) => mcpHub.closeTask(taskId) },
   });
   const undoViews = new UndoViews(store, fsChannel, undo, (taskId) => tasks.isRunning(taskId), operations);
   // Approve and reject from another process (posthoc approve|reject ID in a second terminal).

@@ -7,12 +7,9 @@ import { catalogModel } from '../../shared/providers/catalog';
 import { runAgent, type AgentOutcome } from '../agent/agent-loop';
 import { LlmClient, type ChatMessage } from '../agent/llm-client';
 import { ContextBudget, DEFAULT_CONTEXT_WINDOW } from '../agent/context-budget';
-import { memorySection } from '../agent/memory-prompt';
-import type { MemoryFile } from '../effects/memory/memory-file';
 import type { MemoryRoute } from '../effects/memory/memory-route';
-import { systemPrompt, type PromptService } from '../agent/system-prompt';
-import { readFolderInstructions } from '../agent/folder-instructions';
-import { folderIdentity, readHeadBeneath } from '../effects/fs/beneath';
+import { corePrompt } from '../agent/system-prompt';
+import { folderIdentity } from '../effects/fs/beneath';
 import { readReply, withoutReasoning } from '../../shared/codeact/reply';
 import { budgetReached, parseBudget, priceOf, priced, type Budget } from '../agent/usage';
 import { currentGrantHost, grantRefusal } from '../policy/grant-rules';
@@ -27,6 +24,7 @@ import { APP_STOPPING } from './action-record';
 import { resumeNote } from './resume-note';
 import type { DatabaseGrants } from './database-grants';
 import type { EventBus } from './event-bus';
+import type { PromptSource } from './prompt-sources';
 import { ServiceError } from './service-error';
 import type { SettingsService } from './settings-service';
 import type { UndoService } from './undo-service';
@@ -66,17 +64,15 @@ export type TaskServiceDeps = {
   startup?: Promise<unknown>;
   /** Undo, redo, rewind and keep (undo-service.ts). */
   undo?: UndoService;
-  /** Database grants: checked at start, described in the prompt, offered to the sandbox. */
+  /** Database grants: checked at start, offered to the sandbox while a run lasts. */
   databases?: DatabaseGrants;
-  /** The agent's memory: read into the prompt, written through the gateway. */
-  memory?: { file: MemoryFile; route: MemoryRoute };
-  /** What the prompt says about a granted service (its route and rules, never a secret). */
-  serviceInfo?: (name: string) => PromptService | undefined;
-  /** MCP servers: a task granted one that is not defined is refused; the prompt lists their tools; a run's end closes its connections. */
+  /** The agent's memory as code writes it (the gateway's /memory), turned off for a task run without memory. */
+  memoryRoute?: MemoryRoute;
+  /** What the system prompt says besides its core, in order (prompt-sources.ts: databases, services, folder instructions, memory, MCP tools). */
+  prompt?: PromptSource[];
+  /** MCP servers: a task granted one that is not defined is refused; a run's end closes its connections. */
   mcp?: {
     servers: { require(names: readonly string[]): unknown };
-    /** The system prompt's part about the task's MCP servers, their tools listed. */
-    prompt(task: Task, signal: AbortSignal): Promise<string>;
     /** Closes the task's MCP connections when its run ends (a stdio server's container goes). */
     runEnded(taskId: string): Promise<void>;
   };
@@ -96,8 +92,8 @@ export class TaskService {
   private readonly undoService: UndoService | null;
   /** Database grants (the gateway's /db route is reached through them; tests attach a task by hand). */
   readonly databases: DatabaseGrants | null;
-  private readonly memory: { file: MemoryFile; route: MemoryRoute } | null;
-  private readonly serviceInfo: ((name: string) => PromptService | undefined) | null;
+  private readonly memoryRoute: MemoryRoute | null;
+  private readonly prompt: PromptSource[];
   private readonly mcp: TaskServiceDeps['mcp'] | null;
   /** Tasks this process runs without memory (--no-memory): nothing read from it or written to it. */
   private readonly withoutMemory = new Set<string>();
@@ -114,8 +110,8 @@ export class TaskService {
     this.startup = deps.startup ?? Promise.resolve();
     this.undoService = deps.undo ?? null;
     this.databases = deps.databases ?? null;
-    this.memory = deps.memory ?? null;
-    this.serviceInfo = deps.serviceInfo ?? null;
+    this.memoryRoute = deps.memoryRoute ?? null;
+    this.prompt = deps.prompt ?? [];
     this.mcp = deps.mcp ?? null;
   }
 
@@ -246,7 +242,7 @@ export class TaskService {
     const done = (async (): Promise<Task> => {
       let outcome: AgentOutcome;
       const detachDatabases = this.databases?.attach(task, timeout * 1000);
-      const detachMemory = this.withoutMemory.has(task.id) ? this.memory?.route.disable(task.id) : undefined;
+      const detachMemory = this.withoutMemory.has(task.id) ? this.memoryRoute?.disable(task.id) : undefined;
       try {
         await this.startup;
         const meter = this.meter(task.id, llm, budgetOf(options) ?? this.settings.budget(), streamId);
@@ -341,11 +337,9 @@ export class TaskService {
   }
 
   private async history(task: Task, maxSteps: number, signal: AbortSignal): Promise<ChatMessage[]> {
-    const databases = await this.databases?.prompt(task);
-    const services = task.services.flatMap((name) => this.serviceInfo?.(name) ?? []);
-    const memory = this.memory && !this.withoutMemory.has(task.id) ? memorySection(this.memory.file.read()).join('\n') : '';
-    const mcp = task.mcp?.length && this.mcp ? await this.mcp.prompt(task, signal) : '';
-    const messages: ChatMessage[] = [{ role: 'system', content: systemPrompt(task.workspaces, maxSteps, databases, services, await readFolderInstructions(task.workspaces, (g, rel, limit) => readHeadBeneath(g.hostPath, g.identity ?? null, rel, limit))) + (memory ? `\n${memory}` : '') + mcp }];
+    const run = { task, signal, memory: !this.withoutMemory.has(task.id) };
+    const parts = await Promise.all(this.prompt.map((source) => source(run)));
+    const messages: ChatMessage[] = [{ role: 'system', content: [...corePrompt(task.workspaces, maxSteps), ...parts.flat()].join('\n') }];
     for (const m of this.store.listMessages(task.id)) {
       messages.push(m.role === 'assistant' ? { role: 'assistant', content: withoutReasoning(m.content) } : { role: 'user', content: m.content });
     }
