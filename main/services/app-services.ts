@@ -233,10 +233,10 @@ export function createServices(options: {
     // What a task's stdio MCP servers write to its folders during an action is the action's (undo restores it).
     mcpClaims: mcpContainers,
   });
+  // (`tasks.isRunning` in the undo saga's block below is late-bound: TaskService, built after the saga, starts
+  // its runs after the saga's recovery at this start.)
   const operations = new UndoOperations(db);
   // The undo saga's channels, built here and handed to it: it names none of them.
-  // (`tasks.isRunning` below is late-bound: TaskService, built after the saga, starts its runs after the
-  // saga's recovery at this start.)
   const reverter = filesReverter(store, fsChannel);
   const undoChannelList = undoChannels({
     store,
@@ -261,7 +261,7 @@ export function createServices(options: {
       releaseUndo: (taskId) => mcpHub.releaseUndo(taskId),
     },
   });
-  const undo: UndoService = new UndoService(store, fsChannel, events, {
+  const undo = new UndoService(store, fsChannel, events, {
     isRunning: (taskId) => tasks.isRunning(taskId),
     channels: undoChannelList,
     reverter,
@@ -269,7 +269,7 @@ export function createServices(options: {
     operations,
     release: (actionId) => previews.figures.release(actionId),
   });
-  const ready: Promise<string[]> = interrupted
+  const ready = interrupted
     .start(() => undo.recover())
     .catch((error: unknown) => [`could not close what an earlier run left open: ${error instanceof Error ? error.message : String(error)}`]);
   const databaseGrants = new DatabaseGrants(databases, vault, engines, dbRoute);
