@@ -21,7 +21,7 @@ import {
 import { FileDiff, RedoResult, RewindResult, Timeline, UndoStorage } from '../domain/undo';
 import { ConnectionView, ConnectStarted, RestHold, SecretEntry, ServiceAuth, ServiceRules } from '../domain/connections';
 import { McpServerView, McpSignIn, McpToolRule, McpTransport } from '../domain/mcp';
-import { SETTINGS_INPUT } from '../settings';
+import { SETTINGS, SETTINGS_INPUT } from '../settings';
 
 const TaskRef = z.object({ taskId: z.string().min(1) });
 
@@ -83,10 +83,10 @@ export const calls = {
       services: z.array(z.string().min(1)).max(32).optional(),
       /** Databases the agent may query and change (```sql blocks, $POSTHOC_GATEWAY/db/NAME/query). */
       databases: z.array(DatabaseGrantInput).max(8).optional(),
-      /** This run only, instead of Settings: the model, the most replies, and an action's time limit. */
+      /** This run only, instead of Settings: the model, the most replies, and an action's time limit (the settings' own bounds). */
       model: z.string().trim().min(1).optional(),
-      maxSteps: z.number().int().min(1).max(200).optional(),
-      actionTimeoutSeconds: z.number().int().min(1).max(3600).optional(),
+      maxSteps: SETTINGS.maxSteps.schema.optional(),
+      actionTimeoutSeconds: SETTINGS.actionTimeoutSeconds.schema.optional(),
       /** The model's context window in tokens (instead of Settings or the provider's model list): no request exceeds it. */
       contextWindow: z.number().int().min(2048).max(10_000_000).optional(),
       /** false: this task runs without the agent's memory (nothing read from it or written to it). */
