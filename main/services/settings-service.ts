@@ -1,6 +1,9 @@
-// Provider and agent settings. The model provider comes from the environment (the openai SDK's own
-// OPENAI_API_KEY and OPENAI_BASE_URL, plus POSTHOC_MODEL) or from settings, the key then from the vault.
-// The environment wins, so one launch can point elsewhere without touching saved settings.
+// Provider and agent settings. Every setting declared in shared/settings (the model and base URL, the agent's
+// limits, the gateway's caps, packages, protocol, budget) is read and written generically through
+// DeclaredSettings; what is here by hand is what is not one value: the API keys (the vault), saved providers,
+// and the prices and context windows keyed by model. The model provider comes from the environment (the openai
+// SDK's own OPENAI_API_KEY and OPENAI_BASE_URL, plus POSTHOC_MODEL) or from settings, the key then from the
+// vault. The environment wins, so one launch can point elsewhere without touching saved settings.
 import type { CallInput } from '../../shared/contract';
 import type { LlmProvider, ProviderSettings } from '../../shared/domain';
 import { DEFAULT_NPM_REGISTRY_URL, DEFAULT_PIP_INDEX_URL, SETTINGS, type SettingName, type Settings, type SettingValue } from '../../shared/settings';
