@@ -9,6 +9,7 @@ export type PromptDatabases = { names: string[]; schema: string };
 /** A service granted to the task, as the agent may know it: its route and the person's rules in words. No secret. */
 export type PromptService = { name: string; baseUrl: string; rules: string[] };
 
+/** The whole system prompt from its parts, in the order a run's prompt sources give them (services/prompt-sources.ts). */
 export function systemPrompt(
   workspaces: WorkspaceGrant[],
   maxSteps: number,
@@ -16,6 +17,11 @@ export function systemPrompt(
   services?: PromptService[],
   instructions: FolderInstructions[] = [],
 ): string {
+  return [...corePrompt(workspaces, maxSteps), ...databaseSection(databases), ...serviceSection(services), ...instructionSection(instructions)].join('\n');
+}
+
+/** The part every run has: the protocol, the plan tag, the sandbox and the granted folders. */
+export function corePrompt(workspaces: readonly WorkspaceGrant[], maxSteps: number): string[] {
   const folders =
     workspaces.length === 0
       ? 'No folder is granted: you can compute, but there are no files to work on.'
@@ -41,10 +47,7 @@ export function systemPrompt(
     folders,
     '- Every change to these folders is checkpointed and the person can undo any action afterwards, so act directly; do not ask for permission.',
     '- Only the granted folders (unless read-only) and /tmp are writable; write your files there, not elsewhere under /workspace.',
-    ...(databases && databases.names.length > 0 ? databaseSection(databases) : []),
-    ...(services && services.length > 0 ? serviceSection(services) : []),
-    ...(instructions.length > 0 ? instructionSection(instructions) : []),
-  ].join('\n');
+  ];
 }
 
 /** What the sandbox image carries (main/sandbox/sandbox-image.ts PACKAGES), in the words the model needs. */
@@ -53,7 +56,9 @@ const INSTALLED = [
   '- pip install and npm install work (through Posthoc\'s package door) when the person allows it; prefer what is installed.',
 ];
 
-function instructionSection(files: FolderInstructions[]): string[] {
+/** The instructions the person keeps in the granted folders; none: nothing. */
+export function instructionSection(files: readonly FolderInstructions[]): string[] {
+  if (files.length === 0) return [];
   return [
     '',
     "Instructions the person keeps for agents in their folders (follow them where they apply to this task; the person's own words in this conversation come first):",
@@ -61,7 +66,9 @@ function instructionSection(files: FolderInstructions[]): string[] {
   ];
 }
 
-function serviceSection(services: PromptService[]): string[] {
+/** The granted services, with the person's rules in words; none: nothing. */
+export function serviceSection(services: readonly PromptService[] = []): string[] {
+  if (services.length === 0) return [];
   return [
     '',
     'Services:',
@@ -72,7 +79,9 @@ function serviceSection(services: PromptService[]): string[] {
   ];
 }
 
-function databaseSection(d: PromptDatabases): string[] {
+/** The granted databases with their schemas; none: nothing. */
+export function databaseSection(d?: PromptDatabases): string[] {
+  if (!d || d.names.length === 0) return [];
   const tag = d.names.length === 1 ? `\`\`\`sql (or \`\`\`sql ${d.names[0]})` : `\`\`\`sql NAME (one of ${d.names.join(', ')})`;
   return [
     '',

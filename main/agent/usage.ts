@@ -4,6 +4,7 @@
 // the person may edit or extend in Settings (setting "agent.prices"). Without a price the cost is null,
 // never a guess. A per-task budget (tokens or dollars) stops the task once its totals reach it.
 import type { Usage } from '../../shared/domain';
+import { parseBudget, type Budget } from '../../shared/domain/budget';
 import { catalogPrices, undatedModel } from '../../shared/providers/catalog';
 import type { LlmUsage } from './llm-client';
 
@@ -29,22 +30,8 @@ export function priced(usage: LlmUsage, price: ModelPrice | null): Usage {
   return { promptTokens: usage.promptTokens, completionTokens: usage.completionTokens, calls: usage.calls, costUsd, ...(usage.estimated ? { estimated: true } : {}) };
 }
 
-/** A per-task budget: total tokens (prompt and completion), or US dollars. */
-export type Budget = { tokens: number } | { usd: number };
-
-/** Reads `50000`, `50k`, `1.5M` (tokens) or `$0.50`, `0.50$`, `0.5usd` (dollars); null when it is neither. */
-export function parseBudget(text: string): Budget | null {
-  const t = text.trim().toLowerCase().replace(/[_,]/g, '');
-  const usd = /^\$\s*(\d+(?:\.\d+)?)$|^(\d+(?:\.\d+)?)\s*(?:\$|usd)$/.exec(t);
-  if (usd) {
-    const value = Number(usd[1] ?? usd[2]);
-    return value > 0 ? { usd: value } : null;
-  }
-  const tokens = /^(\d+(?:\.\d+)?)\s*(k|m)?(?:\s*tokens?)?$/.exec(t);
-  if (!tokens) return null;
-  const value = Math.round(Number(tokens[1]) * (tokens[2] === 'k' ? 1_000 : tokens[2] === 'm' ? 1_000_000 : 1));
-  return value > 0 ? { tokens: value } : null;
-}
+/** A per-task budget (total tokens, prompt and completion, or US dollars), read as people write it (shared/domain/budget.ts). */
+export { parseBudget, type Budget };
 
 export function describeBudget(budget: Budget): string {
   return 'tokens' in budget ? `${budget.tokens.toLocaleString('en-US')} tokens` : `$${budget.usd.toFixed(2)}`;

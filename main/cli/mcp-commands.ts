@@ -6,7 +6,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { InvalidArgumentError, type Command } from 'commander';
 import type { CallInput } from '../../shared/contract';
 import type { McpServerView, McpToolRule, McpToolView, McpTransport } from '../../shared/domain/mcp';
-import { formatBytes } from '../gateway/gateway-limits';
+import { formatBytes } from '../gateway/byte-size';
 import { CliFailure, EXIT, value } from './session';
 import type { CliContext } from './undo-commands';
 

@@ -3,7 +3,7 @@
 // mark or charset (UTF-8, UTF-16, UTF-32). Whatever two services could read differently is refused, with
 // why and what to send instead: the rules must judge the body the service will read.
 import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync, type ZlibOptions } from 'node:zlib';
-import { formatBytes } from './gateway-limits';
+import { formatBytes } from './byte-size';
 
 export type Decoded<T> = { ok: true; value: T } | { ok: false; why: string };
 

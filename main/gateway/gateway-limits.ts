@@ -1,6 +1,8 @@
 // What the gateway may hold in memory: a cap on one response's size and a cap on the bytes a task's
 // calls keep in Posthoc at once (the windows of bodies it reads whole: for rules, inverses, summaries).
 // Everything above a window is streamed through, so neither grows with the size of a body.
+import { SETTINGS } from '../../shared/settings';
+import { formatBytes } from './byte-size';
 
 export type GatewayLimits = {
   /** The largest response the gateway passes to the sandbox. */
@@ -10,7 +12,7 @@ export type GatewayLimits = {
 };
 
 const MIB = 1024 * 1024;
-export const DEFAULT_LIMITS: GatewayLimits = { responseBytes: 64 * MIB, taskBytes: 128 * MIB };
+export const DEFAULT_LIMITS: GatewayLimits = { responseBytes: SETTINGS.gatewayMaxResponseMiB.default * MIB, taskBytes: SETTINGS.gatewayTaskMiB.default * MIB };
 
 /**
  * How much of a body the gateway reads before it decides: a body that ends within it is handled whole
@@ -18,9 +20,9 @@ export const DEFAULT_LIMITS: GatewayLimits = { responseBytes: 64 * MIB, taskByte
  */
 export const BODY_WINDOW = MIB;
 
-export const LIMIT_ENV = { responseBytes: 'POSTHOC_GATEWAY_MAX_RESPONSE_MIB', taskBytes: 'POSTHOC_GATEWAY_TASK_MIB' } as const;
-/** Where settings:update (gatewayMaxResponseMiB, gatewayTaskMiB) saves them. */
-export const LIMIT_SETTINGS = { responseBytes: 'gateway.maxResponseMiB', taskBytes: 'gateway.taskMiB' } as const;
+/** The environment variables and settings keys of the caps: as declared in shared/settings (gatewayMaxResponseMiB, gatewayTaskMiB). */
+export const LIMIT_ENV = { responseBytes: SETTINGS.gatewayMaxResponseMiB.env!, taskBytes: SETTINGS.gatewayTaskMiB.env! } as const;
+export const LIMIT_SETTINGS = { responseBytes: SETTINGS.gatewayMaxResponseMiB.key, taskBytes: SETTINGS.gatewayTaskMiB.key } as const;
 
 /** The limits from the environment (MiB), else from saved settings (MiB), else the defaults. */
 export function resolveLimits(env: NodeJS.ProcessEnv, saved: (key: string) => number | undefined = () => undefined): GatewayLimits {
@@ -41,11 +43,6 @@ function mib(value: string | undefined): number | null {
   return Math.round(n * MIB);
 }
 
-export function formatBytes(n: number): string {
-  if (n >= MIB) return `${+(n / MIB).toFixed(1)} MiB`;
-  if (n >= 1024) return `${+(n / 1024).toFixed(1)} KiB`;
-  return `${n} bytes`;
-}
 
 /** Bytes a task's calls hold now; `take` says no instead of letting a task grow without bound. */
 export class TaskBudget {

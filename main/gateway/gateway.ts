@@ -12,7 +12,8 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { pipeline, Readable } from 'node:stream';
 import type { Effect, Task } from '../../shared/domain';
-import { BODY_WINDOW, formatBytes, overBudgetMessage, resolveLimits, TaskBudget, type GatewayLimits } from './gateway-limits';
+import { formatBytes } from './byte-size';
+import { BODY_WINDOW, overBudgetMessage, resolveLimits, TaskBudget, type GatewayLimits } from './gateway-limits';
 import { Holds } from './holds';
 import { Redactor } from './redaction';
 

@@ -23,26 +23,38 @@ import type { SqlActionRunner } from './sql-action-runner';
 const LIVE_OUTPUT_LIMIT = 64 * 1024;
 const LIVE_UPDATE_MS = 250;
 
+/** What an ActionRunner hands parts of its work to, besides the sandbox and the files channel; all given at construction. */
+export type ActionRunnerParts = {
+  /** SQL blocks run on the granted databases in the main process, never in the sandbox. */
+  sql?: SqlActionRunner;
+  /** Checks and keeps the figures the code drew (effects/figures). */
+  figures?: Figures;
+  /** Closes actions left unrecorded or running by a crash before a new one starts (interrupted-actions.ts). */
+  settleEarlier?: () => Promise<unknown>;
+  /** The task's stdio MCP servers (sandbox/mcp-container.ts): what they wrote during the action is its own. */
+  mcpClaims?: McpClaimsSource;
+};
+
 export class ActionRunner {
+  /** SQL blocks run on the granted databases in the main process, never in the sandbox. */
+  readonly sql: SqlActionRunner | null;
+  private readonly figures: Figures | null;
+  private readonly settleEarlier: (() => Promise<unknown>) | null;
+  private readonly mcpClaims: McpClaimsSource | null;
+
   constructor(
     private readonly store: TaskStore,
     private readonly executor: SandboxExecutor,
     private readonly fs: FsChannel,
     private readonly events: EventBus,
     private readonly gateway: Gateway,
-  ) {}
-
-  /** SQL blocks run on the granted databases in the main process, never in the sandbox (app-services sets it). */
-  sql: SqlActionRunner | null = null;
-
-  /** Checks and keeps the figures the code drew (effects/figures; app-services sets it). */
-  figures: Figures | null = null;
-
-  /** Closes actions left unrecorded or running by a crash before a new one starts (app-services sets it). */
-  settleEarlier: (() => Promise<unknown>) | null = null;
-
-  /** The task's stdio MCP servers (sandbox/mcp-container.ts): what they wrote during the action is its own (app-services sets it). */
-  mcpClaims: McpClaimsSource | null = null;
+    parts: ActionRunnerParts = {},
+  ) {
+    this.sql = parts.sql ?? null;
+    this.figures = parts.figures ?? null;
+    this.settleEarlier = parts.settleEarlier ?? null;
+    this.mcpClaims = parts.mcpClaims ?? null;
+  }
 
   /** `messageId`: the assistant message whose code block this is (the card is shown under it). */
   async run(task: Task, block: CodeBlock, timeoutSeconds: number, signal?: AbortSignal, messageId: string | null = null): Promise<Action> {

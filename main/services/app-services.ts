@@ -1,10 +1,15 @@
 // The composition root: builds every service over one data directory. The Electron app, the web host
 // and the CLI all start here, so they share one application API.
+//
+// By construction: each service is given what it needs when it is built, and nothing is assigned to it
+// after. Where two services need each other, the one built first gets a late-bound callback (a closure
+// over a name bound below, called only once both exist); each such place says so:
+//   - the MCP hub tells McpService when a server's tools changed, and McpService lists tools through the hub;
+//   - the undo saga asks TaskService whether a task runs, and TaskService starts runs after the start's
+//     recovery, which the saga does.
+// The contract's handlers live one file per domain in ./handlers.
 import type Docker from 'dockerode';
 import { join } from 'node:path';
-import type { CallName, CallOutput } from '../../shared/contract';
-import type { calls } from '../../shared/contract';
-import type { z } from 'zod';
 import type { CheckpointOptions } from '../effects/fs/checkpoint-store';
 import { DbChannel } from '../effects/db/db-channel';
 import { DbGatewayRoute } from '../effects/db/db-gateway-route';
@@ -19,13 +24,12 @@ import { serviceRoute } from '../gateway/service-route';
 import { apiSpec } from '../oauth/providers';
 import { createDocker, dockerSocketPath } from '../sandbox/docker-client';
 import { SandboxExecutor } from '../sandbox/executor';
-import { imageBuilds, SANDBOX_IMAGE, sandboxStatus } from '../sandbox/sandbox-image';
+import { SANDBOX_IMAGE } from '../sandbox/sandbox-image';
 import { openDatabase, type AppDatabase } from '../store/database';
 import { TaskStore } from '../store/task-store';
 import { UndoOperations } from '../store/undo-operations';
 import { UndoStore } from '../store/undo-store';
 import { Vault } from '../vault/vault';
-import { LlmClient } from '../agent/llm-client';
 import { ActionRunner } from './action-runner';
 import { approvalDoors } from './approval-relay';
 import { npmRoute } from '../gateway/packages/npm-route';
@@ -47,9 +51,9 @@ import { ownerGone } from '../platform/process-owner';
 import { ConnectionsService, type ConnectionsOptions } from './connections-service';
 import { DatabaseGrants } from './database-grants';
 import { EventBus } from './event-bus';
+import { contractHandlers, type Handlers } from './handlers';
 import { InterruptedActions } from './interrupted-actions';
-import { ServiceError } from './service-error';
-import { completeFolder } from './folder-completion';
+import { promptSources } from './prompt-sources';
 import { SettingsService } from './settings-service';
 import { SqlActionRunner } from './sql-action-runner';
 import { TaskService } from './task-service';
@@ -58,9 +62,7 @@ import { undoChannels, filesReverter } from './undo-channels';
 import { UndoService } from './undo-service';
 import { storageBudget, UndoViews } from './undo-views';
 
-export type Handlers = {
-  [K in CallName]: (input: z.infer<(typeof calls)[K]['input']>) => Promise<CallOutput<K>>;
-};
+export type { Handlers } from './handlers';
 
 export type AppServices = {
   dataDir: string;
@@ -113,15 +115,20 @@ export function createServices(options: {
   const stopWatch = watchStore(db, () => events.emit('store:changed', {}));
   const vault = options.vault ?? new Vault();
   const docker = options.docker ?? createDocker();
+  const env = options.env ?? process.env;
   const services = new ServiceRegistry(db);
-  // The gateway reads its caps at each call (settings is made below; the closure runs later).
+  const settings = new SettingsService(store, vault, options.env);
+  // The gateway reads its caps at each call, so a change in Settings holds for the next one.
   const gateway = new Gateway(join(options.dataDir, 'gateway'), (taskId) => (isListing(taskId) ? listingTask(taskId) : store.getTask(taskId)), () => settings.gatewayLimits());
   const connections = new ConnectionsService(db, vault, services, gateway, events, options.connections);
   gateway.route('svc', actionsOnly(serviceRoute(services, { caller: connections.caller, holds: gateway.holds, apiOf: apiSpec })));
   // One folder per database engine (effects/db/sqlite, effects/db/postgres), each made by its line in
   // effects/db/engines.ts. Passwords of granted databases are read from the vault in the main process only.
   const engines = makeDbEngines({ secrets: (name) => vault.get(name) });
-  const databases = new DbChannel(options.dataDir, engines);
+  // A held transaction nobody kept in time was rolled back: its actions are undone.
+  const databases = new DbChannel(options.dataDir, engines, (actionIds) => {
+    for (const id of actionIds) if (store.getAction(id)) events.emit('action:updated', store.setActionStatus(id, 'undone'));
+  });
   const dbRoute = new DbGatewayRoute();
   gateway.route('db', actionsOnly(dbRoute.route));
   // The agent's memory (DATA/memory.md): written by code through /memory, each note an effect undo takes back.
@@ -129,12 +136,11 @@ export function createServices(options: {
   const memoryRoute = new MemoryRoute(memory);
   gateway.route('memory', actionsOnly(memoryRoute.route));
   // Packages through the one door: pip's simple API and npm's registry, verified and cached on the host
-  // (settings is made below; the policy is read at each request).
+  // (the policy is read at each request).
   const packageCache = new PackageCache(join(options.dataDir, 'packages'));
   gateway.route('pip', pipRoute(packageCache, () => settings.packagePolicy()));
   gateway.route('npm', npmRoute(packageCache, () => settings.packagePolicy()));
   // Debian's archive for the sandbox's apt-get (the image's release), its signature checked against the keyring.
-  const env = options.env ?? process.env;
   gateway.route(
     'apt',
     aptRoute(packageCache, () => settings.packagePolicy(), () => ({
@@ -147,7 +153,7 @@ export function createServices(options: {
   );
   // How what an action changes is recorded: the kernel's account where the host can name paths by file handle
   // (the beneath addon), else (or with POSTHOC_ATTRIBUTION=library) the claim library's log.
-  const kernelWatch = namesByHandle() && (options.env ?? process.env).POSTHOC_ATTRIBUTION !== 'library';
+  const kernelWatch = namesByHandle() && env.POSTHOC_ATTRIBUTION !== 'library';
   const executor = new SandboxExecutor(docker, options.image ?? SANDBOX_IMAGE, {
     controlDir: join(options.dataDir, 'sandbox'),
     doors: { open: async (taskId) => (await gateway.open(taskId)).dir, close: (taskId) => gateway.close(taskId) },
@@ -170,20 +176,24 @@ export function createServices(options: {
     doors: { open: async (taskId) => (await gateway.open(taskId)).dir },
     watch: kernelWatch,
   });
-  const mcpHub = new ListingHub({
-    connectors: {
-      stdio: mcpContainers,
-      http: new HttpMcpConnector({ credentials: mcpCredentials, onSecret: (taskId, secret) => gateway.redactor(taskId).add(secret) }),
+  const mcpHub = new ListingHub(
+    {
+      connectors: {
+        stdio: mcpContainers,
+        http: new HttpMcpConnector({ credentials: mcpCredentials, onSecret: (taskId, secret) => gateway.redactor(taskId).add(secret) }),
+      },
+      server: (name) => mcpServers.get(name),
+      task: (taskId) => {
+        if (isListing(taskId)) return { taskId, workspaces: [] };
+        const task = store.getTask(taskId);
+        return task && { taskId, workspaces: task.workspaces };
+      },
     },
-    server: (name) => mcpServers.get(name),
-    task: (taskId) => {
-      if (isListing(taskId)) return { taskId, workspaces: [] };
-      const task = store.getTask(taskId);
-      return task && { taskId, workspaces: task.workspaces };
-    },
-  });
+    // Late-bound: McpService (below) lists its tools through this hub, and hears from it when they change.
+    (name) => mcp.toolsChanged(name),
+  );
   gateway.route('mcp', actionsOnly(new McpRoute(mcpHub, { granted: (task) => task.mcp ?? [], wait: (...args) => gateway.holds.wait(...args) }).route));
-  const mcp = new McpService(mcpServers, events, {
+  const mcp: McpService = new McpService(mcpServers, events, {
     // Listing outside a task: a door of its own for npx's install, closed with the listing's environment.
     tools: new HubToolSource(mcpHub, {
       open: (taskId) => gateway.beginAction(taskId, `${OWN_WINDOW}list`),
@@ -208,17 +218,21 @@ export function createServices(options: {
     ...options.checkpoints,
     budgetFor: (folder) => storageBudget(store, folder),
   });
-  const settings = new SettingsService(store, vault, options.env);
-  const runner = new ActionRunner(store, executor, fsChannel, events, gateway);
   const previews = new FilePreviews(store, fsChannel, new Figures(join(options.dataDir, 'figures'), new FigureStore(db)));
-  runner.figures = previews.figures;
-  // What a task's stdio MCP servers write to its folders during an action is the action's (undo restores it).
-  runner.mcpClaims = mcpContainers;
   const sqlRunner = new SqlActionRunner(store, databases, events);
-  runner.sql = sqlRunner;
-  const tasks = new TaskService(store, settings, runner, executor, docker, events, [options.dataDir, dockerSocketPath()], (name) =>
-    Boolean(services.get(name)),
-  );
+  // Before anything answers: containers left by a Posthoc process that crashed are removed (found by their
+  // labels), restores a crash interrupted are finished or rolled back, then the actions it left running are
+  // closed and recorded. A new action first closes what is still open (a failed checkpoint in this process).
+  const interrupted = new InterruptedActions(store, fsChannel, executor, events);
+  const runner = new ActionRunner(store, executor, fsChannel, events, gateway, {
+    sql: sqlRunner,
+    figures: previews.figures,
+    settleEarlier: () => interrupted.settle(),
+    // What a task's stdio MCP servers write to its folders during an action is the action's (undo restores it).
+    mcpClaims: mcpContainers,
+  });
+  // (`tasks.isRunning` in the undo saga's block below is late-bound: TaskService, built after the saga, starts
+  // its runs after the saga's recovery at this start.)
   const operations = new UndoOperations(db);
   // The undo saga's channels, built here and handed to it: it names none of them.
   const reverter = filesReverter(store, fsChannel);
@@ -252,114 +266,44 @@ export function createServices(options: {
     operations,
     release: (actionId) => previews.figures.release(actionId),
   });
-  // A held transaction nobody kept in time was rolled back: its actions are undone.
-  databases.held.onExpired = (actionIds) => {
-    for (const id of actionIds) if (store.getAction(id)) events.emit('action:updated', store.setActionStatus(id, 'undone'));
-  };
+  const ready = interrupted
+    .start(() => undo.recover())
+    .catch((error: unknown) => [`could not close what an earlier run left open: ${error instanceof Error ? error.message : String(error)}`]);
+  const databaseGrants = new DatabaseGrants(databases, vault, engines, dbRoute);
+  const tasks: TaskService = new TaskService({
+    store,
+    settings,
+    runner,
+    executor,
+    docker,
+    events,
+    protectedPaths: [options.dataDir, dockerSocketPath()],
+    serviceExists: (name) => Boolean(services.get(name)),
+    startup: ready,
+    undo,
+    databases: databaseGrants,
+    memoryRoute,
+    // What the system prompt says besides its core, in order: databases, services, folder instructions, memory, MCP tools.
+    prompt: promptSources({
+      databases: databaseGrants,
+      serviceInfo: (name) => connections.promptInfo(name),
+      memory,
+      mcp: (task, signal) =>
+        mcpPrompt(task, { hub: mcpHub, open: (taskId) => gateway.beginAction(taskId, `${OWN_WINDOW}start`), close: (taskId) => gateway.endAction(taskId) }, signal),
+    }),
+    mcp: { servers: mcp, runEnded: (taskId) => mcpHub.closeTask(taskId) },
+  });
   const undoViews = new UndoViews(store, fsChannel, undo, (taskId) => tasks.isRunning(taskId), operations);
   // Approve and reject from another process (posthoc approve|reject ID in a second terminal).
   const approvals = approvalDoors(join(options.dataDir, 'approvals'), { sql: sqlRunner, holds: gateway.holds, connections, store });
   approvals.relay.start();
-  tasks.undoService = undo;
-  tasks.serviceInfo = (name) => connections.promptInfo(name);
-  tasks.databases = new DatabaseGrants(databases, vault, engines, dbRoute);
-  tasks.memory = { file: memory, route: memoryRoute };
-  tasks.mcpServers = mcp;
-  mcpHub.onChanged = (name) => mcp.toolsChanged(name);
-  tasks.mcpPrompt = (task, signal) =>
-    mcpPrompt(task, { hub: mcpHub, open: (taskId) => gateway.beginAction(taskId, `${OWN_WINDOW}start`), close: (taskId) => gateway.endAction(taskId) }, signal);
-  tasks.mcpRunEnded = (taskId) => mcpHub.closeTask(taskId);
-  // Before anything answers: containers left by a Posthoc process that crashed are removed (found by their
-  // labels), restores a crash interrupted are finished or rolled back, then the actions it left running are
-  // closed and recorded. A new action first closes what is still open (a failed checkpoint in this process).
-  const interrupted = new InterruptedActions(store, fsChannel, executor, events);
-  runner.settleEarlier = () => interrupted.settle();
-  const ready = interrupted
-    .start(() => undo.recover())
-    .catch((error: unknown) => [`could not close what an earlier run left open: ${error instanceof Error ? error.message : String(error)}`]);
-  tasks.startup = ready;
   // Environments of tasks that are gone (no task is deleted yet; a data folder copied without them).
   void ready.then(() => executor.pruneEnvs((id) => Boolean(store.getTask(id)))).catch(() => undefined);
 
-  const handlers: Handlers = afterStartup(ready, {
-    'task:list': async () => tasks.list(),
-    'task:get': async ({ taskId }) => tasks.get(taskId),
-    'task:start': ({ model, maxSteps, actionTimeoutSeconds, contextWindow, budget, provider, ...input }) =>
-      tasks.start(input, { model, maxSteps, actionTimeoutSeconds, contextWindow, budget, provider }),
-    'task:send': ({ taskId, prompt, budget }) => tasks.send(taskId, prompt, { budget }),
-    'task:cancel': async ({ taskId }) => tasks.cancel(taskId),
-    'task:continue': ({ taskId }) => tasks.resume(taskId),
-    'action:list': async ({ taskId }) => {
-      if (taskId !== undefined) tasks.requireTask(taskId);
-      return store.listActions(taskId);
-    },
-    'action:get': async ({ actionId }) => {
-      const action = store.getAction(actionId);
-      if (!action) throw new ServiceError('not-found', `No action ${actionId}. List actions with "posthoc actions".`);
-      return action;
-    },
-    'action:undo': ({ actionId, keepCopies }) => undo.undo(actionId, { keepCopies }),
-    'action:keep': ({ actionId }) => undo.keep(actionId),
-    'action:figure': async (input) => {
-      const { figure, bytes } = await previews.figure(input);
-      return { figure, base64: bytes.toString('base64') };
-    },
-    'action:preview': (input) => previews.preview(input),
-    'settings:get': () => settings.get(),
-    'settings:update': (input) => settings.update(input),
-    'provider:save': (input) => settings.saveProvider(input),
-    'provider:remove': ({ id }) => settings.removeProvider(id),
-    'provider:test': async ({ provider, model, reach }) => new LlmClient(await settings.llmConfig({ provider, model, requireModel: false })).check(undefined, { reachOnly: reach === true }),
-    'memory:get': async () => ({ text: memory.read(), path: memory.path }),
-    'memory:update': async ({ text }) => (memory.write(text), { text: memory.read(), path: memory.path }),
-    'memory:clear': async () => (memory.write(''), { text: '', path: memory.path }),
-    'vault:status': () => vault.status(),
-    'sandbox:status': () => sandboxStatus(docker, executor.image),
-    'sandbox:build': async () => {
-      if (!imageBuilds.start(docker, executor.image, (progress) => events.emit('sandbox:progress', progress))) {
-        throw new ServiceError('conflict', 'A sandbox image build is already running; wait for it to finish (its progress is shown).');
-      }
-      return { image: executor.image };
-    },
-    'service:list': async () => services.list(),
-    'service:add': async (input) => connections.addService(input),
-    'service:remove': async ({ name }) => ({ removed: services.remove(name) }),
-    'action:redo': ({ actionId }) => undo.redo(actionId),
-    'action:rewind': ({ actionId, keepCopies }) => undo.rewind(actionId, { keepCopies }),
-    'action:diff': (input) => undoViews.diff(input),
-    'task:timeline': async ({ taskId }) => undoViews.timeline(taskId),
-    'budget:get': () => undoViews.storage(),
-    'budget:set': (input) => undoViews.setBudget(input),
-    'action:approve': ({ actionId }) => approvals.action(actionId, true),
-    'action:reject': ({ actionId }) => approvals.action(actionId, false),
-    'connection:list': () => connections.list(),
-    'connection:configure': (input) => connections.configure(input),
-    'connection:connect': async ({ provider, port, timeoutSeconds, flow }) => {
-      const wait = port !== undefined || timeoutSeconds !== undefined || flow !== undefined ? { port, flow, timeoutMs: timeoutSeconds === undefined ? undefined : timeoutSeconds * 1000 } : undefined;
-      const { done: _done, ...started } = await connections.connect(provider, wait);
-      return started;
-    },
-    'connection:disconnect': ({ provider }) => connections.disconnect(provider),
-    'connection:token': ({ provider, token }) => connections.useToken(provider, token),
-    'secret:list': () => connections.secrets(),
-    'secret:set': ({ name, value, origins }) => connections.setSecret(name, value, origins),
-    'secret:remove': ({ name }) => connections.removeSecret(name),
-    'hold:cancel': ({ holdId }) => approvals.hold(holdId, false),
-    'hold:approve': ({ holdId }) => approvals.hold(holdId, true),
-    'mcp:list': ({ refresh }) => mcp.list(refresh),
-    'mcp:add': (input) => mcp.add(input),
-    'mcp:remove': ({ name }) => mcp.remove(name),
-    'mcp:clear': ({ name }) => mcp.clear(name),
-    'mcp:signin': ({ name, wait }) => mcp.signIn(name, wait ?? false),
-    'mcp:rules': ({ name, rules }) => mcp.setRules(name, rules),
-    'mcp:import': ({ json, only }) => mcp.import(json, only),
-    'folder:pick': async () => {
-      if (!options.pickFolder) throw new ServiceError('unavailable', 'A folder picker is only in the desktop app: type the folder’s full path instead.');
-      const path = await options.pickFolder();
-      return path === null ? null : { path };
-    },
-    'folder:complete': ({ prefix }) => completeFolder(prefix, [options.dataDir]),
-  });
+  const handlers = contractHandlers(
+    { dataDir: options.dataDir, store, events, vault, docker, executor, services, settings, tasks, undo, undoViews, previews, approvals, connections, mcp, memory, pickFolder: options.pickFolder },
+    ready,
+  );
 
   return {
     dataDir: options.dataDir,
@@ -397,16 +341,4 @@ export function createServices(options: {
       db.close();
     },
   };
-}
-
-/** Every handler answers only once the start has closed what an earlier run left open. */
-function afterStartup(ready: Promise<unknown>, handlers: Handlers): Handlers {
-  const gated: Record<string, (input: unknown) => Promise<unknown>> = {};
-  for (const [name, handler] of Object.entries(handlers) as Array<[string, (input: unknown) => Promise<unknown>]>) {
-    gated[name] = async (input) => {
-      await ready;
-      return handler(input);
-    };
-  }
-  return gated as Handlers;
 }

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { Task } from '../../shared/domain';
 import { mcpSection, pythonName, type McpPromptServer } from '../agent/mcp-prompt';
 import type { GatewayReply, GatewayRoute, RouteContext, StreamingRoute } from '../gateway/gateway';
-import { McpHub } from '../effects/mcp/mcp-hub';
+import { McpHub, type McpHubOptions } from '../effects/mcp/mcp-hub';
 import { toolRule } from '../effects/mcp/rules';
 import type { McpServerStore } from '../store/mcp-servers';
 import type { ProcessOwner } from '../platform/process-owner';
@@ -334,8 +334,17 @@ export function actionsOnly<R extends GatewayRoute | StreamingRoute>(route: R): 
 /** The hub, remembering the tools it last listed for each server (whichever task listed them). */
 export class ListingHub extends McpHub {
   readonly listed = new Map<string, { createdAt: string; tools: McpToolView[] }>();
-  /** Told when a server's listed tools changed (the front ends hear mcp:updated). */
-  onChanged: ((server: string) => void) | null = null;
+
+  constructor(
+    options: McpHubOptions,
+    /**
+     * Told when a server's listed tools changed (the front ends hear mcp:updated). The McpService it tells
+     * lists its tools through this hub, so the composition root passes a late-bound callback here.
+     */
+    private readonly onChanged: (server: string) => void = () => undefined,
+  ) {
+    super(options);
+  }
 
   override async tools(taskId: string, server: string, signal?: AbortSignal): Promise<McpToolView[]> {
     const tools = await super.tools(taskId, server, signal);
@@ -343,7 +352,7 @@ export class ListingHub extends McpHub {
     if (definition) {
       const before = this.listed.get(server);
       this.listed.set(server, { createdAt: definition.createdAt, tools });
-      if (!before || before.createdAt !== definition.createdAt || JSON.stringify(before.tools) !== JSON.stringify(tools)) this.onChanged?.(server);
+      if (!before || before.createdAt !== definition.createdAt || JSON.stringify(before.tools) !== JSON.stringify(tools)) this.onChanged(server);
     }
     return tools;
   }

@@ -1,90 +1,84 @@
-// Provider and agent settings. The model provider comes from the environment (the openai SDK's own
-// OPENAI_API_KEY and OPENAI_BASE_URL, plus POSTHOC_MODEL) or from settings, the key then from the vault.
-// The environment wins, so one launch can point elsewhere without touching saved settings.
+// Provider and agent settings. Every setting declared in shared/settings (the model and base URL, the agent's
+// limits, the gateway's caps, packages, protocol, budget) is read and written generically through
+// DeclaredSettings; what is here by hand is what is not one value: the API keys (the vault), saved providers,
+// and the prices and context windows keyed by model. The model provider comes from the environment (the openai
+// SDK's own OPENAI_API_KEY and OPENAI_BASE_URL, plus POSTHOC_MODEL) or from settings, the key then from the
+// vault. The environment wins, so one launch can point elsewhere without touching saved settings.
 import type { CallInput } from '../../shared/contract';
 import type { LlmProvider, ProviderSettings } from '../../shared/domain';
+import { DEFAULT_NPM_REGISTRY_URL, DEFAULT_PIP_INDEX_URL, SETTINGS, type SettingName, type Settings, type SettingValue } from '../../shared/settings';
 import type { LlmConfig, LlmProtocol } from '../agent/llm-client';
 import { catalogProvider } from '../../shared/providers/catalog';
 import { BUILT_IN_PRICES, parseBudget, type Budget, type ModelPrice } from '../agent/usage';
-import { LIMIT_SETTINGS, resolveLimits, type GatewayLimits } from '../gateway/gateway-limits';
-import {
-  DEFAULT_INDEX_MAX_AGE_MS,
-  DEFAULT_NPM_REGISTRY_URL,
-  DEFAULT_PIP_INDEX_URL,
-  PACKAGE_ENV,
-  type PackagePolicy,
-} from '../gateway/packages/package-policy';
+import type { GatewayLimits } from '../gateway/gateway-limits';
+import { DEFAULT_INDEX_MAX_AGE_MS, type PackagePolicy } from '../gateway/packages/package-policy';
 import type { TaskStore } from '../store/task-store';
 import { KNOWN_SECRETS, VaultUnavailable, type Vault } from '../vault/vault';
+import { DeclaredSettings } from './declared-settings';
 import { ServiceError } from './service-error';
 
-const KEYS = {
-  model: 'provider.model',
-  baseUrl: 'provider.baseUrl',
-  maxSteps: 'agent.maxSteps',
-  actionTimeoutSeconds: 'agent.actionTimeoutSeconds',
-  packageFetching: 'packages.fetching',
-  packagesAllowed: 'packages.allowed',
-  pipIndexUrl: 'packages.pipIndexUrl',
-  npmRegistryUrl: 'packages.npmRegistryUrl',
-  providers: 'providers',
-} as const;
+const PROVIDERS_KEY = 'providers';
+const PRICES_KEY = 'agent.prices';
+const contextWindowKey = (model: string) => `agent.contextWindow.${model}`;
 
-export const DEFAULT_MAX_STEPS = 20;
-export const DEFAULT_ACTION_TIMEOUT_SECONDS = 120;
 /** Local servers (Ollama, LM Studio, vLLM) take any key; the SDK insists on one. */
 const PLACEHOLDER_KEY = 'posthoc-no-key';
+const MIB = 1024 * 1024;
 
 export class SettingsService {
+  /** The declared settings (shared/settings), read and written generically. */
+  private readonly declared: DeclaredSettings<typeof SETTINGS>;
+
   constructor(
     private readonly store: TaskStore,
     private readonly vault: Vault,
     private readonly env: NodeJS.ProcessEnv = process.env,
-  ) {}
+  ) {
+    this.declared = new DeclaredSettings(SETTINGS, store, env);
+  }
+
+  /** A declared setting's value now (the environment wins, then the saved value, then its default). */
+  value<K extends SettingName>(name: K): SettingValue<Settings[K]> {
+    return this.declared.value(name);
+  }
 
   async get(): Promise<ProviderSettings> {
-    const envModel = nonEmpty(this.env.POSTHOC_MODEL);
-    const envBase = nonEmpty(this.env.OPENAI_BASE_URL);
+    const values = this.declared.view();
     const envKey = nonEmpty(this.env.OPENAI_API_KEY);
-    const savedModel = this.store.getSetting<string>(KEYS.model) ?? null;
-    const savedBase = this.store.getSetting<string>(KEYS.baseUrl) ?? null;
     const vaultKey = envKey ? false : await this.vaultHasKey();
-    const model = envModel ?? savedModel;
-    const baseUrl = envBase ?? savedBase;
+    const model = values.model.value;
+    const baseUrl = values.baseUrl.value;
     const apiKeySet = Boolean(envKey) || vaultKey;
-    const limits = this.gatewayLimits();
     const providers = await this.providers();
     // A saved provider with its model (and its key, where its gallery entry needs one) is enough to start: the
     // new-task form then chooses it when the default one is not set up.
     const ready = providers.some((p) => p.model !== null && (p.apiKeySet || !catalogProvider(p.catalog)?.needsKey));
+    const noneIfDefault = (source: 'env' | 'settings' | 'default') => (source === 'default' ? 'none' : source);
     return {
       model,
       baseUrl,
       apiKeySet,
       sources: {
-        model: envModel ? 'env' : savedModel ? 'settings' : 'none',
-        baseUrl: envBase ? 'env' : savedBase ? 'settings' : 'none',
+        model: noneIfDefault(values.model.source),
+        baseUrl: noneIfDefault(values.baseUrl.source),
         apiKey: envKey ? 'env' : vaultKey ? 'vault' : 'none',
       },
       configured: (Boolean(model) && (apiKeySet || Boolean(baseUrl))) || ready,
-      maxSteps: this.maxSteps(),
-      actionTimeoutSeconds: this.actionTimeoutSeconds(),
-      gateway: { maxResponseMiB: toMiB(limits.responseBytes), taskMiB: toMiB(limits.taskBytes) },
-      packages: this.packageSettings(),
+      values,
       providers,
-      agent: { protocol: this.protocol(), budget: this.store.getSetting<string>('agent.budget') ?? null, prices: this.prices() },
+      agent: { prices: this.prices() },
     };
   }
 
   /** Saved providers besides the default one (setting "providers"); each one's key is the vault entry llm-api-key:ID. */
   async providers(): Promise<LlmProvider[]> {
-    const saved = this.store.getSetting<SavedProvider[]>(KEYS.providers) ?? [];
+    const saved = this.store.getSetting<SavedProvider[]>(PROVIDERS_KEY) ?? [];
     return Promise.all(saved.map(async (p) => ({ ...p, catalog: p.catalog ?? null, apiKeySet: await this.vault.has(providerKey(p.id)).catch(() => false) })));
   }
 
   /** Adds a provider, or changes one (by id); an apiKey goes to the vault ("" removes it). */
   async saveProvider(input: { id?: string; name: string; baseUrl: string | null; model?: string | null; apiKey?: string; catalog?: string | null }): Promise<LlmProvider[]> {
-    const saved = this.store.getSetting<SavedProvider[]>(KEYS.providers) ?? [];
+    const saved = this.store.getSetting<SavedProvider[]>(PROVIDERS_KEY) ?? [];
     const id = input.id ?? providerId(input.name, saved);
     if (id === DEFAULT_PROVIDER) throw new ServiceError('invalid-input', `"${DEFAULT_PROVIDER}" names the provider set above (base URL, model, key); give this one another name.`);
     const existing = saved.find((p) => p.id === id);
@@ -101,116 +95,87 @@ export class SettingsService {
         throw error;
       }
     }
-    this.store.setSetting(KEYS.providers, existing ? saved.map((p) => (p.id === id ? next : p)) : [...saved, next]);
+    this.store.setSetting(PROVIDERS_KEY, existing ? saved.map((p) => (p.id === id ? next : p)) : [...saved, next]);
     return this.providers();
   }
 
   async removeProvider(id: string): Promise<LlmProvider[]> {
-    const saved = this.store.getSetting<SavedProvider[]>(KEYS.providers) ?? [];
+    const saved = this.store.getSetting<SavedProvider[]>(PROVIDERS_KEY) ?? [];
     if (!saved.some((p) => p.id === id)) throw new ServiceError('not-found', `No saved provider ${id}.`);
     await this.vault.remove(providerKey(id)).catch(() => undefined);
-    this.store.setSetting(KEYS.providers, saved.filter((p) => p.id !== id));
+    this.store.setSetting(PROVIDERS_KEY, saved.filter((p) => p.id !== id));
     return this.providers();
   }
 
   async update(input: CallInput<'settings:update'>): Promise<ProviderSettings> {
-    if (input.apiKey !== undefined) {
+    const { apiKey, prices, contextWindows, ...declared } = input;
+    // Checked before the key goes to the vault, so a refused value changes nothing.
+    this.declared.check(declared);
+    if (apiKey !== undefined) {
       try {
-        if (input.apiKey === '') await this.vault.remove(KNOWN_SECRETS.llmApiKey);
-        else await this.vault.set(KNOWN_SECRETS.llmApiKey, input.apiKey);
+        if (apiKey === '') await this.vault.remove(KNOWN_SECRETS.llmApiKey);
+        else await this.vault.set(KNOWN_SECRETS.llmApiKey, apiKey);
       } catch (error) {
         if (error instanceof VaultUnavailable) throw new ServiceError('unavailable', error.message);
         throw error;
       }
     }
-    if (input.model !== undefined) this.store.setSetting(KEYS.model, input.model);
-    if (input.baseUrl !== undefined) this.store.setSetting(KEYS.baseUrl, input.baseUrl);
-    if (input.maxSteps !== undefined) this.store.setSetting(KEYS.maxSteps, input.maxSteps);
-    if (input.actionTimeoutSeconds !== undefined) this.store.setSetting(KEYS.actionTimeoutSeconds, input.actionTimeoutSeconds);
-    if (input.gatewayMaxResponseMiB !== undefined) this.store.setSetting(LIMIT_SETTINGS.responseBytes, input.gatewayMaxResponseMiB);
-    if (input.gatewayTaskMiB !== undefined) this.store.setSetting(LIMIT_SETTINGS.taskBytes, input.gatewayTaskMiB);
-    if (input.packageFetching !== undefined) this.store.setSetting(KEYS.packageFetching, input.packageFetching);
-    if (input.packagesAllowed !== undefined) this.store.setSetting(KEYS.packagesAllowed, input.packagesAllowed);
-    if (input.pipIndexUrl !== undefined) this.store.setSetting(KEYS.pipIndexUrl, input.pipIndexUrl);
-    if (input.npmRegistryUrl !== undefined) this.store.setSetting(KEYS.npmRegistryUrl, input.npmRegistryUrl);
-    if (input.protocol !== undefined) this.store.setSetting('agent.protocol', input.protocol);
-    if (input.budget !== undefined) {
-      if (input.budget !== null && !parseBudget(input.budget)) throw new ServiceError('invalid-input', `The budget ${input.budget} is neither tokens (50000, 50k) nor dollars ($0.50).`);
-      this.store.setSetting('agent.budget', input.budget);
-    }
-    if (input.prices !== undefined) {
-      const saved = { ...(this.store.getSetting<Record<string, ModelPrice>>('agent.prices') ?? {}) };
-      for (const [model, price] of Object.entries(input.prices)) {
+    // Every declared setting the input names, checked first and written together (shared/settings).
+    this.declared.write(declared);
+    if (prices !== undefined) {
+      const saved = { ...(this.store.getSetting<Record<string, ModelPrice>>(PRICES_KEY) ?? {}) };
+      for (const [model, price] of Object.entries(prices)) {
         if (price === null) delete saved[model];
         else saved[model] = price;
       }
-      this.store.setSetting('agent.prices', saved);
+      this.store.setSetting(PRICES_KEY, saved);
     }
-    for (const [model, tokens] of Object.entries(input.contextWindows ?? {})) this.store.setSetting(`agent.contextWindow.${model}`, tokens);
+    for (const [model, tokens] of Object.entries(contextWindows ?? {})) this.store.setSetting(contextWindowKey(model), tokens);
     return this.get();
   }
 
   maxSteps(): number {
-    return this.store.getSetting<number>(KEYS.maxSteps) ?? DEFAULT_MAX_STEPS;
+    return this.value('maxSteps');
   }
 
   /** The context window the person set for this model (setting "agent.contextWindow.MODEL"), or null. */
   contextWindow(model: string): number | null {
-    return this.store.getSetting<number>(`agent.contextWindow.${model}`) ?? null;
+    return this.store.getSetting<number>(contextWindowKey(model)) ?? null;
   }
 
   /** Prices per model (USD per 1M tokens): the built-in table with the person's entries over it (setting "agent.prices"). */
   prices(): Record<string, ModelPrice> {
-    return { ...BUILT_IN_PRICES, ...(this.store.getSetting<Record<string, ModelPrice>>('agent.prices') ?? {}) };
+    return { ...BUILT_IN_PRICES, ...(this.store.getSetting<Record<string, ModelPrice>>(PRICES_KEY) ?? {}) };
   }
 
-  /** The per-task budget when a run gives none (setting "agent.budget", written as for --budget), or null. */
+  /** The per-task budget when a run gives none (setting "budget", written as for --budget), or null. */
   budget(): Budget | null {
-    const saved = this.store.getSetting<string>('agent.budget');
+    const saved = this.value('budget');
     return saved ? parseBudget(saved) : null;
   }
 
-  /** How the model acts: fenced code in its reply (default), the run_code tool, or auto (tools when the provider takes them); POSTHOC_PROTOCOL wins over setting "agent.protocol". */
+  /** How the model acts: fenced code in its reply (default), the run_code tool, or auto (tools when the provider takes them); POSTHOC_PROTOCOL wins. */
   protocol(): LlmProtocol {
-    const value = nonEmpty(this.env.POSTHOC_PROTOCOL) ?? this.store.getSetting<string>('agent.protocol');
-    return value === 'tools' || value === 'auto' ? value : 'fenced';
+    return this.value('protocol');
   }
 
   actionTimeoutSeconds(): number {
-    return this.store.getSetting<number>(KEYS.actionTimeoutSeconds) ?? DEFAULT_ACTION_TIMEOUT_SECONDS;
+    return this.value('actionTimeoutSeconds');
   }
 
-  /**
-   * The gateway's caps (one response; what a task's calls hold at once), in MiB: the environment
-   * (POSTHOC_GATEWAY_MAX_RESPONSE_MIB, POSTHOC_GATEWAY_TASK_MIB) wins over saved settings, then the defaults.
-   */
+  /** The gateway's caps (one response; what a task's calls hold at once), declared in MiB; the environment wins. */
   gatewayLimits(): GatewayLimits {
-    return resolveLimits(this.env, (key) => this.store.getSetting<number>(key));
+    return { responseBytes: Math.round(this.value('gatewayMaxResponseMiB') * MIB), taskBytes: Math.round(this.value('gatewayTaskMiB') * MIB) };
   }
 
-  /**
-   * What the gateway's package routes may fetch and from where, read at each request: the environment's
-   * POSTHOC_PIP_INDEX_URL / POSTHOC_NPM_REGISTRY_URL win over saved upstreams, then PyPI and npm's registry.
-   */
+  /** What the gateway's package routes may fetch and from where, read at each request (the environment's upstreams win). */
   packagePolicy(): PackagePolicy {
-    const s = this.packageSettings();
-    return { fetching: s.fetching, allowed: s.allowed, pipIndexUrl: s.pipIndexUrl, npmRegistryUrl: s.npmRegistryUrl, indexMaxAgeMs: DEFAULT_INDEX_MAX_AGE_MS };
-  }
-
-  private packageSettings(): NonNullable<ProviderSettings['packages']> {
-    const upstream = (envName: string, key: string, fallback: string) => {
-      const fromEnv = nonEmpty(this.env[envName]);
-      const saved = this.store.getSetting<string | null>(key) ?? null;
-      return fromEnv ? { url: fromEnv, source: 'env' as const } : saved ? { url: saved, source: 'settings' as const } : { url: fallback, source: 'default' as const };
-    };
-    const pip = upstream(PACKAGE_ENV.pipIndexUrl, KEYS.pipIndexUrl, DEFAULT_PIP_INDEX_URL);
-    const npm = upstream(PACKAGE_ENV.npmRegistryUrl, KEYS.npmRegistryUrl, DEFAULT_NPM_REGISTRY_URL);
     return {
-      fetching: this.store.getSetting<'on' | 'off' | 'allowed'>(KEYS.packageFetching) ?? 'on',
-      allowed: this.store.getSetting<string[]>(KEYS.packagesAllowed) ?? [],
-      pipIndexUrl: pip.url,
-      npmRegistryUrl: npm.url,
-      sources: { pipIndexUrl: pip.source, npmRegistryUrl: npm.source },
+      fetching: this.value('packageFetching'),
+      allowed: this.value('packagesAllowed'),
+      pipIndexUrl: this.value('pipIndexUrl') ?? DEFAULT_PIP_INDEX_URL,
+      npmRegistryUrl: this.value('npmRegistryUrl') ?? DEFAULT_NPM_REGISTRY_URL,
+      indexMaxAgeMs: DEFAULT_INDEX_MAX_AGE_MS,
     };
   }
 
@@ -238,7 +203,7 @@ export class SettingsService {
   }
 
   private async savedProviderConfig(id: string, modelOverride: string | undefined, requireModel: boolean): Promise<LlmConfig> {
-    const provider = (this.store.getSetting<SavedProvider[]>(KEYS.providers) ?? []).find((p) => p.id === id);
+    const provider = (this.store.getSetting<SavedProvider[]>(PROVIDERS_KEY) ?? []).find((p) => p.id === id);
     if (!provider) throw new ServiceError('not-found', `No saved provider ${id}. Add it in Settings, or leave it out to use the default provider.`);
     // Model names differ between providers: a saved provider's model is its own, never the default one's.
     const model = modelOverride ?? provider.model ?? (requireModel ? undefined : '');
@@ -277,10 +242,6 @@ export class SettingsService {
       return false;
     }
   }
-}
-
-function toMiB(bytes: number): number {
-  return Math.round((bytes / (1024 * 1024)) * 100) / 100;
 }
 
 /** `catalog`: its entry in the gallery (shared/providers/catalog.ts); absent on providers saved before the gallery. */

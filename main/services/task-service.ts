@@ -7,12 +7,9 @@ import { catalogModel } from '../../shared/providers/catalog';
 import { runAgent, type AgentOutcome } from '../agent/agent-loop';
 import { LlmClient, type ChatMessage } from '../agent/llm-client';
 import { ContextBudget, DEFAULT_CONTEXT_WINDOW } from '../agent/context-budget';
-import { memorySection } from '../agent/memory-prompt';
-import type { MemoryFile } from '../effects/memory/memory-file';
 import type { MemoryRoute } from '../effects/memory/memory-route';
-import { systemPrompt, type PromptService } from '../agent/system-prompt';
-import { readFolderInstructions } from '../agent/folder-instructions';
-import { folderIdentity, readHeadBeneath } from '../effects/fs/beneath';
+import { corePrompt } from '../agent/system-prompt';
+import { folderIdentity } from '../effects/fs/beneath';
 import { readReply, withoutReasoning } from '../../shared/codeact/reply';
 import { budgetReached, parseBudget, priceOf, priced, type Budget } from '../agent/usage';
 import { currentGrantHost, grantRefusal } from '../policy/grant-rules';
@@ -27,6 +24,7 @@ import { APP_STOPPING } from './action-record';
 import { resumeNote } from './resume-note';
 import type { DatabaseGrants } from './database-grants';
 import type { EventBus } from './event-bus';
+import type { PromptSource } from './prompt-sources';
 import { ServiceError } from './service-error';
 import type { SettingsService } from './settings-service';
 import type { UndoService } from './undo-service';
@@ -48,20 +46,74 @@ const APP_STOPPED_TASK = 'Posthoc stopped (a restart or a quit) while this task 
 /** A run of the agent; inbox holds what the person sent while it worked, delivered at its next turn. */
 type Running = { controller: AbortController; done: Promise<Task>; inbox: string[] };
 
+/**
+ * What a TaskService is built with (app-services.ts, the composition root): all of it given at construction,
+ * none set after. The optional parts are absent in a Posthoc built without them (a test's services).
+ */
+export type TaskServiceDeps = {
+  store: TaskStore;
+  settings: SettingsService;
+  runner: ActionRunner;
+  executor: SandboxExecutor;
+  docker: Docker;
+  events: EventBus;
+  /** Paths no grant may expose to the sandbox: Posthoc's own data (the undo history) and the Docker socket. */
+  protectedPaths?: string[];
+  serviceExists?: (name: string) => boolean;
+  /** What this process closes at its start: a run starts after it, so its first checkpoint never takes a crashed action's changes for the person's. */
+  startup?: Promise<unknown>;
+  /** Undo, redo, rewind and keep (undo-service.ts). */
+  undo?: UndoService;
+  /** Database grants: checked at start, offered to the sandbox while a run lasts. */
+  databases?: DatabaseGrants;
+  /** The agent's memory as code writes it (the gateway's /memory), turned off for a task run without memory. */
+  memoryRoute?: MemoryRoute;
+  /** What the system prompt says besides its core, in order (prompt-sources.ts: databases, services, folder instructions, memory, MCP tools). */
+  prompt?: PromptSource[];
+  /** MCP servers: a task granted one that is not defined is refused; a run's end closes its connections. */
+  mcp?: {
+    servers: { require(names: readonly string[]): unknown };
+    /** Closes the task's MCP connections when its run ends (a stdio server's container goes). */
+    runEnded(taskId: string): Promise<void>;
+  };
+};
+
 export class TaskService {
   private readonly running = new Map<string, Running>();
+  private readonly store: TaskStore;
+  private readonly settings: SettingsService;
+  private readonly runner: ActionRunner;
+  private readonly executor: SandboxExecutor;
+  private readonly docker: Docker;
+  private readonly events: EventBus;
+  private readonly protectedPaths: string[];
+  private readonly serviceExists: (name: string) => boolean;
+  private readonly startup: Promise<unknown>;
+  private readonly undoService: UndoService | null;
+  /** Database grants (the gateway's /db route is reached through them; tests attach a task by hand). */
+  readonly databases: DatabaseGrants | null;
+  private readonly memoryRoute: MemoryRoute | null;
+  private readonly prompt: PromptSource[];
+  private readonly mcp: TaskServiceDeps['mcp'] | null;
+  /** Tasks this process runs without memory (--no-memory): nothing read from it or written to it. */
+  private readonly withoutMemory = new Set<string>();
 
-  constructor(
-    private readonly store: TaskStore,
-    private readonly settings: SettingsService,
-    private readonly runner: ActionRunner,
-    private readonly executor: SandboxExecutor,
-    private readonly docker: Docker,
-    private readonly events: EventBus,
-    /** Paths no grant may expose to the sandbox: Posthoc's own data (the undo history) and the Docker socket. */
-    private readonly protectedPaths: string[] = [],
-    private readonly serviceExists: (name: string) => boolean = () => false,
-  ) {}
+  constructor(deps: TaskServiceDeps) {
+    this.store = deps.store;
+    this.settings = deps.settings;
+    this.runner = deps.runner;
+    this.executor = deps.executor;
+    this.docker = deps.docker;
+    this.events = deps.events;
+    this.protectedPaths = deps.protectedPaths ?? [];
+    this.serviceExists = deps.serviceExists ?? (() => false);
+    this.startup = deps.startup ?? Promise.resolve();
+    this.undoService = deps.undo ?? null;
+    this.databases = deps.databases ?? null;
+    this.memoryRoute = deps.memoryRoute ?? null;
+    this.prompt = deps.prompt ?? [];
+    this.mcp = deps.mcp ?? null;
+  }
 
   list(): Task[] {
     return this.store.listTasks();
@@ -79,8 +131,8 @@ export class TaskService {
     const grants = await this.grants(input.workspaces);
     const mcp = [...new Set(input.mcp ?? [])];
     if (mcp.length) {
-      if (!this.mcpServers) throw new ServiceError('unavailable', 'This Posthoc was built without MCP support.');
-      this.mcpServers.require(mcp);
+      if (!this.mcp) throw new ServiceError('unavailable', 'This Posthoc was built without MCP support.');
+      this.mcp.servers.require(mcp);
     }
     const services = [...new Set(input.services ?? [])];
     const unknown = services.filter((s) => !this.serviceExists(s));
@@ -155,30 +207,6 @@ export class TaskService {
     return run ? run.done : this.requireTask(taskId);
   }
 
-  /** What this process closes at its start (app-services sets it): a run starts after it, so its first checkpoint never takes a crashed action's changes for the person's. */
-  startup: Promise<unknown> = Promise.resolve();
-
-  /** Undo, redo, rewind and keep live in UndoService (undo-service.ts); app-services connects it. */
-  undoService: UndoService | null = null;
-
-  /** Database grants: checked at start, described in the prompt, offered to the sandbox (app-services connects it). */
-  databases: DatabaseGrants | null = null;
-
-  /** The agent's memory: read into the prompt, written through the gateway (app-services connects it). */
-  memory: { file: MemoryFile; route: MemoryRoute } | null = null;
-  /** Tasks this process runs without memory (--no-memory): nothing read from it or written to it. */
-  private readonly withoutMemory = new Set<string>();
-
-  /** MCP servers by name: a task granted one that is not defined is refused (app-services sets it). */
-  mcpServers: { require(names: readonly string[]): unknown } | null = null;
-  /** The system prompt's part about the task's MCP servers, their tools listed (app-services sets it). */
-  mcpPrompt: ((task: Task, signal: AbortSignal) => Promise<string>) | null = null;
-  /** Closes the task's MCP connections when its run ends (a stdio server's container goes; app-services sets it). */
-  mcpRunEnded: ((taskId: string) => Promise<void>) | null = null;
-
-  /** What the prompt says about a granted service (its route and rules, never a secret); app-services sets it. */
-  serviceInfo: ((name: string) => PromptService | undefined) | null = null;
-
   isRunning(taskId: string): boolean {
     return this.running.has(taskId);
   }
@@ -214,7 +242,7 @@ export class TaskService {
     const done = (async (): Promise<Task> => {
       let outcome: AgentOutcome;
       const detachDatabases = this.databases?.attach(task, timeout * 1000);
-      const detachMemory = this.withoutMemory.has(task.id) ? this.memory?.route.disable(task.id) : undefined;
+      const detachMemory = this.withoutMemory.has(task.id) ? this.memoryRoute?.disable(task.id) : undefined;
       try {
         await this.startup;
         const meter = this.meter(task.id, llm, budgetOf(options) ?? this.settings.budget(), streamId);
@@ -250,7 +278,7 @@ export class TaskService {
       }
       detachDatabases?.();
       detachMemory?.();
-      await this.mcpRunEnded?.(task.id).catch(() => undefined);
+      await this.mcp?.runEnded(task.id).catch(() => undefined);
       this.running.delete(task.id);
       // What the person sent after the agent's last turn stays in the conversation, for the next run.
       for (const text of inbox.splice(0)) this.deliver(task.id, text);
@@ -309,11 +337,9 @@ export class TaskService {
   }
 
   private async history(task: Task, maxSteps: number, signal: AbortSignal): Promise<ChatMessage[]> {
-    const databases = await this.databases?.prompt(task);
-    const services = task.services.flatMap((name) => this.serviceInfo?.(name) ?? []);
-    const memory = this.memory && !this.withoutMemory.has(task.id) ? memorySection(this.memory.file.read()).join('\n') : '';
-    const mcp = task.mcp?.length && this.mcpPrompt ? await this.mcpPrompt(task, signal) : '';
-    const messages: ChatMessage[] = [{ role: 'system', content: systemPrompt(task.workspaces, maxSteps, databases, services, await readFolderInstructions(task.workspaces, (g, rel, limit) => readHeadBeneath(g.hostPath, g.identity ?? null, rel, limit))) + (memory ? `\n${memory}` : '') + mcp }];
+    const run = { task, signal, memory: !this.withoutMemory.has(task.id) };
+    const parts = await Promise.all(this.prompt.map((source) => source(run)));
+    const messages: ChatMessage[] = [{ role: 'system', content: [...corePrompt(task.workspaces, maxSteps), ...parts.flat()].join('\n') }];
     for (const m of this.store.listMessages(task.id)) {
       messages.push(m.role === 'assistant' ? { role: 'assistant', content: withoutReasoning(m.content) } : { role: 'user', content: m.content });
     }

@@ -21,6 +21,7 @@ import {
 import { FileDiff, RedoResult, RewindResult, Timeline, UndoStorage } from '../domain/undo';
 import { ConnectionView, ConnectStarted, RestHold, SecretEntry, ServiceAuth, ServiceRules } from '../domain/connections';
 import { McpServerView, McpSignIn, McpToolRule, McpTransport } from '../domain/mcp';
+import { SETTINGS, SETTINGS_INPUT } from '../settings';
 
 const TaskRef = z.object({ taskId: z.string().min(1) });
 
@@ -82,10 +83,10 @@ export const calls = {
       services: z.array(z.string().min(1)).max(32).optional(),
       /** Databases the agent may query and change (```sql blocks, $POSTHOC_GATEWAY/db/NAME/query). */
       databases: z.array(DatabaseGrantInput).max(8).optional(),
-      /** This run only, instead of Settings: the model, the most replies, and an action's time limit. */
+      /** This run only, instead of Settings: the model, the most replies, and an action's time limit (the settings' own bounds). */
       model: z.string().trim().min(1).optional(),
-      maxSteps: z.number().int().min(1).max(200).optional(),
-      actionTimeoutSeconds: z.number().int().min(1).max(3600).optional(),
+      maxSteps: SETTINGS.maxSteps.schema.optional(),
+      actionTimeoutSeconds: SETTINGS.actionTimeoutSeconds.schema.optional(),
       /** The model's context window in tokens (instead of Settings or the provider's model list): no request exceeds it. */
       contextWindow: z.number().int().min(2048).max(10_000_000).optional(),
       /** false: this task runs without the agent's memory (nothing read from it or written to it). */
@@ -156,25 +157,10 @@ export const calls = {
   },
   'settings:update': {
     input: z.object({
-      model: z.string().trim().min(1).nullable().optional(),
-      baseUrl: z.url().nullable().optional(),
       /** Written to the vault; never echoed back. Empty string removes it. */
       apiKey: z.string().optional(),
-      maxSteps: z.number().int().min(1).max(200).optional(),
-      actionTimeoutSeconds: z.number().int().min(1).max(3600).optional(),
-      /** The gateway's caps in MiB: one response, and the bodies a task's calls hold at once. */
-      gatewayMaxResponseMiB: z.number().positive().max(16384).optional(),
-      gatewayTaskMiB: z.number().positive().max(65536).optional(),
-      /** Packages through the gateway: on, off, or only the names in packagesAllowed ("x", "pip:x", "npm:x"). */
-      packageFetching: z.enum(['on', 'off', 'allowed']).optional(),
-      packagesAllowed: z.array(z.string().trim().min(1).max(220)).max(1000).optional(),
-      /** Upstreams (null: the default); POSTHOC_PIP_INDEX_URL and POSTHOC_NPM_REGISTRY_URL win. */
-      pipIndexUrl: z.url().nullable().optional(),
-      npmRegistryUrl: z.url().nullable().optional(),
-      /** How the model acts: fenced code (default), the run_code tool, or auto. */
-      protocol: z.enum(['fenced', 'tools', 'auto']).optional(),
-      /** The default per-task budget as --budget takes it ("50000", "$0.50"); null: none. */
-      budget: z.string().trim().min(1).max(40).nullable().optional(),
+      /** Every declared setting (shared/settings: model, baseUrl, the agent's limits, the gateway's caps, packages, protocol, budget), by name. */
+      ...SETTINGS_INPUT,
       /** Prices per model (USD per 1M tokens) over the built-in table; null for a model removes the person's entry. */
       prices: z.record(z.string().min(1), ModelPrice.nullable()).optional(),
       /** Context windows per model, in tokens (a run's --context-window wins; null for a model removes it). */

@@ -1,6 +1,7 @@
 // Domain schemas shared by every layer. zod schemas are the source of truth; types are inferred.
 // This folder is a leaf: it imports nothing from main, preload, renderer, electron, node or the DOM.
 import { z } from 'zod';
+import { SettingsValues } from '../settings';
 import { ServiceAuth, ServiceRules } from './connections';
 import { CHANNEL_IDS, CHANNELS, effectSchemas, stepSchemas } from '../channels/registry';
 
@@ -366,30 +367,12 @@ export const ProviderSettings = z.object({
     apiKey: z.enum(['env', 'vault', 'none']),
   }),
   configured: z.boolean(),
-  maxSteps: z.number().int(),
-  actionTimeoutSeconds: z.number().int(),
-  /** The gateway's caps in MiB (the environment's POSTHOC_GATEWAY_* win over saved values). */
-  gateway: z.object({ maxResponseMiB: z.number(), taskMiB: z.number() }).optional(),
-  /** What the sandbox's pip and npm may fetch through the gateway, and from where (the environment wins). */
-  packages: z
-    .object({
-      fetching: z.enum(['on', 'off', 'allowed']),
-      allowed: z.array(z.string()),
-      pipIndexUrl: z.string(),
-      npmRegistryUrl: z.string(),
-      sources: z.object({ pipIndexUrl: z.enum(['env', 'settings', 'default']), npmRegistryUrl: z.enum(['env', 'settings', 'default']) }),
-    })
-    .optional(),
+  /** Every declared setting (shared/settings), its value and where it came from: the agent's limits among them. */
+  values: SettingsValues,
   /** Saved providers besides the default one, each chosen per task. */
   providers: z.array(LlmProvider).optional(),
-  /** How the model acts (fenced code, the run_code tool, or auto), the default per-task budget, and prices per model (USD per 1M tokens). */
-  agent: z
-    .object({
-      protocol: z.enum(['fenced', 'tools', 'auto']),
-      budget: z.string().nullable(),
-      prices: z.record(z.string(), ModelPrice),
-    })
-    .optional(),
+  /** Prices per model (USD per 1M tokens): the built-in table with the person's entries over it. */
+  agent: z.object({ prices: z.record(z.string(), ModelPrice) }).optional(),
 });
 export type ProviderSettings = z.infer<typeof ProviderSettings>;
 

@@ -52,7 +52,7 @@ describe('packages (browser)', () => {
     await form.getByText('Saved.').waitFor();
     await form.scrollIntoViewIfNeeded();
     await page.screenshot({ path: join(SCREENSHOTS, 'packages-settings.png') });
-    expect((await harness.services.settings.get()).packages?.fetching).toBe('off');
+    expect(harness.services.settings.value('packageFetching')).toBe('off');
 
     const second = await harness.services.tasks.wait((await harness.services.tasks.start({ prompt: 'install again', workspaces: [harness.workspace] })).id);
     const [refused] = harness.services.tasks.get(second.id).actions;

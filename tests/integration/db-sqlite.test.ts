@@ -24,12 +24,15 @@ function rowLogFiles(effect: DbEffect, mode: SqliteCapture): string[] {
 let file: string;
 let channel: DbChannel;
 let seq = 0;
+/** What the channel's held transactions say expired (given to the channel when it is built). */
+let heldExpired: (ids: string[]) => void = () => undefined;
 
 beforeEach(() => {
   const dir = dirs.make('posthoc-sqlite-');
   file = join(dir, 'shop.db');
   createSqliteShop(file);
-  channel = new DbChannel(dirs.make('posthoc-data-'), dbEngines());
+  heldExpired = () => undefined;
+  channel = new DbChannel(dirs.make('posthoc-data-'), dbEngines(), (ids) => heldExpired(ids));
 });
 afterEach(async () => {
   await channel.shutdown();
@@ -500,7 +503,7 @@ describe('held-transaction mode', () => {
     const grant = sqliteGrant(file, { mode: 'held', heldTimeoutSeconds: 1 });
     const original = dump();
     const expired = new Promise<string[]>((resolve) => {
-      channel.held.onExpired = (ids) => resolve(ids);
+      heldExpired = resolve;
     });
     const r = await run("UPDATE products SET name = 'held' WHERE id = 1", grant);
     expect(await expired).toHaveLength(1);

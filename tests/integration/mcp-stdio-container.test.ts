@@ -279,8 +279,7 @@ describe('the action runner with a stdio MCP server', () => {
     const executor = new SandboxExecutor(docker, image, { controlDir: join(dataDir, 'sandbox'), envDir: join(dataDir, 'task-env'), doors: { open: async (id) => (await door.open(id)).dir, close: (id) => door.close(id) } });
     const mcp = new McpContainers(docker, { image, controlDir: join(dataDir, 'sandbox'), envDir: join(dataDir, 'task-env'), doors: { open: async (id) => (await door.open(id)).dir } });
     const files = new FsChannel(join(dataDir, 'checkpoints'), new UndoStore(db));
-    const runner = new ActionRunner(store, executor, files, new EventBus(), door);
-    runner.mcpClaims = mcp;
+    const runner = new ActionRunner(store, executor, files, new EventBus(), door, { mcpClaims: mcp });
     const ws = dirs.workspace();
     const scripts = rawServer();
     const task = store.createTask({ title: 't', model: 'm', workspaces: [grant(ws, 'ws', '/workspace/ws'), grant(scripts, 'scripts', '/workspace/scripts', true)] });

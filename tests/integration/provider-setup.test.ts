@@ -116,11 +116,11 @@ describe('model providers', () => {
   it('keeps protocol, budget and prices as settings', async () => {
     const s = open((await server([])).baseUrl);
     const updated = await s.handlers['settings:update']({ protocol: 'auto', budget: '$1.50', prices: { 'my-model': { promptPerMTok: 1, completionPerMTok: 2 } } });
-    expect(updated.agent).toMatchObject({ protocol: 'auto', budget: '$1.50' });
+    expect([updated.values.protocol.value, updated.values.budget.value]).toEqual(['auto', '$1.50']);
     expect(updated.agent!.prices['my-model']).toEqual({ promptPerMTok: 1, completionPerMTok: 2 });
     expect(updated.agent!.prices['gpt-4o']).toEqual({ promptPerMTok: 2.5, completionPerMTok: 10 });
     const cleared = await s.handlers['settings:update']({ budget: null, prices: { 'my-model': null } });
-    expect(cleared.agent!.budget).toBeNull();
+    expect(cleared.values.budget).toEqual({ value: null, source: 'default' });
     expect(cleared.agent!.prices['my-model']).toBeUndefined();
     await expect(s.handlers['settings:update']({ budget: 'much' })).rejects.toThrow(/neither tokens/);
   });

@@ -5,8 +5,11 @@ import { DEFAULT_LIMITS, resolveLimits, TaskBudget } from '../../main/gateway/ga
 import { SettingsService } from '../../main/services/settings-service';
 import type { TaskStore } from '../../main/store/task-store';
 import type { Vault } from '../../main/vault/vault';
+import type { ProviderSettings } from '../../shared/domain';
 
 const MIB = 1024 * 1024;
+/** The caps as settings:get shows them (its declared settings' values). */
+const caps = (s: ProviderSettings) => ({ maxResponseMiB: s.values.gatewayMaxResponseMiB.value, taskMiB: s.values.gatewayTaskMiB.value });
 
 describe('gateway limits', () => {
   it('defaults to 64 MiB per response and 128 MiB per task', () => {
@@ -35,11 +38,11 @@ describe('gateway limits', () => {
     const store = { getSetting: (key: string) => saved.get(key), setSetting: (key: string, value: unknown) => saved.set(key, value) } as unknown as TaskStore;
     const vault = { has: async () => false } as unknown as Vault;
     const settings = new SettingsService(store, vault, {});
-    expect((await settings.get()).gateway).toEqual({ maxResponseMiB: 64, taskMiB: 128 });
-    expect((await settings.update({ gatewayMaxResponseMiB: 256, gatewayTaskMiB: 512 })).gateway).toEqual({ maxResponseMiB: 256, taskMiB: 512 });
+    expect(caps(await settings.get())).toEqual({ maxResponseMiB: 64, taskMiB: 128 });
+    expect(caps(await settings.update({ gatewayMaxResponseMiB: 256, gatewayTaskMiB: 512 }))).toEqual({ maxResponseMiB: 256, taskMiB: 512 });
     expect(settings.gatewayLimits()).toEqual({ responseBytes: 256 * MIB, taskBytes: 512 * MIB });
     const pinned = new SettingsService(store, vault, { POSTHOC_GATEWAY_TASK_MIB: '8' });
-    expect((await pinned.get()).gateway).toEqual({ maxResponseMiB: 256, taskMiB: 8 });
+    expect(caps(await pinned.get())).toEqual({ maxResponseMiB: 256, taskMiB: 8 });
   });
 
   it('counts what a task holds and refuses past its cap, taking nothing then', () => {

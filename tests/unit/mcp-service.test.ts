@@ -43,7 +43,8 @@ beforeEach(() => {
   db = openDatabase(dir);
   store = new McpServerStore(db);
   connector = inMemoryConnector(() => notesServer());
-  hub = new ListingHub({ connectors: { stdio: connector, http: connector }, server: (name) => store.get(name), task: (taskId) => ({ taskId, workspaces: [] }) });
+  // The hub tells the service built after it: a late-bound callback, as in the composition root.
+  hub = new ListingHub({ connectors: { stdio: connector, http: connector }, server: (name) => store.get(name), task: (taskId) => ({ taskId, workspaces: [] }) }, (name) => service.toolsChanged(name));
   windows = [];
   const source = new HubToolSource(hub, {
     open: (taskId) => void windows.push(`open ${isListing(taskId) ? 'listing' : taskId}`),
@@ -55,7 +56,6 @@ beforeEach(() => {
     if (event === 'mcp:updated') updated.push({ name: (payload as { name: string }).name, tools: (payload as { tools: unknown[] | null }).tools?.length ?? null });
   });
   service = new McpService(store, bus, { tools: source });
-  hub.onChanged = (name) => service.toolsChanged(name);
 });
 
 afterEach(async () => {

@@ -17,6 +17,7 @@ import {
   selectTasks,
 } from '../../renderer/src/state/tasks-state';
 import { actionFixture, RUNNING_OUTPUT } from '../support/action-fixture';
+import { defaultsView, SETTINGS } from '../../shared/settings';
 
 function task(overrides: Partial<Task> = {}): Task {
   return {
@@ -211,8 +212,7 @@ describe('system state', () => {
     apiKeySet: false,
     sources: { model: 'none', baseUrl: 'none', apiKey: 'none' },
     configured: false,
-    maxSteps: 20,
-    actionTimeoutSeconds: 120,
+    values: defaultsView(SETTINGS),
     ...overrides,
   });
 

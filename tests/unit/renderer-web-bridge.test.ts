@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { callNames, methodName } from '../../shared/contract';
 import type { ServerFrame } from '../../shared/contract/wire';
 import { CONNECTION_LOST_MESSAGE, createWebBridge, type SocketHandlers } from '../../renderer/src/bridge/web-bridge';
+import { defaultsView, SETTINGS } from '../../shared/settings';
 
 function fakeSocket() {
   const sent: Array<{ id: number; call: string; input: unknown }> = [];
@@ -30,8 +31,7 @@ const settings = {
   apiKeySet: false,
   sources: { model: 'settings', baseUrl: 'settings', apiKey: 'none' },
   configured: true,
-  maxSteps: 20,
-  actionTimeoutSeconds: 120,
+  values: defaultsView(SETTINGS),
 };
 
 describe('web bridge', () => {

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ServiceError } from '../../main/services/service-error';
-import { DEFAULT_ACTION_TIMEOUT_SECONDS, DEFAULT_MAX_STEPS, SettingsService } from '../../main/services/settings-service';
+import { SettingsService } from '../../main/services/settings-service';
+import { defaultsView, SETTINGS } from '../../shared/settings';
 import { openDatabase, type AppDatabase } from '../../main/store/database';
 import { TaskStore } from '../../main/store/task-store';
 import { KNOWN_SECRETS, Vault, VaultUnavailable } from '../../main/vault/vault';
@@ -59,18 +60,9 @@ describe('SettingsService.get', () => {
       apiKeySet: false,
       sources: { model: 'none', baseUrl: 'none', apiKey: 'none' },
       configured: false,
-      maxSteps: DEFAULT_MAX_STEPS,
-      actionTimeoutSeconds: DEFAULT_ACTION_TIMEOUT_SECONDS,
-      gateway: { maxResponseMiB: 64, taskMiB: 128 },
-      packages: {
-        fetching: 'on',
-        allowed: [],
-        pipIndexUrl: 'https://pypi.org/simple',
-        npmRegistryUrl: 'https://registry.npmjs.org',
-        sources: { pipIndexUrl: 'default', npmRegistryUrl: 'default' },
-      },
+      values: defaultsView(SETTINGS),
       providers: [],
-      agent: { protocol: 'fenced', budget: null, prices: BUILT_IN_PRICES },
+      agent: { prices: BUILT_IN_PRICES },
     });
   });
 
@@ -82,29 +74,19 @@ describe('SettingsService.get', () => {
       apiKeySet: true,
       sources: { model: 'settings', baseUrl: 'settings', apiKey: 'vault' },
       configured: true,
-      maxSteps: 9,
-      actionTimeoutSeconds: 30,
-      gateway: { maxResponseMiB: 64, taskMiB: 128 },
-      packages: {
-        fetching: 'on',
-        allowed: [],
-        pipIndexUrl: 'https://pypi.org/simple',
-        npmRegistryUrl: 'https://registry.npmjs.org',
-        sources: { pipIndexUrl: 'default', npmRegistryUrl: 'default' },
-      },
+      values: expect.objectContaining({ maxSteps: { value: 9, source: 'settings' }, actionTimeoutSeconds: { value: 30, source: 'settings' } }),
       providers: [],
-      agent: { protocol: 'fenced', budget: null, prices: BUILT_IN_PRICES },
+      agent: { prices: BUILT_IN_PRICES },
     });
   });
 
   it('keeps the package settings, and lets POSTHOC_PIP_INDEX_URL / POSTHOC_NPM_REGISTRY_URL win over saved upstreams', async () => {
     await service().update({ packageFetching: 'allowed', packagesAllowed: ['numpy', 'npm:left-pad'], pipIndexUrl: 'https://pypi.example/simple' });
-    expect((await service().get()).packages).toEqual({
-      fetching: 'allowed',
-      allowed: ['numpy', 'npm:left-pad'],
-      pipIndexUrl: 'https://pypi.example/simple',
-      npmRegistryUrl: 'https://registry.npmjs.org',
-      sources: { pipIndexUrl: 'settings', npmRegistryUrl: 'default' },
+    expect((await service().get()).values).toMatchObject({
+      packageFetching: { value: 'allowed', source: 'settings' },
+      packagesAllowed: { value: ['numpy', 'npm:left-pad'], source: 'settings' },
+      pipIndexUrl: { value: 'https://pypi.example/simple', source: 'settings' },
+      npmRegistryUrl: { value: 'https://registry.npmjs.org', source: 'default' },
     });
     const env = { POSTHOC_PIP_INDEX_URL: 'http://mirror.example/simple', POSTHOC_NPM_REGISTRY_URL: 'http://mirror.example/npm' };
     expect(service(env).packagePolicy()).toMatchObject({
@@ -181,7 +163,7 @@ describe('SettingsService.update', () => {
 
   it('leaves what it is not given alone, and null clears a saved value', async () => {
     await service().update({ model: 'gpt-a', baseUrl: 'http://localhost:1234/v1', maxSteps: 5 });
-    expect(await service().update({ maxSteps: 6 })).toMatchObject({ model: 'gpt-a', baseUrl: 'http://localhost:1234/v1', maxSteps: 6 });
+    expect(await service().update({ maxSteps: 6 })).toMatchObject({ model: 'gpt-a', baseUrl: 'http://localhost:1234/v1', values: { maxSteps: { value: 6 } } });
     const cleared = await service().update({ baseUrl: null });
     expect(cleared).toMatchObject({ model: 'gpt-a', baseUrl: null, sources: { baseUrl: 'none' } });
     expect(keytar.setPassword).not.toHaveBeenCalled();

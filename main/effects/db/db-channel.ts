@@ -36,13 +36,17 @@ export class DbChannel {
   readonly logs: UndoLogStore;
   readonly held: HeldTransactions;
 
-  /** `engines`: the registered database engines (sqlite/, postgres/), built by the composition root. */
+  /**
+   * `engines`: the registered database engines (sqlite/, postgres/), built by the composition root.
+   * `onHeldExpired`: told the action ids of a held transaction rolled back because nobody kept it in time.
+   */
   constructor(
     dataDir: string,
     private readonly engines: DbEngines,
+    onHeldExpired?: (actionIds: string[], database: string) => void,
   ) {
     this.logs = new UndoLogStore(dataDir, engines);
-    this.held = new HeldTransactions(engines);
+    this.held = new HeldTransactions(engines, onHeldExpired);
   }
 
   async run(req: DbRunRequest): Promise<DbRunResult> {

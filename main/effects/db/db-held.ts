@@ -14,10 +14,11 @@ export type HeldOutcome =
 
 export class HeldTransactions {
   private readonly open = new Map<string, Held>();
-  /** Called with the action ids whose transaction was rolled back because nobody kept it in time. */
-  onExpired: (actionIds: string[], database: string) => void = () => undefined;
-
-  constructor(private readonly engines: DbEngines) {}
+  constructor(
+    private readonly engines: DbEngines,
+    /** Called with the action ids whose transaction was rolled back because nobody kept it in time. */
+    private readonly onExpired: (actionIds: string[], database: string) => void = () => undefined,
+  ) {}
 
   static key(taskId: string, database: string): string {
     return `${taskId}/${database}`;

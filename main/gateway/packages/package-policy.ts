@@ -1,5 +1,6 @@
 // What the person allows the sandbox's pip and npm to fetch, and from where. Read at each request
-// (settings-service.ts makes it), so a changed setting applies to the next download.
+// (settings-service.ts makes it), so a changed setting applies to the next download. The settings, their
+// defaults (PyPI, npm's registry) and environment variables are declared in shared/settings.
 
 export type PackageManager = 'pip' | 'npm' | 'apt';
 
@@ -16,9 +17,6 @@ export type PackagePolicy = {
   indexMaxAgeMs: number;
 };
 
-export const DEFAULT_PIP_INDEX_URL = 'https://pypi.org/simple';
-export const DEFAULT_NPM_REGISTRY_URL = 'https://registry.npmjs.org';
-export const PACKAGE_ENV = { pipIndexUrl: 'POSTHOC_PIP_INDEX_URL', npmRegistryUrl: 'POSTHOC_NPM_REGISTRY_URL' } as const;
 export const DEFAULT_INDEX_MAX_AGE_MS = 10 * 60 * 1000;
 
 /** PEP 503's normalized name: runs of -, _ and . become one -, lower case. */

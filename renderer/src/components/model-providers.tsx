@@ -5,6 +5,7 @@
 import { useId, useState } from 'react';
 import type { Result } from '../../../shared/contract';
 import type { LlmProvider, ProviderCheck, ProviderSettings } from '../../../shared/domain';
+import type { SettingsValues } from '../../../shared/settings';
 import { appActions } from '../state/app-store';
 import { catalogProvider, PROVIDER_CATALOG } from '../../../shared/providers/catalog';
 import { AddFromGallery, ModelMenu, modelLabel } from './provider-gallery';
@@ -167,9 +168,9 @@ export function ModelProviders({ settings }: { settings: ProviderSettings }) {
 }
 
 /** The protocol, a default budget per task, and prices per model (USD per 1M tokens; the person's over the built-in ones). */
-export function SpendingSettings({ agent }: { agent: NonNullable<ProviderSettings['agent']> }) {
+export function SpendingSettings({ values, prices: table }: { values: SettingsValues; prices: NonNullable<ProviderSettings['agent']>['prices'] }) {
   const id = useId();
-  const [budget, setBudget] = useState(agent.budget ?? '');
+  const [budget, setBudget] = useState(values.budget.value ?? '');
   const [model, setModel] = useState('');
   const [prompt, setPrompt] = useState('');
   const [completion, setCompletion] = useState('');
@@ -178,13 +179,13 @@ export function SpendingSettings({ agent }: { agent: NonNullable<ProviderSetting
     const result = await appActions.updateSettings(input);
     setMessage(result.ok ? { ok: true, text: 'Saved.' } : { ok: false, text: result.error.message });
   }
-  const prices = Object.entries(agent.prices).sort(([a], [b]) => a.localeCompare(b));
+  const prices = Object.entries(table).sort(([a], [b]) => a.localeCompare(b));
   return (
     <div className="spending-settings" data-testid="spending-settings">
       <div className="field-row">
         <div className="field">
           <label htmlFor={`${id}-protocol`}>How the model acts</label>
-          <select id={`${id}-protocol`} value={agent.protocol} onChange={(e) => void save({ protocol: e.target.value as 'fenced' | 'tools' | 'auto' })}>
+          <select id={`${id}-protocol`} value={values.protocol.value} onChange={(e) => void save({ protocol: e.target.value as SettingsValues['protocol']['value'] })}>
             <option value="fenced">Code in its reply (fenced blocks, &lt;execute&gt;)</option>
             <option value="tools">The run_code tool (native tool calls)</option>
             <option value="auto">Tool calls when the provider takes them</option>

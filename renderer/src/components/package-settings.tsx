@@ -2,10 +2,27 @@
 // (any, none, or only the names listed), and the indexes they come from. POSTHOC_PIP_INDEX_URL and
 // POSTHOC_NPM_REGISTRY_URL win over the saved upstreams; each field says where its value comes from.
 import { useId, useState } from 'react';
-import type { ProviderSettings } from '../../../shared/domain';
+import { DEFAULT_NPM_REGISTRY_URL, DEFAULT_PIP_INDEX_URL, SETTINGS, type SettingSource, type SettingsValues } from '../../../shared/settings';
 import { appActions } from '../state/app-store';
 
-type Packages = NonNullable<ProviderSettings['packages']>;
+type Packages = {
+  fetching: SettingsValues['packageFetching']['value'];
+  allowed: string[];
+  pipIndexUrl: string;
+  npmRegistryUrl: string;
+  sources: { pipIndexUrl: SettingSource; npmRegistryUrl: SettingSource };
+};
+
+/** The declared package settings (shared/settings) as this form shows them. */
+function packagesOf(values: SettingsValues): Packages {
+  return {
+    fetching: values.packageFetching.value,
+    allowed: values.packagesAllowed.value,
+    pipIndexUrl: values.pipIndexUrl.value ?? DEFAULT_PIP_INDEX_URL,
+    npmRegistryUrl: values.npmRegistryUrl.value ?? DEFAULT_NPM_REGISTRY_URL,
+    sources: { pipIndexUrl: values.pipIndexUrl.source, npmRegistryUrl: values.npmRegistryUrl.source },
+  };
+}
 
 const sourceWords = { env: 'from the environment', settings: 'saved here', default: 'the default' } as const;
 
@@ -17,7 +34,8 @@ export function parseNames(text: string): string[] {
     .filter(Boolean);
 }
 
-export function PackageSettings({ packages }: { packages: Packages }) {
+export function PackageSettings({ values }: { values: SettingsValues }) {
+  const packages = packagesOf(values);
   const [fetching, setFetching] = useState(packages.fetching);
   const [allowed, setAllowed] = useState(packages.allowed.join('\n'));
   const [pip, setPip] = useState(packages.sources.pipIndexUrl === 'settings' ? packages.pipIndexUrl : '');
@@ -70,7 +88,7 @@ export function PackageSettings({ packages }: { packages: Packages }) {
         <input id={`${id}-pip`} type="url" placeholder="https://pypi.org/simple" value={pip} onChange={(e) => setPip(e.target.value)} spellCheck={false} />
         <p className={`field-source source-${packages.sources.pipIndexUrl}`}>
           Now {packages.pipIndexUrl}, {sourceWords[packages.sources.pipIndexUrl]}
-          {packages.sources.pipIndexUrl === 'env' ? ' (POSTHOC_PIP_INDEX_URL wins over this field)' : ''}.
+          {packages.sources.pipIndexUrl === 'env' ? ` (${SETTINGS.pipIndexUrl.env} wins over this field)` : ''}.
         </p>
       </div>
       <div className="field">
@@ -78,7 +96,7 @@ export function PackageSettings({ packages }: { packages: Packages }) {
         <input id={`${id}-npm`} type="url" placeholder="https://registry.npmjs.org" value={npm} onChange={(e) => setNpm(e.target.value)} spellCheck={false} />
         <p className={`field-source source-${packages.sources.npmRegistryUrl}`}>
           Now {packages.npmRegistryUrl}, {sourceWords[packages.sources.npmRegistryUrl]}
-          {packages.sources.npmRegistryUrl === 'env' ? ' (POSTHOC_NPM_REGISTRY_URL wins over this field)' : ''}.
+          {packages.sources.npmRegistryUrl === 'env' ? ` (${SETTINGS.npmRegistryUrl.env} wins over this field)` : ''}.
         </p>
       </div>
       <button type="submit" className="button">

@@ -1,11 +1,22 @@
 // The provider form, used on the first-run screen and in Settings: base URL, model, API key and, in
-// Settings, the agent's limits. Sends only what changed; the API key goes to the OS keychain and is
+// Settings, the agent's limits (every declared setting whose `ui.section` is 'limits', shared/settings: a
+// new one shows here by itself). Sends only what changed; the API key goes to the OS keychain and is
 // never shown again.
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import type { CallInput } from '../../../shared/contract';
 import type { ProviderSettings } from '../../../shared/domain';
 import { PROVIDER_CATALOG } from '../../../shared/providers/catalog';
+import { SETTINGS, type SettingName, type SettingsValues } from '../../../shared/settings';
 import { appActions } from '../state/app-store';
+
+/** The declared settings shown as the agent's limits: whole numbers, bounded by their schemas. */
+const LIMITS = (Object.keys(SETTINGS) as SettingName[]).flatMap((name) => {
+  const spec = SETTINGS[name];
+  const schema = spec.schema as unknown as { minValue?: number | null; maxValue?: number | null };
+  return spec.ui?.section === 'limits' ? [{ name, ui: spec.ui, min: schema.minValue ?? 1, max: schema.maxValue ?? Number.MAX_SAFE_INTEGER }] : [];
+});
+type Limits = Record<string, string>;
+const limitTexts = (values: SettingsValues): Limits => Object.fromEntries(LIMITS.map((l) => [l.name, String(values[l.name].value)]));
 
 type Source = ProviderSettings['sources'][keyof ProviderSettings['sources']];
 
@@ -52,8 +63,7 @@ export function ProviderForm({
   const [baseUrl, setBaseUrl] = useState(settings.baseUrl ?? '');
   const [model, setModel] = useState(settings.model ?? '');
   const [apiKey, setApiKey] = useState('');
-  const [maxSteps, setMaxSteps] = useState(String(settings.maxSteps));
-  const [actionTimeout, setActionTimeout] = useState(String(settings.actionTimeoutSeconds));
+  const [limits, setLimits] = useState<Limits>(() => limitTexts(settings.values));
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [saved, setSaved] = useState<string | null>(null);
@@ -62,8 +72,7 @@ export function ProviderForm({
   useEffect(() => {
     setBaseUrl(settings.baseUrl ?? '');
     setModel(settings.model ?? '');
-    setMaxSteps(String(settings.maxSteps));
-    setActionTimeout(String(settings.actionTimeoutSeconds));
+    setLimits(limitTexts(settings.values));
   }, [settings]);
 
   async function save(input: CallInput<'settings:update'>, doneMessage: string): Promise<boolean> {
@@ -89,15 +98,15 @@ export function ProviderForm({
     if (nextModel !== (settings.model ?? '')) input.model = nextModel === '' ? null : nextModel;
     if (apiKey.trim() !== '') input.apiKey = apiKey.trim();
     if (showLimits) {
-      const steps = parseWholeNumber(maxSteps, 'Max steps', 1, 200);
-      const seconds = parseWholeNumber(actionTimeout, 'Action timeout', 1, 3600);
-      if (typeof steps === 'string' || typeof seconds === 'string') {
+      const parsed = LIMITS.map((l) => ({ name: l.name, value: parseWholeNumber(limits[l.name] ?? '', l.ui.noun ?? l.ui.label, l.min, l.max) }));
+      const problem = parsed.find((p) => typeof p.value === 'string');
+      if (problem) {
         setSaved(null);
-        setError(typeof steps === 'string' ? steps : String(seconds));
+        setError(String(problem.value));
         return;
       }
-      if (steps !== settings.maxSteps) input.maxSteps = steps;
-      if (seconds !== settings.actionTimeoutSeconds) input.actionTimeoutSeconds = seconds;
+      const changed = parsed.filter((p) => p.value !== settings.values[p.name].value);
+      Object.assign(input, Object.fromEntries(changed.map((p) => [p.name, p.value])));
     }
     const problem = urlProblem(nextBaseUrl);
     if (problem !== null) {
@@ -203,32 +212,21 @@ export function ProviderForm({
 
       {showLimits && (
         <div className="field-row">
-          <div className="field">
-            <label htmlFor={`${id}-max-steps`}>Max steps</label>
-            <input
-              id={`${id}-max-steps`}
-              type="number"
-              min={1}
-              max={200}
-              data-testid="settings-max-steps"
-              value={maxSteps}
-              onChange={(e) => setMaxSteps(e.target.value)}
-            />
-            <p className="field-hint">Model replies per task turn before the agent stops.</p>
-          </div>
-          <div className="field">
-            <label htmlFor={`${id}-timeout`}>Action timeout (seconds)</label>
-            <input
-              id={`${id}-timeout`}
-              type="number"
-              min={1}
-              max={3600}
-              data-testid="settings-action-timeout"
-              value={actionTimeout}
-              onChange={(e) => setActionTimeout(e.target.value)}
-            />
-            <p className="field-hint">Each code block is stopped after this long.</p>
-          </div>
+          {LIMITS.map((l) => (
+            <div className="field" key={l.name}>
+              <label htmlFor={`${id}-${l.name}`}>{l.ui.label}</label>
+              <input
+                id={`${id}-${l.name}`}
+                type="number"
+                min={l.min}
+                max={l.max}
+                data-testid={l.ui.testId}
+                value={limits[l.name] ?? ''}
+                onChange={(e) => setLimits((now) => ({ ...now, [l.name]: e.target.value }))}
+              />
+              {l.ui.hint !== undefined && <p className="field-hint">{l.ui.hint}</p>}
+            </div>
+          ))}
         </div>
       )}
 

@@ -44,17 +44,17 @@ export function SettingsPage() {
       {settings.state === 'ready' && settings.value.agent && (
         <section className="panel">
           <h2>Tokens and cost</h2>
-          <SpendingSettings agent={settings.value.agent} />
+          <SpendingSettings values={settings.value.values} prices={settings.value.agent.prices} />
         </section>
       )}
       <section className="panel">
         <h2>Sandbox and vault</h2>
         <SystemStatus />
       </section>
-      {settings.state === 'ready' && settings.value.packages && (
+      {settings.state === 'ready' && (
         <section className="panel">
           <h2>Packages</h2>
-          <PackageSettings packages={settings.value.packages} />
+          <PackageSettings values={settings.value.values} />
         </section>
       )}
       <section className="panel">
