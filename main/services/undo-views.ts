@@ -32,6 +32,29 @@ export class UndoViews {
   ) {}
 
   /**
+   * What `task:timeline` answers: the timeline, with what the channels that can look without touching anything
+   * (memory, databases, service and tool calls: `UndoChannel.preview`) say about undoing each applied action,
+   * so their refusal shows before the click as the files' does. `timeline()` alone is the record's read.
+   * Asked one action at a time (a database's look is a rolled-back transaction), only for actions with an
+   * effect on such a channel; not while the agent works on the task (nothing can be undone then).
+   */
+  async timelineChecked(taskId: string): Promise<Timeline> {
+    const timeline = this.timeline(taskId);
+    if (this.isRunning(taskId)) return timeline;
+    const asked = this.undo.previewable();
+    const entries: TimelineEntry[] = [];
+    for (const entry of timeline.entries) {
+      if (entry.kind !== 'action' || !entry.undo.possible || !entry.action.effects.some((e) => asked.has(e.channel))) {
+        entries.push(entry);
+        continue;
+      }
+      const blockers = await this.undo.preview(entry.action.id).catch(() => []);
+      entries.push(blockers.length === 0 ? entry : { ...entry, undo: { possible: false, reason: previewReason(blockers), blockers: [...entry.undo.blockers, ...blockers] } });
+    }
+    return { ...timeline, entries };
+  }
+
+  /**
    * Every action of the task with what it changed and what can be done with it, outside edits, and undo
    * operations. Read in one pass (issue 27): the task's actions once (their effects, figures and usage in one
    * query each), each folder's history once, the rewind order once; each action's undo blockers are found
@@ -332,6 +355,12 @@ function memo<T>(fn: (key: string) => T): (key: string) => T {
     cache.set(key, value);
     return value;
   };
+}
+
+/** Why a channel's look refuses an undo, in its own words (the first few). */
+function previewReason(blockers: Availability['blockers']): string {
+  const said = blockers.map((b) => (b.reason ? `${b.path}: ${b.reason}` : b.path));
+  return `Undo would be refused: ${said.slice(0, 3).join('; ')}${said.length > 3 ? `; and ${said.length - 3} more` : ''}.`;
 }
 
 function availability(blockers: Availability['blockers'], reason: string | null): Availability {

@@ -60,8 +60,8 @@ export async function startUndoHarness(
     dataDir?: string;
     workspaces?: string[];
     budgetBytes?: number;
-    /** The UndoService's other channels (`db`, `rest`, `tools`), as the composition root passes them. */
-    channels?: Pick<UndoChannelsDeps, 'db' | 'rest' | 'tools'>;
+    /** The UndoService's other channels (`db`, `rest`, `tools`, `memory`), as the composition root passes them. */
+    channels?: Pick<UndoChannelsDeps, 'db' | 'rest' | 'tools' | 'memory'>;
   } = {},
 ): Promise<UndoHarness> {
   const dirs = tempDirs();

@@ -14,7 +14,7 @@ export function undoHandlers(
     'action:rewind': ({ actionId, keepCopies }) => undo.rewind(actionId, { keepCopies }),
     'action:keep': ({ actionId }) => undo.keep(actionId),
     'action:diff': (input) => views.diff(input),
-    'task:timeline': async ({ taskId }) => views.timeline(taskId),
+    'task:timeline': ({ taskId }) => views.timelineChecked(taskId),
     'budget:get': () => views.storage(),
     'budget:set': (input) => views.setBudget(input),
   };

@@ -248,7 +248,8 @@ function WayOut({
 }) {
   return (
     <div className="tl-blocked" data-testid="timeline-blocked">
-      <span>Undo alone would overwrite later changes:</span>
+      {/* A database, the memory or a service says why in its own words (its look before the click: UndoChannel.preview). */}
+      <span>{blockers.some((b) => b.channel === undefined || b.channel === 'fs') ? 'Undo alone would overwrite later changes:' : 'Undo would be refused:'}</span>
       <ul className="tl-paths">
         {blockers.slice(0, 6).map((b) => (
           <li key={`${b.path}\u0000${b.by}`}>
