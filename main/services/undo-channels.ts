@@ -12,7 +12,7 @@ import type { MemoryFile } from '../effects/memory/memory-file';
 import { MemoryUndoChannel } from '../effects/memory/memory-undo-channel';
 import { ServicesUndoChannel, type RestUndoPort } from '../gateway/rest-undo';
 import type { TaskStore } from '../store/task-store';
-import { actionStateOf, describeBlockers, foldersOf, labelOf, setStatusAfter } from './undo-facts';
+import { actionStateOf, describeBlockers, foldersOf, labelOf, setStatusAfter, writeJobStatuses } from './undo-facts';
 
 /** The files' journaled reverter; a restore it finishes (crash recovery included) sets its actions' statuses. */
 export function filesReverter(store: TaskStore, fs: FsChannel): FsReverter {
@@ -44,17 +44,14 @@ export type UndoChannelsById = { [K in ChannelId]: UndoChannel | null };
 
 export function undoChannelsById(deps: UndoChannelsDeps): UndoChannelsById {
   const { store, fs } = deps;
-  const save = (action: Action) => {
-    store.saveAction(action);
-  };
+  // What a call taken back marks on its effect; the action's status is the saga's to write (once).
+  const save = (action: Action) => store.saveEffects(action);
   return {
     db: new DatabasesUndoChannel(deps.db),
     fs: new FilesUndoChannel(fs, deps.reverter, {
       foldersOf: (taskId) => foldersOf(store.getTask(taskId), null),
       stateOf: () => actionStateOf(store),
-      commitStatuses: (ids, direction) => {
-        for (const id of ids) setStatusAfter(store, id, direction);
-      },
+      commitStatuses: (ids, direction, job) => writeJobStatuses(store, job, ids, direction),
       describe: (taskId, blockers) => describeBlockers(store, store.getTask(taskId)!, blockers),
       label: (taskId, folder, path) => labelOf(store.getTask(taskId)!, folder, path),
     }),

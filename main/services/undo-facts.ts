@@ -1,21 +1,38 @@
 // What undo reads and writes of the task record, shared by the saga (undo-service.ts), the timeline
 // (undo-views.ts) and the files channel's hooks (undo-channels.ts): an action's status after an undo or a
 // redo, which actions are applied, blockers in the person's words, the folders a task's files live in.
-import type { Action, FsEffect, Task, UndoBlocker } from '../../shared/domain';
+import type { Action, ActionStatus, FsEffect, Task, UndoBlocker } from '../../shared/domain';
 import type { RevertBlocker } from '../effects/fs/fs-revert';
 import type { ActionStateOf } from '../effects/fs/undo-rules';
 import type { TaskStore } from '../store/task-store';
 
-/** Sets the action's status after an undo or a redo of it, unless it has it already. */
-export function setStatusAfter(store: TaskStore, actionId: string, direction: 'undo' | 'redo'): void {
-  const action = store.getAction(actionId);
-  if (!action) return;
+/** An action's status after an undo or a redo of it. */
+export function statusAfter(action: Action, direction: 'undo' | 'redo'): ActionStatus {
   const ok = action.output.exitCode === 0 && !action.output.timedOut;
   // Redo gives an interrupted action its status back: it still did not run to its end.
-  const status = direction === 'undo' ? 'undone' : action.output.interrupted ? 'interrupted' : ok ? 'done' : 'failed';
-  // Already set (the files' step sets its actions' statuses in the restore's own transaction): written once.
-  if (action.status === status) return;
-  store.setActionStatus(actionId, status);
+  return direction === 'undo' ? 'undone' : action.output.interrupted ? 'interrupted' : ok ? 'done' : 'failed';
+}
+
+/** Sets the action's status after an undo or a redo of it, unless it has it already (read by id: crash recovery). */
+export function setStatusAfter(store: TaskStore, actionId: string, direction: 'undo' | 'redo'): void {
+  const action = store.getAction(actionId);
+  if (action) writeStatusAfter(store, action, direction);
+}
+
+/** The same, of an action already read: written only when it changes (once), returned as it stands. */
+export function writeStatusAfter(store: TaskStore, action: Action, direction: 'undo' | 'redo'): Action {
+  const status = statusAfter(action, direction);
+  return action.status === status ? action : store.writeActionStatus(action, status);
+}
+
+/** Sets the statuses of a job's actions after an undo or a redo, from the job's own copies (`written`), and keeps them there. */
+export function writeJobStatuses(store: TaskStore, job: { actions: readonly Action[]; written?: Map<string, Action> }, ids: readonly string[], direction: 'undo' | 'redo'): void {
+  for (const id of ids) {
+    const action = job.written?.get(id) ?? job.actions.find((a) => a.id === id) ?? store.getAction(id);
+    if (!action) continue;
+    const next = writeStatusAfter(store, action, direction);
+    job.written?.set(id, next);
+  }
 }
 
 /** A fresh view of which actions are applied, each read once. */

@@ -12,6 +12,7 @@
 import { isApplied, type Action, type PartialUndo, type Task, type UndoBlocker, type UndoResult, type UndoStep } from '../../shared/domain';
 import type { RedoResult, RewindResult } from '../../shared/domain/undo';
 import { describeBlocker } from '../../shared/undo/blocker-words';
+import { reversePlanOf } from '../../shared/undo/reverse-plan';
 import { KeepRefused, StepRefused, type ApplyResult, type ChannelStep, type StepReport, type UndoChannel, type UndoDirection, type UndoJob, type UndoOperation } from '../../shared/undo/channel';
 import type { FsChannel } from '../effects/fs/fs-channel';
 import { FolderBusy } from '../effects/fs/folder-lease';
@@ -22,7 +23,7 @@ import { lastRedoneOf, putBackJournalsOf, type UndoOperationRecord, type UndoOpe
 import type { FolderChange } from '../store/undo-store';
 import type { EventBus } from './event-bus';
 import { ServiceError } from './service-error';
-import { actionStateOf, describeBlockers, foldersOf, setStatusAfter } from './undo-facts';
+import { actionStateOf, describeBlockers, foldersOf, writeJobStatuses } from './undo-facts';
 
 export { describeBlocker, foldersOf };
 
@@ -95,7 +96,7 @@ export class UndoService {
         `An undo that Posthoc was doing when it stopped could not be finished or rolled back yet (${error instanceof Error ? error.message : String(error)}). Nothing is lost; fix the cause and try again.`,
       );
     }
-    for (const r of done) for (const id of r.journal.actionIds) this.publish(id);
+    for (const r of done) for (const id of r.journal.actionIds) this.publish(this.requireAction(id));
     return done;
   }
 
@@ -201,7 +202,8 @@ export class UndoService {
    */
   private async saga(task: Task, operation: UndoOperation, actions: Action[], later: Action[], keepCopies = false): Promise<{ out: SagaOutcome; now: ReadonlyMap<string, Action> }> {
     const direction: UndoDirection = operation === 'redo' ? 'redo' : 'undo';
-    const job: UndoJob = { taskId: task.id, operation, direction, actions, later, ...(keepCopies ? { keepCopies } : {}) };
+    const written = new Map<string, Action>();
+    const job: UndoJob = { taskId: task.id, operation, direction, actions, later, written, ...(keepCopies ? { keepCopies } : {}) };
     const words = WORDS[operation];
     await this.recoverPending(foldersOf(task, null));
     let out: SagaOutcome;
@@ -230,7 +232,7 @@ export class UndoService {
         refs,
         message: out.kind === 'done' ? null : out.message,
       });
-      for (const a of actions) now.set(a.id, this.publish(a.id));
+      for (const a of actions) now.set(a.id, this.publish(written.get(a.id) ?? a));
     } finally {
       // Once, whatever happened: the attempt may have recorded outside edits and a journal entry, and the
       // operation (when it got that far) is recorded by now.
@@ -352,7 +354,7 @@ export class UndoService {
       merged.calls.push(...(a.report.calls ?? []));
     }
     // Statuses of actions with no files (the files' step already set them in its own transaction).
-    for (const a of job.actions) setStatusAfter(this.store, a.id, job.direction);
+    writeJobStatuses(this.store, job, job.actions.map((a) => a.id), job.direction);
     const steps = applied.map((a): UndoStep => ({ channel: a.channel.name, result: 'done', items: a.report.items, detail: null }));
     return { out: { kind: 'done', report: merged, steps }, refs: applied.flatMap((a) => a.report.refs) };
   }
@@ -485,10 +487,12 @@ export class UndoService {
     return describeBlockers(this.store, task, blockers, known);
   }
 
-  private publish(actionId: string): Action {
-    const action = this.requireAction(actionId);
-    this.events.emit('action:updated', action);
-    return action;
+  /** Tells the front ends an action as it stands after the saga (the job's copy: its row is not read again). */
+  private publish(action: Action): Action {
+    // Its reverse plan again: a channel that leaves the machine marks what it took back on the effects.
+    const now = { ...action, reverse: reversePlanOf(action) };
+    this.events.emit('action:updated', now);
+    return now;
   }
 
   private collectGarbage(folder: string, actionId: string): void {

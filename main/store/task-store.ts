@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { reversePlanOf } from '../../shared/undo/reverse-plan';
 import {
   Action,
+  Effect,
   Message,
   Task,
   type ActionFigure,
@@ -160,11 +161,29 @@ export class TaskStore {
     return { ...parsed, figures: listFigures(this.db, parsed.id), ...this.usageOf(parsed.messageId) };
   }
 
+  /** Rewrites an action's effects alone (what undo marks on a call it took back), leaving its row as it is: its status is the saga's. */
+  saveEffects(action: Pick<Action, 'id' | 'effects'>): void {
+    const effects = action.effects.map((e) => Effect.parse(e));
+    this.db.transaction(() => {
+      this.db.prepare('DELETE FROM effects WHERE action_id = ?').run(action.id);
+      const insert = this.db.prepare('INSERT INTO effects (action_id, seq, channel, data_json) VALUES (?, ?, ?, ?)');
+      effects.forEach((effect, index) => insert.run(action.id, index, effect.channel, JSON.stringify(effect)));
+    })();
+  }
+
   setActionStatus(id: string, status: ActionStatus): Action {
     const action = this.getAction(id);
     if (!action) throw new Error(`No action ${id}`);
     const undoneAt = status === 'undone' ? now() : action.undoneAt;
     this.db.prepare('UPDATE actions SET status = ?, undone_at = ? WHERE id = ?').run(status, undoneAt, id);
+    const next = { ...action, status, undoneAt };
+    return { ...next, reverse: reversePlanOf(next) };
+  }
+
+  /** Writes the status of an action the caller has just read (no second read), and returns it as written. */
+  writeActionStatus(action: Action, status: ActionStatus): Action {
+    const undoneAt = status === 'undone' ? now() : action.undoneAt;
+    this.db.prepare('UPDATE actions SET status = ?, undone_at = ? WHERE id = ?').run(status, undoneAt, action.id);
     const next = { ...action, status, undoneAt };
     return { ...next, reverse: reversePlanOf(next) };
   }

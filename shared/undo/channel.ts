@@ -26,6 +26,12 @@ export type UndoJob = {
   later: readonly Action[];
   /** Undo and rewind: keep the person's edits in the way as copies ("NAME (your edit).ext"), then go on (files only). */
   keepCopies?: boolean;
+  /**
+   * The job's actions as last written, by id: a channel that writes an action's status (the files' restore,
+   * in its own transaction) puts the written action here, and the saga reads statuses and publishes from it,
+   * so each action's row is read once per undo. Absent: read from the store.
+   */
+  written?: Map<string, Action>;
 };
 
 /** What a step did, for the result, the card and the timeline. */

@@ -15,8 +15,8 @@ export type FilesUndoHooks = {
   foldersOf(taskId: string): string[];
   /** A fresh view of which actions are applied (statuses change as the saga goes). */
   stateOf(): ActionStateOf;
-  /** Inside the transaction that completes a restore: set the actions' statuses. */
-  commitStatuses(actionIds: readonly string[], direction: UndoDirection): void;
+  /** Inside the transaction that completes a restore: set the actions' statuses (the job's `written` copies kept up to date). */
+  commitStatuses(actionIds: readonly string[], direction: UndoDirection, job: UndoJob): void;
   /** Blockers in the person's words (action numbers, task titles, folder names). */
   describe(taskId: string, blockers: RevertBlocker[]): UndoBlocker[];
   /** How a path of a folder is named to the person (with the folder's name when the task has several). */
@@ -62,7 +62,7 @@ class FilesStep implements ChannelStep {
       actionIds,
       folders: this.folders,
       stateOf: this.hooks.stateOf(),
-      commitStatuses: () => this.hooks.commitStatuses(actionIds, direction),
+      commitStatuses: () => this.hooks.commitStatuses(actionIds, direction, this.job),
     };
   }
 
