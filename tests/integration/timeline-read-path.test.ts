@@ -1,7 +1,9 @@
 // The timeline's read path (issue 27): read in one pass, it must say exactly what the old per-action read
-// said (tests/support/timeline-reference.ts), byte for byte, on a task with every kind of row — applied,
-// failed, undone, redone, kept, a later action depending on an earlier one, outside edits, a refused undo's
-// blockers, a rewind, another task's action in the same folder, figures and a reply's usage.
+// said (tests/support/timeline-reference.ts) on a task with every kind of row — applied, failed, undone,
+// redone, kept, a later action depending on an earlier one, outside edits, a refused undo's blockers, a
+// rewind, another task's action in the same folder, figures and a reply's usage. The answer's shape changed
+// (the rewind order once per timeline, each row its rewind's count), so each row's rewind list is derived
+// from it as the app and the CLI derive it (rewindSeqsOf) and the two are compared byte for byte.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -9,23 +11,27 @@ import { UndoViews } from '../../main/services/undo-views';
 import { FigureStore } from '../../main/store/figure-store';
 import { UndoOperations } from '../../main/store/undo-operations';
 import type { Action } from '../../shared/domain';
-import type { TimelineEntry } from '../../shared/domain/undo';
-import { referenceTimeline } from '../support/timeline-reference';
+import { rewindSeqsOf, type Timeline, type TimelineEntry } from '../../shared/domain/undo';
+import { expandRewinds, referenceTimeline } from '../support/timeline-reference';
 import { undoHarnessesPerTest, type UndoHarness } from '../support/undo-harness';
 
 const { harness } = undoHarnessesPerTest();
 
-/** The new timeline and the reference's, both as JSON, with the task shown as running or not. */
-function both(h: UndoHarness, running: boolean): { now: string; before: string } {
+/**
+ * The new timeline (its rewind lists derived from the order it gives once) and the reference's, both as
+ * JSON, with the task shown as running or not; `answer`: the new timeline as answered.
+ */
+function both(h: UndoHarness, running: boolean): { now: string; before: string; answer: Timeline } {
   const operations = new UndoOperations(h.db);
   const views = new UndoViews(h.store, h.fs, h.undo, () => running, operations);
-  const now = JSON.stringify(views.timeline(h.task.id));
+  const answer = views.timeline(h.task.id);
+  const now = JSON.stringify(expandRewinds(answer));
   const before = JSON.stringify(referenceTimeline({ db: h.db, store: h.store, fs: h.fs, undo: h.undo, operations, isRunning: () => running }, h.task.id));
-  return { now, before };
+  return { now, before, answer };
 }
 
 describe('the timeline read in one pass', () => {
-  it('equals the per-action read byte for byte on a task of mixed actions', async () => {
+  it('says what the per-action read said, rewind lists included, on a task of mixed actions', async () => {
     const h = await harness({ folders: 2 });
     const [w0, w1] = h.folders as [string, string];
     const write = (ws: string, p: string, text: string) => () => writeFileSync(join(ws, p), text);
@@ -77,16 +83,24 @@ describe('the timeline read in one pass', () => {
     expect(running.now).toBe(running.before);
 
     // The task has what the test meant it to have (so the equality above covers each kind of row).
-    const timeline = JSON.parse(idle.now) as { entries: TimelineEntry[] };
+    const timeline = JSON.parse(JSON.stringify(idle.answer)) as Timeline;
     const rows = timeline.entries.filter((e): e is Extract<TimelineEntry, { kind: 'action' }> => e.kind === 'action');
     const row = (a: Action) => rows.find((e) => e.action.id === a.id)!;
+    const seqs = (a: Action) => rewindSeqsOf(timeline.rewindOrder, row(a));
+    // The redo moved a6 out of newest-first order: the lists are filtered from the order, not its prefixes.
+    expect(timeline.rewindOrder[0]).toBe(a6.seq);
+    expect(timeline.rewindOrder).toHaveLength(rows.filter((e) => e.action.status !== 'undone').length);
     expect(rows.map((e) => e.action.status)).toEqual(['done', 'done', 'undone', 'failed', 'done', 'done', 'kept', 'done', 'undone', 'undone', 'undone']);
     expect(row(a1).undo.blockers.map((b) => b.actionSeq)).toEqual([a2.seq, null]); // a2, and the outside edit of a.txt
     expect(row(a2).undo.blockers.map((b) => b.by)).toEqual(['external']);
     expect(row(a1).rewind.possible).toBe(false); // past the kept action
-    expect(row(a8).rewind).toMatchObject({ possible: true, actionSeqs: [a8.seq] });
+    expect(row(a8).rewind).toMatchObject({ possible: true, count: 1 });
+    expect(seqs(a8)).toEqual([a8.seq]);
+    expect(seqs(a5)).toEqual([a6.seq, a8.seq, kept.seq, a5.seq]);
+    expect(row(a3).rewind.count).toBe(0); // undone: no rewind starts there
+    expect(seqs(a3)).toEqual([]);
     expect(row(a5).undo.blockers.map((b) => b.taskTitle)).toEqual(['other']);
-    expect(row(a6).rewind.actionSeqs[0]).toBe(a6.seq); // redone last: first in the rewind order
+    expect(seqs(a6)[0]).toBe(a6.seq); // redone last: first in the rewind order
     expect(row(a1).action.figures).toHaveLength(1);
     expect(row(a8).action.figures!.map((f) => [f.n, f.released])).toEqual([[1, true], [2, true]]);
     expect(row(a5).action.usage).toMatchObject({ promptTokens: 12 });
