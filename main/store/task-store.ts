@@ -1,5 +1,6 @@
-// Typed access to tasks, messages, actions and their effects. Rows are parsed back through the shared
-// zod schemas, so a corrupt row fails loudly instead of reaching the renderer half-formed.
+// Typed access to tasks, messages, actions and their effects. Tasks and messages are parsed back through
+// the shared zod schemas; an action is parsed when it is saved and read back as written (toAction), and the
+// contract parses every answer before it reaches a front end, so a corrupt row still fails loudly there.
 import { randomUUID } from 'node:crypto';
 import { reversePlanOf } from '../../shared/undo/reverse-plan';
 import {
@@ -19,7 +20,6 @@ import { figuresByAction, listFigures } from './figure-store';
 import { thisProcess, type ProcessOwner } from '../platform/process-owner';
 
 const now = (): string => new Date().toISOString();
-const ActionFields = Action.omit({ reverse: true });
 
 type TaskRow = {
   id: string; title: string; status: string; workspaces_json: string; services_json: string; databases_json: string; model: string;
@@ -270,30 +270,33 @@ export class TaskStore {
 
 /**
  * An action from its row and what was read beside it (the effects' JSON in order, its figures, its reply's
- * usage JSON): one zod parse of the whole, effects included, and its reverse plan derived.
+ * usage JSON), its reverse plan derived. No zod parse here (issue 27): the store reads back only what it
+ * wrote, and saveAction parsed every action before writing it (its output, effects and confinement are
+ * stored as that parse left them); where an action crosses to a front end, the contract parses the answer
+ * again (main/ipc/register-contract.ts). Its keys are in the schema's order, as a parse would give them
+ * (tests/integration/timeline-read-path.test.ts compares the two). JSON that does not parse still throws.
  */
 function toAction(row: ActionRow, effects: readonly string[], figures: ActionFigure[], usageJson: string | null | undefined): Action {
-  const action = {
+  const fields = {
     id: row.id,
     taskId: row.task_id,
     seq: row.seq,
-    kind: row.kind,
-    language: row.language,
+    kind: row.kind as Action['kind'],
+    language: row.language as Action['language'],
     source: row.source,
-    status: row.status,
-    output: JSON.parse(row.output_json),
-    effects: effects.map((e) => JSON.parse(e) as unknown),
-    confinement: JSON.parse(row.confinement_json),
-    startedAt: row.started_at,
-    finishedAt: row.finished_at,
-    undoneAt: row.undone_at,
+    status: row.status as Action['status'],
+    output: JSON.parse(row.output_json) as Action['output'],
+    effects: effects.map((e) => JSON.parse(e) as Action['effects'][number]),
+    confinement: JSON.parse(row.confinement_json) as Action['confinement'],
     messageId: row.message_id,
     figures,
     ...(usageJson ? { usage: JSON.parse(usageJson) as Usage } : {}),
+    startedAt: row.started_at,
+    finishedAt: row.finished_at,
+    undoneAt: row.undone_at,
   };
-  const parsed = ActionFields.parse(action);
-  // The parse made a new object: the reverse plan is added to it (last, as a spread would) rather than copied.
-  return Object.assign(parsed, { reverse: reversePlanOf(parsed) });
+  // The reverse plan is derived from the rest and added last (as it always was).
+  return Object.assign(fields, { reverse: reversePlanOf(fields) });
 }
 
 /** Each action's effects' JSON, in the order the rows came (by action, then seq). */

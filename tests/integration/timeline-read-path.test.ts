@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { UndoViews } from '../../main/services/undo-views';
 import { FigureStore } from '../../main/store/figure-store';
 import { UndoOperations } from '../../main/store/undo-operations';
-import type { Action } from '../../shared/domain';
+import { Action } from '../../shared/domain';
 import { rewindSeqsOf, type Timeline, type TimelineEntry } from '../../shared/domain/undo';
 import { expandRewinds, referenceTimeline } from '../support/timeline-reference';
 import { undoHarnessesPerTest, type UndoHarness } from '../support/undo-harness';
@@ -77,6 +77,13 @@ describe('the timeline read in one pass', () => {
     h.db.prepare('UPDATE actions SET message_id = ? WHERE id IN (?, ?)').run(reply.id, a5.id, a8.id);
     h.db.prepare('UPDATE actions SET message_id = ? WHERE id = ?').run(bare.id, a1.id);
 
+    // The store reads its own rows back without zod (it parsed each action when it saved it): what it
+    // answers is what the parse would give, key for key and in the schema's order.
+    for (const listed of h.store.listActions(h.task.id)) {
+      const { reverse, ...fields } = listed;
+      expect(JSON.stringify({ ...Action.omit({ reverse: true }).parse(fields), reverse })).toBe(JSON.stringify(listed));
+    }
+
     const idle = both(h, false);
     expect(idle.now).toBe(idle.before);
     const running = both(h, true);
@@ -109,6 +116,28 @@ describe('the timeline read in one pass', () => {
     expect(timeline.entries.filter((e) => e.kind === 'operation').map((e) => e.kind === 'operation' && e.operation)).toEqual(
       expect.arrayContaining(['undo', 'redo', 'rewind']),
     );
+  });
+
+  it('says what the per-action read said of rewinds that later actions and the person’s edits stand in the way of', async () => {
+    const h = await harness();
+    const write = (p: string, text: string) => () => writeFileSync(join(h.workspace, p), text);
+    const a1 = await h.act(write('x.txt', 'one\n'));
+    await h.act(write('x.txt', 'two\n')); // a1's undo waits for it; a rewind from a1 undoes it first
+    const a3 = await h.act(write('y.txt', 'y\n'));
+    writeFileSync(join(h.workspace, 'y.txt'), 'the person\n'); // stands in the way of every rewind reaching a3
+    const a4 = await h.act(write('z.txt', 'z\n'));
+    await h.act(write('x.txt', 'three\n'));
+    expect(await h.undo.undo(a4.id)).toMatchObject({ outcome: 'undone' });
+    expect(await h.undo.redo(a4.id)).toMatchObject({ outcome: 'redone' }); // a4 first in the rewind order
+    await h.undo.settle();
+    const { now, before, answer } = both(h, false);
+    expect(now).toBe(before);
+    const rows = answer.entries.filter((e): e is Extract<TimelineEntry, { kind: 'action' }> => e.kind === 'action');
+    expect(answer.rewindOrder).toEqual([4, 5, 3, 2, 1]);
+    expect(rows.map((e) => e.rewind.blockers.map((b) => b.path))).toEqual([['y.txt'], ['y.txt'], ['y.txt'], [], []]);
+    expect(rows.map((e) => e.rewind.count)).toEqual([5, 4, 3, 2, 1]);
+    expect(rows.find((e) => e.action.id === a1.id)!.undo.blockers.map((b) => b.actionSeq)).toEqual([2, 5]);
+    expect(rows.find((e) => e.action.id === a3.id)!.undo.blockers.map((b) => b.by)).toEqual(['external']);
   });
 
   it('lists a task’s actions as reading each by itself would, and reads them in a fixed number of queries', async () => {
