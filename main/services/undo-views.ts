@@ -61,20 +61,32 @@ export class UndoViews {
     });
     const rank = new Map(rewindOrder.map((a, i) => [a.id, i]));
     const countFrom = countAtLeast(rewindOrder.map((a) => a.seq));
-    // The actions of the order that anything stands in the way of (few): the only ones a rewind's check can name.
-    const inTheWay = rewindOrder.filter((a) => undoBlockers.some((found) => found(a.id).length > 0));
-    const kept = rewindOrder.filter((a) => a.status === 'kept');
+    // What can stand in a rewind's way, found once: each blocker of an action of the order (few actions have
+    // any), with the rewinds it shows in. A rewind to before seq s undoes the actions of the order from s on,
+    // each checked ignoring the ones it undoes before it (those of the set earlier in the order): a blocker
+    // of action A by action B counts for s ≤ A's seq, unless B is in the set (s ≤ B's seq) and earlier in the
+    // order than A. So it counts for `after` < s ≤ `upTo`, kept in the order the old per-row check met them.
     const seqOf = new Map(actions.map((a) => [a.id, a.seq]));
+    const inTheWay: Array<{ folder: number; blocker: HistoryBlocker; upTo: number; after: number }> = [];
+    histories.forEach((_, f) => {
+      for (const a of rewindOrder) {
+        for (const blocker of undoBlockers[f]!(a.id)) {
+          const by = blocker.event.actionId;
+          const byRank = by === null ? undefined : rank.get(by);
+          const after = by !== null && byRank !== undefined && byRank < rank.get(a.id)! ? (seqOf.get(by) ?? -Infinity) : -Infinity;
+          inTheWay.push({ folder: f, blocker, upTo: a.seq, after });
+        }
+      }
+    });
+    const kept = rewindOrder.filter((a) => a.status === 'kept');
     const running = this.isRunning(taskId);
     const entries: TimelineEntry[] = [];
 
     for (const action of actions) {
-      const describe = (found: (folder: number) => readonly HistoryBlocker[]) =>
-        this.undo.describeBlockers(
-          task,
-          histories.flatMap(({ folder }, f) => found(f).map((b) => blockerOf(folder, b, action.id))),
-          known,
-        );
+      const describe = (found: (folder: number) => readonly HistoryBlocker[]) => {
+        const raw = histories.flatMap(({ folder }, f) => found(f).map((b) => blockerOf(folder, b, action.id)));
+        return raw.length === 0 ? [] : this.undo.describeBlockers(task, raw, known);
+      };
       const applied = isApplied(action.status) && action.output.interrupted?.recorded !== false;
       const undo = applied ? availability(describe((f) => undoBlockers[f]!(action.id)), null) : unavailable(statusReason(action));
       const redo =
@@ -86,22 +98,13 @@ export class UndoViews {
         rewind = { ...unavailable(statusReason(action)), count: 0 };
       } else {
         // The rewind undoes the actions of the order from this one's seq on, in that order.
-        const inSet = (a: Action) => a.seq >= action.seq;
-        const count = countFrom(action.seq);
-        const firstKept = kept.find(inSet);
-        // Each action of the set is checked ignoring the ones the rewind undoes before it: those of the set
-        // earlier in the order.
-        const undoneBefore = (other: string | null, id: string) =>
-          other !== null && (seqOf.get(other) ?? -1) >= action.seq && (rank.get(other) ?? Infinity) < rank.get(id)!;
+        const from = action.seq;
+        const count = countFrom(from);
+        const firstKept = kept.find((a) => a.seq >= from);
+        const standing = inTheWay.filter((w) => w.after < from && from <= w.upTo);
         rewind = firstKept
           ? { ...unavailable(`Action ${firstKept.seq} was kept; a rewind cannot go back past it.`), count }
-          : {
-              ...availability(
-                describe((f) => inTheWay.filter(inSet).flatMap(({ id }) => undoBlockers[f]!(id).filter((b) => !undoneBefore(b.event.actionId, id)))),
-                null,
-              ),
-              count,
-            };
+          : { ...availability(describe((f) => standing.flatMap((w) => (w.folder === f ? [w.blocker] : []))), null), count };
       }
       if (running) {
         const busy = 'The agent is still working on this task.';
