@@ -20,7 +20,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import type { PosthocApi } from '../shared/contract';
+import { calls, type PosthocApi } from '../shared/contract';
 import type { Action } from '../shared/domain';
 import { UndoOperations } from '../main/store/undo-operations';
 import { timelineActions, useTimelineStore } from '../renderer/src/state/timeline-store';
@@ -39,7 +39,10 @@ const OLD_UP_TO = Number(arg('old', '300'));
 const OLD_ROUNDS = 3;
 const OUTPUT_EVENTS = 40;
 
-type Row = { size: number; timeline: number; list: number; plain: number; plainAll: number; old: number | null; timelineBytes: number; readsPerOutputEvent: number };
+type Row = {
+  size: number; timeline: number; list: number; plain: number; plainAll: number; old: number | null; answer: number;
+  timelineBytes: number; oldShapeBytes: number; readsPerOutputEvent: number;
+};
 
 function median(values: number[]): number {
   const s = [...values].sort((a, b) => a - b);
@@ -149,6 +152,8 @@ async function benchSize(size: number): Promise<Row> {
     };
     const timeline = h.views.timeline(h.task.id);
     const timelineBytes = JSON.stringify(timeline).length;
+    // The answer as it was before issue 27 (each row listing its rewind), derived from this one: its size.
+    const oldShapeBytes = JSON.stringify(expandRewinds(timeline)).length;
     const doOld = size <= OLD_UP_TO;
     // The old answer listed each row's rewind; the new one gives the order once: compared with the lists derived from it.
     if (doOld && JSON.stringify(referenceTimeline(parts, h.task.id)) !== JSON.stringify(expandRewinds(timeline))) throw new Error('the timeline differs from the old read path');
@@ -157,6 +162,7 @@ async function benchSize(size: number): Promise<Row> {
     const c: number[] = [];
     const all: number[] = [];
     const d: number[] = [];
+    const e: number[] = [];
     for (let r = 0; r < ROUNDS; r++) {
       a.push(timeSync(() => h.views.timeline(h.task.id)));
       b.push(timeSync(() => h.store.listActions(h.task.id)));
@@ -167,6 +173,8 @@ async function benchSize(size: number): Promise<Row> {
         }),
       );
       all.push(timeSync(readAll));
+      // What task:timeline adds on its way out: the contract parses the answer (dispatch), then it is sent as JSON.
+      e.push(timeSync(() => JSON.stringify(calls['task:timeline'].output.parse(timeline))));
       if (doOld && r < OLD_ROUNDS) d.push(timeSync(() => referenceTimeline(parts, h.task.id)));
     }
     const row: Row = {
@@ -176,7 +184,9 @@ async function benchSize(size: number): Promise<Row> {
       plain: median(c),
       plainAll: median(all),
       old: doOld ? median(d) : null,
+      answer: median(e),
       timelineBytes,
+      oldShapeBytes,
       readsPerOutputEvent: await readsPerOutputEvent(h, countReads(h)),
     };
     process.stderr.write(
@@ -188,18 +198,19 @@ async function benchSize(size: number): Promise<Row> {
   }
 }
 
+const loadBefore = execFileSync('uptime').toString().trim();
 const rows: Row[] = [];
 for (const size of SIZES) rows.push(await benchSize(size));
 
 const load = execFileSync('uptime').toString().trim();
 process.stdout.write(`\nTimeline read path (median ms over ${ROUNDS} interleaved rounds; old path ${OLD_ROUNDS}; node ${process.version})\n`);
 process.stdout.write(
-  '| actions | timeline | action list | plain SELECT (action and effect rows) | timeline / plain | list / plain | plain SELECT (every row the timeline reads) | timeline / that | old timeline | old / new | timeline JSON | store reads per output event |\n',
+  '| actions | timeline | action list | plain SELECT (action and effect rows) | timeline / plain | list / plain | plain SELECT (every row the timeline reads) | timeline / that | old timeline | old / new | answer: contract parse + JSON | timeline JSON | the same in the old shape | store reads per output event |\n',
 );
-process.stdout.write('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n');
+process.stdout.write('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n');
 for (const r of rows) {
   process.stdout.write(
-    `| ${r.size} | ${r.timeline.toFixed(1)} | ${r.list.toFixed(1)} | ${r.plain.toFixed(1)} | ${(r.timeline / r.plain).toFixed(2)}x | ${(r.list / r.plain).toFixed(2)}x | ${r.plainAll.toFixed(1)} | ${(r.timeline / r.plainAll).toFixed(2)}x | ${r.old !== null ? r.old.toFixed(0) : 'n/a'} | ${r.old !== null ? `${(r.old / r.timeline).toFixed(0)}x` : 'n/a'} | ${(r.timelineBytes / 1024).toFixed(0)} KiB | ${r.readsPerOutputEvent} |\n`,
+    `| ${r.size} | ${r.timeline.toFixed(1)} | ${r.list.toFixed(1)} | ${r.plain.toFixed(1)} | ${(r.timeline / r.plain).toFixed(2)}x | ${(r.list / r.plain).toFixed(2)}x | ${r.plainAll.toFixed(1)} | ${(r.timeline / r.plainAll).toFixed(2)}x | ${r.old !== null ? r.old.toFixed(0) : 'n/a'} | ${r.old !== null ? `${(r.old / r.timeline).toFixed(0)}x` : 'n/a'} | ${r.answer.toFixed(1)} | ${(r.timelineBytes / 1024).toFixed(0)} KiB | ${(r.oldShapeBytes / 1024).toFixed(0)} KiB | ${r.readsPerOutputEvent} |\n`,
   );
 }
-process.stdout.write(`load: ${load}\n`);
+process.stdout.write(`load before: ${loadBefore}\nload after: ${load}\n`);
