@@ -1,5 +1,5 @@
 // Human-readable output for the CLI; --json output is the domain objects themselves.
-import { assertNever, TaskStatus, type Action, type Effect, type Task } from '../../shared/domain';
+import { assertNever, type Action, type Effect } from '../../shared/domain';
 import { NOT_COVERED_WHY } from '../../shared/undo/not-covered-words';
 import { describeReversePlan } from '../../shared/undo/reverse-plan';
 import { describeGitRepo, summarizeGit } from '../../shared/undo/git-internals';
@@ -80,12 +80,8 @@ function formatEffect(effect: Effect): string[] {
   }
 }
 
-/** The widest status ('interrupted'), so every line of `posthoc tasks` keeps its columns. */
-const STATUS_WIDTH = Math.max(...TaskStatus.options.map((s) => s.length));
-
-export function formatTaskLine(task: Task): string {
-  return `${task.id}  ${task.status.padEnd(STATUS_WIDTH)}  ${task.createdAt.slice(0, 19).replace('T', ' ')}  ${task.title}`;
-}
+// A task's line lives apart (task-line.ts): `posthoc tasks` loads it without the domain's other schemas.
+export { formatTaskLine } from './task-line';
 
 export function formatActionLine(action: Action): string {
   const changed = action.effects.reduce((n, e) => (e.channel === 'fs' ? n + e.added.length + e.modified.length + e.deleted.length + (e.renamed?.length ?? 0) : n), 0);

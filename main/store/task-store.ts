@@ -16,19 +16,12 @@ import {
   type WorkspaceGrant,
 } from '../../shared/domain';
 import type { AppDatabase } from './database';
+import { listTaskRows, TASK_ROW, toTask, type TaskRow } from './task-rows';
 import { figuresByAction, listFigures } from './figure-store';
 import { thisProcess, type ProcessOwner } from '../platform/process-owner';
 
 const now = (): string => new Date().toISOString();
 
-type TaskRow = {
-  id: string; title: string; status: string; workspaces_json: string; services_json: string; databases_json: string; model: string;
-  answer: string | null; error: string | null; created_at: string; updated_at: string;
-  owner_pid: number | null; owner_start: string | null; usage_json?: string | null; plan_json?: string | null; provider?: string | null;
-  mcp_json?: string | null; prompt?: string | null;
-};
-/** A task's row with the person's first message (bounded), for the sidebar's search. */
-const TASK_ROW = `SELECT tasks.*, (SELECT substr(m.content, 1, 2000) FROM messages m WHERE m.task_id = tasks.id AND m.role = 'user' ORDER BY m.seq LIMIT 1) AS prompt FROM tasks`;
 type ActionRow = {
   id: string; task_id: string; seq: number; kind: string; language: string; source: string; status: string;
   output_json: string; confinement_json: string; started_at: string;
@@ -63,8 +56,7 @@ export class TaskStore {
   }
 
   listTasks(): Task[] {
-    const rows = this.db.prepare(`${TASK_ROW} ORDER BY created_at DESC`).all() as TaskRow[];
-    return rows.map(toTask);
+    return listTaskRows(this.db);
   }
 
   updateTask(id: string, patch: Partial<Pick<Task, 'status' | 'answer' | 'error' | 'model' | 'title'>>): Task {
@@ -310,28 +302,6 @@ function groupBy(rows: ReadonlyArray<{ action_id: string; data_json: string }>):
   return out;
 }
 
-function toTask(row: TaskRow): Task {
-  return Task.parse({
-    id: row.id,
-    title: row.title,
-    status: row.status,
-    workspaces: JSON.parse(row.workspaces_json),
-    services: JSON.parse(row.services_json),
-    databases: JSON.parse(row.databases_json),
-    model: row.model,
-    provider: row.provider ?? null,
-    answer: row.answer,
-    error: row.error,
-    usage: row.usage_json ? JSON.parse(row.usage_json) : EMPTY_USAGE,
-    ...(row.plan_json ? { plan: JSON.parse(row.plan_json) } : {}),
-    ...(row.mcp_json ? { mcp: JSON.parse(row.mcp_json) } : {}),
-    ...(typeof row.prompt === 'string' ? { prompt: row.prompt } : {}),
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  });
-}
-
-const EMPTY_USAGE: Usage = { promptTokens: 0, completionTokens: 0, calls: 0, costUsd: null };
 
 /** Two usages added; the cost is known only when both parts' are (a task with no calls yet counts as known). */
 export function sumUsage(a: Usage | null, b: Usage): Usage {
