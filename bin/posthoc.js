@@ -5,6 +5,12 @@ if (major < 22 || (major === 22 && minor < 12)) {
   process.stderr.write(`posthoc: Node ${process.versions.node} is too old; Posthoc needs Node 22.12 or later.\n`);
   process.exit(2);
 }
+// V8's compile cache (Node 22.1+, in the system's temporary folder unless NODE_COMPILE_CACHE says where): a
+// command compiles the CLI's chunks, commander and zod once, and later runs read the compiled code back
+// (`posthoc tasks` about 10 ms less CPU on a loaded machine; docs/BENCHMARKS.md "CLI start"). It only
+// caches: Node checks each entry against the source and compiles again when they differ.
+const { enableCompileCache } = await import('node:module');
+enableCompileCache?.();
 let cli;
 try {
   cli = await import('../out/main/cli.js');

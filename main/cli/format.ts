@@ -1,7 +1,7 @@
 // Human-readable output for the CLI; --json output is the domain objects themselves.
 import { CHANNELS, channelOf } from '../../shared/channels/registry';
 import type { AnyChannelSpec } from '../../shared/channels/channel-spec';
-import { TaskStatus, type Action, type Task } from '../../shared/domain';
+import type { Action } from '../../shared/domain';
 import { describeReversePlan } from '../../shared/undo/reverse-plan';
 
 export function formatAction(action: Action, channels: readonly AnyChannelSpec[] = CHANNELS): string {
@@ -23,12 +23,8 @@ export function formatAction(action: Action, channels: readonly AnyChannelSpec[]
   return lines.join('\n');
 }
 
-/** The widest status ('interrupted'), so every line of `posthoc tasks` keeps its columns. */
-const STATUS_WIDTH = Math.max(...TaskStatus.options.map((s) => s.length));
-
-export function formatTaskLine(task: Task): string {
-  return `${task.id}  ${task.status.padEnd(STATUS_WIDTH)}  ${task.createdAt.slice(0, 19).replace('T', ' ')}  ${task.title}`;
-}
+// A task's line lives apart (task-line.ts): `posthoc tasks` loads it without the domain's other schemas.
+export { formatTaskLine } from './task-line';
 
 export function formatActionLine(action: Action, channels: readonly AnyChannelSpec[] = CHANNELS): string {
   // Each channel's count ("3 file(s), 10 row(s), 2 call(s)"): the ones always said, and the others when not zero.

@@ -57,10 +57,10 @@ export const openServices: OpenSession = async (dataDir) => {
  * run left something open; then the whole services, whose start closes it and says so, as for any command.
  */
 export const openRecordOrServices: OpenSession = async (dataDir): Promise<Session> => {
-  const [{ openRecord }, { createLocalClient }] = await Promise.all([import('../services/record-services'), import('../ipc/local-client')]);
+  const [{ openRecord }, { createRecordClient }] = await Promise.all([import('../services/record-services'), import('../ipc/record-client')]);
   const record = openRecord(resolveDataDir(dataDir));
   if (!record) return openServices(dataDir);
-  return { api: createLocalClient(record.handlers, record.events), ready: Promise.resolve([]), close: async () => record.close() };
+  return { api: createRecordClient(record), ready: Promise.resolve([]), close: async () => record.close() };
 };
 
 function reportClosed(lines: string[]): void {
@@ -122,7 +122,7 @@ export function buildProgram(options: { open?: OpenSession } = {}): Command {
     .addOption(dataDirOption())
     .option('--json', 'print JSON')
     .action(async (opts: { dataDir?: string; json?: boolean }) => {
-      const { formatTaskLine } = await import('./format');
+      const { formatTaskLine } = await import('./task-line');
       await withApi(
         opts.dataDir,
         async (api) => {

@@ -153,8 +153,10 @@ export function registerUndoCommands(program: Command, ctx: CliContext): void {
     .action((taskId: string, opts: Opts) =>
       ctx.withApi(opts.dataDir, async (api) => {
         const timeline = await value(api.taskTimeline({ taskId }));
-        if (opts.json) json(timeline);
-        else timeline.entries.forEach((e) => out(timelineLine(e)));
+        if (opts.json) return json(timeline);
+        timeline.entries.forEach((e) => out(timelineLine(e)));
+        // The rewind order once: a rewind to before #N undoes the actions of it from #N on, in this order.
+        if (timeline.rewindOrder.length > 1) out(`rewind order, newest applied first: ${timeline.rewindOrder.map((s) => `#${s}`).join(', ')}`);
       }),
     );
 
@@ -216,7 +218,8 @@ function timelineLine(e: TimelineEntry): string {
     case 'action': {
       const fs = e.action.effects.flatMap((x) => (x.channel === 'fs' ? [x] : []));
       const n = fs.reduce((sum, x) => sum + x.added.length + x.modified.length + x.deleted.length + (x.renamed?.length ?? 0), 0);
-      const can = [e.undo.possible && 'undo', e.redo.possible && 'redo', e.rewind.possible && 'rewind'].filter(Boolean).join(', ');
+      const rewind = e.rewind.count > 1 ? `rewind (${e.rewind.count} actions)` : 'rewind';
+      const can = [e.undo.possible && 'undo', e.redo.possible && 'redo', e.rewind.possible && rewind].filter(Boolean).join(', ');
       return `#${e.action.seq}  ${e.action.status.padEnd(7)}  ${e.action.confinement.level.padEnd(11)}  ${n} file change(s)  [${can || 'nothing to do'}]  ${e.action.id}`;
     }
     case 'external': {

@@ -3,6 +3,7 @@
 // services are pushed through the same transport.
 import { ZodError } from 'zod';
 import { callNames, calls, eventNames, type CallName, type ContractError, type EventName, type Result } from '../../shared/contract';
+import { describeZod, dispatchCall } from './dispatch-call';
 import { SandboxError } from '../sandbox/sandbox-error';
 import type { EventBus } from '../services/event-bus';
 import type { Handlers } from '../services/app-services';
@@ -32,23 +33,7 @@ export function registerContract<Sender>(transport: Transport<Sender>, handlers:
 }
 
 export async function dispatch(name: CallName, raw: unknown, handlers: Handlers): Promise<Result<unknown>> {
-  const parsed = calls[name].input.safeParse(raw ?? {});
-  if (!parsed.success) {
-    return { ok: false, error: { code: 'invalid-input', message: describeZod(parsed.error) } };
-  }
-  let value: unknown;
-  try {
-    const handler = handlers[name] as (input: unknown) => Promise<unknown>;
-    value = await handler(parsed.data);
-  } catch (error) {
-    return { ok: false, error: toContractError(error) };
-  }
-  // Answers are parsed too: only what the contract declares crosses to a front end.
-  const answer = calls[name].output.safeParse(value);
-  if (!answer.success) {
-    return { ok: false, error: { code: 'internal', message: `Posthoc's answer to ${name} broke its contract: ${describeZod(answer.error)}` } };
-  }
-  return { ok: true, value: answer.data };
+  return dispatchCall(name, calls[name], handlers[name] as (input: unknown) => Promise<unknown>, raw, toContractError);
 }
 
 export function toContractError(error: unknown): ContractError {
@@ -57,26 +42,4 @@ export function toContractError(error: unknown): ContractError {
   if (error instanceof VaultUnavailable) return { code: 'unavailable', message: error.message };
   if (error instanceof ZodError) return { code: 'invalid-input', message: describeZod(error) };
   return { code: 'internal', message: error instanceof Error ? error.message : String(error) };
-}
-
-function describeZod(error: ZodError): string {
-  return error.issues.map(describeIssue).join('; ');
-}
-
-/** One refused field in words a person can act on; the contract's own messages stay as written. */
-function describeIssue(issue: ZodError['issues'][number]): string {
-  if (issue.code === 'invalid_format' && issue.format === 'url') {
-    const field = issue.path.filter((p): p is string => typeof p === 'string').at(-1);
-    return `The ${field ? fieldWords(field) : 'address'} must be a web address starting with http:// or https://.`;
-  }
-  return issue.path.length ? `${issue.path.join('.')}: ${issue.message}` : issue.message;
-}
-
-/** baseUrl → "base URL", authorizationUrl → "authorization URL". */
-function fieldWords(field: string): string {
-  return field
-    .replace(/([a-z])([A-Z])/g, '$1 $2')
-    .toLowerCase()
-    .replace(/\burl\b/g, 'URL')
-    .replace(/\bid\b/g, 'ID');
 }

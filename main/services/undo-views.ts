@@ -18,7 +18,7 @@ import { foldersOf, type UndoService } from './undo-service';
 const MAX_TEXT_BYTES = 512 * 1024;
 /** A link's target is at most PATH_MAX (4096) bytes; a blob said to be one is never read further than this. */
 const MAX_LINK_BYTES = 64 * 1024;
-type RewindAvailability = Availability & { actionSeqs: number[] };
+type RewindAvailability = Availability & { count: number };
 const STORAGE_KEY = 'undo.storage';
 type StorageSetting = { defaultBudgetBytes?: number; folders?: Record<string, number> };
 
@@ -58,7 +58,8 @@ export class UndoViews {
    * Every action of the task with what it changed and what can be done with it, outside edits, and undo
    * operations. Read in one pass (issue 27): the task's actions once (their effects, figures and usage in one
    * query each), each folder's history once, the rewind order once; each action's undo blockers are found
-   * once and reused by every rewind that passes it.
+   * once and reused by every rewind that passes it. The answer grows with the actions, not their square:
+   * the rewind order is given once (`rewindOrder`) and each row says how many of it its rewind undoes.
    */
   timeline(taskId: string): Timeline {
     const task = this.store.getTask(taskId);
@@ -82,21 +83,33 @@ export class UndoViews {
       ...(this.operations ? { operations } : {}),
     });
     const rank = new Map(rewindOrder.map((a, i) => [a.id, i]));
-    const seqsFrom = seqsAtLeast(rewindOrder.map((a) => a.seq));
-    // The actions of the order that anything stands in the way of (few): the only ones a rewind's check can name.
-    const inTheWay = rewindOrder.filter((a) => undoBlockers.some((found) => found(a.id).length > 0));
-    const kept = rewindOrder.filter((a) => a.status === 'kept');
+    const countFrom = countAtLeast(rewindOrder.map((a) => a.seq));
+    // What can stand in a rewind's way, found once: each blocker of an action of the order (few actions have
+    // any), with the rewinds it shows in. A rewind to before seq s undoes the actions of the order from s on,
+    // each checked ignoring the ones it undoes before it (those of the set earlier in the order): a blocker
+    // of action A by action B counts for s ≤ A's seq, unless B is in the set (s ≤ B's seq) and earlier in the
+    // order than A. So it counts for `after` < s ≤ `upTo`, kept in the order the old per-row check met them.
     const seqOf = new Map(actions.map((a) => [a.id, a.seq]));
+    const inTheWay: Array<{ folder: number; blocker: HistoryBlocker; upTo: number; after: number }> = [];
+    histories.forEach((_, f) => {
+      for (const a of rewindOrder) {
+        for (const blocker of undoBlockers[f]!(a.id)) {
+          const by = blocker.event.actionId;
+          const byRank = by === null ? undefined : rank.get(by);
+          const after = by !== null && byRank !== undefined && byRank < rank.get(a.id)! ? (seqOf.get(by) ?? -Infinity) : -Infinity;
+          inTheWay.push({ folder: f, blocker, upTo: a.seq, after });
+        }
+      }
+    });
+    const kept = rewindOrder.filter((a) => a.status === 'kept');
     const running = this.isRunning(taskId);
     const entries: TimelineEntry[] = [];
 
     for (const action of actions) {
-      const describe = (found: (folder: number) => readonly HistoryBlocker[]) =>
-        this.undo.describeBlockers(
-          task,
-          histories.flatMap(({ folder }, f) => found(f).map((b) => blockerOf(folder, b, action.id))),
-          known,
-        );
+      const describe = (found: (folder: number) => readonly HistoryBlocker[]) => {
+        const raw = histories.flatMap(({ folder }, f) => found(f).map((b) => blockerOf(folder, b, action.id)));
+        return raw.length === 0 ? [] : this.undo.describeBlockers(task, raw, known);
+      };
       const applied = isApplied(action.status) && action.output.interrupted?.recorded !== false;
       const undo = applied ? availability(describe((f) => undoBlockers[f]!(action.id)), null) : unavailable(statusReason(action));
       const redo =
@@ -105,29 +118,20 @@ export class UndoViews {
           : unavailable('Only an undone action can be redone.');
       let rewind: RewindAvailability;
       if (!applied) {
-        rewind = { ...unavailable(statusReason(action)), actionSeqs: [] };
+        rewind = { ...unavailable(statusReason(action)), count: 0 };
       } else {
         // The rewind undoes the actions of the order from this one's seq on, in that order.
-        const inSet = (a: Action) => a.seq >= action.seq;
-        const actionSeqs = seqsFrom(action.seq);
-        const firstKept = kept.find(inSet);
-        // Each action of the set is checked ignoring the ones the rewind undoes before it: those of the set
-        // earlier in the order.
-        const undoneBefore = (other: string | null, id: string) =>
-          other !== null && (seqOf.get(other) ?? -1) >= action.seq && (rank.get(other) ?? Infinity) < rank.get(id)!;
+        const from = action.seq;
+        const count = countFrom(from);
+        const firstKept = kept.find((a) => a.seq >= from);
+        const standing = inTheWay.filter((w) => w.after < from && from <= w.upTo);
         rewind = firstKept
-          ? { ...unavailable(`Action ${firstKept.seq} was kept; a rewind cannot go back past it.`), actionSeqs }
-          : {
-              ...availability(
-                describe((f) => inTheWay.filter(inSet).flatMap(({ id }) => undoBlockers[f]!(id).filter((b) => !undoneBefore(b.event.actionId, id)))),
-                null,
-              ),
-              actionSeqs,
-            };
+          ? { ...unavailable(`Action ${firstKept.seq} was kept; a rewind cannot go back past it.`), count }
+          : { ...availability(describe((f) => standing.flatMap((w) => (w.folder === f ? [w.blocker] : []))), null), count };
       }
       if (running) {
         const busy = 'The agent is still working on this task.';
-        entries.push({ kind: 'action', at: action.startedAt, action, undo: busyOf(undo, busy), redo: busyOf(redo, busy), rewind: { ...busyOf(rewind, busy), actionSeqs: rewind.actionSeqs } });
+        entries.push({ kind: 'action', at: action.startedAt, action, undo: busyOf(undo, busy), redo: busyOf(redo, busy), rewind: { ...busyOf(rewind, busy), count: rewind.count } });
       } else {
         entries.push({ kind: 'action', at: action.startedAt, action, undo, redo, rewind });
       }
@@ -174,7 +178,7 @@ export class UndoViews {
       });
     }
     entries.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : order(a) - order(b)));
-    return { taskId, entries };
+    return { taskId, rewindOrder: rewindOrder.map((a) => a.seq), entries };
   }
 
   /** One file's change by an action, for the diff view. */
@@ -327,22 +331,18 @@ function startsAsText(head: Buffer): boolean {
   }
 }
 
-/**
- * The seqs of a rewind order that are at least a given seq, in order: a rewind's actionSeqs. Without redos
- * the order is newest first, so the answer is a prefix, copied at once; else the seqs are filtered.
- */
-function seqsAtLeast(seqs: readonly number[]): (from: number) => number[] {
-  const descending = seqs.every((s, i) => i === 0 || seqs[i - 1]! > s);
+/** How many seqs of a rewind order are at least a given seq: the size of a rewind's set, by binary search. */
+function countAtLeast(seqs: readonly number[]): (from: number) => number {
+  const ascending = [...seqs].sort((a, b) => a - b);
   return (from) => {
-    if (!descending) return seqs.filter((s) => s >= from);
     let lo = 0;
-    let hi = seqs.length;
+    let hi = ascending.length;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      if (seqs[mid]! >= from) lo = mid + 1;
+      if (ascending[mid]! < from) lo = mid + 1;
       else hi = mid;
     }
-    return seqs.slice(0, lo);
+    return ascending.length - lo;
   };
 }
 

@@ -1,5 +1,6 @@
-// Typed access to tasks, messages, actions and their effects. Rows are parsed back through the shared
-// zod schemas, so a corrupt row fails loudly instead of reaching the renderer half-formed.
+// Typed access to tasks, messages, actions and their effects. Tasks and messages are parsed back through
+// the shared zod schemas; an action is parsed when it is saved and read back as written (toAction), and the
+// contract parses every answer before it reaches a front end, so a corrupt row still fails loudly there.
 import { randomUUID } from 'node:crypto';
 import { reversePlanOf } from '../../shared/undo/reverse-plan';
 import {
@@ -16,20 +17,12 @@ import {
   type WorkspaceGrant,
 } from '../../shared/domain';
 import type { AppDatabase } from './database';
+import { listTaskRows, TASK_ROW, toTask, type TaskRow } from './task-rows';
 import { figuresByAction, listFigures } from './figure-store';
 import { thisProcess, type ProcessOwner } from '../platform/process-owner';
 
 const now = (): string => new Date().toISOString();
-const ActionFields = Action.omit({ reverse: true });
 
-type TaskRow = {
-  id: string; title: string; status: string; workspaces_json: string; services_json: string; databases_json: string; model: string;
-  answer: string | null; error: string | null; created_at: string; updated_at: string;
-  owner_pid: number | null; owner_start: string | null; usage_json?: string | null; plan_json?: string | null; provider?: string | null;
-  mcp_json?: string | null; prompt?: string | null;
-};
-/** A task's row with the person's first message (bounded), for the sidebar's search. */
-const TASK_ROW = `SELECT tasks.*, (SELECT substr(m.content, 1, 2000) FROM messages m WHERE m.task_id = tasks.id AND m.role = 'user' ORDER BY m.seq LIMIT 1) AS prompt FROM tasks`;
 type ActionRow = {
   id: string; task_id: string; seq: number; kind: string; language: string; source: string; status: string;
   output_json: string; confinement_json: string; started_at: string;
@@ -64,8 +57,7 @@ export class TaskStore {
   }
 
   listTasks(): Task[] {
-    const rows = this.db.prepare(`${TASK_ROW} ORDER BY created_at DESC`).all() as TaskRow[];
-    return rows.map(toTask);
+    return listTaskRows(this.db);
   }
 
   updateTask(id: string, patch: Partial<Pick<Task, 'status' | 'answer' | 'error' | 'model' | 'title'>>): Task {
@@ -289,30 +281,33 @@ export class TaskStore {
 
 /**
  * An action from its row and what was read beside it (the effects' JSON in order, its figures, its reply's
- * usage JSON): one zod parse of the whole, effects included, and its reverse plan derived.
+ * usage JSON), its reverse plan derived. No zod parse here (issue 27): the store reads back only what it
+ * wrote, and saveAction parsed every action before writing it (its output, effects and confinement are
+ * stored as that parse left them); where an action crosses to a front end, the contract parses the answer
+ * again (main/ipc/register-contract.ts). Its keys are in the schema's order, as a parse would give them
+ * (tests/integration/timeline-read-path.test.ts compares the two). JSON that does not parse still throws.
  */
 function toAction(row: ActionRow, effects: readonly string[], figures: ActionFigure[], usageJson: string | null | undefined): Action {
-  const action = {
+  const fields = {
     id: row.id,
     taskId: row.task_id,
     seq: row.seq,
-    kind: row.kind,
-    language: row.language,
+    kind: row.kind as Action['kind'],
+    language: row.language as Action['language'],
     source: row.source,
-    status: row.status,
-    output: JSON.parse(row.output_json),
-    effects: effects.map((e) => JSON.parse(e) as unknown),
-    confinement: JSON.parse(row.confinement_json),
-    startedAt: row.started_at,
-    finishedAt: row.finished_at,
-    undoneAt: row.undone_at,
+    status: row.status as Action['status'],
+    output: JSON.parse(row.output_json) as Action['output'],
+    effects: effects.map((e) => JSON.parse(e) as Action['effects'][number]),
+    confinement: JSON.parse(row.confinement_json) as Action['confinement'],
     messageId: row.message_id,
     figures,
     ...(usageJson ? { usage: JSON.parse(usageJson) as Usage } : {}),
+    startedAt: row.started_at,
+    finishedAt: row.finished_at,
+    undoneAt: row.undone_at,
   };
-  const parsed = ActionFields.parse(action);
-  // The parse made a new object: the reverse plan is added to it (last, as a spread would) rather than copied.
-  return Object.assign(parsed, { reverse: reversePlanOf(parsed) });
+  // The reverse plan is derived from the rest and added last (as it always was).
+  return Object.assign(fields, { reverse: reversePlanOf(fields) });
 }
 
 /** Each action's effects' JSON, in the order the rows came (by action, then seq). */
@@ -326,28 +321,6 @@ function groupBy(rows: ReadonlyArray<{ action_id: string; data_json: string }>):
   return out;
 }
 
-function toTask(row: TaskRow): Task {
-  return Task.parse({
-    id: row.id,
-    title: row.title,
-    status: row.status,
-    workspaces: JSON.parse(row.workspaces_json),
-    services: JSON.parse(row.services_json),
-    databases: JSON.parse(row.databases_json),
-    model: row.model,
-    provider: row.provider ?? null,
-    answer: row.answer,
-    error: row.error,
-    usage: row.usage_json ? JSON.parse(row.usage_json) : EMPTY_USAGE,
-    ...(row.plan_json ? { plan: JSON.parse(row.plan_json) } : {}),
-    ...(row.mcp_json ? { mcp: JSON.parse(row.mcp_json) } : {}),
-    ...(typeof row.prompt === 'string' ? { prompt: row.prompt } : {}),
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  });
-}
-
-const EMPTY_USAGE: Usage = { promptTokens: 0, completionTokens: 0, calls: 0, costUsd: null };
 
 /** Two usages added; the cost is known only when both parts' are (a task with no calls yet counts as known). */
 export function sumUsage(a: Usage | null, b: Usage): Usage {

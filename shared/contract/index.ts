@@ -22,6 +22,7 @@ import { FileDiff, RedoResult, RewindResult, Timeline, UndoStorage } from '../do
 import { ConnectionView, ConnectStarted, RestHold, SecretEntry, ServiceAuth, ServiceRules } from '../domain/connections';
 import { McpServerView, McpSignIn, McpToolRule, McpTransport } from '../domain/mcp';
 import { SETTINGS, SETTINGS_INPUT } from '../settings';
+import { recordCalls } from './record-calls';
 
 const TaskRef = z.object({ taskId: z.string().min(1) });
 
@@ -73,7 +74,7 @@ export type MemoryView = z.infer<typeof MemoryView>;
 const McpRulesChange = z.object({ deny: z.array(z.string()).optional(), hold: z.array(z.string()).optional(), noInverse: McpToolRule.optional() });
 
 export const calls = {
-  'task:list': { input: z.object({}), output: z.array(Task) },
+  'task:list': recordCalls['task:list'],
   'task:get': { input: TaskRef, output: TaskDetail },
   'task:start': {
     input: z.object({

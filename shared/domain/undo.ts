@@ -62,8 +62,12 @@ export const TimelineEntry = z.discriminatedUnion('kind', [
     action: Action,
     undo: Availability,
     redo: Availability,
-    /** Rewind to before this action: the actions it would undo, newest first. */
-    rewind: Availability.extend({ actionSeqs: z.array(z.number().int()) }),
+    /**
+     * Rewind to before this action. `count`: how many actions it would undo — those of the timeline's
+     * `rewindOrder` whose seq is at least this action's, in that order (`rewindSeqsOf`); 0 when the action
+     * is not applied (no rewind starts here). The list itself is the timeline's, given once (issue 27).
+     */
+    rewind: Availability.extend({ count: z.number().int().nonnegative() }),
   }),
   /** Edits made outside Posthoc, found by the checkpoint taken before an action or an undo. Never undone. */
   z.object({ kind: z.literal('external'), at: z.string(), workspace: z.string(), changes: ChangeLists }),
@@ -84,8 +88,31 @@ export const TimelineEntry = z.discriminatedUnion('kind', [
 ]);
 export type TimelineEntry = z.infer<typeof TimelineEntry>;
 
-export const Timeline = z.object({ taskId: z.string(), entries: z.array(TimelineEntry) });
+export const Timeline = z.object({
+  taskId: z.string(),
+  /**
+   * The seqs of every action of the task that is not undone, in the order a rewind undoes them: newest
+   * applied first (an action is applied when it finished or was last redone). A rewind to before action N
+   * undoes the ones that are N or later, in this order. Once per timeline, not once per row: each row's
+   * list would make the answer grow with the square of the actions (issue 27).
+   */
+  rewindOrder: z.array(z.number().int()),
+  entries: z.array(TimelineEntry),
+});
 export type Timeline = z.infer<typeof Timeline>;
+
+/**
+ * The seqs a rewind to before this row's action undoes, newest applied first: the timeline's rewind order
+ * from the action's seq on. Empty when no rewind starts here (`rewind.count` 0). Without redos the order is
+ * newest first and the answer is its first `count` seqs; after a redo it is filtered.
+ */
+export function rewindSeqsOf(rewindOrder: readonly number[], entry: { action: { seq: number }; rewind: { count: number } }): number[] {
+  const { count } = entry.rewind;
+  if (count === 0) return [];
+  const from = entry.action.seq;
+  const prefix = rewindOrder.slice(0, count);
+  return prefix.every((s) => s >= from) ? prefix : rewindOrder.filter((s) => s >= from);
+}
 
 export const DiffSide = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('text'), text: z.string(), size: z.number().int(), executable: z.boolean() }),

@@ -1,5 +1,6 @@
 // A command loads what it needs (issue 28): `posthoc --help` parses without the services or the contract,
-// and `posthoc tasks` reads the record without Docker, the model clients, MCP, PostgreSQL or git objects —
+// `posthoc tasks` reads the record without Docker, the model clients, MCP, PostgreSQL or git objects, and
+// builds the task's schemas alone (not the whole contract's, the actions' or the effects') —
 // unless an earlier run left something open, when it opens the whole services, whose start closes it, as
 // before. What each process loaded is read from Node's module hooks (tests/support/module-log.mjs); no
 // time is measured here (bench/cli-start.ts does that).
@@ -18,15 +19,30 @@ const HOOK = resolve('tests/support/module-log.mjs');
 /** The services' heavy packages: none of them belongs in a command that only reads the record. */
 const SERVICES_ONLY = ['dockerode', 'openai', '@anthropic-ai/sdk', '@modelcontextprotocol/sdk', 'isomorphic-git', 'pg'];
 
+/** What listing tasks does not build: the contract's and the domain's other schemas, the task store, the reverse plans. */
+const TASKS_MUST_NOT_LOAD = [
+  'shared/contract/index.ts',
+  'shared/domain/index.ts',
+  'shared/domain/undo.ts',
+  'shared/domain/connections.ts',
+  'shared/domain/mcp.ts',
+  'shared/undo/reverse-plan.ts',
+  'main/store/task-store.ts',
+  'main/ipc/register-contract.ts',
+  'main/ipc/local-client.ts',
+];
+
 /** Runs the built CLI and answers what it printed and the packages it loaded (by name, from node_modules). */
-async function runLogged(args: string[], env: Record<string, string> = {}): Promise<CliRun & { packages: Set<string>; zod: boolean }> {
+async function runLogged(args: string[], env: Record<string, string> = {}): Promise<CliRun & { packages: Set<string>; zod: boolean; sources: Set<string> }> {
   const log = join(dirs.make('posthoc-modules-'), 'loaded.txt');
   const run = await runPosthoc(args, { ...env, NODE_OPTIONS: `--import=${HOOK}`, POSTHOC_MODULE_LOG: log });
   const urls = readFileSync(log, 'utf8').split('\n').filter(Boolean);
   const packages = new Set(urls.flatMap((url) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.slice(1, 2) ?? []));
   // zod is bundled into the build (electron.vite.config.ts): a chunk of out/main that defines its ZodType.
   const chunks = urls.filter((url) => url.startsWith('file:') && url.includes('/out/main/')).map((url) => readFileSync(fileURLToPath(url), 'utf8'));
-  return { ...run, packages, zod: packages.has('zod') || chunks.some((text) => text.includes('$constructor("ZodType"')) };
+  // The source modules those chunks hold: rolldown opens each module's part of a chunk with a `// PATH` line.
+  const sources = new Set(chunks.flatMap((text) => [...text.matchAll(/^\/\/ ((?:main|shared)\/\S+\.ts)$/gm)].map((m) => m[1]!)));
+  return { ...run, packages, zod: packages.has('zod') || chunks.some((text) => text.includes('$constructor("ZodType"')), sources };
 }
 
 /** A data folder holding finished tasks, as the app leaves it. */
@@ -63,8 +79,13 @@ describe('what a command loads', () => {
     expect(byTitle(JSON.parse(json.stdout) as Listed).map((t) => [t.title, t.status])).toEqual([['first task', 'done'], ['second task', 'done'], ['third task', 'done']]);
     for (const r of [run, json]) {
       expect(r.packages).toContain('better-sqlite3');
-      expect(r.zod).toBe(true); // still a client of the contract: its answer parsed by the contract's schemas
+      expect(r.zod).toBe(true); // still a client of the contract: its answer parsed by the task list's schemas
       for (const name of SERVICES_ONLY) expect(r.packages, name).not.toContain(name);
+      // The task's schemas and the task list's call, built alone: not the whole contract, the domain's other
+      // schemas (actions, effects, undo), the task store or the reverse plans it derives.
+      expect(r.sources).toContain('shared/domain/task.ts');
+      expect(r.sources).toContain('shared/contract/record-calls.ts');
+      for (const source of TASKS_MUST_NOT_LOAD) expect(r.sources, source).not.toContain(source);
     }
   });
 
@@ -82,6 +103,8 @@ describe('what a command loads', () => {
       expect(r.stderr).toBe('');
       expect(r.code).toBe(0);
       for (const name of SERVICES_ONLY) expect(r.packages, name).not.toContain(name);
+      // Actions need the whole contract (their answer is parsed by it), loaded when the call is made.
+      expect(r.sources).toContain('shared/contract/index.ts');
     }
     // What the whole services answer: the store's list (app-services' action:list), field for field.
     const reopened = openDatabase(data.dir);

@@ -56,6 +56,14 @@ describe('posthoc undo, rewind, redo, timeline, diff, budget', () => {
     expect(timeline.stdout).toMatch(/#1 {2}done/);
     expect(timeline.stdout).toMatch(/edited outside Posthoc in .*: a\.txt/);
     expect(timeline.stdout).toMatch(/rewind of #2, #1: completed/);
+    // The rewind order once (a rewind to before #1 undoes both, #2 first), each row its rewind's count.
+    expect(timeline.stdout).toMatch(/^rewind order, newest applied first: #2, #1$/m);
+    const asJson = JSON.parse((await posthoc(['timeline', taskId, '--data-dir', data, '--json'])).stdout) as {
+      rewindOrder: number[];
+      entries: Array<{ kind: string; action?: { seq: number }; rewind?: { count: number } }>;
+    };
+    expect(asJson.rewindOrder).toEqual([2, 1]);
+    expect(asJson.entries.filter((e) => e.kind === 'action').map((e) => [e.action!.seq, e.rewind!.count])).toEqual([[1, 2], [2, 1]]);
   });
 
   it('sets and shows storage budgets, and says how to write a size', async () => {

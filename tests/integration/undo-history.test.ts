@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { TimelineEntry } from '../../shared/domain/undo';
+import { rewindSeqsOf, type TimelineEntry } from '../../shared/domain/undo';
 import { startUndoHarness, type UndoHarness } from '../support/undo-harness';
 import { describeReversePlan } from '../../shared/undo/reverse-plan';
 
@@ -175,7 +175,10 @@ describe('timeline and diff', () => {
       [1, 'done', 'reversible', true, false, true],
       [2, 'undone', 'reversible', false, true, false],
     ]);
-    expect(actions[0]!.rewind.actionSeqs).toEqual([1]);
+    const timeline = h.views.timeline(h.task.id);
+    expect(timeline.rewindOrder).toEqual([1]); // a2 is undone: not in it
+    expect(actions[0]!.rewind.count).toBe(1);
+    expect(rewindSeqsOf(timeline.rewindOrder, actions[0]!)).toEqual([1]);
     expect(entries.filter((e) => e.kind === 'operation')).toEqual([expect.objectContaining({ operation: 'undo', actionSeqs: [2], state: 'completed', recovered: false })]);
 
     const text = await h.views.diff({ actionId: a1.id, path: 'poem.txt' });

@@ -1,9 +1,12 @@
 // The timeline as it was read before issue 27 ("a read path that scales"), kept as the oracle the new one
-// must equal byte for byte: every action read by itself (3 queries and a parse each), every state looked up
-// by getAction, and each applied action's rewind set computed by listing the task's actions again. Slow on
-// purpose; only tests/integration/timeline-read-path.test.ts and bench/timeline.ts use it.
+// must mean the same as: every action read by itself (3 queries and a parse each), every state looked up
+// by getAction, and each applied action's rewind set computed by listing the task's actions again and
+// written out on its row (`actionSeqs`), as the answer was then. The new answer gives the rewind order once
+// and each row its count; `expandRewinds` derives each row's list from it (the consumers' `rewindSeqsOf`),
+// so the two compare byte for byte on what they say. Slow on purpose; only
+// tests/integration/timeline-read-path.test.ts and bench/timeline.ts use it.
 import { isApplied, type Action, type Task } from '../../shared/domain';
-import type { Availability, Timeline, TimelineEntry } from '../../shared/domain/undo';
+import { rewindSeqsOf, type Availability, type Timeline, type TimelineEntry } from '../../shared/domain/undo';
 import type { FsChannel } from '../../main/effects/fs/fs-channel';
 import { blockerOf, toEvent } from '../../main/effects/fs/fs-revert';
 import { FolderHistory, type ActionStateOf } from '../../main/effects/fs/undo-rules';
@@ -14,6 +17,22 @@ import type { TaskStore } from '../../main/store/task-store';
 import type { UndoOperations } from '../../main/store/undo-operations';
 
 type RewindAvailability = Availability & { actionSeqs: number[] };
+type ActionEntry = Extract<TimelineEntry, { kind: 'action' }>;
+/** A timeline as it was answered before: each action's rewind lists the actions it undoes. */
+export type ReferenceEntry = Exclude<TimelineEntry, ActionEntry> | (Omit<ActionEntry, 'rewind'> & { rewind: RewindAvailability });
+export type ReferenceTimeline = { taskId: string; entries: ReferenceEntry[] };
+
+/** The new answer in the old shape: each action row's rewind list derived from the rewind order given once. */
+export function expandRewinds(timeline: Timeline): ReferenceTimeline {
+  return {
+    taskId: timeline.taskId,
+    entries: timeline.entries.map((e) => {
+      if (e.kind !== 'action') return e;
+      const { count: _count, ...rest } = e.rewind;
+      return { ...e, rewind: { ...rest, actionSeqs: rewindSeqsOf(timeline.rewindOrder, e) } };
+    }),
+  };
+}
 
 export type ReferenceParts = {
   db: AppDatabase;
@@ -62,7 +81,7 @@ function rewindSet(p: ReferenceParts, action: Action): Action[] {
 }
 
 /** UndoViews.timeline before issue 27. */
-export function referenceTimeline(p: ReferenceParts, taskId: string): Timeline {
+export function referenceTimeline(p: ReferenceParts, taskId: string): ReferenceTimeline {
   const task = p.store.getTask(taskId) as Task;
   const states = stateOf(p);
   const histories = foldersOf(task, null).map((folder) => ({
@@ -72,7 +91,7 @@ export function referenceTimeline(p: ReferenceParts, taskId: string): Timeline {
   const actions = listActionsOneByOne(p, taskId);
   const seqOf = new Map(actions.map((a) => [a.id, a.seq]));
   const running = p.isRunning(taskId);
-  const entries: TimelineEntry[] = [];
+  const entries: ReferenceEntry[] = [];
 
   for (const action of actions) {
     const blockersOf = (pick: (h: FolderHistory) => ReturnType<FolderHistory['undoBlockers']>) =>
@@ -178,6 +197,6 @@ function statusReason(action: Action): string {
   }
 }
 
-function order(e: TimelineEntry): number {
+function order(e: ReferenceEntry): number {
   return e.kind === 'external' ? 0 : e.kind === 'action' ? 1 : 2;
 }

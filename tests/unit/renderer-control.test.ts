@@ -42,6 +42,7 @@ describe('what waits for the person', () => {
 describe('the card’s Undo reads the timeline', () => {
   const timeline = (a: Action, undo: { possible: boolean; reason?: string; blockers?: UndoBlocker[] }): Timeline => ({
     taskId: 't1',
+    rewindOrder: [1],
     entries: [
       {
         kind: 'action',
@@ -49,7 +50,7 @@ describe('the card’s Undo reads the timeline', () => {
         action: a,
         undo: { possible: undo.possible, reason: undo.reason ?? null, blockers: undo.blockers ?? [] },
         redo: { possible: false, reason: null, blockers: [] },
-        rewind: { possible: false, reason: null, blockers: [], actionSeqs: [1] },
+        rewind: { possible: false, reason: null, blockers: [], count: 1 },
       },
     ],
   });

@@ -18,7 +18,8 @@ const later = (path: string, seq: number): UndoBlocker => ({ path, by: 'action',
 const availability = (blockers: UndoBlocker[]) => ({ possible: blockers.length === 0, reason: blockers.length === 0 ? null : 'Later changes stand in the way.', blockers });
 
 describe('when the timeline offers to keep a copy', () => {
-  const entry = (undo: UndoBlocker[], rewind: UndoBlocker[], seqs = [2, 1]) => ({ action: { seq: 1 }, undo: availability(undo), rewind: { ...availability(rewind), actionSeqs: seqs } });
+  // `count`: how many actions the rewind undoes, this one included (1: no later action).
+  const entry = (undo: UndoBlocker[], rewind: UndoBlocker[], count = 2) => ({ action: { seq: 1 }, undo: availability(undo), rewind: { ...availability(rewind), count } });
 
   it('offers "and undo" when every blocker is a file the person changed (outside edit or changed content)', () => {
     expect(keepCopyOffer(entry([edit('notes.txt'), edit('b.txt', { by: 'content' })], []))).toBe('undo');
@@ -35,7 +36,7 @@ describe('when the timeline offers to keep a copy', () => {
     // A plain rewind gets past the later action: no copy is needed.
     expect(keepCopyOffer(entry([later('a.txt', 2)], []))).toBeNull();
     // No later action to rewind.
-    expect(keepCopyOffer(entry([later('a.txt', 2)], [edit('a.txt')], [1]))).toBeNull();
+    expect(keepCopyOffer(entry([later('a.txt', 2)], [edit('a.txt')], 1))).toBeNull();
     // A rewind stopped by another task's action, a database or a file known not to be copyable.
     expect(keepCopyOffer(entry([later('a.txt', 2)], [{ ...later('a.txt', 7), taskTitle: 'other' }]))).toBeNull();
     expect(keepCopyOffer(entry([edit('shop', { channel: 'db', reason: 'rows changed' })], []))).toBeNull();
@@ -130,7 +131,7 @@ describe('what the outcome says', () => {
 
 describe('the store keeps a copy only when asked', () => {
   const calls: Array<{ call: string; input: unknown }> = [];
-  const timeline: Timeline = { taskId: 't1', entries: [] };
+  const timeline: Timeline = { taskId: 't1', rewindOrder: [], entries: [] };
   const fake = (undo: UndoResult, rewind?: RewindResult) =>
     ({
       actionUndo: async (input: unknown) => (calls.push({ call: 'undo', input }), { ok: true, value: undo }),

@@ -20,13 +20,14 @@ function stubBridge(actions: () => Action[]) {
       loads += 1;
       const timeline: Timeline = {
         taskId,
+        rewindOrder: [],
         entries: actions().map((action) => ({
           kind: 'action',
           at: action.startedAt,
           action: structuredClone(action),
           undo: { possible: false, reason: null, blockers: [] },
           redo: { possible: false, reason: null, blockers: [] },
-          rewind: { possible: false, reason: null, blockers: [], actionSeqs: [] },
+          rewind: { possible: false, reason: null, blockers: [], count: 0 },
         })),
       };
       return { ok: true as const, value: timeline };

@@ -17,7 +17,7 @@ const action = (over: Partial<Action> = {}): Action =>
 
 describe('timeline state', () => {
   it('keeps the last timeline while reloading and after a failed reload', () => {
-    const timeline: Timeline = { taskId: 't1', entries: [] };
+    const timeline: Timeline = { taskId: 't1', rewindOrder: [], entries: [] };
     let s = t.applyLoaded(t.applyLoading(t.getEmptyState(), 't1'), 't1', { ok: true, value: timeline });
     s = t.applyLoading(s, 't1');
     expect(s.byTask.t1).toEqual({ timeline, error: null, loading: true });

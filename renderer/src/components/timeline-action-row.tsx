@@ -6,7 +6,7 @@
 // undo (or rewind), or rewind to before this action.
 import { useEffect, useRef, useState, type MouseEvent, type ReactNode } from 'react';
 import { isApplied, type UndoBlocker } from '../../../shared/domain';
-import type { TimelineEntry } from '../../../shared/domain/undo';
+import { rewindSeqsOf, type TimelineEntry } from '../../../shared/domain/undo';
 import { canUndo, listChanges } from '../model/action-summary';
 import { changeCount, describeBlocker, isPersonsEdit, keepCopyOffer, statusWords } from '../model/timeline-view';
 import { timelineActions, useTimelineStore } from '../state/timeline-store';
@@ -17,7 +17,8 @@ import './timeline-strip.css';
 
 type ActionEntry = Extract<TimelineEntry, { kind: 'action' }>;
 
-export function TimelineActionRow({ taskId, entry }: { taskId: string; entry: ActionEntry }) {
+/** `rewindOrder`: the timeline's, given once for every row; this row's rewind list is derived from it. */
+export function TimelineActionRow({ taskId, entry, rewindOrder }: { taskId: string; entry: ActionEntry; rewindOrder: readonly number[] }) {
   const { action, undo, redo, rewind } = entry;
   const busy = useTimelineStore((s) => s.busy);
   const outcome = useTimelineStore((s) => s.outcomes[action.id]);
@@ -35,9 +36,11 @@ export function TimelineActionRow({ taskId, entry }: { taskId: string; entry: Ac
   const anyBusy = busy !== null;
   const mine = busy?.actionId === action.id ? busy.operation : null;
   const applied = isApplied(action.status);
-  const laterSeqs = rewind.actionSeqs.filter((s) => s !== action.seq);
+  // What a rewind to here undoes (this action and the later ones), from the order the timeline gives once.
+  const rewindSeqs = rewindSeqsOf(rewindOrder, entry);
+  const later = rewind.count > 1;
   const blocked = applied && !undo.possible && undo.blockers.length > 0;
-  const canRewindHere = rewind.possible && laterSeqs.length > 0;
+  const canRewindHere = rewind.possible && later;
   const offer = blocked ? keepCopyOffer(entry) : null;
   const keepCopy = (operation: 'undo' | 'rewind') => void timelineActions.keepCopyAnd(taskId, action.id, operation);
   const keeping = busy?.actionId === action.id && busy.keepCopies === true;
@@ -119,12 +122,12 @@ export function TimelineActionRow({ taskId, entry }: { taskId: string; entry: Ac
                   type="button"
                   className="button button-small"
                   data-testid="timeline-rewind"
-                  disabled={!rewind.possible || anyBusy || laterSeqs.length === 0}
+                  disabled={!rewind.possible || anyBusy || !later}
                   title={
-                    laterSeqs.length === 0
+                    !later
                       ? 'Nothing after this action to rewind: use Undo'
                       : rewind.possible
-                        ? `Undo actions ${rewind.actionSeqs.join(', ')}, newest first`
+                        ? `Undo actions ${rewindSeqs.join(', ')}, newest first`
                         : (rewind.reason ?? '')
                   }
                   onClick={() => void timelineActions.rewind(taskId, action.id)}
@@ -155,7 +158,7 @@ export function TimelineActionRow({ taskId, entry }: { taskId: string; entry: Ac
         <WayOut
           blockers={undo.blockers}
           actionId={action.id}
-          rewind={canRewindHere ? rewind.actionSeqs : null}
+          rewind={canRewindHere ? rewindSeqs : null}
           seq={action.seq}
           busy={anyBusy}
           onRewind={() => void timelineActions.rewind(taskId, action.id)}
@@ -165,7 +168,7 @@ export function TimelineActionRow({ taskId, entry }: { taskId: string; entry: Ac
                 operation={offer}
                 paths={(offer === 'undo' ? undo.blockers : rewind.blockers).filter(isPersonsEdit).map((b) => b.path)}
                 seq={action.seq}
-                rewindSeqs={rewind.actionSeqs}
+                rewindSeqs={rewindSeqs}
                 disabled={anyBusy}
                 working={keeping}
                 testId="timeline-way-out-keep-copy"
@@ -196,7 +199,7 @@ export function TimelineActionRow({ taskId, entry }: { taskId: string; entry: Ac
                 operation={outcomeOffer}
                 paths={outcome.keepCopyPaths ?? []}
                 seq={action.seq}
-                rewindSeqs={rewind.actionSeqs}
+                rewindSeqs={rewindSeqs}
                 disabled={anyBusy}
                 working={keeping}
                 testId="timeline-way-out-keep-copy"
@@ -240,7 +243,7 @@ function WayOut({
 }: {
   blockers: readonly UndoBlocker[];
   actionId: string;
-  rewind: number[] | null;
+  rewind: readonly number[] | null;
   seq: number;
   busy: boolean;
   onRewind(): void;

@@ -64,6 +64,7 @@ export function UndoTimeline({ taskId }: { taskId: string }) {
   }
 
   const entries = slot?.timeline?.entries ?? [];
+  const rewindOrder = slot?.timeline?.rewindOrder ?? NO_SEQS;
   return (
     <aside className="timeline-panel" data-testid="timeline" aria-label="Undo timeline">
       <header className="timeline-header">
@@ -82,7 +83,7 @@ export function UndoTimeline({ taskId }: { taskId: string }) {
       ) : (
         <ol className="timeline-list">
           {entries.map((entry, i) => (
-            <Entry key={entryKey(entry, i)} taskId={taskId} entry={entry} note={entry.kind === 'external' ? externalNote(entries, i) : ''} />
+            <Entry key={entryKey(entry, i)} taskId={taskId} entry={entry} rewindOrder={rewindOrder} note={entry.kind === 'external' ? externalNote(entries, i) : ''} />
           ))}
         </ol>
       )}
@@ -91,14 +92,16 @@ export function UndoTimeline({ taskId }: { taskId: string }) {
   );
 }
 
+const NO_SEQS: readonly number[] = [];
+
 function entryKey(entry: TimelineEntry, i: number): string {
   return entry.kind === 'action' ? entry.action.id : `${entry.kind}-${entry.at}-${i}`;
 }
 
-function Entry({ taskId, entry, note }: { taskId: string; entry: TimelineEntry; note: string }) {
+function Entry({ taskId, entry, rewindOrder, note }: { taskId: string; entry: TimelineEntry; rewindOrder: readonly number[]; note: string }) {
   switch (entry.kind) {
     case 'action':
-      return <TimelineActionRow taskId={taskId} entry={entry} />;
+      return <TimelineActionRow taskId={taskId} entry={entry} rewindOrder={rewindOrder} />;
     case 'external': {
       // A git command run outside Posthoc (a commit, even git status refreshing its index) is one line per repository.
       const paths = foldGitPaths(externalPaths(entry.changes));

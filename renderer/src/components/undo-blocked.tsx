@@ -3,8 +3,10 @@
 // rewind), or rewind past the later actions. A disabled button's title is not enough: it cannot be read by
 // keyboard, and below 1200 px the timeline is a folded rail.
 import type { UndoBlocker } from '../../../shared/domain';
+import { rewindSeqsOf } from '../../../shared/domain/undo';
 import { describeBlocker, isPersonsEdit, keepCopyOffer } from '../model/timeline-view';
 import type { OperationOutcome } from '../state/timeline-state';
+import { useTimelineStore } from '../state/timeline-store';
 import type { UndoEntry } from '../state/undo-truth';
 import { KeepCopyOffer } from './keep-copy';
 import { RewindOffer } from './rewind-offer';
@@ -26,7 +28,9 @@ export function UndoBlocked({
   const { action, undo, rewind } = entry;
   const offer = keepCopyOffer(entry);
   const paths = (offer === 'rewind' ? rewind.blockers : undo.blockers).filter(isPersonsEdit).map((b) => b.path);
-  const canRewind = offer === null && rewind.possible && rewind.actionSeqs.some((s) => s !== action.seq);
+  // The rewind's list (the offer's title) from the timeline's rewind order, given once for every row.
+  const rewindOrder = useTimelineStore((s) => s.byTask[action.taskId]?.timeline?.rewindOrder);
+  const canRewind = offer === null && rewind.possible && rewind.count > 1;
   return (
     // Once a way out ran, its outcome carries its own tone: no warning around it.
     <div className={settled ? 'undo-blocked-settled' : 'undo-result undo-blocked tone-warn'} data-testid="action-undo-blocked" data-tone={settled ? undefined : 'warn'}>
@@ -36,7 +40,7 @@ export function UndoBlocked({
           <BlockerList blockers={undo.blockers} />
         </>
       )}
-      {offer !== null && <KeepCopyOffer action={action} paths={paths} operation={offer} rewindSeqs={rewind.actionSeqs} onStart={onStart} onSettled={onSettled} />}
+      {offer !== null && <KeepCopyOffer action={action} paths={paths} operation={offer} rewindSeqs={rewindSeqsOf(rewindOrder ?? [], entry)} onStart={onStart} onSettled={onSettled} />}
       {canRewind && <RewindOffer action={action} onStart={onStart} onSettled={onSettled} />}
     </div>
   );

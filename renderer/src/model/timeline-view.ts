@@ -127,13 +127,15 @@ export function copyNameOf(path: string): string {
  */
 export function keepCopyOffer(entry: {
   undo: { possible: boolean; blockers: readonly UndoBlocker[] };
-  rewind: { possible: boolean; blockers: readonly UndoBlocker[]; actionSeqs: readonly number[] };
+  /** `count`: how many actions the rewind undoes, this one included (0: none starts here). */
+  rewind: { possible: boolean; blockers: readonly UndoBlocker[]; count: number };
   action: { seq: number };
 }): 'undo' | 'rewind' | null {
   const { undo, rewind } = entry;
   if (undo.possible || undo.blockers.length === 0) return null;
   if (undo.blockers.every(isPersonsEdit)) return 'undo';
-  const later = rewind.actionSeqs.some((s) => s !== entry.action.seq);
+  // The rewind's set holds this action (it is applied) and, beyond it, the later ones.
+  const later = rewind.count > 1;
   const laterActions = undo.blockers.some((b) => isFileBlocker(b) && b.by === 'action');
   if (laterActions && later && !rewind.possible && rewind.blockers.length > 0 && rewind.blockers.every(isPersonsEdit)) return 'rewind';
   return null;

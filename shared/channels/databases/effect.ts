@@ -1,19 +1,10 @@
 // The databases channel's records: the effect an action leaves (stored with the action) and its step in the
 // reverse plan. zod only, so shared/domain can build its unions from the registry without a cycle.
 import { z } from 'zod';
-import { DATABASE_ENGINE_IDS } from '../../domain/database-engines';
+import { DatabaseEngine, DatabaseMode, StatementClass } from '../../domain/task';
 
-/** The engines of shared/domain/database-engines.ts (one entry each). */
-export const DatabaseEngine = z.enum(DATABASE_ENGINE_IDS);
-export type DatabaseEngine = z.infer<typeof DatabaseEngine>;
-
-/** What a statement does, as the database reports it: reads, changes rows, or changes the schema. */
-export const StatementClass = z.enum(['query', 'dml', 'ddl']);
-export type StatementClass = z.infer<typeof StatementClass>;
-
-/** How a grant makes its actions undoable: captured before-images (each action commits), or a transaction held open until keep or undo. */
-export const DatabaseMode = z.enum(['capture', 'held']);
-export type DatabaseMode = z.infer<typeof DatabaseMode>;
+// The engine, the statement classes and the grant's mode are the task's (shared/domain/task.ts: what lists tasks reads alone).
+export { DatabaseEngine, DatabaseMode, StatementClass };
 
 /** Rows a query answered: the first ones, each value as text (null for NULL), and how many there were. */
 export const QueryResult = z.object({
