@@ -2,7 +2,7 @@
 // UndoService, which names none of them: a new channel is one entry here, which the compiler asks for. The saga applies the exact
 // (local) channels first, in this list's order, and the ones that leave the machine last (`leavesMachine`).
 import type { Action, ChannelId } from '../../shared/domain';
-import type { UndoChannel } from '../../shared/undo/channel';
+import type { UndoChannel, UndoJob } from '../../shared/undo/channel';
 import { DatabasesUndoChannel, type DatabaseUndo } from '../effects/db/databases-undo-channel';
 import { FilesUndoChannel } from '../effects/fs/files-undo-channel';
 import type { FsChannel } from '../effects/fs/fs-channel';
@@ -46,14 +46,16 @@ export function undoChannelsById(deps: UndoChannelsDeps): UndoChannelsById {
   const { store, fs } = deps;
   // What a call taken back marks on its effect; the action's status is the saga's to write (once).
   const save = (action: Action) => store.saveEffects(action);
+  // The task as the saga read it (once per undo), or read by id.
+  const taskOf = (job: UndoJob) => job.task ?? store.getTask(job.taskId);
   return {
     db: new DatabasesUndoChannel(deps.db),
     fs: new FilesUndoChannel(fs, deps.reverter, {
-      foldersOf: (taskId) => foldersOf(store.getTask(taskId), null),
+      foldersOf: (job) => foldersOf(taskOf(job), null),
       stateOf: () => actionStateOf(store),
       commitStatuses: (ids, direction, job) => writeJobStatuses(store, job, ids, direction),
-      describe: (taskId, blockers) => describeBlockers(store, store.getTask(taskId)!, blockers),
-      label: (taskId, folder, path) => labelOf(store.getTask(taskId)!, folder, path),
+      describe: (job, blockers) => describeBlockers(store, taskOf(job)!, blockers),
+      label: (job, folder, path) => labelOf(taskOf(job)!, folder, path),
     }),
     memory: deps.memory ? new MemoryUndoChannel(deps.memory) : null,
     rest: new ServicesUndoChannel(deps.rest, save),

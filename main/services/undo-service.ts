@@ -203,7 +203,7 @@ export class UndoService {
   private async saga(task: Task, operation: UndoOperation, actions: Action[], later: Action[], keepCopies = false): Promise<{ out: SagaOutcome; now: ReadonlyMap<string, Action> }> {
     const direction: UndoDirection = operation === 'redo' ? 'redo' : 'undo';
     const written = new Map<string, Action>();
-    const job: UndoJob = { taskId: task.id, operation, direction, actions, later, written, ...(keepCopies ? { keepCopies } : {}) };
+    const job: UndoJob = { taskId: task.id, task, operation, direction, actions, later, written, ...(keepCopies ? { keepCopies } : {}) };
     const words = WORDS[operation];
     await this.recoverPending(foldersOf(task, null));
     let out: SagaOutcome;

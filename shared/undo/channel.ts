@@ -9,7 +9,7 @@
 // the ones whose effects leave the machine, and compensates the local steps when one of those is
 // refused. A channel that leaves the machine cannot be compensated: what it sent is sent.
 
-import type { Action, UndoBlocker, UndoStep } from '../domain';
+import type { Action, Task, UndoBlocker, UndoStep } from '../domain';
 
 export type UndoDirection = 'undo' | 'redo';
 export type UndoOperation = 'undo' | 'redo' | 'rewind';
@@ -32,6 +32,8 @@ export type UndoJob = {
    * so each action's row is read once per undo. Absent: read from the store.
    */
   written?: Map<string, Action>;
+  /** The task as the saga read it (once): channels name its folders and paths from it. Absent: read by id. */
+  task?: Task;
 };
 
 /** What a step did, for the result, the card and the timeline. */

@@ -11,16 +11,16 @@ import { FsReverter, RevertFailed, type PreparedRevert, type RevertBlocker, type
 import type { ActionStateOf } from './undo-rules';
 
 export type FilesUndoHooks = {
-  /** The writable folders of the task (host paths). */
-  foldersOf(taskId: string): string[];
+  /** The writable folders of the job's task (host paths). */
+  foldersOf(job: UndoJob): string[];
   /** A fresh view of which actions are applied (statuses change as the saga goes). */
   stateOf(): ActionStateOf;
   /** Inside the transaction that completes a restore: set the actions' statuses (the job's `written` copies kept up to date). */
   commitStatuses(actionIds: readonly string[], direction: UndoDirection, job: UndoJob): void;
   /** Blockers in the person's words (action numbers, task titles, folder names). */
-  describe(taskId: string, blockers: RevertBlocker[]): UndoBlocker[];
+  describe(job: UndoJob, blockers: RevertBlocker[]): UndoBlocker[];
   /** How a path of a folder is named to the person (with the folder's name when the task has several). */
-  label(taskId: string, folder: string, path: string): string;
+  label(job: UndoJob, folder: string, path: string): string;
 };
 
 export class FilesUndoChannel implements UndoChannel {
@@ -34,7 +34,7 @@ export class FilesUndoChannel implements UndoChannel {
   ) {}
 
   async session<T>(job: UndoJob, body: (step: ChannelStep | null) => Promise<T>): Promise<T> {
-    const folders = this.hooks.foldersOf(job.taskId);
+    const folders = this.hooks.foldersOf(job);
     const touches = job.actions.some((a) => a.effects.some((e) => e.channel === 'fs'));
     if (folders.length === 0 || !touches) return body(null);
     return this.fs.withIdleFolders(folders, job.operation, (stores) => body(new FilesStep(this.reverter, this.hooks, job, folders, stores)));
@@ -75,7 +75,7 @@ class FilesStep implements ChannelStep {
       ),
       this.stores,
     );
-    if (!prepared.ok) return this.hooks.describe(this.job.taskId, prepared.blockers).map((b) => ({ ...b, channel: 'fs' as const }));
+    if (!prepared.ok) return this.hooks.describe(this.job, prepared.blockers).map((b) => ({ ...b, channel: 'fs' as const }));
     this.prepared = prepared;
     return [];
   }
@@ -97,7 +97,7 @@ class FilesStep implements ChannelStep {
     for (const id of this.job.actions.map((a) => a.id).reverse()) {
       const prepared = await this.reverter.prepare(this.request(back, [id]), this.stores);
       if (!prepared.ok) {
-        const paths = this.hooks.describe(this.job.taskId, prepared.blockers).map((b) => b.path);
+        const paths = this.hooks.describe(this.job, prepared.blockers).map((b) => b.path);
         throw new RevertFailed(`the files could not be put back, because ${paths.join(', ')} changed meanwhile (left as they are)`, false);
       }
       const outcome = await this.reverter.commit(prepared);
@@ -110,12 +110,12 @@ class FilesStep implements ChannelStep {
 
   private reportOf(outcome: Extract<RevertOutcome, { ok: true }>): StepReport {
     const pick = (record: Record<string, string[]>) =>
-      Object.entries(record).flatMap(([folder, paths]) => paths.map((p) => this.hooks.label(this.job.taskId, folder, p)));
+      Object.entries(record).flatMap(([folder, paths]) => paths.map((p) => this.hooks.label(this.job, folder, p)));
     const restored = pick(outcome.restored);
     const removed = pick(outcome.removed);
     const notRestored = pick(outcome.notRestored);
     const copies = Object.entries(outcome.copies).flatMap(([folder, list]) =>
-      list.map((c) => ({ path: this.hooks.label(this.job.taskId, folder, c.path), copy: this.hooks.label(this.job.taskId, folder, c.copy) })),
+      list.map((c) => ({ path: this.hooks.label(this.job, folder, c.path), copy: this.hooks.label(this.job, folder, c.copy) })),
     );
     return {
       items: [
