@@ -54,6 +54,8 @@ export interface DbEngine {
   readonly dialect: Dialect;
   /** Whether a grant of this engine may carry a password (a file has none). */
   readonly passwords: boolean;
+  /** Whether apply reads the rows of lazy tables itself, as it needs them (else they are read into the log first). */
+  readonly readsOwnRows: boolean;
   /** When the task starts: the file exists and is not Posthoc's own, the server answers. May set the grant's canonical location. Throws GrantError. */
   checkGrant(grant: DatabaseGrant, protectedPaths: string[]): Promise<void>;
   /** Capture mode (and read-only grants): runs the action in one transaction, the undo log written before COMMIT. */

@@ -1,0 +1,226 @@
+// Undo and redo of many rows at once: where every changed table's rows stay in the undo folder (a capture
+// file of per-row triggers, or the file's images of page capture), SQLite reads them from there, attached
+// and a few set-based statements per table do what one statement per row did before — the check
+// that every row still holds what the action left, the compensation (one INSERT … SELECT, one UPDATE … FROM,
+// one DELETE), the check that each row now holds what was recorded — and SQLite's own count of rows written
+// (total_changes(), which counts what cascades and triggers write) proves no other row moved. The rows never
+// cross into JavaScript, except the first ones named for people. Anything this cannot settle (a column gone
+// since, a unique value two rows trade, a cascade into another row) rolls back to its savepoint and the
+// caller takes the row-by-row way, which names the rows.
+import type Database from 'better-sqlite3';
+import { closeSync, existsSync, openSync, readFileSync, readSync } from 'node:fs';
+import { tableLabel, type TableInfo } from '../db-schema';
+import { NAMED_ROWS, rowName, type Direction, type TableLog } from '../row-log';
+import { quoteIdent } from '../sql-literals';
+import type { UndoLogStore } from '../undo-log';
+import { isPageDelta, pageChanges } from './sqlite-pages';
+
+/** Where one table's rows are, once attached. */
+type Source = { t: TableLog; alias: string } & ({ kind: 'capture'; log: string } | { kind: 'pages'; before: string; after: string; root: number; file: { before: string; after: string } });
+
+export type BulkPlan = { sources: Source[]; attached: string[] };
+
+/** The bulk way could not settle this undo; it changed nothing (rolled back to its savepoint). */
+export class BulkFallback extends Error {}
+
+/** Row tables the bulk way takes: every table lazy and kept by rowid (the soft sqlite_sequence log goes row by row beside them). */
+export function bulkPlan(tables: TableLog[], logs: UndoLogStore): BulkPlan | null {
+  const rowTables = tables.filter((t) => !t.soft);
+  if (rowTables.length === 0 || rowTables.some((t) => !t.lazy)) return null;
+  const files = new Map<string, string>();
+  const alias = (file: string): string => {
+    let a = files.get(file);
+    if (a === undefined) {
+      a = `posthoc_bulk_${files.size}`;
+      files.set(file, a);
+    }
+    return a;
+  };
+  const sources: Source[] = [];
+  for (const t of rowTables) {
+    const s = t.lazy!.source;
+    // A file gone from the undo folder is refused, in words, by the row-by-row way.
+    if (!existsSync(logs.capturePath(s.engine === 'sqlite' ? s.file : s.engine === 'sqlite-pages' ? s.after : ''))) return null;
+    if (s.engine === 'sqlite' && s.rowid) sources.push({ t, alias: alias(s.file), kind: 'capture', log: s.log });
+    else if (s.engine === 'sqlite-pages') {
+      // A page delta (few pages changed, so few rows) is not a database SQLite can attach: row by row.
+      if (!existsSync(logs.capturePath(s.before)) || isPageDelta(head(logs.capturePath(s.after), 64))) return null;
+      sources.push({ t, alias: alias(s.before), kind: 'pages', before: alias(s.before), after: alias(s.after), root: s.root, file: { before: s.before, after: s.after } });
+    } else return null;
+  }
+  return { sources, attached: [...files].map(([file, a]) => `${a}\u0000${logs.capturePath(file)}`) };
+}
+
+function head(path: string, bytes: number): Buffer {
+  const fd = openSync(path, 'r');
+  try {
+    const buf = Buffer.alloc(bytes);
+    return buf.subarray(0, readSync(fd, buf, 0, bytes, 0));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Attaches the plan's files (before the transaction begins: SQLite attaches only outside one); nothing writes to them. */
+export function attachBulk(db: Database.Database, plan: BulkPlan): void {
+  for (const entry of plan.attached) {
+    const [a, path] = entry.split('\u0000') as [string, string];
+    db.prepare(`ATTACH ? AS ${a}`).run(path);
+  }
+}
+
+export function detachBulk(db: Database.Database, plan: BulkPlan): void {
+  for (const entry of plan.attached) {
+    try {
+      db.exec(`DETACH ${entry.split('\u0000')[0]!}`);
+    } catch {
+      // not attached
+    }
+  }
+}
+
+const sameValue = (a: string, b: string): string => `(${a} IS ${b} AND typeof(${a}) = typeof(${b}) AND (typeof(${a}) <> 'real' OR quote(${a}) = quote(${b})))`;
+
+type Prepared = { s: Source; view: string; info: TableInfo; cols: string[] };
+
+/**
+ * Temporary views over each table's rows as (ord, op, k, c0…, n0…): op 'i' inserted, 'u' updated, 'd'
+ * deleted by the action; c the image before, n the image after. Page capture's changed rowids come from the
+ * differ (the images are read once), into a temporary table.
+ */
+function views(db: Database.Database, plan: BulkPlan, schema: TableInfo[], logs: UndoLogStore): Prepared[] {
+  return plan.sources.map((s, i) => {
+    const info = schema.find((x) => tableLabel(x) === s.t.label);
+    const current = new Set(info?.columns.map((c) => c.name) ?? []);
+    if (!info || !info.rowid || s.t.columns.some((c) => !current.has(c))) throw new BulkFallback(`${s.t.label} changed shape since`);
+    const view = `temp.${quoteIdent(`posthoc_bulk_v${i}`)}`;
+    const n = s.t.columns.length;
+    const list = (p: string) => Array.from({ length: n }, (_, j) => `, ${p}${j}`).join('');
+    if (s.kind === 'capture') {
+      db.exec(`CREATE TEMP VIEW ${quoteIdent(`posthoc_bulk_v${i}`)} AS SELECT seq AS ord, op, k${list('c')}${list('n')} FROM ${s.alias}.${quoteIdent(s.log)} WHERE op IN ('i', 'u', 'd')`);
+    } else {
+      const changes = pageChanges(readFileSync(logs.capturePath(s.file.before)), readFileSync(logs.capturePath(s.file.after)), s.root);
+      const ch = quoteIdent(`posthoc_bulk_ch${i}`);
+      db.exec(`CREATE TEMP TABLE ${ch} (k INTEGER PRIMARY KEY, op TEXT NOT NULL)`);
+      const fill = db.prepare(`INSERT INTO temp.${ch} (k, op) SELECT value, ? FROM json_each(?)`);
+      for (const op of ['d', 'u', 'i'] as const) {
+        const code = op.charCodeAt(0);
+        const keys: string[] = [];
+        changes.ops.forEach((o, j) => {
+          if (o === code) keys.push(changes.rowids[j]!.toString());
+        });
+        if (keys.length > 0) fill.run(op, `[${keys.join(',')}]`);
+      }
+      const table = quoteIdent(s.t.label);
+      const img = (p: string, alias: string) => s.t.columns.map((c, j) => `, ${alias}.${quoteIdent(c)} AS ${p}${j}`).join('');
+      db.exec(
+        `CREATE TEMP VIEW ${quoteIdent(`posthoc_bulk_v${i}`)} AS SELECT x.k AS ord, x.op AS op, x.k AS k${img('c', 'b')}${img('n', 'a')}
+         FROM temp.${ch} AS x LEFT JOIN ${s.before}.${table} AS b ON b.rowid = x.k AND x.op <> 'i' LEFT JOIN ${s.after}.${table} AS a ON a.rowid = x.k AND x.op <> 'd'`,
+      );
+    }
+    return { s, view, info, cols: s.t.columns.map(quoteIdent) };
+  });
+}
+
+/** The prefixes a direction reads from and writes, and the ops whose rows it inserts and deletes. */
+function sides(direction: Direction) {
+  return direction === 'undo' ? { from: 'n', to: 'c', inserts: 'd', deletes: 'i' } : { from: 'c', to: 'n', inserts: 'i', deletes: 'd' };
+}
+
+/** Rows that no longer hold what this direction starts from, named (the first ones), and how many. */
+export function bulkConflicts(db: Database.Database, plan: BulkPlan, schema: TableInfo[], direction: Direction, logs: UndoLogStore): { prepared: Prepared[]; conflicts: string[]; count: number } {
+  const prepared = views(db, plan, schema, logs);
+  const { from, inserts } = sides(direction);
+  const conflicts: string[] = [];
+  let count = 0;
+  for (const p of prepared) {
+    const same = p.cols.map((c, j) => sameValue(`m.${c}`, `v.${from}${j}`)).join(' AND ') || '1';
+    const where = `(v.op <> '${inserts}' AND (m.rowid IS NULL OR NOT (${same}))) OR (v.op = '${inserts}' AND m.rowid IS NOT NULL)`;
+    const body = `FROM ${p.view} AS v LEFT JOIN main.${quoteIdent(p.info.name)} AS m ON m.rowid = v.k WHERE ${where}`;
+    const image = Array.from({ length: p.cols.length }, (_, j) => `, quote(v.${from}${j})`).join('');
+    const rows = db.prepare(`SELECT quote(v.k), v.op, m.rowid IS NULL${image} ${body} ORDER BY v.ord LIMIT ${NAMED_ROWS}`).raw(true).all() as Array<[string, string, number, ...string[]]>;
+    if (rows.length === 0) continue;
+    count += rows.length < NAMED_ROWS ? rows.length : (db.prepare(`SELECT count(*) ${body}`).pluck().get() as number);
+    for (const [key, op, gone, ...img] of rows) {
+      const problem = op === inserts ? 'another row has its key now' : gone ? 'deleted since' : 'changed since';
+      conflicts.push(`${rowName(p.s.t, [key], op === inserts ? null : img)}: ${problem}`);
+    }
+  }
+  return { prepared, conflicts, count };
+}
+
+/**
+ * The compensation, in groups (inserts parent-first, updates, deletes child-first, as row by row), then
+ * checked: each bulk statement wrote exactly its rows, nothing else was written (total_changes), and every
+ * row holds what was recorded. `others`: the statements of the soft tables, run after the row tables.
+ * Throws BulkFallback (the caller rolls back to its savepoint) when SQLite refuses or something else moved.
+ */
+export function bulkApply(db: Database.Database, prepared: Prepared[], direction: Direction, parentFirst: string[], others: string[]): number {
+  const { to, inserts, deletes } = sides(direction);
+  const rank = (p: Prepared) => {
+    const i = parentFirst.indexOf(p.s.t.label);
+    return i === -1 ? parentFirst.length : i;
+  };
+  const ordered = [...prepared].sort((a, b) => rank(a) - rank(b));
+  const total = () => db.prepare('SELECT total_changes()').pluck().get() as number;
+  const start = total();
+  let direct = 0;
+  const run = (sql: string, expected: number | null) => {
+    let changes: number;
+    try {
+      changes = db.prepare(sql).run().changes;
+    } catch (error) {
+      throw new BulkFallback(error instanceof Error ? error.message : String(error));
+    }
+    if (expected !== null && changes !== expected) throw new BulkFallback(`a statement wrote ${changes} rows where ${expected} were expected`);
+    direct += changes;
+  };
+  const count = (p: Prepared, op: string) => db.prepare(`SELECT count(*) FROM ${p.view} WHERE op = ?`).pluck().get(op) as number;
+  for (const p of ordered) {
+    const n = count(p, inserts);
+    const rowidCol = p.info.rowidAlias !== null && p.s.t.columns.includes(p.info.rowidAlias) ? [] : ['rowid'];
+    const target = [...rowidCol, ...p.cols].join(', ');
+    const values = [...rowidCol.map(() => 'k'), ...p.cols.map((_, j) => `${to}${j}`)].join(', ');
+    if (n > 0) run(`INSERT INTO main.${quoteIdent(p.info.name)} (${target}) SELECT ${values} FROM ${p.view} WHERE op = '${inserts}' ORDER BY k`, n);
+  }
+  for (const p of ordered) {
+    const n = count(p, 'u');
+    if (n === 0) continue;
+    const sets = p.cols.map((c, j) => `${c} = v.${to}${j}`).join(', ');
+    run(`UPDATE main.${quoteIdent(p.info.name)} AS m SET ${sets} FROM ${p.view} AS v WHERE v.op = 'u' AND m.rowid = v.k`, n);
+  }
+  for (const p of [...ordered].reverse()) {
+    const n = count(p, deletes);
+    if (n > 0) run(`DELETE FROM main.${quoteIdent(p.info.name)} WHERE rowid IN (SELECT k FROM ${p.view} WHERE op = '${deletes}')`, n);
+  }
+  for (const sql of others) run(sql, null);
+  if (total() - start !== direct) throw new BulkFallback(`${total() - start - direct} other rows were written (a cascade or a trigger)`);
+  for (const p of ordered) {
+    const same = p.cols.map((c, j) => sameValue(`m.${c}`, `v.${to}${j}`)).join(' AND ') || '1';
+    const wrong = db
+      .prepare(`SELECT count(*) FROM ${p.view} AS v LEFT JOIN main.${quoteIdent(p.info.name)} AS m ON m.rowid = v.k WHERE (v.op = '${deletes}' AND m.rowid IS NOT NULL) OR (v.op <> '${deletes}' AND (m.rowid IS NULL OR NOT (${same})))`)
+      .pluck()
+      .get() as number;
+    if (wrong > 0) throw new BulkFallback(`${wrong} rows of ${p.s.t.label} do not hold what was recorded`);
+  }
+  return prepared.reduce((sum, p) => sum + (db.prepare(`SELECT count(*) FROM ${p.view}`).pluck().get() as number), 0);
+}
+
+/** The first rows a direction moved, named for people (by rowid, as row by row), in log order. */
+export function bulkNamed(db: Database.Database, prepared: Prepared[], limit = NAMED_ROWS): string[] {
+  const names: string[] = [];
+  for (const p of prepared) {
+    if (names.length >= limit) break;
+    const keys = db.prepare(`SELECT quote(k) FROM ${p.view} ORDER BY ord LIMIT ?`).pluck().all(limit - names.length) as string[];
+    for (const k of keys) names.push(rowName(p.s.t, [k], null));
+  }
+  return names;
+}
+
+/** Drops the temporary views and tables (the connection ends with the undo anyway). */
+export function dropBulk(db: Database.Database, prepared: Prepared[]): void {
+  prepared.forEach((p, i) => {
+    db.exec(`DROP VIEW IF EXISTS ${p.view}`);
+    db.exec(`DROP TABLE IF EXISTS temp.${quoteIdent(`posthoc_bulk_ch${i}`)}`);
+  });
+}
