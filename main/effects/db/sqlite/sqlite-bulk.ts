@@ -84,39 +84,43 @@ const sameValue = (a: string, b: string): string => `(${a} IS ${b} AND typeof(${
 type Prepared = { s: Source; view: string; info: TableInfo; cols: string[] };
 
 /**
- * Temporary views over each table's rows as (ord, op, k, c0…, n0…): op 'i' inserted, 'u' updated, 'd'
- * deleted by the action; c the image before, n the image after. Page capture's changed rowids come from the
- * differ (the images are read once), into a temporary table.
+ * Each table's rows as (k, ord, op, c0…, n0…), a temporary view or table: op 'i' inserted, 'u' updated,
+ * 'd' deleted by the action; c the image before, n the image after.
  */
 function views(db: Database.Database, plan: BulkPlan, schema: TableInfo[], logs: UndoLogStore): Prepared[] {
   return plan.sources.map((s, i) => {
     const info = schema.find((x) => tableLabel(x) === s.t.label);
     const current = new Set(info?.columns.map((c) => c.name) ?? []);
     if (!info || !info.rowid || s.t.columns.some((c) => !current.has(c))) throw new BulkFallback(`${s.t.label} changed shape since`);
-    const view = `temp.${quoteIdent(`posthoc_bulk_v${i}`)}`;
+    const name = quoteIdent(`posthoc_bulk_v${i}`);
+    const view = `temp.${name}`;
     const n = s.t.columns.length;
     const list = (p: string) => Array.from({ length: n }, (_, j) => `, ${p}${j}`).join('');
     if (s.kind === 'capture') {
-      db.exec(`CREATE TEMP VIEW ${quoteIdent(`posthoc_bulk_v${i}`)} AS SELECT seq AS ord, op, k${list('c')}${list('n')} FROM ${s.alias}.${quoteIdent(s.log)} WHERE op IN ('i', 'u', 'd')`);
+      db.exec(`CREATE TEMP VIEW ${name} AS SELECT k, seq AS ord, op${list('c')}${list('n')} FROM ${s.alias}.${quoteIdent(s.log)} WHERE op IN ('i', 'u', 'd')`);
     } else {
+      // Page capture: the differ names the changed rowids; runs of consecutive rowids of one kind go to
+      // SQLite as ranges, and one table per changed table is read once from both images, in rowid order.
       const changes = pageChanges(readFileSync(logs.capturePath(s.file.before)), readFileSync(logs.capturePath(s.file.after)), s.root);
-      const ch = quoteIdent(`posthoc_bulk_ch${i}`);
-      db.exec(`CREATE TEMP TABLE ${ch} (k INTEGER PRIMARY KEY, op TEXT NOT NULL)`);
-      const fill = db.prepare(`INSERT INTO temp.${ch} (k, op) SELECT value, ? FROM json_each(?)`);
-      for (const op of ['d', 'u', 'i'] as const) {
-        const code = op.charCodeAt(0);
-        const keys: string[] = [];
-        changes.ops.forEach((o, j) => {
-          if (o === code) keys.push(changes.rowids[j]!.toString());
-        });
-        if (keys.length > 0) fill.run(op, `[${keys.join(',')}]`);
+      const runs: Record<string, Array<[string, string]>> = { d: [], u: [], i: [] };
+      for (let j = 0; j < changes.ops.length; ) {
+        let e = j;
+        while (e + 1 < changes.ops.length && changes.ops[e + 1] === changes.ops[j] && changes.rowids[e + 1] === changes.rowids[e]! + 1n) e++;
+        runs[String.fromCharCode(changes.ops[j]!)]!.push([changes.rowids[j]!.toString(), changes.rowids[e]!.toString()]);
+        j = e + 1;
       }
+      db.exec(`CREATE TEMP TABLE ${name} (k INTEGER PRIMARY KEY, ord, op${list('c')}${list('n')})`);
       const table = quoteIdent(s.t.label);
-      const img = (p: string, alias: string) => s.t.columns.map((c, j) => `, ${alias}.${quoteIdent(c)} AS ${p}${j}`).join('');
-      db.exec(
-        `CREATE TEMP VIEW ${quoteIdent(`posthoc_bulk_v${i}`)} AS SELECT x.k AS ord, x.op AS op, x.k AS k${img('c', 'b')}${img('n', 'a')}
-         FROM temp.${ch} AS x LEFT JOIN ${s.before}.${table} AS b ON b.rowid = x.k AND x.op <> 'i' LEFT JOIN ${s.after}.${table} AS a ON a.rowid = x.k AND x.op <> 'd'`,
-      );
+      const img = (alias: string) => s.t.columns.map((c) => `, ${alias}.${quoteIdent(c)}`).join('');
+      const nulls = s.t.columns.map(() => ', NULL').join('');
+      const into = `INSERT INTO ${view} (k, ord, op${list('c')}${list('n')})`;
+      const ranges = `json_each(?) AS r JOIN`;
+      const range = (alias: string) => `${alias}.rowid BETWEEN r.value ->> 0 AND r.value ->> 1`;
+      if (runs.u!.length > 0) db.prepare(`${into} SELECT b.rowid, b.rowid, 'u'${img('b')}${img('a')} FROM ${ranges} ${s.before}.${table} AS b ON ${range('b')} JOIN ${s.after}.${table} AS a ON a.rowid = b.rowid`).run(JSON.stringify(runs.u));
+      if (runs.d!.length > 0) db.prepare(`${into} SELECT b.rowid, b.rowid, 'd'${img('b')}${nulls} FROM ${ranges} ${s.before}.${table} AS b ON ${range('b')}`).run(JSON.stringify(runs.d));
+      if (runs.i!.length > 0) db.prepare(`${into} SELECT a.rowid, a.rowid, 'i'${nulls}${img('a')} FROM ${ranges} ${s.after}.${table} AS a ON ${range('a')}`).run(JSON.stringify(runs.i));
+      const found = db.prepare(`SELECT count(*) FROM ${view}`).pluck().get() as number;
+      if (found !== changes.ops.length) throw new BulkFallback(`the images hold ${found} of the ${changes.ops.length} changed rows of ${s.t.label}`);
     }
     return { s, view, info, cols: s.t.columns.map(quoteIdent) };
   });
@@ -175,7 +179,14 @@ export function bulkApply(db: Database.Database, prepared: Prepared[], direction
     if (expected !== null && changes !== expected) throw new BulkFallback(`a statement wrote ${changes} rows where ${expected} were expected`);
     direct += changes;
   };
-  const count = (p: Prepared, op: string) => db.prepare(`SELECT count(*) FROM ${p.view} WHERE op = ?`).pluck().get(op) as number;
+  // One pass per table: how many rows of each kind, and which columns the updated rows changed.
+  const counts = new Map<Prepared, Map<string, number[]>>();
+  for (const p of ordered) {
+    const differs = p.cols.map((_, j) => `, max(NOT ${sameValue(`c${j}`, `n${j}`)})`).join('');
+    const rows = db.prepare(`SELECT op, count(*)${differs} FROM ${p.view} GROUP BY op`).raw(true).all() as Array<[string, number, ...number[]]>;
+    counts.set(p, new Map(rows.map(([op, ...rest]) => [op, rest])));
+  }
+  const count = (p: Prepared, op: string) => counts.get(p)!.get(op)?.[0] ?? 0;
   for (const p of ordered) {
     const n = count(p, inserts);
     const rowidCol = p.info.rowidAlias !== null && p.s.t.columns.includes(p.info.rowidAlias) ? [] : ['rowid'];
@@ -183,10 +194,19 @@ export function bulkApply(db: Database.Database, prepared: Prepared[], direction
     const values = [...rowidCol.map(() => 'k'), ...p.cols.map((_, j) => `${to}${j}`)].join(', ');
     if (n > 0) run(`INSERT INTO main.${quoteIdent(p.info.name)} (${target}) SELECT ${values} FROM ${p.view} WHERE op = '${inserts}' ORDER BY k`, n);
   }
+  const setCols = new Map<Prepared, number[]>();
   for (const p of ordered) {
     const n = count(p, 'u');
     if (n === 0) continue;
-    const sets = p.cols.map((c, j) => `${c} = v.${to}${j}`).join(', ');
+    // Only columns some row changed, and never the key (rows of these tables kept theirs): every other
+    // column holds what it should already (the conflict check read it), as SQLite's own UPDATE left it.
+    const key = p.info.rowidAlias;
+    const changed = counts.get(p)!.get('u')!.slice(1);
+    if (p.s.t.columns.some((c, j) => c === key && changed[j] === 1)) throw new BulkFallback(`rows of ${p.s.t.label} moved to other keys`);
+    const js = p.cols.map((_, j) => j).filter((j) => changed[j] === 1);
+    setCols.set(p, js);
+    if (js.length === 0) continue;
+    const sets = js.map((j) => `${p.cols[j]} = v.${to}${j}`).join(', ');
     run(`UPDATE main.${quoteIdent(p.info.name)} AS m SET ${sets} FROM ${p.view} AS v WHERE v.op = 'u' AND m.rowid = v.k`, n);
   }
   for (const p of [...ordered].reverse()) {
@@ -196,14 +216,19 @@ export function bulkApply(db: Database.Database, prepared: Prepared[], direction
   for (const sql of others) run(sql, null);
   if (total() - start !== direct) throw new BulkFallback(`${total() - start - direct} other rows were written (a cascade or a trigger)`);
   for (const p of ordered) {
-    const same = p.cols.map((c, j) => sameValue(`m.${c}`, `v.${to}${j}`)).join(' AND ') || '1';
+    // Inserted rows whole, updated rows in the columns set (the others were read before and not written since).
+    const all = p.cols.map((c, j) => sameValue(`m.${c}`, `v.${to}${j}`)).join(' AND ') || '1';
+    const set = (setCols.get(p) ?? []).map((j) => sameValue(`m.${p.cols[j]!}`, `v.${to}${j}`)).join(' AND ') || '1';
     const wrong = db
-      .prepare(`SELECT count(*) FROM ${p.view} AS v LEFT JOIN main.${quoteIdent(p.info.name)} AS m ON m.rowid = v.k WHERE (v.op = '${deletes}' AND m.rowid IS NOT NULL) OR (v.op <> '${deletes}' AND (m.rowid IS NULL OR NOT (${same})))`)
+      .prepare(
+        `SELECT count(*) FROM ${p.view} AS v LEFT JOIN main.${quoteIdent(p.info.name)} AS m ON m.rowid = v.k
+         WHERE (v.op = '${deletes}' AND m.rowid IS NOT NULL) OR (v.op = '${inserts}' AND (m.rowid IS NULL OR NOT (${all}))) OR (v.op = 'u' AND (m.rowid IS NULL OR NOT (${set})))`,
+      )
       .pluck()
       .get() as number;
     if (wrong > 0) throw new BulkFallback(`${wrong} rows of ${p.s.t.label} do not hold what was recorded`);
   }
-  return prepared.reduce((sum, p) => sum + (db.prepare(`SELECT count(*) FROM ${p.view}`).pluck().get() as number), 0);
+  return ordered.reduce((sum, p) => sum + count(p, 'i') + count(p, 'u') + count(p, 'd'), 0);
 }
 
 /** The first rows a direction moved, named for people (by rowid, as row by row), in log order. */
@@ -219,8 +244,9 @@ export function bulkNamed(db: Database.Database, prepared: Prepared[], limit = N
 
 /** Drops the temporary views and tables (the connection ends with the undo anyway). */
 export function dropBulk(db: Database.Database, prepared: Prepared[]): void {
-  prepared.forEach((p, i) => {
-    db.exec(`DROP VIEW IF EXISTS ${p.view}`);
-    db.exec(`DROP TABLE IF EXISTS temp.${quoteIdent(`posthoc_bulk_ch${i}`)}`);
+  prepared.forEach((_, i) => {
+    const name = `posthoc_bulk_v${i}`;
+    const type = db.prepare('SELECT type FROM temp.sqlite_schema WHERE name = ?').pluck().get(name) as string | undefined;
+    if (type) db.exec(`DROP ${type === 'view' ? 'VIEW' : 'TABLE'} temp.${quoteIdent(name)}`);
   });
 }
