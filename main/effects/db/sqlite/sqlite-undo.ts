@@ -32,6 +32,7 @@ export function applySqlite(grant: DatabaseGrant, log: UndoLog, direction: Direc
   // Many rows kept in the undo folder are applied set by set, from their files attached read-only.
   const bulk = snapshot ? null : bulkPlan(tables, logs);
   try {
+    db.pragma('temp_store = MEMORY');
     if (snapshot) db.pragma('foreign_keys = OFF');
     if (bulk) attachBulk(db, bulk);
     db.exec('BEGIN IMMEDIATE');
@@ -86,13 +87,29 @@ function applyBulk(db: Database.Database, plan: BulkPlan, tables: TableLog[], di
   const touched = new Set(prepared.map((p) => p.s.t.label));
   const children = schema.tables.filter((t) => t.foreignKeys.length > 0 && (touched.has(tableLabel(t)) || t.foreignKeys.some((fk) => touched.has(fk.refTable)))).map(tableLabel);
   const violations = foreignKeyViolations(db, children);
-  const others = orderedStatements(soft.plan, direction, sqliteDialect);
+  const others = counterStatements(soft.plan, direction);
   const rowCount = bulkApply(db, prepared, direction, parentFirst(schema.tables).map(tableLabel), others);
   checkForeignKeys(db, violations, children);
   const rows = bulkNamed(db, prepared);
   dropBulk(db, prepared);
   for (const t of triggers) db.exec(t.sql);
-  return { statements: rowCount + others.length, rows, rowCount };
+  return { statements: rowCount + soft.plan.reduce((n, t) => n + t.rows.length, 0), rows, rowCount };
+}
+
+/**
+ * The AUTOINCREMENT counters the direction puts back, after the rows: each counter as recorded, whatever
+ * the rows' inserts just made SQLite write there (an insert with an explicit rowid creates or raises it,
+ * so a plain INSERT of the recorded counter would leave two).
+ */
+function counterStatements(soft: TableLog[], direction: Direction): string[] {
+  return soft.flatMap((t) =>
+    t.rows.flatMap((entry) => {
+      const m = moveOf(entry, direction);
+      const key = (m.toKey ?? m.fromKey)![0]!;
+      const remove = `DELETE FROM ${t.table} WHERE ${quoteIdent(t.keyColumns[0]!)} = ${key};`;
+      return m.to === null ? [remove] : [remove, `INSERT INTO ${t.table} (${t.columns.map(quoteIdent).join(', ')}) VALUES (${m.to.join(', ')});`];
+    }),
+  );
 }
 
 /** The person's triggers, set aside so they do not fire twice (put back by running their SQL). */
@@ -125,14 +142,15 @@ function applyRows(db: Database.Database, logTables: TableLog[], direction: Dire
   db.pragma('defer_foreign_keys = ON');
   const capture = captureTables(schema.tables);
   installCapture(db, capture, { images: false });
-  const ordered = orderTables(plan, schema.tables);
+  const ordered = orderTables(plan.filter((t) => !t.soft), schema.tables);
+  const counters = counterStatements(plan.filter((t) => t.soft), direction);
   const violations = foreignKeyViolations(db);
   let statements: string[] = [];
   let first: unknown = null;
   for (const order of ORDERS) {
     db.exec('SAVEPOINT posthoc_undo_try');
     try {
-      statements = orderedStatements(ordered, direction, sqliteDialect, order);
+      statements = [...orderedStatements(ordered, direction, sqliteDialect, order), ...counters];
       // SQLite parses the batch itself: no round trip through JavaScript per statement.
       for (let i = 0; i < statements.length; i += 1000) db.exec(statements.slice(i, i + 1000).join('\n'));
       verify(db, plan, schema.tables, capture, direction, violations);
