@@ -83,14 +83,13 @@ async function measureCase(file: string, dataDir: string, channel: DbChannel, sq
   const grant = sqliteGrant(file, { name: 'bench', maxRowsAffected: 100_000_000 });
   for (let round = 0; round <= rounds; round++) {
     const p = plain(file, sql);
-    let effect: DbEffect | undefined;
     const steps = stepTimer.start();
     const t = performance.now();
     const r = await channel.run({ taskId: 'bench', actionId: `${tag}-${round}`, grant, sql, params: null, via: 'sql', approved: true, timeoutMs: 3_600_000 });
     const c = performance.now() - t;
     stepTimer.stop();
     if (r.status !== 'done') throw new Error(r.stderr);
-    effect = r.effect;
+    const effect: DbEffect = r.effect;
     if (effect.rowsAffected !== rows) throw new Error(`captured ${effect.rowsAffected} rows, expected ${rows}`);
     const u0 = performance.now();
     await channel.undo(effect);

@@ -1,15 +1,17 @@
-// Page capture for SQLite: the action's statements run with no capture triggers at all, between two images
-// of the whole file taken inside the action's transaction (sqlite3_serialize, a copy of the pages). The C
-// page differ (native/pagediff.c) then names every row whose stored record changed, table by table, in
-// rowid order; the row images themselves are read by SQLite (quote() literals, as everywhere else), from
-// the two images. Both images are written beside the undo log before COMMIT (the one after as the pages
-// that differ), so undo and redo can read every row back. Per-row triggers make SQLite update in two passes
-// and copy each row into a log, which costs several times the statement; page capture costs two memory
-// copies and a comparison, so it is used wherever it can be: files up to PAGE_CAPTURE_LIMIT_BYTES, when the
-// differ is built (POSTHOC_PAGE_DIFFER=0 or POSTHOC_SQLITE_CAPTURE=triggers turn it off). An action that
-// changes a WITHOUT ROWID table (rows keyed by their primary key, not compared here) or moves rows to other
-// keys (the images cannot tell a moved row from replaced content) is run again with triggers; schema
-// changes go through the snapshot path.
+// Page capture for SQLite: the action's statements run with no capture triggers at all, and the rows that
+// differ between two images of the whole file, before and after them, inside the action's transaction, are
+// its changes. In a rollback-journal file the image before is the image after with the pages SQLite
+// journaled put back (sqlite-journal.ts); in a WAL file it is copied (sqlite3_serialize) before the first
+// statement that may write. The C page differ (native/pagediff.c) then names every row whose stored record
+// changed, table by table, in rowid order; the row images themselves are read by SQLite (quote() literals,
+// as everywhere else), from the two images. Both images are written beside the undo log before COMMIT (the
+// one after as the pages that differ), so undo and redo can read every row back. Per-row triggers make
+// SQLite update in two passes and copy each row into a log, which costs several times the statement; page
+// capture costs about the file's size, so it takes what the journal says is worth it (pageCaptureFits,
+// pagesWorthComparing) when the differ is built (POSTHOC_PAGE_DIFFER=0 or POSTHOC_SQLITE_CAPTURE=triggers
+// turn it off). An action that changes a WITHOUT ROWID table (rows keyed by their primary key, not compared
+// here) or moves rows to other keys (the images cannot tell a moved row from replaced content) is run again
+// with triggers; schema changes go through the snapshot path.
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { loadAddon } from '../../native-addon';

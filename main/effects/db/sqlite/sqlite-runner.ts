@@ -1,8 +1,9 @@
 // Runs one action's SQL on a granted SQLite file, in one transaction: statement by statement (split by the
 // dialect-aware lexer, then confirmed by SQLite's own prepare), each classified by SQLite before it runs,
 // with change capture on every table: by pages (sqlite-pages.ts: an image of the file before and after,
-// compared in C) where the file is small enough and the differ is built, else by per-row triggers
-// (sqlite-capture.ts). Schema changes take a snapshot of the file first (rolling back and starting over
+// compared in C; the image before from the rollback journal) where the action touched enough of the file's
+// pages (or the file is small) and the differ is built, else by per-row triggers (sqlite-capture.ts).
+// Schema changes take a snapshot of the file first (rolling back and starting over
 // with triggers if the first one shows up mid-action). Read-only grants open the file read-only, so SQLite
 // itself refuses any write.
 import Database from 'better-sqlite3';
