@@ -13,7 +13,7 @@ import { tableLabel, type TableInfo } from '../db-schema';
 import { NAMED_ROWS, rowName, type Direction, type TableLog } from '../row-log';
 import { quoteIdent } from '../sql-literals';
 import type { UndoLogStore } from '../undo-log';
-import { isPageDelta, pageChanges } from './sqlite-pages';
+import { fileImage, isPageDelta, pageChanges } from './sqlite-pages';
 
 /** Where one table's rows are, once attached. */
 type Source = { t: TableLog; alias: string } & ({ kind: 'capture'; log: string } | { kind: 'pages'; before: string; after: string; root: number; file: { before: string; after: string } });
@@ -85,14 +85,17 @@ export function detachBulk(db: Database.Database, plan: BulkPlan): void {
  */
 const sameValue = (a: string, b: string): string => `(${a} IS ${b} AND CAST(${a} AS TEXT) IS CAST(${b} AS TEXT))`;
 
-type Prepared = { s: Source; view: string; info: TableInfo; cols: string[]; referenced: string[] };
+/** `proven`: the table's pages show that every row still holds what the direction starts from (no row check needed). */
+type Prepared = { s: Source; view: string; info: TableInfo; cols: string[]; referenced: string[]; proven: boolean };
 
 /**
  * Each table's rows as a temporary table (k, ord, op, c0…, n0…): op 'i' inserted, 'u' updated, 'd'
  * deleted by the action; c the image before, n the image after; ord the log's order.
  */
-function views(db: Database.Database, plan: BulkPlan, schema: TableInfo[], logs: UndoLogStore): Prepared[] {
+function views(db: Database.Database, plan: BulkPlan, schema: TableInfo[], logs: UndoLogStore, direction: Direction): Prepared[] {
+  let now: Buffer | null = null;
   return plan.sources.map((s, i) => {
+    let proven = false;
     const info = schema.find((x) => tableLabel(x) === s.t.label);
     const current = new Set(info?.columns.map((c) => c.name) ?? []);
     if (!info || !info.rowid || s.t.columns.some((c) => !current.has(c))) throw new BulkFallback(`${s.t.label} changed shape since`);
@@ -108,7 +111,22 @@ function views(db: Database.Database, plan: BulkPlan, schema: TableInfo[], logs:
     } else {
       // Page capture: the differ names the changed rowids; runs of consecutive rowids of one kind go to
       // SQLite as ranges, and the rows are read once from both images, in rowid order.
-      const changes = pageChanges(readFileSync(logs.capturePath(s.file.before)), readFileSync(logs.capturePath(s.file.after)), s.root);
+      const images = { before: readFileSync(logs.capturePath(s.file.before)), after: readFileSync(logs.capturePath(s.file.after)) };
+      const changes = pageChanges(images.before, images.after, s.root);
+      // The file now against the image this direction starts from, page by page as capture compared them:
+      // when no row the action changed differs (nor was a key it freed taken), every row holds what it
+      // should, and the row-by-row check is not needed. Any doubt (the table moved, a page the differ does
+      // not know) leaves it to the check.
+      const root = db.prepare("SELECT rootpage FROM main.sqlite_schema WHERE type = 'table' AND name = ?").pluck().get(info.name);
+      if (root === s.root) {
+        try {
+          now ??= fileImage(db);
+          const since = pageChanges(direction === 'undo' ? images.after : images.before, now, s.root);
+          proven = disjoint(changes.rowids, since.rowids);
+        } catch {
+          proven = false;
+        }
+      }
       const runs: Record<string, Array<[string, string]>> = { d: [], u: [], i: [] };
       for (let j = 0; j < changes.ops.length; ) {
         let e = j;
@@ -129,7 +147,7 @@ function views(db: Database.Database, plan: BulkPlan, schema: TableInfo[], logs:
       if (found !== changes.ops.length) throw new BulkFallback(`the images hold ${found} of the ${changes.ops.length} changed rows of ${s.t.label}`);
     }
     const referenced = schema.flatMap((o) => o.foreignKeys.filter((fk) => fk.refTable === s.t.label).flatMap((fk) => (fk.refColumns.length > 0 ? fk.refColumns : info.primaryKey)));
-    return { s, view, info, cols: s.t.columns.map(quoteIdent), referenced };
+    return { s, view, info, cols: s.t.columns.map(quoteIdent), referenced, proven };
   });
 }
 
@@ -142,6 +160,18 @@ function guarded(p: Prepared): Set<string> {
   return cols;
 }
 
+/** Whether two ascending lists of rowids share none. */
+function disjoint(a: BigInt64Array, b: BigInt64Array): boolean {
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    if (a[i] === b[j]) return false;
+    if (a[i]! < b[j]!) i++;
+    else j++;
+  }
+  return true;
+}
+
 /** The prefixes a direction reads from and writes, and the ops whose rows it inserts and deletes. */
 function sides(direction: Direction) {
   return direction === 'undo' ? { from: 'n', to: 'c', inserts: 'd', deletes: 'i' } : { from: 'c', to: 'n', inserts: 'i', deletes: 'd' };
@@ -149,11 +179,12 @@ function sides(direction: Direction) {
 
 /** Rows that no longer hold what this direction starts from, named (the first ones), and how many. */
 export function bulkConflicts(db: Database.Database, plan: BulkPlan, schema: TableInfo[], direction: Direction, logs: UndoLogStore): { prepared: Prepared[]; conflicts: string[]; count: number } {
-  const prepared = views(db, plan, schema, logs);
+  const prepared = views(db, plan, schema, logs, direction);
   const { from, inserts } = sides(direction);
   const conflicts: string[] = [];
   let count = 0;
   for (const p of prepared) {
+    if (p.proven) continue;
     const same = p.cols.map((c, j) => sameValue(`m.${c}`, `v.${from}${j}`)).join(' AND ') || '1';
     const where = `(v.op <> '${inserts}' AND (m.rowid IS NULL OR NOT (${same}))) OR (v.op = '${inserts}' AND m.rowid IS NOT NULL)`;
     const body = `FROM ${p.view} AS v LEFT JOIN main.${quoteIdent(p.info.name)} AS m ON m.rowid = v.k WHERE ${where}`;
