@@ -124,6 +124,20 @@ describe('SQLite files over the page-capture limit', () => {
     });
   });
 
+  it('undoes exactly after the person edited another row and rewrote the whole file (VACUUM moves every page, so undo checks row by row)', async () => {
+    createLarge(file);
+    const original = dump();
+    const effect = await done('UPDATE items SET price = price + 3 WHERE id % 4 <> 0');
+    expect(capturedBy(effect)).toBe('pages');
+    other((db) => db.exec("UPDATE items SET note = 'mine' WHERE id = 4; VACUUM"));
+    await channel.undo(effect);
+    other((db) => {
+      expect(db.prepare('SELECT note FROM items WHERE id = 4').pluck().get()).toBe('mine');
+      db.exec("UPDATE items SET note = 'n4' WHERE id = 4");
+    });
+    expect(dump()).toBe(original);
+  });
+
   it('refuses, naming rows, when the person deleted a row the action wrote or took a key it deleted', async () => {
     createLarge(file);
     const effect = await done('DELETE FROM items WHERE id > 20000; UPDATE items SET price = 0 WHERE id <= 20000');
