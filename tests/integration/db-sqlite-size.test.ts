@@ -21,13 +21,14 @@ let file: string;
 let channel: DbChannel;
 let seq = 0;
 
-/** ~10 MiB: 400 parents, 40,000 items of ~220 bytes pointing at them (ON DELETE CASCADE), a trigger auditing price changes. */
+/** ~10 MiB: 400 parents, 40,000 items of ~220 bytes pointing at them (ON DELETE CASCADE, indexed), a trigger auditing price changes. */
 function createLarge(path: string, wal = false): void {
   const db = new Database(path);
   if (wal) db.pragma('journal_mode = WAL');
   db.exec(`
     CREATE TABLE parents (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
     CREATE TABLE items (id INTEGER PRIMARY KEY, parent_id INTEGER REFERENCES parents(id) ON DELETE CASCADE, sku TEXT NOT NULL UNIQUE, price INTEGER NOT NULL, note TEXT, body TEXT);
+    CREATE INDEX items_parent ON items (parent_id);
     CREATE TABLE audit (id INTEGER PRIMARY KEY AUTOINCREMENT, what TEXT NOT NULL);
     CREATE TRIGGER items_audit AFTER UPDATE OF price ON items BEGIN INSERT INTO audit (what) VALUES ('price of ' || new.id); END;
     WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < 400) INSERT INTO parents SELECT i, 'parent ' || i FROM s;
