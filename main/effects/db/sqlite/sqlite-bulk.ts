@@ -1,12 +1,13 @@
 // Undo and redo of many rows at once: where every changed table's rows stay in the undo folder (a capture
-// file of per-row triggers, or the file's images of page capture), SQLite reads them from there, attached
-// and a few set-based statements per table do what one statement per row did before — the check
-// that every row still holds what the action left, the compensation (one INSERT … SELECT, one UPDATE … FROM,
-// one DELETE), the check that each row now holds what was recorded — and SQLite's own count of rows written
-// (total_changes(), which counts what cascades and triggers write) proves no other row moved. The rows never
-// cross into JavaScript, except the first ones named for people. Anything this cannot settle (a column gone
-// since, a unique value two rows trade, a cascade into another row) rolls back to its savepoint and the
-// caller takes the row-by-row way, which names the rows.
+// file of per-row triggers, or the file's images of page capture), SQLite reads them from there, attached,
+// and a few set-based statements per table do what one statement per row did before — the check that every
+// row still holds what the action left (for page capture, first by pages: the file now against the image
+// after, in the C differ), the compensation (one INSERT … SELECT, one UPDATE, one DELETE), the check that
+// inserted and deleted rows are as recorded — and SQLite's own count of rows written (total_changes(), which
+// counts what cascades and triggers write) proves no other row moved. The rows never cross into
+// JavaScript, except the first ones named for people. Anything this cannot settle (a column gone since, a
+// unique value two rows trade, a cascade into another row) rolls back to its savepoint and the caller takes
+// the row-by-row way, which names the rows.
 import type Database from 'better-sqlite3';
 import { closeSync, existsSync, openSync, readFileSync, readSync } from 'node:fs';
 import { tableLabel, type TableInfo } from '../db-schema';
