@@ -90,6 +90,20 @@ const sameValue = (a: string, b: string): string => `(${a} IS ${b} AND CAST(${a}
 type Prepared = { s: Source; view: string; info: TableInfo; cols: string[]; referenced: string[]; proven: boolean };
 
 /**
+ * Where a table's images are read: its temporary table holds them (capture files: c0…, n0…), or only the
+ * changed rowids, the images staying in the attached page images (before b, after a), read by rowid.
+ */
+function source(p: Prepared): { from: string; img: (side: 'c' | 'n', j: number) => string } {
+  if (p.s.kind === 'capture') return { from: `${p.view} AS v`, img: (side, j) => `v.${side}${j}` };
+  const table = quoteIdent(p.s.t.label);
+  const s = p.s;
+  return {
+    from: `${p.view} AS v LEFT JOIN ${s.before}.${table} AS b ON b.rowid = v.k AND v.op <> 'i' LEFT JOIN ${s.after}.${table} AS a ON a.rowid = v.k AND v.op <> 'd'`,
+    img: (side, j) => `${side === 'c' ? 'b' : 'a'}.${p.cols[j]!}`,
+  };
+}
+
+/**
  * Each table's rows as a temporary table (k, ord, op, c0…, n0…): op 'i' inserted, 'u' updated, 'd'
  * deleted by the action; c the image before, n the image after; ord the log's order.
  */
@@ -105,8 +119,9 @@ function views(db: Database.Database, plan: BulkPlan, schema: TableInfo[], logs:
     const n = s.t.columns.length;
     const list = (p: string) => Array.from({ length: n }, (_, j) => `, ${p}${j}`).join('');
     // One table per changed table, keyed by rowid: every statement then finds a row in it, and in the
-    // person's table, by key (an UPDATE over a view would make SQLite scan the whole table instead).
-    db.exec(`CREATE TEMP TABLE ${name} (k INTEGER PRIMARY KEY, ord, op${list('c')}${list('n')})`);
+    // person's table, by key (an UPDATE over a view would make SQLite scan the whole table instead). Page
+    // capture's rows keep their images in the attached images, read by rowid.
+    db.exec(`CREATE TEMP TABLE ${name} (k INTEGER PRIMARY KEY, ord, op${s.kind === 'capture' ? `${list('c')}${list('n')}` : ''})`);
     if (s.kind === 'capture') {
       db.exec(`INSERT INTO ${view} (k, ord, op${list('c')}${list('n')}) SELECT k, seq, op${list('c')}${list('n')} FROM ${s.alias}.${quoteIdent(s.log)} WHERE op IN ('i', 'u', 'd') ORDER BY k`);
     } else {
@@ -136,14 +151,12 @@ function views(db: Database.Database, plan: BulkPlan, schema: TableInfo[], logs:
         j = e + 1;
       }
       const table = quoteIdent(s.t.label);
-      const img = (alias: string) => s.t.columns.map((c) => `, ${alias}.${quoteIdent(c)}`).join('');
-      const nulls = s.t.columns.map(() => ', NULL').join('');
-      const into = `INSERT INTO ${view} (k, ord, op${list('c')}${list('n')})`;
+      const into = `INSERT INTO ${view} (k, ord, op)`;
       const ranges = `json_each(?) AS r JOIN`;
       const range = (alias: string) => `${alias}.rowid BETWEEN r.value ->> 0 AND r.value ->> 1`;
-      if (runs.u!.length > 0) db.prepare(`${into} SELECT b.rowid, b.rowid, 'u'${img('b')}${img('a')} FROM ${ranges} ${s.before}.${table} AS b ON ${range('b')} JOIN ${s.after}.${table} AS a ON a.rowid = b.rowid`).run(JSON.stringify(runs.u));
-      if (runs.d!.length > 0) db.prepare(`${into} SELECT b.rowid, b.rowid, 'd'${img('b')}${nulls} FROM ${ranges} ${s.before}.${table} AS b ON ${range('b')}`).run(JSON.stringify(runs.d));
-      if (runs.i!.length > 0) db.prepare(`${into} SELECT a.rowid, a.rowid, 'i'${nulls}${img('a')} FROM ${ranges} ${s.after}.${table} AS a ON ${range('a')}`).run(JSON.stringify(runs.i));
+      if (runs.u!.length > 0) db.prepare(`${into} SELECT b.rowid, b.rowid, 'u' FROM ${ranges} ${s.before}.${table} AS b ON ${range('b')}`).run(JSON.stringify(runs.u));
+      if (runs.d!.length > 0) db.prepare(`${into} SELECT b.rowid, b.rowid, 'd' FROM ${ranges} ${s.before}.${table} AS b ON ${range('b')}`).run(JSON.stringify(runs.d));
+      if (runs.i!.length > 0) db.prepare(`${into} SELECT a.rowid, a.rowid, 'i' FROM ${ranges} ${s.after}.${table} AS a ON ${range('a')}`).run(JSON.stringify(runs.i));
       const found = db.prepare(`SELECT count(*) FROM ${view}`).pluck().get() as number;
       if (found !== changes.ops.length) throw new BulkFallback(`the images hold ${found} of the ${changes.ops.length} changed rows of ${s.t.label}`);
     }
@@ -174,7 +187,7 @@ function disjoint(a: BigInt64Array, b: BigInt64Array): boolean {
 }
 
 /** The prefixes a direction reads from and writes, and the ops whose rows it inserts and deletes. */
-function sides(direction: Direction) {
+function sides(direction: Direction): { from: 'c' | 'n'; to: 'c' | 'n'; inserts: string; deletes: string } {
   return direction === 'undo' ? { from: 'n', to: 'c', inserts: 'd', deletes: 'i' } : { from: 'c', to: 'n', inserts: 'i', deletes: 'd' };
 }
 
@@ -186,10 +199,11 @@ export function bulkConflicts(db: Database.Database, plan: BulkPlan, schema: Tab
   let count = 0;
   for (const p of prepared) {
     if (p.proven) continue;
-    const same = p.cols.map((c, j) => sameValue(`m.${c}`, `v.${from}${j}`)).join(' AND ') || '1';
+    const src = source(p);
+    const same = p.cols.map((c, j) => sameValue(`m.${c}`, src.img(from, j))).join(' AND ') || '1';
     const where = `(v.op <> '${inserts}' AND (m.rowid IS NULL OR NOT (${same}))) OR (v.op = '${inserts}' AND m.rowid IS NOT NULL)`;
-    const body = `FROM ${p.view} AS v LEFT JOIN main.${quoteIdent(p.info.name)} AS m ON m.rowid = v.k WHERE ${where}`;
-    const image = Array.from({ length: p.cols.length }, (_, j) => `, quote(v.${from}${j})`).join('');
+    const body = `FROM ${src.from} LEFT JOIN main.${quoteIdent(p.info.name)} AS m ON m.rowid = v.k WHERE ${where}`;
+    const image = Array.from({ length: p.cols.length }, (_, j) => `, quote(${src.img(from, j)})`).join('');
     const rows = db.prepare(`SELECT quote(v.k), v.op, m.rowid IS NULL${image} ${body} ORDER BY v.ord LIMIT ${NAMED_ROWS}`).raw(true).all() as Array<[string, string, number, ...string[]]>;
     if (rows.length === 0) continue;
     count += rows.length < NAMED_ROWS ? rows.length : (db.prepare(`SELECT count(*) ${body}`).pluck().get() as number);
@@ -230,8 +244,11 @@ export function bulkApply(db: Database.Database, prepared: Prepared[], direction
   // One pass per table: how many rows of each kind, and which columns the updated rows changed.
   const counts = new Map<Prepared, Map<string, number[]>>();
   for (const p of ordered) {
-    const differs = p.cols.map((_, j) => (p.s.t.columns[j] === p.info.rowidAlias ? ', 0' : guarded(p).has(p.s.t.columns[j]!) ? `, max(NOT ${sameValue(`c${j}`, `n${j}`)})` : ', 1')).join('');
-    const rows = db.prepare(`SELECT op, count(*)${differs} FROM ${p.view} GROUP BY op`).raw(true).all() as Array<[string, number, ...number[]]>;
+    const src = source(p);
+    const check = p.cols.map((_, j) => j).filter((j) => p.s.t.columns[j] !== p.info.rowidAlias && guarded(p).has(p.s.t.columns[j]!));
+    const differs = p.cols.map((_, j) => (p.s.t.columns[j] === p.info.rowidAlias ? ', 0' : check.includes(j) ? `, max(NOT ${sameValue(src.img('c', j), src.img('n', j))})` : ', 1')).join('');
+    // Without a column to check, the images need not be read at all.
+    const rows = db.prepare(`SELECT v.op, count(*)${differs} FROM ${check.length > 0 ? src.from : `${p.view} AS v`} GROUP BY v.op`).raw(true).all() as Array<[string, number, ...number[]]>;
     counts.set(p, new Map(rows.map(([op, ...rest]) => [op, rest])));
   }
   const count = (p: Prepared, op: string) => counts.get(p)!.get(op)?.[0] ?? 0;
@@ -239,8 +256,9 @@ export function bulkApply(db: Database.Database, prepared: Prepared[], direction
     const n = count(p, inserts);
     const rowidCol = p.info.rowidAlias !== null && p.s.t.columns.includes(p.info.rowidAlias) ? [] : ['rowid'];
     const target = [...rowidCol, ...p.cols].join(', ');
-    const values = [...rowidCol.map(() => 'k'), ...p.cols.map((_, j) => `${to}${j}`)].join(', ');
-    if (n > 0) run(`INSERT INTO main.${quoteIdent(p.info.name)} (${target}) SELECT ${values} FROM ${p.view} WHERE op = '${inserts}' ORDER BY k`, n);
+    const src = source(p);
+    const values = [...rowidCol.map(() => 'v.k'), ...p.cols.map((_, j) => src.img(to, j))].join(', ');
+    if (n > 0) run(`INSERT INTO main.${quoteIdent(p.info.name)} (${target}) SELECT ${values} FROM ${src.from} WHERE v.op = '${inserts}' ORDER BY v.k`, n);
   }
   for (const p of ordered) {
     const n = count(p, 'u');
@@ -252,8 +270,9 @@ export function bulkApply(db: Database.Database, prepared: Prepared[], direction
     const js = p.cols.map((_, j) => j).filter((j) => changed[j] === 1);
     if (js.length === 0) continue;
     const target = js.map((j) => p.cols[j]!).join(', ');
-    const values = js.map((j) => `v.${to}${j}`).join(', ');
-    run(`UPDATE main.${quoteIdent(p.info.name)} AS m SET (${target}) = (SELECT ${values} FROM ${p.view} AS v WHERE v.k = m.rowid) WHERE m.rowid IN (SELECT k FROM ${p.view} WHERE op = 'u')`, n);
+    const src = source(p);
+    const values = js.map((j) => src.img(to, j)).join(', ');
+    run(`UPDATE main.${quoteIdent(p.info.name)} AS m SET (${target}) = (SELECT ${values} FROM ${src.from} WHERE v.k = m.rowid) WHERE m.rowid IN (SELECT k FROM ${p.view} WHERE op = 'u')`, n);
   }
   for (const p of [...ordered].reverse()) {
     const n = count(p, deletes);
@@ -264,10 +283,11 @@ export function bulkApply(db: Database.Database, prepared: Prepared[], direction
   for (const p of ordered) {
     // Inserted rows hold their whole image, deleted ones are gone. Updated rows are not read again: the
     // UPDATE wrote the recorded values, read from the same table, with no trigger left to change them.
-    const all = p.cols.map((c, j) => sameValue(`m.${c}`, `v.${to}${j}`)).join(' AND ') || '1';
+    const src = source(p);
+    const all = p.cols.map((c, j) => sameValue(`m.${c}`, src.img(to, j))).join(' AND ') || '1';
     const wrong = db
       .prepare(
-        `SELECT count(*) FROM ${p.view} AS v LEFT JOIN main.${quoteIdent(p.info.name)} AS m ON m.rowid = v.k
+        `SELECT count(*) FROM ${src.from} LEFT JOIN main.${quoteIdent(p.info.name)} AS m ON m.rowid = v.k
          WHERE (v.op = '${deletes}' AND m.rowid IS NOT NULL) OR (v.op = '${inserts}' AND (m.rowid IS NULL OR NOT (${all})))`,
       )
       .pluck()
