@@ -88,6 +88,7 @@ describe('database engines', () => {
     label: 'string',
     dialect: 'object',
     passwords: 'boolean',
+    readsOwnRows: 'boolean',
     checkGrant: 'function',
     run: 'function',
     apply: 'function',

@@ -174,8 +174,9 @@ export class DbChannel {
       }
       case 'rows':
       case 'snapshot': {
-        const log = this.logs.read(effect.undo.logId!) as StoredLog;
-        const r = await this.engines.get(log.engine).apply(log.grant, log, direction, this.logs, dryRun);
+        const engine = this.engines.get(effect.engine);
+        const log = this.logs.read(effect.undo.logId!, { rows: !engine.readsOwnRows }) as StoredLog;
+        const r = await engine.apply(log.grant, log, direction, this.logs, dryRun);
         if (!dryRun && r.log !== undefined) this.logs.write(effect.undo.logId!, { ...r.log, grant: log.grant } as StoredLog);
         return { restored: named(log.database, r.rows, r.rowCount) };
       }

@@ -55,6 +55,8 @@ export interface DbEngine {
   readonly dialect: Dialect;
   /** Whether a grant of this engine may carry a password (a file has none). */
   readonly passwords: boolean;
+  /** Whether apply reads the rows of lazy tables itself, as it needs them (else they are read into the log first). */
+  readonly readsOwnRows: boolean;
   /** Its reading of a grant's location as the person wrote it (a file path, a URL): the password taken out. Throws GrantError. */
   parseLocation(trimmed: string, cwd: string): ParsedLocation;
   /** When the task starts: the file exists and is not Posthoc's own, the server answers. May set the grant's canonical location. Throws GrantError. */

@@ -138,6 +138,12 @@ export class UndoLogStore {
   read(id: string, options: { rows?: boolean } = {}): UndoLog {
     const log = this.readStored(id);
     if (options.rows === false) return log;
+    this.fillRows(log.segments.flatMap((s) => (s.kind === 'rows' ? s.tables : [])), id);
+    return log;
+  }
+
+  /** Reads the rows of these lazy tables (of the log `id`) from the undo folder into their logs. */
+  fillRows(tables: TableLog[], id = 'this action'): TableLog[] {
     const opened = new Map<string, OpenedImage>();
     const open: ImageOpener = (name, patch) => {
       let image = opened.get(name);
@@ -150,19 +156,16 @@ export class UndoLogStore {
       return image;
     };
     try {
-      for (const seg of log.segments) {
-        if (seg.kind !== 'rows') continue;
-        for (const t of seg.tables) {
-          const source = t.lazy?.source;
-          if (source === undefined) continue;
-          const rows = this.engines.readLazyRows(t, source, open);
-          if (rows !== null) t.rows = rows;
-        }
+      for (const t of tables) {
+        const source = t.lazy?.source;
+        if (source === undefined) continue;
+        const rows = this.engines.readLazyRows(t, source, open);
+        if (rows !== null) t.rows = rows;
       }
     } finally {
       for (const image of opened.values()) image.db.close();
     }
-    return log;
+    return tables;
   }
 
   private readRowLogFile(id: string, name: string): Buffer {

@@ -20,6 +20,7 @@ export class PostgresEngine implements DbEngine {
   readonly label = engineLabel('postgres');
   readonly dialect = pgDialect;
   readonly passwords = true;
+  readonly readsOwnRows = false;
 
   /** `secrets`: passwords of granted servers, read from the vault in the main process only. */
   constructor(private readonly secrets: Secrets) {}

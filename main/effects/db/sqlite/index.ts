@@ -21,6 +21,7 @@ export class SqliteEngine implements DbEngine {
   readonly label = engineLabel('sqlite');
   readonly dialect = sqliteDialect;
   readonly passwords = false;
+  readonly readsOwnRows = true;
 
   /** `schemas`: the tables each action captures, remembered by the schema's text. */
   constructor(private readonly schemas: SchemaCache = new SchemaCache()) {}

@@ -1,15 +1,17 @@
-// Page capture for SQLite: the action's statements run with no capture triggers at all, between two images
-// of the whole file taken inside the action's transaction (sqlite3_serialize, a copy of the pages). The C
-// page differ (native/pagediff.c) then names every row whose stored record changed, table by table, in
-// rowid order; the row images themselves are read by SQLite (quote() literals, as everywhere else), from
-// the two images. Both images are written beside the undo log before COMMIT (the one after as the pages
-// that differ), so undo and redo can read every row back. Per-row triggers make SQLite update in two passes
-// and copy each row into a log, which costs several times the statement; page capture costs two memory
-// copies and a comparison, so it is used wherever it can be: files up to PAGE_CAPTURE_LIMIT_BYTES, when the
-// differ is built (POSTHOC_PAGE_DIFFER=0 or POSTHOC_SQLITE_CAPTURE=triggers turn it off). An action that
-// changes a WITHOUT ROWID table (rows keyed by their primary key, not compared here) or moves rows to other
-// keys (the images cannot tell a moved row from replaced content) is run again with triggers; schema
-// changes go through the snapshot path.
+// Page capture for SQLite: the action's statements run with no capture triggers at all, and the rows that
+// differ between two images of the whole file, before and after them, inside the action's transaction, are
+// its changes. In a rollback-journal file the image before is the image after with the pages SQLite
+// journaled put back (sqlite-journal.ts); in a WAL file it is copied (sqlite3_serialize) before the first
+// statement that may write. The C page differ (native/pagediff.c) then names every row whose stored record
+// changed, table by table, in rowid order; the row images themselves are read by SQLite (quote() literals,
+// as everywhere else), from the two images. Both images are written beside the undo log before COMMIT (the
+// one after as the pages that differ), so undo and redo can read every row back. Per-row triggers make
+// SQLite update in two passes and copy each row into a log, which costs several times the statement; page
+// capture costs about the file's size, so it takes what the journal says is worth it (pageCaptureFits,
+// pagesWorthComparing) when the differ is built (POSTHOC_PAGE_DIFFER=0 or POSTHOC_SQLITE_CAPTURE=triggers
+// turn it off). An action that changes a WITHOUT ROWID table (rows keyed by their primary key, not compared
+// here) or moves rows to other keys (the images cannot tell a moved row from replaced content) is run again
+// with triggers; schema changes go through the snapshot path.
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { loadAddon } from '../../native-addon';
@@ -19,12 +21,22 @@ import type { CaptureTable } from './sqlite-capture';
 import { quoteIdent } from '../sql-literals';
 
 /**
- * Files up to this size (with their WAL) are captured by pages. Page capture costs the same whatever the
- * action changed (two copies of the file in memory, compared, the one before written out: ~1.5 ms per MiB
- * here), triggers cost per changed row: at 8 MiB an action changing one row costs ~15 ms instead of ~3, and
- * each undoable action keeps a copy of the file on disk until it is kept.
+ * WAL files up to this size are captured by pages; rollback-journal files of any size are, when the action
+ * touched a large enough share of their pages (pagesWorthComparing), and files up to this size always.
+ * Page capture costs about the file's size (two images in memory, compared, the one before written out:
+ * ~1.5 ms per MiB here), triggers cost per changed row: at 8 MiB an action changing one row costs ~15 ms
+ * by pages instead of ~3 by triggers. In a WAL file the image before must be taken before the statements
+ * run, so the choice is made by size alone.
  */
 export const PAGE_CAPTURE_LIMIT_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Past PAGE_CAPTURE_LIMIT_BYTES, a rollback-journal file is captured by pages when the action touched at
+ * least one page in this many: per-row triggers cost ~1 µs per row (~40 rows a page), comparing images
+ * ~6 µs per page of the file, and taking the other way means running the statements again
+ * (docs/BENCHMARKS.md, "SQLite at any size").
+ */
+export const PAGE_SHARE = 8;
 
 type Addon = {
   diff(before: Uint8Array, after: Uint8Array, roots: number[]): Array<{ ops: Uint8Array; rowids: BigInt64Array }>;
@@ -41,16 +53,32 @@ function differ(): Addon | null {
   return loaded.addon;
 }
 
+/** POSTHOC_SQLITE_CAPTURE: 'triggers' (never pages), 'pages' (pages wherever they can take the action, whatever the size: tests), or automatic. */
+function captureSetting(): 'triggers' | 'pages' | 'auto' {
+  const v = process.env.POSTHOC_SQLITE_CAPTURE;
+  return v === 'triggers' || v === 'pages' ? v : 'auto';
+}
+
 /** Why SQLite actions are captured the way they are (status output, the benchmark). */
 export function sqliteCaptureDescription(): string {
-  if (process.env.POSTHOC_SQLITE_CAPTURE === 'triggers') return 'per-row triggers (POSTHOC_SQLITE_CAPTURE=triggers)';
+  if (captureSetting() === 'triggers') return 'per-row triggers (POSTHOC_SQLITE_CAPTURE=triggers)';
   differ();
-  return loaded!.addon ? `page capture for files up to ${PAGE_CAPTURE_LIMIT_BYTES / 1048576} MiB, per-row triggers beyond` : `per-row triggers (${loaded!.reason})`;
+  if (!loaded!.addon) return `per-row triggers (${loaded!.reason})`;
+  if (captureSetting() === 'pages') return 'page capture at any size (POSTHOC_SQLITE_CAPTURE=pages)';
+  return `page capture for files up to ${PAGE_CAPTURE_LIMIT_BYTES / 1048576} MiB and for actions touching 1 page in ${PAGE_SHARE} or more of a larger rollback-journal file, per-row triggers otherwise`;
 }
 
 /** Whether page capture may take an action on this file (then it is tried; see PageCaptureUnfit). */
-export function pageCaptureFits(fileBytes: number): boolean {
-  return process.env.POSTHOC_SQLITE_CAPTURE !== 'triggers' && fileBytes <= PAGE_CAPTURE_LIMIT_BYTES && differ() !== null;
+export function pageCaptureFits(fileBytes: number, wal: boolean): boolean {
+  const setting = captureSetting();
+  if (setting === 'triggers' || differ() === null) return false;
+  return setting === 'pages' || !wal || fileBytes <= PAGE_CAPTURE_LIMIT_BYTES;
+}
+
+/** Whether comparing images is worth it for an action that touched `touched` of a file's `pages` (rollback journal). */
+export function pagesWorthComparing(touched: number, pages: number, pageSize: number): boolean {
+  if (captureSetting() === 'pages' || pages * pageSize <= PAGE_CAPTURE_LIMIT_BYTES) return true;
+  return touched * PAGE_SHARE >= pages;
 }
 
 export type PageSource = Extract<LazySource, { engine: 'sqlite-pages' }>;
@@ -252,6 +280,17 @@ function imagesOf(db: Database.Database, table: string, columns: string[], rowid
   const stmt = db.prepare(`SELECT rowid${cols} FROM main.${quoteIdent(table)} WHERE rowid IN (SELECT value FROM json_each(?))`).raw(true).safeIntegers(true);
   for (const r of stmt.all(`[${rowids.join(',')}]`) as Array<[bigint, ...string[]]>) out.set(r[0].toString(), r.slice(1) as string[]);
   return out;
+}
+
+/** The rows of the table at `root` that differ between two whole images, by rowid ('d', 'u', 'i' as character codes). */
+export function pageChanges(before: Uint8Array, after: Uint8Array, root: number): { ops: Uint8Array; rowids: BigInt64Array } {
+  const d = differ();
+  if (d === null) throw new Error(`Undoing this SQLite action needs the SQLite page differ, which is not available here (${loaded!.reason}).`);
+  try {
+    return d.diff(before, after, [root, root])[0]!;
+  } catch (error) {
+    throw new Error(`The images of the file kept for undoing this action are damaged (${error instanceof Error ? error.message : String(error)}), so it cannot be undone exactly.`);
+  }
 }
 
 /**

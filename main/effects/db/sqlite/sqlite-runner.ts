@@ -1,8 +1,9 @@
 // Runs one action's SQL on a granted SQLite file, in one transaction: statement by statement (split by the
 // dialect-aware lexer, then confirmed by SQLite's own prepare), each classified by SQLite before it runs,
 // with change capture on every table: by pages (sqlite-pages.ts: an image of the file before and after,
-// compared in C) where the file is small enough and the differ is built, else by per-row triggers
-// (sqlite-capture.ts). Schema changes take a snapshot of the file first (rolling back and starting over
+// compared in C; the image before from the rollback journal) where the action touched enough of the file's
+// pages (or the file is small) and the differ is built, else by per-row triggers (sqlite-capture.ts).
+// Schema changes take a snapshot of the file first (rolling back and starting over
 // with triggers if the first one shows up mid-action). Read-only grants open the file read-only, so SQLite
 // itself refuses any write.
 import Database from 'better-sqlite3';
@@ -13,7 +14,8 @@ import { displayValue, ResultCollector } from '../query-result';
 import { PREVIEW_STATEMENTS, tableRowCount, type TableLog } from '../row-log';
 import { captureTables, dropCapture, installCapture, loggedRows, readCapture, saveCapture, type CaptureTable } from './sqlite-capture';
 import { classifySqlite } from './sqlite-classify';
-import { changedRows, fileImage, guardKeyMoves, keyMoved, PageCaptureUnfit, pageCaptureFits, pageDelta, pageLogs, rootPages } from './sqlite-pages';
+import { changedRows, fileImage, guardKeyMoves, keyMoved, PageCaptureUnfit, pageCaptureFits, pageDelta, pageLogs, pagesWorthComparing, rootPages } from './sqlite-pages';
+import { imageBefore, JournalUnreadable, readJournal } from './sqlite-journal';
 import type { SchemaCache } from './sqlite-schema';
 import { splitStatements, type Lexicon, type SqlStatement } from '../sql-splitter';
 import { stepTimer } from '../step-timer';
@@ -88,7 +90,10 @@ function attempt(db: Database.Database, input: RunInput, logs: UndoLogStore, log
     db.pragma('temp_store = MEMORY');
     const capture = grant.readOnly ? [] : captureTables(schemas.tables(db));
     stepTimer.mark('read schema');
-    if (mode === 'auto' && !grant.readOnly && pageCaptureFits(fileSize(grant.location))) return capturePages(db, input, statements, capture, logs, logId);
+    if (mode === 'auto' && !grant.readOnly) {
+      const wal = (db.pragma('journal_mode', { simple: true }) as string).toLowerCase() === 'wal';
+      if (pageCaptureFits(fileSize(grant.location), wal)) return capturePages(db, input, statements, capture, logs, logId, wal);
+    }
     installCapture(db, capture);
     const sequencesBefore = readSequences(db);
     const schemaBefore = schemaObjects(db);
@@ -140,16 +145,22 @@ function attempt(db: Database.Database, input: RunInput, logs: UndoLogStore, log
 
 /**
  * Page capture (inside attempt's transaction, which rolls back on any throw): the statements run with no
- * triggers between two images of the file; the rows that differ are the action's changes. A schema change
- * throws NeedSnapshot (the action starts over on the snapshot path).
+ * triggers; the rows that differ between the file's image before and after them are the action's changes.
+ * In a rollback-journal database the image before is the image after with the pages SQLite journaled put
+ * back (sqlite-journal.ts), so nothing is copied before the statements run, and the journal says how many
+ * pages they touched: when that is a small share of a larger file, comparing whole images would cost more
+ * than the rows, and the action runs again with triggers. In a WAL database the image before is taken right
+ * before the first statement that may write. A schema change throws NeedSnapshot (the action starts over
+ * on the snapshot path).
  */
-function capturePages(db: Database.Database, input: RunInput, statements: DbStatement[], capture: CaptureTable[], logs: UndoLogStore, logId: string): EngineOutcome {
+function capturePages(db: Database.Database, input: RunInput, statements: DbStatement[], capture: CaptureTable[], logs: UndoLogStore, logId: string, wal: boolean): EngineOutcome {
   const roots = rootPages(db, capture);
   guardKeyMoves(db, capture);
   const sequencesBefore = readSequences(db);
   const writtenBefore = totalChanges(db);
   // Queries change nothing: the image before is taken right before the first statement that may write.
   let before: Buffer | null = null;
+  let wrote = false;
   const noWritesYet = (): void => {
     if (totalChanges(db) !== writtenBefore) throw new PageCaptureUnfit('a statement SQLite called a query wrote rows');
   };
@@ -159,8 +170,10 @@ function capturePages(db: Database.Database, input: RunInput, statements: DbStat
         throw new NeedSnapshot();
       },
       beforeRun: (kind) => {
-        if (before !== null || kind === 'query') return;
+        if (wrote || kind === 'query') return;
         noWritesYet();
+        wrote = true;
+        if (!wal) return;
         before = fileImage(db);
         stepTimer.mark('image before');
       },
@@ -172,10 +185,27 @@ function capturePages(db: Database.Database, input: RunInput, statements: DbStat
     if (keyMoved(error)) throw new PageCaptureUnfit('a row moved to another key');
     throw error;
   }
-  const tables: TableLog[] = [];
-  if (before === null) noWritesYet();
-  const after = before === null ? null : fileImage(db);
+  if (!wrote) noWritesYet();
+  let after: Buffer | null = null;
+  if (wrote && !wal) {
+    const journalPath = `${mainFile(db)}-journal`;
+    const pageSize = db.pragma('page_size', { simple: true }) as number;
+    const touched = journalPages(journalPath, pageSize);
+    if (touched > 0 && !pagesWorthComparing(touched, pageCount(db), pageSize)) throw new PageCaptureUnfit(`the action touched ${touched} of ${pageCount(db)} pages`);
+    try {
+      const journal = readJournal(journalPath);
+      stepTimer.mark('read journal');
+      if (journal !== null) {
+        after = fileImage(db);
+        before = imageBefore(after, journal);
+      }
+    } catch (error) {
+      if (error instanceof JournalUnreadable) throw new PageCaptureUnfit(`the rollback journal: ${error.message}`);
+      throw error;
+    }
+  } else if (before !== null) after = fileImage(db);
   stepTimer.mark('image after');
+  const tables: TableLog[] = [];
   const changes = before === null ? [] : changedRows(before, after!, capture, roots);
   stepTimer.mark('compare images');
   if (changes.length > 0) {
@@ -200,6 +230,27 @@ function capturePages(db: Database.Database, input: RunInput, statements: DbStat
   stepTimer.mark('commit');
   const changed = tables.filter((t) => !t.soft);
   return { ok: true, statements, segments, rowsAffected: changed.reduce((n, t) => n + tableRowCount(t), 0), tables: changed.map((t) => t.label) };
+}
+
+/** The main database's file, as SQLite opened it (its journal is this name with -journal). */
+function mainFile(db: Database.Database): string {
+  const rows = db.pragma('database_list') as Array<{ name: string; file: string }>;
+  return rows.find((r) => r.name === 'main')!.file;
+}
+
+function pageCount(db: Database.Database): number {
+  return db.pragma('page_count', { simple: true }) as number;
+}
+
+/** How many pages the rollback journal holds, from its size (a header per sector-aligned segment is small beside the pages). */
+function journalPages(path: string, pageSize: number): number {
+  let size = 0;
+  try {
+    size = statSync(path).size;
+  } catch {
+    return 0;
+  }
+  return Math.floor(size / (pageSize + 8));
 }
 
 function totalChanges(db: Database.Database): number {
