@@ -33,13 +33,12 @@ export type TableLog = {
   lazy?: { count: number; source: LazySource };
 };
 
-/** Where a lazy table's rows are kept (see sqlite-capture, sqlite-pages and pg-capture). */
-export type LazySource =
-  | { engine: 'sqlite'; file: string; log: string; rowid: boolean; columns: number }
-  /** Page capture: the file's images before and after the action, and the table's root page in both. */
-  | { engine: 'sqlite-pages'; before: string; after: string; root: number }
-  /** PostgreSQL: the rows as logged, in a SQLite file beside the undo log (`file`), or, in logs of earlier versions, in a log table in the database (`log`). */
-  | { engine: 'postgres'; file?: string; log?: string; rel: string; keyIdx: number[]; writeIdx: number[] };
+/**
+ * Where a lazy table's rows are kept: each engine's own form, declared in its folder (sqlite-capture.ts,
+ * sqlite-pages.ts, pg-capture.ts) and told apart by `engine`; nothing outside the folder reads its fields.
+ * `format`: the undo log format it needs (2 when absent), so a log is written in the newest one its sources need.
+ */
+export type LazySource = { readonly engine: string; readonly format?: number } & Record<string, unknown>;
 
 /** The rows of a lazy table as read from its log: exactly as many as the action recorded, or the log was changed since. */
 export function lazyRowsRead(t: TableLog, rows: RowEntry[], where: string): RowEntry[] {

@@ -126,10 +126,10 @@ export class UndoLogStore {
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     const file = join(this.dir, `${id}.json`);
     const tmp = `${file}.${process.pid}.tmp`;
-    const lazy = log.segments.flatMap((s) => (s.kind === 'rows' ? s.tables.flatMap((t) => (t.lazy ? [t.lazy.source.engine] : [])) : []));
+    const lazy = log.segments.flatMap((s) => (s.kind === 'rows' ? s.tables.flatMap((t) => (t.lazy ? [t.lazy.source.format ?? 2] : [])) : []));
     const stored = lazy.length === 0
       ? log
-      : { ...log, version: lazy.includes('sqlite-pages') ? 3 : 2, segments: log.segments.map((s) => (s.kind === 'rows' ? { ...s, tables: s.tables.map((t) => (t.lazy ? { ...t, rows: [] } : t)) } : s)) };
+      : { ...log, version: Math.max(...lazy) as 2 | 3, segments: log.segments.map((s) => (s.kind === 'rows' ? { ...s, tables: s.tables.map((t) => (t.lazy ? { ...t, rows: [] } : t)) } : s)) };
     writeFileSync(tmp, JSON.stringify(stored), { mode: 0o600 });
     renameSync(tmp, file);
   }
@@ -185,6 +185,8 @@ export class UndoLogStore {
     }
     const log = JSON.parse(text) as UndoLog;
     if (log.version !== 1 && log.version !== 2 && log.version !== 3) throw new Error(`The undo log ${id} was written by another version of Posthoc (format ${String(log.version)}).`);
+    // Sources written before they said their format keep the log's: written again, it stays in that format.
+    for (const seg of log.segments) if (seg.kind === 'rows') for (const t of seg.tables) if (t.lazy && t.lazy.source.format === undefined && log.version > 2) t.lazy.source = { ...t.lazy.source, format: log.version };
     return log;
   }
 

@@ -8,7 +8,7 @@ import { GrantError, redact, type ParsedLocation } from '../db-grant';
 import type { DbEngine, HeldConnection, ImageOpener, RunInput } from '../engine';
 import { lazyRowsRead, type LazySource, type RowEntry, type TableLog } from '../row-log';
 import type { UndoLog, UndoLogStore } from '../undo-log';
-import { readRowFile } from './pg-capture';
+import { pgSource, readRowFile } from './pg-capture';
 import { readCatalog, readPgSchema, type Catalog } from './pg-catalog';
 import { connectPg, runBatch, type PgClient, type Secrets } from './pg-client';
 import { sameCatalog } from './pg-ddl';
@@ -60,7 +60,7 @@ export class PostgresEngine implements DbEngine {
   /** Empties the trash schema of the action's schema changes (and drops a row-log table an earlier version left in the database). */
   async keep(grant: DatabaseGrant, log: UndoLog): Promise<void> {
     const cleanup = log.segments.flatMap((s) => (s.kind === 'ddl' ? s.ops.flatMap((o) => o.keep) : []));
-    const rowLogs = log.segments.flatMap((s) => (s.kind === 'rows' ? s.tables.flatMap((t) => (t.lazy?.source.engine === 'postgres' && t.lazy.source.log !== undefined ? [t.lazy.source.log] : [])) : []));
+    const rowLogs = log.segments.flatMap((s) => (s.kind === 'rows' ? s.tables.flatMap((t) => pgSource(t.lazy?.source)?.log ?? []) : []));
     cleanup.push(...[...new Set(rowLogs)].map((table) => `DROP TABLE IF EXISTS ${table}`));
     if (cleanup.length === 0) return;
     const client = await connectPg({ ...grant, readOnly: false }, this.secrets);
@@ -88,8 +88,9 @@ export class PostgresEngine implements DbEngine {
 
   /** Rows in a row file of the undo folder; a log table in the database (earlier versions) is read by applyPg. */
   readLazyRows(t: TableLog, source: LazySource, open: ImageOpener): RowEntry[] | null {
-    if (source.engine !== 'postgres' || source.file === undefined) return null;
-    return lazyRowsRead(t, readRowFile(open(source.file).db, source), source.file);
+    const s = pgSource(source);
+    if (s?.file === undefined) return null;
+    return lazyRowsRead(t, readRowFile(open(s.file).db, s), s.file);
   }
 }
 

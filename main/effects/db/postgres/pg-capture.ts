@@ -21,7 +21,13 @@ type LogRow = [inv: string, rel: string, op: string, o: string | null, n: string
 
 
 /** Where a lazy table's rows are: its relation's rows in the action's log table. */
-export type PgLazy = Extract<LazySource, { engine: 'postgres' }>;
+/** PostgreSQL: the rows as logged, in a SQLite file beside the undo log (`file`), or, in logs of earlier versions, in a log table in the database (`log`). */
+export type PgLazy = { engine: 'postgres'; file?: string; log?: string; rel: string; keyIdx: number[]; writeIdx: number[] };
+
+/** The PostgreSQL folder's lazy source, or null for another engine's. */
+export function pgSource(source: LazySource | undefined): PgLazy | null {
+  return source?.engine === 'postgres' ? (source as unknown as PgLazy) : null;
+}
 
 /** What the log and the catalog say after a statement (one round trip). */
 export type Probe = { logged: number; catalogWrites: string; intact: boolean; otherLogs: boolean };

@@ -7,7 +7,7 @@ import type { DatabaseGrant } from '../../../../shared/domain';
 import { parentFirst } from '../db-schema';
 import { DbConflict, DbRefusal } from '../db-errors';
 import { isTable, readCatalog, relLabel, relSql, tableInfo, type Catalog } from './pg-catalog';
-import { PgCapture, readLazyRows } from './pg-capture';
+import { PgCapture, pgSource, readLazyRows } from './pg-capture';
 import { connectPg, pgMessage, runBatch, type PgClient, type Secrets } from './pg-client';
 import { fillColumn } from './pg-column-values';
 import { relationState } from './pg-ddl';
@@ -38,8 +38,8 @@ export async function applyPg(grant: DatabaseGrant, log: UndoLog, direction: Dir
       if (seg.kind === 'rows') {
         // Rows an earlier version of Posthoc left in a log table in the database are read now (a row file's were read with the log).
         for (const t of seg.tables) {
-          const source = t.lazy?.source;
-          if (source?.engine === 'postgres' && source.log !== undefined) t.rows = lazyRowsRead(t, await readLazyRows(client, { ...source, log: source.log }), source.log);
+          const source = pgSource(t.lazy?.source);
+          if (source?.log !== undefined) t.rows = lazyRowsRead(t, await readLazyRows(client, { ...source, log: source.log }), source.log);
         }
         const r = await applyRows(client, seg.tables, direction);
         statements += r.statements;

@@ -10,7 +10,7 @@ import { GrantError, redact, type ParsedLocation } from '../db-grant';
 import type { DbEngine, HeldConnection, ImageOpener, RunInput } from '../engine';
 import { lazyRowsRead, type LazySource, type RowEntry, type TableLog } from '../row-log';
 import type { UndoLogStore } from '../undo-log';
-import { readLazyRows } from './sqlite-capture';
+import { readLazyRows, sqliteSource } from './sqlite-capture';
 import { readPageRows } from './sqlite-pages';
 import { describeError, execute, openSqlite, runSqliteAction } from './sqlite-runner';
 import { readSqliteSchema, SchemaCache } from './sqlite-schema';
@@ -74,8 +74,9 @@ export class SqliteEngine implements DbEngine {
   }
 
   readLazyRows(t: TableLog, source: LazySource, open: ImageOpener): RowEntry[] | null {
-    if (source.engine === 'sqlite') return lazyRowsRead(t, readLazyRows(open(source.file).db, source), source.file);
-    if (source.engine === 'sqlite-pages') return lazyRowsRead(t, readPageRows(t, source, open), source.after);
+    const s = sqliteSource(source);
+    if (s?.engine === 'sqlite') return lazyRowsRead(t, readLazyRows(open(s.file).db, s), s.file);
+    if (s?.engine === 'sqlite-pages') return lazyRowsRead(t, readPageRows(t, s, open), s.after);
     return null;
   }
 }

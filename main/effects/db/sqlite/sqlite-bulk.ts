@@ -15,6 +15,7 @@ import { NAMED_ROWS, rowName, type Direction, type TableLog } from '../row-log';
 import { quoteIdent } from '../sql-literals';
 import type { UndoLogStore } from '../undo-log';
 import { fileImage, isPageDelta, pageChanges } from './sqlite-pages';
+import { sqliteSource } from './sqlite-capture';
 
 /** Where one table's rows are, once attached. */
 type Source = { t: TableLog; alias: string } & ({ kind: 'capture'; log: string } | { kind: 'pages'; before: string; after: string; root: number; file: { before: string; after: string } });
@@ -39,7 +40,8 @@ export function bulkPlan(tables: TableLog[], logs: UndoLogStore): BulkPlan | nul
   };
   const sources: Source[] = [];
   for (const t of rowTables) {
-    const s = t.lazy!.source;
+    const s = sqliteSource(t.lazy!.source);
+    if (!s) return null;
     // A file gone from the undo folder is refused, in words, by the row-by-row way.
     if (!existsSync(logs.capturePath(s.engine === 'sqlite' ? s.file : s.engine === 'sqlite-pages' ? s.after : ''))) return null;
     if (s.engine === 'sqlite' && s.rowid) sources.push({ t, alias: alias(s.file), kind: 'capture', log: s.log });

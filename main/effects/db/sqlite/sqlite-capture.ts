@@ -12,6 +12,7 @@
 import type Database from 'better-sqlite3';
 import type { TableInfo } from '../db-schema';
 import type { LazySource, RowEntry, TableLog } from '../row-log';
+import type { PageSource } from './sqlite-pages';
 import { quoteIdent, sameImage } from '../sql-literals';
 
 export type CaptureTable = {
@@ -118,7 +119,12 @@ export function loggedRows(db: Database.Database, tables: CaptureTable[], limit 
 type Entry = { beforeKey: string | null; before: string[] | null; cur: string | null };
 
 /** Where a lazy table's rows are: its log table in the capture file written before COMMIT. */
-export type SqliteLazy = Extract<LazySource, { engine: 'sqlite' }>;
+export type SqliteLazy = { engine: 'sqlite'; file: string; log: string; rowid: boolean; columns: number };
+
+/** The SQLite folder's lazy sources (trigger capture, page capture), or null for another engine's. */
+export function sqliteSource(source: LazySource): SqliteLazy | PageSource | null {
+  return source.engine === 'sqlite' || source.engine === 'sqlite-pages' ? (source as unknown as SqliteLazy | PageSource) : null;
+}
 
 /**
  * The action's changes, one table log per changed table. A table whose rows were each touched once and

@@ -16,7 +16,7 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { loadAddon } from '../../native-addon';
 import type { ImageOpener } from '../engine';
-import type { LazySource, RowEntry, TableLog } from '../row-log';
+import type { RowEntry, TableLog } from '../row-log';
 import type { CaptureTable } from './sqlite-capture';
 import { quoteIdent } from '../sql-literals';
 
@@ -81,7 +81,8 @@ export function pagesWorthComparing(touched: number, pages: number, pageSize: nu
   return touched * PAGE_SHARE >= pages;
 }
 
-export type PageSource = Extract<LazySource, { engine: 'sqlite-pages' }>;
+/** Page capture: the file's images before and after the action, and the table's root page in both (undo log format 3). */
+export type PageSource = { engine: 'sqlite-pages'; before: string; after: string; root: number; format?: 3 };
 
 /**
  * Page capture cannot take this action: it changed a WITHOUT ROWID table (whose rows are not compared one
@@ -230,7 +231,7 @@ export function pageLogs(changes: TableChanges[], files: { before: string; after
       const op = String.fromCharCode(c.ops[i]!) as keyof typeof seen;
       if (seen[op]++ < preview) pick.push(i);
     }
-    const source: PageSource = { engine: 'sqlite-pages', before: files.before, after: files.after, root: c.root };
+    const source: PageSource = { engine: 'sqlite-pages', before: files.before, after: files.after, root: c.root, format: 3 };
     return {
       table: quoteIdent(t.info.name),
       label: t.info.name,
