@@ -16,7 +16,14 @@ type PlanInput = Pick<Action, 'kind' | 'status' | 'output' | 'effects'>;
 
 /** The reverse plan of an action as it stands: its state, the steps undo takes, and what nothing can take back. */
 export function reversePlanOf(action: PlanInput, channels: readonly AnyChannelSpec[] = CHANNELS): ReversePlan {
-  const parts = channels.map((c) => ({ spec: c, part: c.plan(action.effects.filter((e) => e.channel === c.id), action) as PlanPart<ReverseStep> }));
+  // Each channel's effects, in recorded order (one pass: the store derives a plan for every action it reads).
+  const byChannel = new Map<string, Action['effects']>();
+  for (const e of action.effects) {
+    const list = byChannel.get(e.channel);
+    if (list) list.push(e);
+    else byChannel.set(e.channel, [e]);
+  }
+  const parts = channels.map((c) => ({ spec: c, part: c.plan(byChannel.get(c.id) ?? [], action) as PlanPart<ReverseStep> }));
   const folders = parts.reduce((n, p) => n + (p.part.folders ?? 0), 0);
   const empty = { folders, steps: [], irreversible: [], takenBack: [] };
   if (action.status === 'running') return { state: 'recording', ...empty };
