@@ -33,10 +33,9 @@ export class UndoViews {
 
   /**
    * What `task:timeline` answers: the timeline, with what the channels that can look without touching anything
-   * (memory, databases, service and tool calls: `UndoChannel.preview`) say about undoing each applied action,
-   * so their refusal shows before the click as the files' does. `timeline()` alone is the record's read.
-   * Asked one action at a time (a database's look is a rolled-back transaction), only for actions with an
-   * effect on such a channel; not while the agent works on the task (nothing can be undone then).
+   * (memory, service and tool calls: `UndoChannel.preview`, reading a file's hash or the definitions) say about
+   * undoing each applied action, so their refusal shows before the click as the files' does. `timeline()` alone is
+   * the record's read. Only for actions with an effect on such a channel; not while the agent works on the task.
    */
   async timelineChecked(taskId: string): Promise<Timeline> {
     const timeline = this.timeline(taskId);

@@ -100,9 +100,10 @@ export interface UndoChannel {
    */
   keep?(action: Action): Promise<string[]>;
   /**
-   * A read-only look at what the job would meet: no checkpoint, no lock, nothing written anywhere (what the
-   * timeline shows before the click). Absent where the channel's check is not read-only (files: it takes a
-   * checkpoint; the timeline reads the files' record instead).
+   * A read-only look at what the job would meet: no checkpoint, no lock, nothing written anywhere, and cheap
+   * (the timeline asks it on every read, before the click). Absent where the check is not read-only (files: it
+   * takes a checkpoint; the timeline reads the files' record instead) or not cheap (databases: a dry run of the
+   * whole undo).
    */
   preview?(job: UndoJob): Promise<UndoBlocker[]>;
 }

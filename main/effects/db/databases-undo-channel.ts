@@ -2,7 +2,7 @@
 // nothing; if a later one (or another channel) is refused, the ones already done are put back.
 import { effectsOf } from '../../../shared/channels/registry';
 import type { Action, DbEffect, UndoBlocker } from '../../../shared/domain';
-import { previewByCheck, KeepRefused, StepRefused, type ApplyResult, type ChannelStep, type UndoChannel, type UndoJob } from '../../../shared/undo/channel';
+import { KeepRefused, StepRefused, type ApplyResult, type ChannelStep, type UndoChannel, type UndoJob } from '../../../shared/undo/channel';
 import type { DbChannel } from './db-channel';
 import { DbConflict, DbRefusal } from './db-errors';
 
@@ -35,11 +35,9 @@ export class DatabasesUndoChannel implements UndoChannel {
     const effects = job.actions.flatMap((a) => (job.direction === 'undo' ? [...dbEffectsOf(a)].reverse() : dbEffectsOf(a)));
     return body(effects.length === 0 ? null : new DatabasesStep(this.db, job, effects));
   }
-  /** Its check is a dry-run transaction, rolled back, under no lock of Posthoc's: the preview is the check. */
-  preview(job: UndoJob): Promise<UndoBlocker[]> {
-    return previewByCheck(this, job);
-  }
 
+  // No preview: the check is a dry run of the whole undo (every row, rolled back), too costly for every read of
+  // the timeline (a million-row action takes seconds); a database's refusal shows when undo is asked for.
 
   /** Keep releases what the action's database effects hold; a held transaction commits as a whole, so its other actions become final too. */
   async keep(action: Action): Promise<string[]> {
