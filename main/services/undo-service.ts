@@ -100,16 +100,16 @@ export class UndoService {
     return done;
   }
 
-  /**
-   * What an undo (or redo) of the action would meet on every channel whose check reads and writes nothing
-   * (`UndoChannel.preview`: no checkpoint, no lock, nothing recorded), for the timeline to show before the
-   * click. The files are not asked: their blockers come from the folders' record (undo-views.ts).
-   */
   /** The channels that can preview (their ids): an action with no effect on any of them needs no preview. */
   previewable(): ReadonlySet<string> {
     return new Set(this.options.channels.filter((c) => c.preview).map((c) => c.name));
   }
 
+  /**
+   * What an undo (or redo) of the action would meet on every channel with a cheap look that reads and writes
+   * nothing (`UndoChannel.preview`: no checkpoint, no lock, nothing recorded), for the timeline to show before
+   * the click. The files are not asked: their blockers come from the folders' record (undo-views.ts).
+   */
   async preview(actionId: string, direction: UndoDirection = 'undo'): Promise<UndoBlocker[]> {
     await this.ready;
     const action = this.requireAction(actionId);
