@@ -9,7 +9,7 @@
 // Pure logic over types (no I/O of its own), so the gateway and the effects layers, which may not import
 // each other, both build their channel on it.
 import type { Action, UndoBlocker } from '../domain';
-import { previewByCheck, type ApplyResult, type ChannelStep, type StepReport, type UndoChannel, type UndoJob } from './channel';
+import type { ApplyResult, ChannelStep, StepReport, UndoChannel, UndoJob } from './channel';
 
 /** How a remote channel's calls are found in an action and named; no I/O. */
 export type RemoteCalls<E> = {
@@ -76,11 +76,19 @@ export class RemoteInversesChannel<E> implements UndoChannel {
       await this.door?.release?.(job.taskId).catch(() => undefined);
     }
   }
-  /** Its check asks whether each call's service or server is still defined, sending nothing: the preview is the check. */
-  preview(job: UndoJob): Promise<UndoBlocker[]> {
-    return previewByCheck(this, job);
-  }
 
+  /**
+   * Its check asks whether each call's service or server is still defined, sending nothing: the preview is the
+   * check, made outside a session, so it releases nothing the door holds (an undo under way keeps its connections).
+   */
+  async preview(job: UndoJob): Promise<UndoBlocker[]> {
+    if (job.direction === 'redo') {
+      const gone = job.actions.flatMap((a) => this.calls.takenBack(a));
+      return gone.length === 0 ? [] : new RedoRefused(this.calls, gone).check();
+    }
+    const actions = job.actions.filter((a) => this.calls.pending(a).length > 0);
+    return actions.length === 0 ? [] : new MakeInverses(this.calls, this.door, this.save, job.taskId, actions).check();
+  }
 }
 
 class MakeInverses<E> implements ChannelStep {

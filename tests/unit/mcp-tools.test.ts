@@ -410,6 +410,20 @@ describe('the tools undo channel', () => {
     ]);
     expect(await none.session(job('redo', [call({ undone: { at: 'x', error: 'refused' } })]), async (step) => step)).toBeNull();
   });
+
+  it('previews what the check would say, sending nothing and releasing nothing an undo under way holds', async () => {
+    const asked: string[] = [];
+    const port = {
+      definition: (server: string) => (server === 'mem' ? null : {}),
+      call: async () => Promise.reject(new Error('the preview must not call a tool')),
+      releaseUndo: async (taskId: string) => void asked.push(`release ${taskId}`),
+    };
+    const channel = new McpUndoChannel(port, () => asked.push('save'));
+    expect(await channel.preview(job('undo', [call()]))).toEqual([expect.objectContaining({ channel: 'mcp', path: 'mem.delete_entities', reason: expect.stringContaining('no longer defined') })]);
+    expect(await channel.preview(job('redo', [call({ undone: { at: 'x', error: null } })]))).toEqual([expect.objectContaining({ reason: expect.stringContaining('redo cannot call tools again') })]);
+    expect(await channel.preview(job('undo', [call({ mutating: false })]))).toEqual([]);
+    expect(asked).toEqual([]);
+  });
 });
 
 describe('the tools undo channel against a server that hangs', () => {
