@@ -124,7 +124,26 @@ type Recorded = {
   ddl: boolean;
   /** Parent keys the action moved, as [original key, final key] pairs (chains of moves composed). */
   moves: Array<[string, string]>;
+  /** Tables the action dropped and created again (a new table under an old name). */
+  replaced: Set<string>;
 };
+
+/** The tables an action dropped and created again: they existed before it and exist after it. */
+function replacedTables(ops: Op[], before: Dump): Set<string> {
+  const exists = new Set(before.tables.keys());
+  const dropped = new Set<string>();
+  const replaced = new Set<string>();
+  for (const op of ops) {
+    if (op.kind !== 'dropExtra' && op.kind !== 'createExtra') continue;
+    const name = `extra_${op.n}`;
+    if (op.kind === 'dropExtra' && exists.delete(name) && before.tables.has(name)) dropped.add(name);
+    else if (op.kind === 'createExtra' && !exists.has(name)) {
+      exists.add(name);
+      if (dropped.has(name)) replaced.add(name);
+    }
+  }
+  return replaced;
+}
 
 /** Which parent rows an action's key changes moved where: follows chains (1→4 then 4→7 is 1→7). */
 function keyMoves(ops: Op[], before: Dump): Array<[string, string]> {
@@ -168,6 +187,7 @@ async function runScenario(engine: Engine, steps: Step[], stats: Stats): Promise
             snapshot: r.effect.undo.kind === 'snapshot',
             ddl: r.effect.statements.some((x) => x.kind === 'ddl'),
             moves: keyMoves(s.ops, before),
+            replaced: replacedTables(s.ops, before),
           });
         }
         else expect(dumpText(after)).toBe(dumpText(before));
@@ -180,7 +200,7 @@ async function runScenario(engine: Engine, steps: Step[], stats: Stats): Promise
         const target = candidates[s.pick % candidates.length]!;
         const now = await engine.dump();
         const [from, to] = s.kind === 'undo' ? [target.after, target.before] : [target.before, target.after];
-        const predicted = target.snapshot ? (dumpText(now) === dumpText(from) ? to : null) : predictRevert(now, from, to, target.moves, s.kind);
+        const predicted = target.snapshot ? (dumpText(now) === dumpText(from) ? to : null) : predictRevert(now, from, to, target.moves, s.kind, target.replaced);
         try {
           await (s.kind === 'undo' ? channel.undo(target.effect) : channel.redo(target.effect));
         } catch (error) {

@@ -60,13 +60,27 @@ function project(row: string[], from: string[], to: string[]): string[] {
 /**
  * The content an exact undo of an action leaves (`from` = after the action, `to` = before it; swap them for
  * redo), or null when the rows and tables the action changed no longer hold what it left (a conflict).
+ * `replaced` names the tables the action dropped and created again: a new table under the old name, changed
+ * even where its content equals the old one's, so reverting it needs the table the action left still there.
  */
-export function predictRevert(now: Dump, from: Dump, to: Dump, moves: ReadonlyArray<readonly [string, string]> = [], direction: 'undo' | 'redo' = 'undo'): Dump | null {
+export function predictRevert(
+  now: Dump,
+  from: Dump,
+  to: Dump,
+  moves: ReadonlyArray<readonly [string, string]> = [],
+  direction: 'undo' | 'redo' = 'undo',
+  replaced: ReadonlySet<string> = new Set(),
+): Dump | null {
   const tables = new Map(now.tables);
   for (const name of new Set([...from.tables.keys(), ...to.tables.keys()])) {
     let f = from.tables.get(name);
     let t = to.tables.get(name);
     const n = now.tables.get(name);
+    if (f && t && replaced.has(name)) {
+      if (!n || tableText(name, n) !== tableText(name, f)) return null;
+      tables.set(name, t);
+      continue;
+    }
     if (f && !t) {
       if (!n || tableText(name, n) !== tableText(name, f)) return null;
       tables.delete(name);
