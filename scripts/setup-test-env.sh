@@ -9,12 +9,15 @@
 #   image     builds the sandbox image with `posthoc sandbox build` (needs `npm ci && npm run build` first)
 #   postgres  PostgreSQL from Debian, started (pg_ctlcluster), with the test role and database: posthoc_test,
 #             password posthoc-test-pw (override with POSTHOC_TEST_PG_URL / POSTHOC_TEST_PG_PASSWORD)
+#   mysql     MariaDB from Debian (mariadb-server, mariadb-client for mysqldump), started on 127.0.0.1:3306
+#             with the test user posthoc_test, password posthoc-test-pw, allowed to create databases named
+#             posthoc_test* (override with POSTHOC_TEST_MYSQL_URL / POSTHOC_TEST_MYSQL_PASSWORD)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 components=("$@")
-[ ${#components[@]} -gt 0 ] || components=(apt node docker postgres)
+[ ${#components[@]} -gt 0 ] || components=(apt node docker postgres mysql)
 
 want() { local c; for c in "${components[@]}"; do [ "$c" = "$1" ] && return 0; done; return 1; }
 
@@ -79,4 +82,28 @@ END$$;
 SELECT 'CREATE DATABASE posthoc_test OWNER posthoc_test' WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = 'posthoc_test')\gexec
 SQL
   echo "PostgreSQL $version answers on 127.0.0.1:5432 (role and database posthoc_test)"
+fi
+
+if want mysql; then
+  echo "== mysql"
+  if ! command -v mariadbd >/dev/null 2>&1; then
+    $SUDO apt-get update -qq
+    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mariadb-server mariadb-client >/dev/null
+  fi
+  if ! mariadb-admin --protocol=tcp -h 127.0.0.1 -P 3306 ping >/dev/null 2>&1 && ! mariadb-admin ping >/dev/null 2>&1; then
+    # Started by hand rather than by the service manager (CI containers have no systemd); loopback only.
+    $SUDO install -d -o mysql -g mysql /run/mysqld
+    $SUDO sh -c 'nohup mariadbd-safe --user=mysql --bind-address=127.0.0.1 --port=3306 >/tmp/mariadb.log 2>&1 &'
+    for _ in $(seq 1 60); do mariadb-admin ping >/dev/null 2>&1 && break; sleep 1; done
+    mariadb-admin ping >/dev/null 2>&1 || { echo "MariaDB did not start; see /tmp/mariadb.log and /var/log/mysql/" >&2; exit 1; }
+  fi
+  $SUDO mariadb <<'SQL'
+CREATE USER IF NOT EXISTS 'posthoc_test'@'127.0.0.1' IDENTIFIED BY 'posthoc-test-pw';
+CREATE USER IF NOT EXISTS 'posthoc_test'@'localhost' IDENTIFIED BY 'posthoc-test-pw';
+GRANT ALL PRIVILEGES ON `posthoc\_test%`.* TO 'posthoc_test'@'127.0.0.1';
+GRANT ALL PRIVILEGES ON `posthoc\_test%`.* TO 'posthoc_test'@'localhost';
+GRANT PROCESS ON *.* TO 'posthoc_test'@'127.0.0.1';
+CREATE DATABASE IF NOT EXISTS posthoc_test;
+SQL
+  echo "MariaDB $(mariadb --version | sed -E 's/.*Distrib ([^,-]+).*/\1/') answers on 127.0.0.1:3306 (user and database posthoc_test)"
 fi

@@ -18,6 +18,7 @@ export type EngineDescription = {
 export const DATABASE_ENGINES = {
   sqlite: { label: 'SQLite', schemes: ['sqlite'], example: 'sqlite:./shop.db', password: false },
   postgres: { label: 'PostgreSQL', schemes: ['postgres', 'postgresql'], example: 'postgres://me@localhost/crm', password: true },
+  mysql: { label: 'MySQL/MariaDB', schemes: ['mysql', 'mariadb'], example: 'mysql://me@localhost/shop', password: true },
 } as const satisfies Readonly<Record<string, EngineDescription>>;
 
 /** An engine's id: a key of the table above. */
@@ -26,8 +27,6 @@ export const DATABASE_ENGINE_IDS = Object.keys(DATABASE_ENGINES) as [DatabaseEng
 
 /** Engines people may hand over that Posthoc cannot undo yet: refused with their name, never taken for a file. */
 const NOT_YET: Readonly<Record<string, string>> = {
-  mysql: 'MySQL',
-  mariadb: 'MariaDB',
   mongodb: 'MongoDB',
   'mongodb+srv': 'MongoDB',
   redis: 'Redis',

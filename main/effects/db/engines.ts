@@ -4,6 +4,7 @@
 // reads its grant's location), its description there, and its line here.
 import type { DatabaseEngine } from '../../../shared/domain';
 import { DbEngines, type DbEngine } from './engine';
+import { MysqlEngine } from './mysql';
 import { PostgresEngine } from './postgres';
 import { SqliteEngine } from './sqlite';
 
@@ -13,6 +14,7 @@ export type EngineDeps = { secrets: (name: string) => Promise<string | null> };
 export const ENGINE_MAKERS: { readonly [K in DatabaseEngine]: (deps: EngineDeps) => DbEngine & { id: K } } = {
   sqlite: () => new SqliteEngine(),
   postgres: (deps) => new PostgresEngine(deps.secrets),
+  mysql: (deps) => new MysqlEngine(deps.secrets),
 };
 
 /** Every engine, registered. */

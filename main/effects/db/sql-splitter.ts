@@ -3,7 +3,8 @@
 // comments, dollar quotes (PostgreSQL), parentheses and compound bodies (SQLite trigger bodies,
 // PostgreSQL BEGIN ATOMIC … END), the same rules psql and sqlite3_complete() follow. The SQLite runner
 // also asks SQLite itself: a piece it calls "incomplete input" is joined with the next one. What an
-// engine's SQL has of these is its Lexicon, made in its folder (SQLITE_LEXICON, PG_LEXICON).
+// engine's SQL has of these is its Lexicon, made in its folder (SQLITE_LEXICON, PG_LEXICON, MYSQL_LEXICON;
+// MySQL's strings take backslash escapes and # starts a comment).
 export type Lexicon = {
   /** Block comments nest (PostgreSQL). */
   nestedComments: boolean;
@@ -17,6 +18,8 @@ export type Lexicon = {
   triggerBodies: boolean;
   /** BEGIN ATOMIC … END is one statement (PostgreSQL). */
   atomicBodies: boolean;
+  /** A backslash escapes the next character in every '…' and "…" string, and # starts a line comment (MySQL, MariaDB). */
+  backslashStrings?: boolean;
 };
 
 export type SqlStatement = {
@@ -49,17 +52,17 @@ export function splitStatements(sql: string, lexicon: Lexicon): SqlStatement[] {
   while (i < n) {
     const c = sql[i]!;
     const next = sql[i + 1];
-    if (c === '-' && next === '-') {
+    if ((c === '-' && next === '-') || (lexicon.backslashStrings && c === '#')) {
       const eol = sql.indexOf('\n', i + 2);
       i = eol === -1 ? n : eol + 1;
     } else if (c === '/' && next === '*') {
       i = skipBlockComment(sql, i, lexicon.nestedComments);
     } else if (c === "'") {
-      const escapes = lexicon.escapeStrings && isEscapeStringPrefix(sql, i);
+      const escapes = lexicon.backslashStrings === true || (lexicon.escapeStrings && isEscapeStringPrefix(sql, i));
       i = skipQuoted(sql, i, "'", escapes);
       markWord(words, 'LITERAL', parens);
     } else if (c === '"' || (lexicon.backtickAndBracketIdents && c === '`')) {
-      i = skipQuoted(sql, i, c, false);
+      i = skipQuoted(sql, i, c, c === '"' && lexicon.backslashStrings === true);
       markWord(words, 'IDENT', parens);
     } else if (lexicon.backtickAndBracketIdents && c === '[') {
       const close = sql.indexOf(']', i + 1);

@@ -1,0 +1,228 @@
+// Undo and redo of a MySQL or MariaDB action, in one transaction that either completes or changes nothing.
+// Each logged row must still hold what the action left (redo: what the undo left); then every row is
+// brought to its recorded image — updated, inserted or deleted by its key. MySQL cannot switch the
+// person's triggers off, so they fire: rows are brought to their images again until all hold (a trigger
+// that stamps a time or mirrors a row is overwritten by the recorded value), and capture triggers check that
+// nothing beyond the logged rows changed (a trigger writing elsewhere, a cascade into rows written since):
+// then the undo is refused and rolled back.
+import type { DatabaseGrant } from '../../../../shared/domain';
+import { parentFirst } from '../db-schema';
+import { DbConflict, DbRefusal } from '../db-errors';
+import { fitToColumns, keyText, moveOf, namedRows, rowName, type Dialect, type Direction, type TableLog } from '../row-log';
+import { sameImage } from '../sql-literals';
+import type { ApplyResult } from '../engine';
+import type { UndoLog } from '../undo-log';
+import { identity, readMyCatalog, tableInfo, writtenColumns, type MyCatalog, type MyTable } from './my-catalog';
+import { currentImages, keyIndexes, MyCapture } from './my-capture';
+import { connectMy, myMessage, quoteMy, type MyConnection, type Secrets } from './my-client';
+
+export const myDialect: Dialect = {
+  quote: quoteMy,
+  matchAll: (t, image) => t.columns.map((c, i) => `${quoteMy(c)} <=> ${image[i]}`).join(' AND '),
+  // Keyless tables are refused at capture: every logged row has a key.
+  oneRow: (_t, condition) => condition,
+};
+
+/** Passes over the rows before the person's triggers are taken to fight the recorded images. */
+const PASSES = 3;
+/** Errors a different order of statements may avoid: a key or a foreign key in the way. */
+const ORDER_ERRORS = new Set([1062, 1451, 1452, 1216, 1217]);
+
+type Target = { t: MyTable; log: TableLog; key: string[]; from: string[] | null; to: string[] | null };
+
+export async function applyMy(grant: DatabaseGrant, log: UndoLog, direction: Direction, secrets: Secrets, dryRun = false): Promise<ApplyResult> {
+  const conn = await connectMy({ ...grant, readOnly: false }, secrets);
+  let capture: MyCapture | null = null;
+  try {
+    const catalog = await readMyCatalog(conn);
+    capture = await MyCapture.open(conn);
+    await capture.install(catalog);
+    await conn.query('START TRANSACTION');
+    const segments = direction === 'undo' ? [...log.segments].reverse() : log.segments;
+    let statements = 0;
+    let rowCount = 0;
+    const rows: string[] = [];
+    try {
+      for (const seg of segments) {
+        if (seg.kind !== 'rows') throw new DbRefusal(`A MySQL undo log holds only rows; this one holds a ${seg.kind} step, which this version of Posthoc cannot apply.`);
+        const r = await applyRows(conn, capture, catalog, seg.tables, direction);
+        statements += r.statements;
+        rowCount += r.rowCount;
+        rows.push(...r.rows);
+      }
+      await conn.query(dryRun ? 'ROLLBACK' : 'COMMIT');
+    } catch (error) {
+      await conn.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    }
+    return { statements, rows: rows.slice(0, 50), rowCount };
+  } catch (error) {
+    if (error instanceof DbConflict || error instanceof DbRefusal) throw error;
+    const errno = (error as { errno?: number }).errno ?? 0;
+    if (ORDER_ERRORS.has(errno)) {
+      throw new DbConflict([myMessage(error)], `Cannot ${direction}: rows changed since stand in the way (${myMessage(error)}), for example rows now pointing at rows that no longer exist. Nothing was changed.`);
+    }
+    throw new DbRefusal(`The server refused the ${direction} (${myMessage(error)}); nothing was changed.`);
+  } finally {
+    await capture?.uninstall();
+    await conn.end().catch(() => undefined);
+  }
+}
+
+async function applyRows(conn: MyConnection, capture: MyCapture, catalog: MyCatalog, logged: TableLog[], direction: Direction): Promise<ApplyResult> {
+  const conflicts: string[] = [];
+  const targets: Target[] = [];
+  const fitted: TableLog[] = [];
+  for (const logTable of logged) {
+    const t = catalog.get(logTable.label);
+    if (!t) {
+      conflicts.push(`${logTable.label} (the table no longer exists)`);
+      continue;
+    }
+    const log = fitToColumns(logTable, writtenColumns(t).map((c) => c.name));
+    if (typeof log === 'string') {
+      conflicts.push(log);
+      continue;
+    }
+    if (log.columns.length !== writtenColumns(t).length || identity(t).join('\u0000') !== log.keyColumns.join('\u0000')) {
+      conflicts.push(`${t.name}: its columns or key changed since the action`);
+      continue;
+    }
+    fitted.push(log);
+    const mine = log.rows.map((e) => {
+      const m = moveOf(e, direction);
+      return { t, log, key: (m.fromKey ?? m.toKey)!, from: m.from, to: m.to };
+    });
+    const now = await currentImages(conn, t, mine.map((x) => x.key));
+    for (const x of mine) {
+      const current = now.get(keyText(x.key)) ?? null;
+      if (sameImage(current, x.from)) continue;
+      conflicts.push(`${rowName(log, x.key, x.from ?? x.to)}: ${x.from === null ? 'another row has its key now' : current === null ? 'deleted since' : 'changed since'}`);
+    }
+    targets.push(...mine);
+  }
+  if (conflicts.length > 0) {
+    throw new DbConflict(
+      conflicts,
+      `Cannot ${direction}: ${conflicts.length === 1 ? 'a row' : `${conflicts.length} rows`} changed since this action (${conflicts.slice(0, 5).join('; ')}${conflicts.length > 5 ? '; …' : ''}). ${direction === 'undo' ? 'Undo the later actions that changed them first, or keep this one.' : 'Nothing was changed.'}`,
+    );
+  }
+  const order = parentFirst([...catalog.values()].map(tableInfo)).map((t) => t.name);
+  const rank = (t: MyTable) => order.indexOf(t.name);
+  const parentsFirst = [...targets].sort((a, b) => rank(a.t) - rank(b.t));
+  const start = await capture.mark();
+  let statements = 0;
+  let first: unknown = null;
+  for (const deletesFirst of [false, true]) {
+    await conn.query('SAVEPOINT posthoc_undo_try');
+    try {
+      statements = await converge(conn, parentsFirst, deletesFirst);
+      await checkStrays(conn, capture, catalog, start, targets, direction);
+      await conn.query('RELEASE SAVEPOINT posthoc_undo_try');
+      first = null;
+      break;
+    } catch (error) {
+      await conn.query('ROLLBACK TO SAVEPOINT posthoc_undo_try');
+      if (!(error instanceof DbConflict) && !ORDER_ERRORS.has((error as { errno?: number }).errno ?? 0)) throw error;
+      first ??= error;
+    }
+  }
+  if (first !== null) throw first;
+  const named = namedRows(fitted, direction);
+  return { statements, rows: named.names, rowCount: named.count };
+}
+
+/** Brings every row to its target image; passes again while the person's triggers changed what a pass wrote. */
+async function converge(conn: MyConnection, parentsFirst: Target[], deletesFirst: boolean): Promise<number> {
+  let statements = 0;
+  let pending = parentsFirst;
+  for (let pass = 0; pass < PASSES && pending.length > 0; pass++) {
+    const now = await imagesOf(conn, pending);
+    const upserts = pending.filter((x) => x.to !== null && !sameImage(now.get(x)!, x.to));
+    const deletes = pending.filter((x) => x.to === null && now.get(x) !== null).reverse();
+    const run = async (sql: string) => {
+      await conn.query(sql);
+      statements++;
+    };
+    const doDeletes = async () => {
+      for (const x of deletes) await run(`DELETE FROM ${quoteMy(x.t.name)} WHERE ${where(x)}`);
+    };
+    if (deletesFirst) await doDeletes();
+    const update = async (x: Target, current: string[]) => {
+      const sets = x.log.columns.flatMap((c, i) => (current[i] === x.to![i] ? [] : [`${quoteMy(c)} = ${x.to![i]}`]));
+      if (sets.length > 0) await run(`UPDATE ${quoteMy(x.t.name)} SET ${sets.join(', ')} WHERE ${where(x)}`);
+    };
+    for (const x of upserts) {
+      const current = now.get(x)!;
+      if (current !== null) {
+        await update(x, current);
+        continue;
+      }
+      try {
+        await run(`INSERT INTO ${quoteMy(x.t.name)} (${x.log.columns.map(quoteMy).join(', ')}) VALUES (${x.to!.join(', ')})`);
+      } catch (error) {
+        // A trigger of the person's (film's insert trigger filling film_text) put the row there meanwhile.
+        const there = (error as { errno?: number }).errno === 1062 ? (await currentImages(conn, x.t, [x.key])).get(keyText(x.key)) : undefined;
+        if (there === undefined) throw error;
+        await update(x, there);
+      }
+    }
+    if (!deletesFirst) await doDeletes();
+    const after = await imagesOf(conn, pending);
+    pending = pending.filter((x) => !sameImage(after.get(x)!, x.to));
+  }
+  if (pending.length > 0) {
+    const x = pending[0]!;
+    throw new DbConflict(
+      pending.map((p) => rowName(p.log, p.key, p.to ?? p.from)),
+      `After the undo, ${rowName(x.log, x.key, x.to ?? x.from)} does not hold what was recorded (a trigger of the table's own keeps changing it); nothing was changed.`,
+    );
+  }
+  return statements;
+}
+
+function where(x: Target): string {
+  return identity(x.t).map((k, i) => `${quoteMy(k)} = ${x.key[i]}`).join(' AND ');
+}
+
+/** Each target's row now (null: absent). */
+async function imagesOf(conn: MyConnection, targets: Target[]): Promise<Map<Target, string[] | null>> {
+  const out = new Map<Target, string[] | null>();
+  const byTable = new Map<MyTable, Target[]>();
+  for (const x of targets) byTable.set(x.t, [...(byTable.get(x.t) ?? []), x]);
+  for (const [t, xs] of byTable) {
+    const now = await currentImages(conn, t, xs.map((x) => x.key));
+    for (const x of xs) out.set(x, now.get(keyText(x.key)) ?? null);
+  }
+  return out;
+}
+
+/** Nothing but the logged rows changed: no trigger wrote elsewhere, no cascade reached rows written since. */
+async function checkStrays(conn: MyConnection, capture: MyCapture, catalog: MyCatalog, start: number, targets: Target[], direction: Direction): Promise<void> {
+  const expected = new Set(targets.map((x) => `${x.t.name}\u0001${keyText(x.key)}`));
+  const strays: string[] = [];
+  const cascaded = new Map<MyTable, Map<string, string[]>>();
+  for (const r of await capture.records(start)) {
+    const t = catalog.get(r.table);
+    if (!t) continue;
+    const idx = keyIndexes(t);
+    for (const image of r.cascade ? [r.before!] : [r.before, r.after]) {
+      if (image === null) continue;
+      const key = idx.map((i) => image[i]!);
+      if (expected.has(`${t.name}\u0001${keyText(key)}`)) continue;
+      if (r.cascade) {
+        const m = cascaded.get(t) ?? new Map<string, string[]>();
+        cascaded.set(t, m);
+        if (!m.has(keyText(key))) m.set(keyText(key), image);
+      } else strays.push(`${t.name} (${identity(t).map((k, i) => `${k} = ${key[i]}`).join(', ')})`);
+    }
+  }
+  // A cascade candidate is a stray only if the cascade did change it.
+  for (const [t, m] of cascaded) {
+    const now = await currentImages(conn, t, [...m.values()].map((img) => keyIndexes(t).map((i) => img[i]!)));
+    for (const [k, before] of m) if (!sameImage(now.get(k) ?? null, before)) strays.push(`${t.name} (${identity(t).map((c, i) => `${c} = ${before[keyIndexes(t)[i]!]}`).join(', ')})`);
+  }
+  if (strays.length > 0) {
+    throw new DbConflict(strays, `This ${direction} would also change rows the action did not change (${strays.slice(0, 5).join('; ')}${strays.length > 5 ? '; …' : ''}), through a foreign-key cascade into rows written since or a trigger of the table's own; nothing was changed.`);
+  }
+}

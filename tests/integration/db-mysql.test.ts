@@ -1,0 +1,194 @@
+// MySQL/MariaDB behind the databases channel, against the real server (scripts/setup-test-env.sh mysql) and
+// the Sakila sample schema (tests/fixtures/sakila): an UPDATE of thousands of rows, a DELETE whose foreign
+// key sets children to NULL, a trigger-maintained table (film_text), an insert through the film triggers and
+// a key change that cascades; undo all, redo all, undo all: mysqldump equals the start and shows nothing of
+// Posthoc. Then what must be refused: schema changes (they commit on their own), statements that would
+// switch capture off or touch it, conflicts with rows written since, and a cascade into them.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DbEffect } from '../../shared/domain';
+import { DbChannel, type DbRunResult } from '../../main/effects/db/db-channel';
+import { DbConflict } from '../../main/effects/db/db-errors';
+import { createMyDatabase, loadSakila, mySecrets, type MyTestDb } from '../support/mysql-db';
+import { dbEngines } from '../support/db-engines';
+import { tempDirs } from '../support/temp-dir';
+
+const dirs = tempDirs();
+let db: MyTestDb;
+let channel: DbChannel;
+let seq = 0;
+
+beforeAll(async () => {
+  db = await createMyDatabase();
+  await loadSakila(db);
+  channel = new DbChannel(dirs.make('posthoc-mysql-'), dbEngines(mySecrets));
+}, 120_000);
+
+afterAll(async () => {
+  await channel?.shutdown();
+  await db?.drop();
+  dirs.cleanup();
+});
+
+async function run(sql: string, patch: Parameters<MyTestDb['grant']>[0] = {}): Promise<DbRunResult> {
+  return channel.run({ taskId: 't', actionId: `a${++seq}`, grant: db.grant({ maxRowsAffected: 100_000, ...patch }), sql, params: null, via: 'sql', approved: false, timeoutMs: 60_000 });
+}
+
+async function one<T>(sql: string): Promise<T> {
+  const c = await db.connect();
+  try {
+    const [rows] = await c.query(sql);
+    return (rows as T[])[0]!;
+  } finally {
+    await c.end();
+  }
+}
+
+async function posthocObjects(): Promise<number> {
+  const r = await one<{ n: number }>(
+    `SELECT (SELECT COUNT(*) FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE() AND TRIGGER_NAME LIKE 'posthoc%') +
+            (SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME LIKE 'posthoc%') AS n`,
+  );
+  return Number(r.n);
+}
+
+describe('MySQL/MariaDB on the Sakila schema', () => {
+  it('undoes and redoes a mix of real actions exactly: mysqldump equals the start, with nothing of Posthoc left', async () => {
+    const start = db.dump();
+    const effects: DbEffect[] = [];
+    const act = async (sql: string, rows: number) => {
+      const r = await run(sql);
+      expect(r.status, r.stderr).toBe('done');
+      expect(r.effect.rowsAffected).toBe(rows);
+      expect(r.effect.undo.kind).toBe('rows');
+      effects.push(r.effect);
+      return r;
+    };
+    // Thousands of rows in one statement.
+    await act('UPDATE payment SET amount = amount + 1.10 WHERE payment_id <= 4000', 4000);
+    // ON DELETE SET NULL: payments of the deleted rentals lose their rental (a cascade fires no trigger).
+    const del = await act('DELETE FROM rental WHERE rental_id BETWEEN 10 AND 59', 100);
+    expect(del.effect.tables.sort()).toEqual(['payment', 'rental']);
+    // The film triggers keep film_text in step: both tables are in the action.
+    const upd = await act("UPDATE film SET title = CONCAT(title, ' (director''s cut)') WHERE film_id <= 30", 60);
+    expect(upd.effect.tables.sort()).toEqual(['film', 'film_text']);
+    await act("INSERT INTO film (title, description, language_id, rental_rate, replacement_cost) VALUES ('NEW FILM', 'Fresh \\\\ off the press', 1, 3.99, 20.99)", 2);
+    // A key change that cascades into film.language_id (500 films). The language row counts twice: undo
+    // names rows by key, and a row that changed key leaves one key and takes another.
+    await act('UPDATE language SET language_id = 9 WHERE language_id = 2', 502);
+    expect(await posthocObjects()).toBe(0);
+    const after = db.dump();
+    expect(after).not.toBe(start);
+    // (The definer of the film triggers is the test user, posthoc_test: not Posthoc's.)
+    expect(after).not.toMatch(/posthoc_(?:log_)?c\d/);
+
+    for (const e of [...effects].reverse()) await channel.undo(e);
+    expect(db.dump()).toBe(start);
+    for (const e of effects) await channel.redo(e);
+    expect(db.dump()).toBe(after);
+    for (const e of [...effects].reverse()) await channel.undo(e);
+    expect(db.dump()).toBe(start);
+    expect(await posthocObjects()).toBe(0);
+  }, 300_000);
+
+  it('shows on the card the statements undo runs, and counts them', async () => {
+    const r = await run("UPDATE customer SET email = 'x@example.org' WHERE customer_id IN (1, 2, 3)");
+    expect(r.status, r.stderr).toBe('done');
+    expect(r.effect.undo.statementCount).toBe(3);
+    // last_update changed by itself (ON UPDATE CURRENT_TIMESTAMP): undo puts it back too.
+    expect(r.effect.undo.statements[0]).toMatch(/^UPDATE `customer` SET `email` = 'c\d@example\.org', `last_update` = '2006-02-15 04:34:33' WHERE `customer_id` = \d;$/);
+    await channel.undo(r.effect);
+  });
+
+  it('refuses undo when a row changed since, names the row, and changes nothing', async () => {
+    const r = await run("UPDATE actor SET first_name = 'PENELOPE' WHERE actor_id = 1");
+    expect(r.status, r.stderr).toBe('done');
+    const c = await db.connect();
+    await c.query("UPDATE actor SET first_name = 'SOMEONE ELSE' WHERE actor_id = 1");
+    await c.end();
+    const before = db.dump();
+    const error = await channel.undo(r.effect).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DbConflict);
+    expect((error as Error).message).toMatch(/actor \(actor_id = 1\): changed since/);
+    expect(db.dump()).toBe(before);
+    expect(await posthocObjects()).toBe(0);
+  });
+
+  it('refuses an undo whose delete would cascade into rows written since', async () => {
+    const r = await run("INSERT INTO rental (rental_id, rental_date, inventory_id, customer_id, staff_id) VALUES (90001, '2006-01-01 10:00:00', 5, 5, 1)");
+    expect(r.status, r.stderr).toBe('done');
+    // Another client pays for the new rental; undoing the insert would set that payment's rental to NULL.
+    const c = await db.connect();
+    await c.query("INSERT INTO payment (payment_id, customer_id, staff_id, rental_id, amount, payment_date) VALUES (60001, 5, 1, 90001, 2.99, '2006-01-01 11:00:00')");
+    await c.end();
+    const before = db.dump();
+    const error = await channel.undo(r.effect).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DbConflict);
+    expect((error as Error).message).toMatch(/payment \(payment_id = 60001\)/);
+    expect(db.dump()).toBe(before);
+  });
+
+  it('takes back a delete that the table’s own trigger mirrors, and the mirror with it', async () => {
+    // Another client adds a film; its insert trigger fills film_text.
+    const c = await db.connect();
+    await c.query("INSERT INTO film (film_id, title, language_id) VALUES (1500, 'MIRRORED', 1)");
+    await c.end();
+    const before = db.dump();
+    const r = await run('DELETE FROM film WHERE film_id = 1500');
+    expect(r.status, r.stderr).toBe('done');
+    expect(r.effect.tables.sort()).toEqual(['film', 'film_text']);
+    expect(Number((await one<{ n: number }>('SELECT COUNT(*) AS n FROM film_text WHERE film_id = 1500')).n)).toBe(0);
+    // Undo puts the film back, whose insert trigger writes film_text again: the row is brought to its image, not inserted twice.
+    await channel.undo(r.effect);
+    expect(db.dump()).toBe(before);
+    await channel.redo(r.effect);
+    expect(Number((await one<{ n: number }>('SELECT COUNT(*) AS n FROM film WHERE film_id = 1500')).n)).toBe(0);
+    await channel.undo(r.effect);
+    expect(db.dump()).toBe(before);
+  });
+
+  describe('what an action may not do', () => {
+    it.each([
+      ['a schema change (it commits on its own)', 'ALTER TABLE film ADD COLUMN discount DECIMAL(4,2)', /schema.*commits on its own/],
+      ['an index', 'CREATE INDEX idx_amount ON payment (amount)', /schema.*commits on its own/],
+      ['switching the binary log off', 'SET sql_log_bin = 0', /SET, LOCK, CALL/],
+      ['changing the binlog format', "SET SESSION binlog_format = 'STATEMENT'", /SET, LOCK, CALL/],
+      ['locking tables', 'LOCK TABLES film WRITE', /SET, LOCK, CALL/],
+      ['a transaction of its own', 'COMMIT', /transaction of its own/],
+      ['dropping the capture log', 'DROP TABLE posthoc_log_c1', /Posthoc's own capture objects|schema/],
+      ['reading the capture log', 'SELECT * FROM posthoc_log_c12', /Posthoc's own capture objects/],
+      ['writing a file on the server', "SELECT * FROM film INTO OUTFILE '/tmp/x'", /files on the database server/],
+    ])('refuses %s, and changes nothing', async (_what, sql, message) => {
+      const before = db.dump();
+      const r = await run(`UPDATE actor SET last_name = 'CHANGED' WHERE actor_id = 2; ${sql}`);
+      expect(r.status).toBe('failed');
+      expect(r.stderr).toMatch(message);
+      expect(db.dump()).toBe(before);
+      expect(await posthocObjects()).toBe(0);
+    });
+
+    it('keeps a string with a semicolon and a backslash-escaped quote in one statement', async () => {
+      const r = await run("UPDATE actor SET last_name = 'semi; \\' DROP TABLE film; --' WHERE actor_id = 3");
+      expect(r.status, r.stderr).toBe('done');
+      const row = await one<{ last_name: string }>('SELECT last_name FROM actor WHERE actor_id = 3');
+      expect(row.last_name).toBe("semi; ' DROP TABLE film; --");
+      await channel.undo(r.effect);
+      expect((await one<{ last_name: string }>('SELECT last_name FROM actor WHERE actor_id = 3')).last_name).toBe('LAST\\3');
+    });
+
+    it('waits for approval past the rows limit, having changed nothing', async () => {
+      const before = db.dump();
+      const r = await run('UPDATE payment SET amount = amount + 1', { maxRowsAffected: 100 });
+      expect(r.status).toBe('awaiting-approval');
+      expect(db.dump()).toBe(before);
+    });
+
+    it('refuses writes on a read-only grant, and answers queries', async () => {
+      const q = await run('SELECT COUNT(*) AS n FROM film', { readOnly: true, statements: ['query'] });
+      expect(q.status, q.stderr).toBe('done');
+      expect(q.effect.statements[0]!.result!.rows[0]).toEqual(['1001']);
+      const w = await run("UPDATE film SET title = 'x' WHERE film_id = 1", { readOnly: true, statements: ['query'] });
+      expect(w.status).toBe('failed');
+      expect(w.stderr).toMatch(/does not allow row changes/);
+    });
+  });
+});
