@@ -16,19 +16,19 @@ afterEach(() => dirs.cleanup());
 const { open, defer } = browserTestbed({ width: 1280, height: 1000 });
 
 describe('a database task in the browser', () => {
-  it('names a database it cannot undo (MySQL) in the form and at Start, and never grants its URL as a SQLite file', async () => {
+  it('names a database it cannot undo (Redis) in the form and at Start, and never grants its URL as a SQLite file', async () => {
     const harness = await startHarness(['Never asked.']);
     defer(() => harness.close());
     const page = await open(harness.services);
     await page.getByTestId('new-task-prompt').fill('raise prices by 10% and add a discount column');
     await page.getByTestId('new-task-add-database').click();
     await page.getByTestId('database-name-1').fill('shop');
-    await page.getByTestId('database-url-1').fill('mysql://me:hunter2@localhost/shop');
-    const said = 'MySQL is not supported yet: Posthoc undoes SQLite and PostgreSQL databases. Grant one of those (sqlite:./shop.db or postgres://me@localhost/crm).';
+    await page.getByTestId('database-url-1').fill('redis://me:hunter2@localhost/0');
+    const said = 'Redis is not supported yet: Posthoc undoes SQLite, PostgreSQL and MySQL/MariaDB databases. Grant one of those (sqlite:./shop.db or postgres://me@localhost/crm or mysql://me@localhost/shop).';
     expect(await page.getByTestId('database-unsupported-1').textContent()).toBe(said);
     // The chip never shows the URL's password.
     const chip = await page.getByTestId('grant-chip').textContent();
-    expect(chip).toContain('mysql://me:***@localhost/shop');
+    expect(chip).toContain('redis://me:***@localhost/0');
     expect(chip).not.toContain('hunter2');
     // No password box: no engine here takes this URL's password.
     expect(await page.getByTestId('database-password-1').count()).toBe(0);
@@ -45,6 +45,10 @@ describe('a database task in the browser', () => {
     expect(harness.services.tasks.list().length).toBe(0);
     // A PostgreSQL URL clears the message and asks for its password.
     await page.getByTestId('database-url-1').fill('postgres://me@localhost/shop');
+    expect(await page.getByTestId('database-unsupported-1').count()).toBe(0);
+    expect(await page.getByTestId('database-password-1').count()).toBe(1);
+    // So does a MySQL or MariaDB one.
+    await page.getByTestId('database-url-1').fill('mariadb://me@localhost/shop');
     expect(await page.getByTestId('database-unsupported-1').count()).toBe(0);
     expect(await page.getByTestId('database-password-1').count()).toBe(1);
   });

@@ -14,8 +14,10 @@ import type { DatabaseGrant, DbEffect } from '../../shared/domain';
 import { DbChannel } from '../../main/effects/db/db-channel';
 import { dbEngines } from '../support/db-engines';
 import { DbConflict } from '../../main/effects/db/db-errors';
-import { dumpText, pgModelDump, predictRevert, sqliteDump, type Dump } from '../support/db-model';
+import { dumpText, myModelDump, pgModelDump, predictRevert, sqliteDump, type Dump } from '../support/db-model';
 import { createPgDatabase, pgSecrets, resetPgSchema, sqliteGrant, type PgTestDb } from '../support/shop-db';
+import { createMyDatabase, mySecrets, type MyTestDb } from '../support/mysql-db';
+import type mysql from 'mysql2/promise';
 import { CAPTURE_MODES, useSqliteCapture } from '../support/sqlite-capture';
 import { tempDirs } from '../support/temp-dir';
 
@@ -66,8 +68,8 @@ const scenario = fc.array(step, { minLength: 3, maxLength: 9 });
 
 const q = (s: string | null) => (s === null ? 'NULL' : `'${s.replace(/'/g, "''")}'`);
 
-function sqlOf(op: Op, engine: 'sqlite' | 'postgres'): string {
-  const text = engine === 'sqlite' ? 'TEXT' : 'text';
+function sqlOf(op: Op, engine: EngineName): string {
+  const text = engine === 'postgres' ? 'text' : 'TEXT';
   switch (op.kind) {
     case 'insertParent':
       return `INSERT INTO parent (id, name, score) VALUES (${op.id}, ${q(op.name)}, ${op.score})`;
@@ -79,7 +81,8 @@ function sqlOf(op: Op, engine: 'sqlite' | 'postgres'): string {
       // A key change: children follow (ON UPDATE CASCADE).
       return `UPDATE parent SET id = ${op.to} WHERE id = ${op.id}`;
     case 'upsertParent':
-      // SQLite's OR REPLACE deletes the old row without firing delete triggers; PostgreSQL's upsert updates it.
+      // SQLite's OR REPLACE deletes the old row without firing delete triggers; PostgreSQL's and MySQL's upserts update it.
+      if (engine === 'mysql') return `INSERT INTO parent (id, name, score) VALUES (${op.id}, ${q(op.name)}, 0.5) ON DUPLICATE KEY UPDATE name = VALUES(name), score = VALUES(score)`;
       return engine === 'sqlite'
         ? `INSERT OR REPLACE INTO parent (id, name, score) VALUES (${op.id}, ${q(op.name)}, 0.5)`
         : `INSERT INTO parent (id, name, score) VALUES (${op.id}, ${q(op.name)}, 0.5) ON CONFLICT (id) DO UPDATE SET name = excluded.name, score = excluded.score`;
@@ -100,6 +103,16 @@ function sqlOf(op: Op, engine: 'sqlite' | 'postgres'): string {
   }
 }
 
+type EngineName = 'sqlite' | 'postgres' | 'mysql';
+
+/** MySQL reads a foreign key only as a table constraint (a column's REFERENCES is parsed and ignored). */
+const MYSQL_SCHEMA = [
+  'CREATE TABLE parent (id integer PRIMARY KEY, name TEXT NOT NULL, score DOUBLE) ENGINE=InnoDB',
+  'CREATE TABLE child (id integer PRIMARY KEY, parent_id integer NOT NULL, note TEXT, FOREIGN KEY (parent_id) REFERENCES parent(id) ON DELETE CASCADE ON UPDATE CASCADE) ENGINE=InnoDB',
+  "INSERT INTO parent VALUES (1, 'one', 1.5), (2, 'two', -0.25), (3, 'three', 1e-10)",
+  "INSERT INTO child VALUES (1, 1, 'a'), (2, 1, NULL), (3, 2, 'b')",
+];
+
 const SCHEMA = (engine: 'sqlite' | 'postgres') => `
   CREATE TABLE parent (id integer PRIMARY KEY, name ${engine === 'sqlite' ? 'TEXT' : 'text'} NOT NULL, score ${engine === 'sqlite' ? 'REAL' : 'double precision'});
   CREATE TABLE child (id integer PRIMARY KEY, parent_id integer NOT NULL REFERENCES parent(id) ON DELETE CASCADE ON UPDATE CASCADE, note ${engine === 'sqlite' ? 'TEXT' : 'text'});
@@ -107,7 +120,7 @@ const SCHEMA = (engine: 'sqlite' | 'postgres') => `
   INSERT INTO child VALUES (1, 1, 'a'), (2, 1, NULL), (3, 2, 'b');`;
 
 type Engine = {
-  name: 'sqlite' | 'postgres';
+  name: EngineName;
   grant: DatabaseGrant;
   reset(): Promise<void>;
   dump(): Promise<Dump>;
@@ -164,7 +177,7 @@ const newStats = (): Stats => ({ undone: 0, redone: 0, refused: 0, schemaUndone:
 
 async function runScenario(engine: Engine, steps: Step[], stats: Stats): Promise<void> {
   await engine.reset();
-  const channel = new DbChannel(dirs.make('posthoc-prop-'), dbEngines(pgSecrets));
+  const channel = new DbChannel(dirs.make('posthoc-prop-'), dbEngines(async (name) => (await pgSecrets(name)) ?? mySecrets(name)));
   const actions: Recorded[] = [];
   try {
     for (const [i, s] of steps.entries()) {
@@ -302,6 +315,41 @@ describe('undo and redo of random database actions with another client writing i
       const stats = newStats();
       await fc.assert(fc.asyncProperty(scenario, (steps) => runScenario(engine, steps, stats)), { numRuns: RUNS || 150, seed: SEED });
       expect(Math.min(stats.undone, stats.redone, stats.refused, stats.schemaUndone), JSON.stringify(stats)).toBeGreaterThan(0);
+    });
+  });
+
+  describe('MySQL/MariaDB', () => {
+    let mydb: MyTestDb;
+    let conn: mysql.Connection;
+    beforeAll(async () => {
+      mydb = await createMyDatabase('posthoc_test_prop');
+      conn = await mydb.connect();
+    });
+    afterAll(async () => {
+      await conn.end();
+      await mydb.drop();
+    });
+
+    // Schema changes are refused up front on MySQL (each commits on its own): actions holding one fail and must change nothing.
+    it('every undo and redo leaves exactly the predicted content, or refuses and changes nothing', async () => {
+      const engine: Engine = {
+        name: 'mysql',
+        grant: mydb.grant({ maxRowsAffected: 1_000_000 }),
+        async reset() {
+          await conn.query('SET FOREIGN_KEY_CHECKS = 0');
+          const [tables] = await conn.query({ sql: 'SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE()', rowsAsArray: true });
+          for (const [t] of tables as string[][]) await conn.query(`DROP TABLE \`${t}\``);
+          await conn.query('SET FOREIGN_KEY_CHECKS = 1');
+          for (const sql of MYSQL_SCHEMA) await conn.query(sql);
+        },
+        dump: () => myModelDump(conn),
+        async other(sql) {
+          await conn.query(sql).catch(() => undefined);
+        },
+      };
+      const stats = newStats();
+      await fc.assert(fc.asyncProperty(scenario, (steps) => runScenario(engine, steps, stats)), { numRuns: RUNS || 200, seed: SEED });
+      expect(Math.min(stats.undone, stats.redone, stats.refused), JSON.stringify(stats)).toBeGreaterThan(0);
     });
   });
 });

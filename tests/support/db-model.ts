@@ -2,6 +2,7 @@
 // exact literals) and indexes, read the same way from SQLite and PostgreSQL; and what undoing (or
 // redoing) one action must leave, given the content before and after that action and the content now.
 import type Database from 'better-sqlite3';
+import type mysql from 'mysql2/promise';
 import type pg from 'pg';
 
 export type TableDump = { columns: string[]; rows: Map<string, string[]> };
@@ -37,6 +38,20 @@ export async function pgModelDump(client: pg.Client): Promise<Dump> {
   }
   const idx = await client.query("SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'public' AND indexname NOT LIKE '%\\_pkey'");
   return { tables, indexes: new Map(idx.rows.map((r: { indexname: string; indexdef: string }) => [r.indexname, r.indexdef])) };
+}
+
+/** MySQL and MariaDB: every table of the database but Posthoc's capture log, values as the server quotes them. */
+export async function myModelDump(conn: mysql.Connection): Promise<Dump> {
+  const tables = new Map<string, TableDump>();
+  const [names] = await conn.query({ sql: "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME NOT LIKE 'posthoc\\_%' ORDER BY 1", rowsAsArray: true });
+  for (const [name] of names as string[][]) {
+    const [cols] = await conn.query({ sql: 'SELECT COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION', values: [name], rowsAsArray: true });
+    const columns = (cols as string[][]).map(([c]) => c!);
+    const [rows] = await conn.query({ sql: `SELECT CAST(id AS CHAR), ${columns.map((c) => `QUOTE(\`${c}\`)`).join(', ')} FROM \`${name}\``, rowsAsArray: true });
+    tables.set(name!, { columns, rows: new Map((rows as string[][]).map((r) => [String(r[0]), r.slice(1).map(String)])) });
+  }
+  const [idx] = await conn.query({ sql: "SELECT TABLE_NAME, INDEX_NAME, GROUP_CONCAT(COLUMN_NAME ORDER BY SEQ_IN_INDEX) FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND INDEX_NAME <> 'PRIMARY' GROUP BY 1, 2", rowsAsArray: true });
+  return { tables, indexes: new Map((idx as string[][]).map(([t, i, c]) => [`${t}.${i}`, String(c)])) };
 }
 
 export function dumpText(d: Dump): string {

@@ -39,7 +39,7 @@ const ENGINE_BRANCH = /\bengine\s*[!=]==?|[!=]==?\s*[\w.?]*\bengine\b|['"](sqlit
 
 describe('database engines', () => {
   it('keeps one folder per engine, each with an index.ts', () => {
-    expect(engineFolders.sort()).toEqual([`${DB}/postgres`, `${DB}/sqlite`]);
+    expect(engineFolders.sort()).toEqual([`${DB}/mysql`, `${DB}/postgres`, `${DB}/sqlite`]);
     for (const folder of engineFolders) expect(sources).toContain(`${folder}/index.ts`);
   });
 
@@ -124,7 +124,7 @@ describe('database engines', () => {
   });
 
   it('the card and the prompt name an engine from one table', () => {
-    expect(Object.fromEntries(Object.entries(DATABASE_ENGINES).map(([id, d]) => [id, d.label]))).toEqual({ sqlite: 'SQLite', postgres: 'PostgreSQL' });
+    expect(Object.fromEntries(Object.entries(DATABASE_ENGINES).map(([id, d]) => [id, d.label]))).toEqual({ sqlite: 'SQLite', postgres: 'PostgreSQL', mysql: 'MySQL/MariaDB' });
     expect(text('renderer/src/components/db-changes.tsx')).toMatch(/engineLabel\(effect\.engine\)/);
   });
 });
@@ -142,10 +142,12 @@ describe('what a grant\'s location names (shared/domain/database-engines.ts, rea
   });
 
   it('names a database it cannot undo instead of taking its URL for a file', () => {
-    expect(engineOfUrl('mysql://me@localhost/shop')).toEqual({ kind: 'unsupported', scheme: 'mysql', label: 'MySQL' });
-    expect(engineOfUrl('mariadb://me@localhost/shop')).toEqual({ kind: 'unsupported', scheme: 'mariadb', label: 'MariaDB' });
+    expect(engineOfUrl('mysql://me@localhost/shop')).toEqual({ kind: 'engine', engine: 'mysql' });
+    expect(engineOfUrl('MariaDB://me@localhost/shop')).toEqual({ kind: 'engine', engine: 'mysql' });
     expect(engineOfUrl('mongodb+srv://cluster/x')).toEqual({ kind: 'unsupported', scheme: 'mongodb+srv', label: 'MongoDB' });
-    expect(unsupportedEngineMessage('mysql://me@localhost/shop')).toBe('MySQL is not supported yet: Posthoc undoes SQLite and PostgreSQL databases. Grant one of those (sqlite:./shop.db or postgres://me@localhost/crm).');
+    expect(unsupportedEngineMessage('redis://me@localhost/0')).toBe(
+      'Redis is not supported yet: Posthoc undoes SQLite, PostgreSQL and MySQL/MariaDB databases. Grant one of those (sqlite:./shop.db or postgres://me@localhost/crm or mysql://me@localhost/shop).',
+    );
     expect(unsupportedEngineMessage('ftp://x/y')).toMatch(/^"ftp:" is not a database Posthoc knows/);
     expect(unsupportedEngineMessage('postgres://me@localhost/crm')).toBeNull();
     expect(unsupportedEngineMessage('/home/ada/shop.db')).toBeNull();

@@ -127,7 +127,7 @@ describe('the new-task form', () => {
     expect(toGrantInputs(rows)).toEqual([
       { name: 'shop', url: 'sqlite:/data/shop.db', readOnly: false, statements: ['query', 'dml'], sampleRows: false, maxRowsAffected: 50, mode: 'capture' },
       { name: 'crm', url: 'postgres://me@h/crm', password: 'pw', readOnly: true, statements: ['query'], sampleRows: false, maxRowsAffected: 1000, mode: 'held' },
-      // Another engine's URL goes as written, for main to refuse by name — never as sqlite:mysql://….
+      // A URL goes as written, for main to read by its scheme — never as sqlite:mysql://….
       { name: 'legacy', url: 'mysql://me@h/shop', readOnly: false, statements: ['query', 'dml', 'ddl'], sampleRows: false, maxRowsAffected: 1000, mode: 'capture' },
     ]);
   });

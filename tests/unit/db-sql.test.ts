@@ -129,16 +129,21 @@ describe('compensating statements', () => {
 });
 
 describe('grants', () => {
-  it('reads sqlite: paths and PostgreSQL URLs, taking the password out of the URL', () => {
+  it('reads sqlite: paths, PostgreSQL and MySQL URLs, taking the password out of the URL', () => {
     expect(parseDatabaseUrl('sqlite:shop.db', engines, '/home/me')).toEqual({ engine: 'sqlite', location: '/home/me/shop.db', password: null });
     expect(parseDatabaseUrl('/data/x.sqlite3', engines)).toMatchObject({ engine: 'sqlite', location: '/data/x.sqlite3' });
     expect(parseDatabaseUrl('postgres://me:s%40cret@db.local:5433/shop', engines)).toEqual({ engine: 'postgres', location: 'postgres://me@db.local:5433/shop', password: 's@cret' });
     expect(() => parseDatabaseUrl('postgres://me:pw@host', engines)).toThrow(/names no database/);
-    expect(() => parseDatabaseUrl('mysql://me:pw@host/x', engines)).toThrow(GrantError);
-    expect(() => parseDatabaseUrl('mysql://me:pw@host/x', engines)).not.toThrow(/pw/);
-    expect(() => parseDatabaseUrl('mysql://me:pw@host/x', engines)).toThrow(/^MySQL is not supported yet: Posthoc undoes SQLite and PostgreSQL databases/);
+    expect(parseDatabaseUrl('mysql://me:s%40cret@db.local:3307/shop', engines)).toEqual({ engine: 'mysql', location: 'mysql://me@db.local:3307/shop', password: 's@cret' });
+    expect(parseDatabaseUrl('mariadb://me@db.local/shop', engines)).toEqual({ engine: 'mysql', location: 'mysql://me@db.local/shop', password: null });
+    expect(() => parseDatabaseUrl('mysql://me:pw@host', engines)).toThrow(/names no database/);
+    expect(() => parseDatabaseUrl('mysql://host/shop', engines)).toThrow(/names no user/);
+    expect(() => parseDatabaseUrl('mysql:shop', engines)).toThrow(/not a valid MySQL URL/);
+    expect(() => parseDatabaseUrl('mysql:shop', engines)).toThrow(GrantError);
+    expect(() => parseDatabaseUrl('redis://me:pw@host/0', engines)).toThrow(/^Redis is not supported yet: Posthoc undoes SQLite, PostgreSQL and MySQL\/MariaDB databases/);
+    expect(() => parseDatabaseUrl('redis://me:pw@host/0', engines)).not.toThrow(/pw/);
     // What the app's form once sent for any location: a URL inside sqlite: is refused, never made a file.
-    expect(() => parseDatabaseUrl('sqlite:mysql://me:pw@host/x', engines)).toThrow(/^MySQL is not supported yet|is a SQLite grant of a URL/);
+    expect(() => parseDatabaseUrl('sqlite:mysql://me:pw@host/x', engines)).toThrow(/is a SQLite grant of a URL/);
     expect(() => parseDatabaseUrl('sqlite:mysql://me:pw@host/x', engines)).not.toThrow(/pw@/);
     expect(() => parseDatabaseUrl('ftp://me:pw@host/x.db', engines)).toThrow(/^"ftp:\/\/me:\*\*\*@host\/x\.db" is not a database Posthoc knows/);
     expect(() => parseDatabaseUrl('postgres:crm', engines)).toThrow(/not a valid PostgreSQL URL/);

@@ -20,6 +20,8 @@ const BINARY = new Set(['binary', 'varbinary', 'tinyblob', 'blob', 'mediumblob',
 
 /** A SQL expression giving the literal of a column's value: what undo writes back, and what it compares. */
 export function literalExpr(c: MyColumn, ref: string): string {
+  // FLOAT prints 6 digits as text; as a double it prints every digit, and reads back as the same float.
+  if (c.dataType === 'float') return `IF(${ref} IS NULL, 'NULL', CAST(CAST(${ref} AS DOUBLE) AS CHAR))`;
   if (NUMERIC.has(c.dataType)) return `IF(${ref} IS NULL, 'NULL', CAST(${ref} AS CHAR))`;
   if (c.dataType === 'bit') return `IF(${ref} IS NULL, 'NULL', CONCAT('b''', BIN(${ref}), ''''))`;
   if (BINARY.has(c.dataType)) return `IF(${ref} IS NULL, 'NULL', CONCAT('X''', HEX(${ref}), ''''))`;
