@@ -1,4 +1,4 @@
-// npm run bench:db — what change capture costs. In one run, on SQLite and on PostgreSQL: an UPDATE of
+// npm run bench:db — what change capture costs. In one run, on SQLite, PostgreSQL and MySQL/MariaDB: an UPDATE of
 // 10,000 rows run plainly (the driver alone: open, BEGIN, UPDATE, COMMIT) and through Posthoc with capture
 // (the same, plus classification, before-images, the undo log and its compensating SQL), alternating,
 // and the undo of each captured UPDATE (conflict check, the compensating statements, verification).
@@ -8,7 +8,8 @@
 // floor of per-row capture: the plain UPDATE with one temporary trigger logging each row's images.
 // Medians over BENCH_ROUNDS rounds (default 7). The last line is `capture/plain ratio: X` for the engine
 // where capture costs most. PostgreSQL: POSTHOC_TEST_PG_URL / POSTHOC_TEST_PG_PASSWORD (the test server
-// `scripts/setup-test-env.sh postgres` starts); without a server it is skipped and says so.
+// `scripts/setup-test-env.sh postgres` starts); MySQL/MariaDB: POSTHOC_TEST_MYSQL_URL / POSTHOC_TEST_MYSQL_PASSWORD
+// (`scripts/setup-test-env.sh mysql`); without a server each is skipped and says so.
 import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,6 +21,8 @@ import { dbEngines } from '../tests/support/db-engines';
 import { sqliteCaptureDescription } from '../main/effects/db/sqlite/sqlite-pages';
 import { stepTimer } from '../main/effects/db/step-timer';
 import { createPgDatabase, pgSecrets, sqliteGrant, type PgTestDb } from '../tests/support/shop-db';
+import { createMyDatabase, MY_PASSWORD, mySecrets, type MyTestDb } from '../tests/support/mysql-db';
+import mysql from 'mysql2/promise';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const ROWS = 10_000;
@@ -42,7 +45,7 @@ async function timed(fn: () => Promise<unknown> | unknown): Promise<number> {
 
 async function measure(engine: string, grant: DatabaseGrant, plain: () => Promise<void> | void, sql = UPDATE, rows = ROWS): Promise<Result> {
   const dataDir = mkdtempSync(join(tmpdir(), 'posthoc-bench-db-'));
-  const channel = new DbChannel(dataDir, dbEngines(pgSecrets));
+  const channel = new DbChannel(dataDir, dbEngines(async (name) => (await pgSecrets(name)) ?? mySecrets(name)));
   const plainTimes: number[] = [];
   const captureTimes: number[] = [];
   const undoTimes: number[] = [];
@@ -159,10 +162,38 @@ async function postgres(): Promise<Result | string> {
   }
 }
 
+async function mariadb(): Promise<Result | string> {
+  let db: MyTestDb;
+  try {
+    db = await createMyDatabase('posthoc_test_bench');
+  } catch (error) {
+    return `MySQL/MariaDB skipped: no test server (${error instanceof Error ? error.message : String(error)}); start one with: sudo bash scripts/setup-test-env.sh mysql`;
+  }
+  const setup = await db.connect();
+  try {
+    await setup.query('CREATE TABLE items (id integer PRIMARY KEY, sku varchar(40) NOT NULL UNIQUE, name text NOT NULL, price decimal(10, 2) NOT NULL, qty integer NOT NULL, note text) ENGINE=InnoDB');
+    await setup.query(`INSERT INTO items SELECT seq, CONCAT('SKU-', seq), CONCAT('Item ', seq), 100 + seq % 997, seq % 13, IF(seq % 3 = 0, CONCAT('note ', seq), NULL) FROM seq_0_to_${ROWS - 1}`);
+    await setup.query('ANALYZE TABLE items');
+    const u = new URL(db.grant().location);
+    return await measure('mysql', db.grant({ name: 'bench', maxRowsAffected: 1_000_000 }), async () => {
+      const c = await mysql.createConnection({ host: u.hostname, port: Number(u.port || 3306), user: decodeURIComponent(u.username), password: MY_PASSWORD, database: u.pathname.slice(1) });
+      await c.query('START TRANSACTION');
+      await c.query(UPDATE);
+      await c.query('COMMIT');
+      await c.end();
+    });
+  } finally {
+    await setup.end();
+    await db.drop();
+  }
+}
+
 async function main(): Promise<void> {
   console.log(`UPDATE of ${ROWS} rows, ${ROUNDS} rounds (+1 warm-up), medians; SQLite capture: ${sqliteCaptureDescription()}`);
   const results: Result[] = [];
-  for (const run of [sqlite, postgres]) {
+  // BENCH_ONLY=mysql (or sqlite, postgres; comma-separated) measures those engines alone.
+  const only = process.env.BENCH_ONLY?.split(',');
+  for (const run of [sqlite, postgres, mariadb].filter((f) => !only || only.includes(f === mariadb ? 'mysql' : f.name))) {
     const r = await run();
     if (typeof r === 'string') {
       console.log(r);

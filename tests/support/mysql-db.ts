@@ -15,8 +15,8 @@ export type MyTestDb = {
   name: string;
   grant(patch?: Partial<DatabaseGrant>): DatabaseGrant;
   connect(): Promise<mysql.Connection>;
-  /** mysqldump of the database (schema, triggers, rows by primary key), without the AUTO_INCREMENT counters. */
-  dump(): string;
+  /** mysqldump of the database (schema, triggers, rows by primary key), without the AUTO_INCREMENT counters; `trash`: with the tables Posthoc keeps an action's dropped tables in until it is kept. */
+  dump(options?: { trash?: boolean }): string;
   drop(): Promise<void>;
 };
 
@@ -49,11 +49,19 @@ export async function createMyDatabase(prefix = 'posthoc_test'): Promise<MyTestD
       passwordSecret: 'test-my-password',
       ...patch,
     }),
-    dump() {
+    dump(options = {}) {
+      const env = { ...process.env, MYSQL_PWD: MY_PASSWORD };
+      const login = ['-h', u.hostname, '-P', u.port || '3306', '-u', decodeURIComponent(u.username)];
+      const trash = options.trash
+        ? []
+        : execFileSync('mariadb', [...login, '-N', '-e', `SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = '${name}' AND TABLE_NAME LIKE 'posthoc\\_trash%'`], { env, encoding: 'utf8' })
+            .split('\n')
+            .filter(Boolean)
+            .map((t) => `--ignore-table=${name}.${t}`);
       const out = execFileSync(
         'mysqldump',
-        ['-h', u.hostname, '-P', u.port || '3306', '-u', decodeURIComponent(u.username), '--skip-dump-date', '--skip-comments', '--hex-blob', '--order-by-primary', '--triggers', '--routines', '--skip-extended-insert', name],
-        { env: { ...process.env, MYSQL_PWD: MY_PASSWORD }, maxBuffer: 256 * 1024 * 1024, encoding: 'utf8' },
+        [...login, '--skip-dump-date', '--skip-comments', '--hex-blob', '--order-by-primary', '--triggers', '--routines', '--skip-extended-insert', ...trash, name],
+        { env, maxBuffer: 256 * 1024 * 1024, encoding: 'utf8' },
       );
       return out.replace(/ AUTO_INCREMENT=\d+/g, '');
     },

@@ -1,7 +1,8 @@
 // MySQL and MariaDB behind the DbEngine interface: a server reached with the password from the vault;
 // capture by triggers of each action's own, dropped when it ends (my-capture), undo that brings each
 // logged row back to its image by key, checked against what the action left (my-undo). Schema changes
-// commit on their own in MySQL and are refused up front (my-runner). Verified on MariaDB 10.11.
+// commit on their own in MySQL: those Posthoc can take back run between the action's transactions, the rest
+// are refused up front (my-ddl). Verified on MariaDB 10.11.
 import type { DatabaseGrant, DbStatement } from '../../../../shared/domain';
 import { engineLabel } from '../../../../shared/domain/database-engines';
 import { DbRefusal, OverRowLimit } from '../db-errors';
@@ -55,8 +56,17 @@ export class MysqlEngine implements DbEngine {
     return applyMy(grant, log, direction, this.secrets, dryRun);
   }
 
-  /** Nothing to empty: the capture objects are dropped when each action ends. */
-  async keep(_grant: DatabaseGrant, _log: UndoLog): Promise<void> {}
+  /** Empties the trash of the action's schema changes (tables it dropped, or created and were undone); capture objects went when it ended. */
+  async keep(grant: DatabaseGrant, log: UndoLog): Promise<void> {
+    const cleanup = log.segments.flatMap((s) => (s.kind === 'ddl' ? s.ops.flatMap((o) => o.keep) : []));
+    if (cleanup.length === 0) return;
+    const conn = await connectMy({ ...grant, readOnly: false }, this.secrets);
+    try {
+      for (const sql of cleanup) await conn.query(sql);
+    } finally {
+      await conn.end().catch(() => undefined);
+    }
+  }
 
   async readSchema(grant: DatabaseGrant): ReturnType<DbEngine['readSchema']> {
     const conn = await connectMy({ ...grant, readOnly: true }, this.secrets);

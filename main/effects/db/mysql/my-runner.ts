@@ -7,9 +7,12 @@ import { DbRefusal, OverRowLimit } from '../db-errors';
 import { displayValue, ResultCollector } from '../query-result';
 import { tableRowCount } from '../row-log';
 import { splitStatements, type Lexicon } from '../sql-splitter';
+import { stepTimer } from '../step-timer';
 import type { EngineOutcome, RunInput } from '../engine';
 import type { Segment, UndoLogStore } from '../undo-log';
-import { readMyCatalog } from './my-catalog';
+import { readMyCatalog, type MyCatalog } from './my-catalog';
+import { planDdl, runDdl, type DdlPlan } from './my-ddl';
+import { applyMy } from './my-undo';
 import { foldRecords, MyCapture } from './my-capture';
 import { connectMy, myMessage, type MyConnection, type Secrets } from './my-client';
 
@@ -19,36 +22,52 @@ export const MYSQL_LEXICON: Lexicon = { nestedComments: false, escapeStrings: fa
 const QUERIES = new Set(['SELECT', 'WITH', 'SHOW', 'DESCRIBE', 'DESC', 'EXPLAIN', 'VALUES', 'TABLE', '']);
 const DML = new Set(['INSERT', 'UPDATE', 'DELETE', 'REPLACE']);
 const DDL = new Set(['CREATE', 'ALTER', 'DROP', 'RENAME', 'TRUNCATE']);
+
+/** A statement, classed before any statement of the action runs; schema changes with what they will change. */
+export type Classed = { text: string; kind: StatementClass; ddl: DdlPlan | null };
 const TRANSACTION = new Set(['BEGIN', 'START', 'COMMIT', 'ROLLBACK', 'SAVEPOINT', 'RELEASE', 'XA']);
 
 /** What a statement is, before it runs; throws DbRefusal with what to do instead for what Posthoc will not run. */
-export function classify(text: string, keyword: string, grant: DatabaseGrant): StatementClass {
-  if (/\bposthoc_(?:log_)?c\d+/i.test(text)) throw new DbRefusal('That statement names Posthoc\'s own capture objects (posthoc_…): they record what the action changes so it can be undone, and are not to be read or changed by an action.');
+export function classify(text: string, keyword: string, grant: DatabaseGrant): Classed {
+  if (/\bposthoc_(?:log_c\d|c\d|trash_)/i.test(text)) throw new DbRefusal('That statement names Posthoc\'s own capture objects (posthoc_…): they record what the action changes so it can be undone, and are not to be read or changed by an action.');
   if (TRANSACTION.has(keyword)) throw new DbRefusal('Posthoc runs each SQL action in a transaction of its own, so undo can take it back: leave out BEGIN, START TRANSACTION, COMMIT, ROLLBACK, SAVEPOINT and RELEASE.');
   if (DDL.has(keyword)) {
-    throw new DbRefusal(`${keyword} changes the schema, and in MySQL and MariaDB every schema change commits on its own, outside the action's transaction: Posthoc cannot undo it exactly yet, so it did not run it. Change rows only (INSERT, UPDATE, DELETE), or ask the person to make the schema change themselves.`);
+    if (!grant.statements.includes('ddl')) throw new DbRefusal(`The grant "${grant.name}" does not allow schema changes (CREATE, ALTER, DROP); ask the person to widen the grant if this is needed.`);
+    return { text, kind: 'ddl', ddl: planDdl(text) };
   }
   if (keyword === 'LOAD' || /\bINTO\s+(?:OUTFILE|DUMPFILE)\b/i.test(text)) throw new DbRefusal('Reading or writing files on the database server (LOAD DATA, INTO OUTFILE) is not allowed in an action: send the rows in SQL, or read results through the gateway.');
-  if (QUERIES.has(keyword)) return 'query';
+  if (QUERIES.has(keyword)) return { text, kind: 'query', ddl: null };
   if (DML.has(keyword)) {
     if (!grant.statements.includes('dml')) throw new DbRefusal(`The grant "${grant.name}" does not allow row changes (INSERT, UPDATE, DELETE); ask the person to widen the grant if this is needed.`);
-    return 'dml';
+    return { text, kind: 'dml', ddl: null };
   }
   throw new DbRefusal(`Posthoc does not run ${keyword || 'this kind of'} statements on MySQL or MariaDB in an action: SET, LOCK, CALL, DO, HANDLER and the like change the session, lock tables or run code that may commit on its own, which undo could not take back. Use SELECT, INSERT, UPDATE, DELETE or REPLACE.`);
 }
 
-export type StatementHooks = { after(record: DbStatement): Promise<void> };
+export type StatementHooks = {
+  after(record: DbStatement): Promise<void>;
+  /** Runs a schema change in place of the plain statement (it commits on its own); absent: refused. */
+  ddl?(text: string, plan: DdlPlan): Promise<void>;
+};
 
-/** Runs the statements in order on an open transaction; throws on the first refusal or error. */
+/** Runs the statements in order on an open transaction; throws on the first refusal or error. Every statement is classed before the first runs. */
 export async function executeMy(conn: MyConnection, input: RunInput, out: DbStatement[], hooks: StatementHooks): Promise<void> {
   const pieces = splitStatements(input.sql, MYSQL_LEXICON);
   if (input.params !== null && input.params.length > 0 && pieces.length > 1) {
     throw new DbRefusal('Parameters ("params") go with exactly one statement; send the statements one request at a time.');
   }
-  for (const piece of pieces) {
-    const kind = classify(piece.text, piece.keyword, input.grant);
-    const record: DbStatement = { sql: piece.text, kind, rowsAffected: null, result: null };
-    const [res, fields] = await conn.query({ sql: piece.text, values: input.params ?? undefined, rowsAsArray: true });
+  const classed = pieces.map((p) => classify(p.text, p.keyword, input.grant));
+  if (!hooks.ddl && classed.some((c) => c.ddl)) {
+    throw new DbRefusal('A schema change commits on its own in MySQL and MariaDB, which would end the open transaction this grant holds: it is not run in held-transaction mode. Ask the person to make it, or to grant the database in capture mode.');
+  }
+  for (const { text, kind, ddl } of classed) {
+    const record: DbStatement = { sql: text, kind, rowsAffected: null, result: null };
+    if (ddl && hooks.ddl) {
+      await hooks.ddl(text, ddl);
+      out.push(record);
+      continue;
+    }
+    const [res, fields] = await conn.query({ sql: text, values: input.params ?? undefined, rowsAsArray: true });
     if (Array.isArray(res) && fields) {
       const collector = new ResultCollector((fields as Array<{ name: string }>).map((f) => f.name));
       for (const row of res as unknown[][]) {
@@ -62,20 +81,35 @@ export async function executeMy(conn: MyConnection, input: RunInput, out: DbStat
   }
 }
 
-/** Capture mode and read-only grants: the action runs and commits; undo uses the captured log. */
-export async function runMyAction(input: RunInput, secrets: Secrets, _logs: UndoLogStore, _logId: string, timeoutMs: number): Promise<EngineOutcome> {
+/**
+ * Capture mode and read-only grants: the action runs and commits; undo uses the captured log. A schema
+ * change ends the transaction so far (its rows logged, then committed) and runs on its own; the rest runs
+ * in a new transaction. An action that fails after such a commit has what it committed taken back.
+ */
+export async function runMyAction(input: RunInput, secrets: Secrets, _logs: UndoLogStore, logId: string, timeoutMs: number): Promise<EngineOutcome> {
   const { grant } = input;
+  stepTimer.reset();
   const conn = await connectMy(grant, secrets, { statementTimeoutMs: timeoutMs });
+  stepTimer.mark('connect');
   const statements: DbStatement[] = [];
+  const segments: Segment[] = [];
+  let committed = 0;
   let capture: MyCapture | null = null;
   try {
-    const catalog = await readMyCatalog(conn);
+    let catalog: MyCatalog = await readMyCatalog(conn);
+    stepTimer.mark('read catalog');
     if (!grant.readOnly) {
       capture = await MyCapture.open(conn);
       await capture.install(catalog);
     }
+    stepTimer.mark('install capture');
     await conn.query(grant.readOnly ? 'START TRANSACTION READ ONLY' : 'START TRANSACTION');
     let logged = 0;
+    let trashCount = 0;
+    const rowsSoFar = async (): Promise<void> => {
+      const rows = await foldRecords(conn, catalog, await capture!.records());
+      if (rows.length > 0) segments.push({ kind: 'rows', tables: rows });
+    };
     await executeMy(conn, input, statements, {
       after: async (record) => {
         if (!capture) return;
@@ -88,30 +122,66 @@ export async function runMyAction(input: RunInput, secrets: Secrets, _logs: Undo
         logged = now;
         if (!input.approved && now > grant.maxRowsAffected) {
           // The log counts a row written twice twice: past the limit, count each row once.
-          const rows = (await foldRecords(conn, catalog, await capture.records())).reduce((n, t) => n + tableRowCount(t), 0);
+          const rows = (await foldRecords(conn, catalog, await capture.records())).reduce((n, t) => n + tableRowCount(t), 0) + countRows(segments);
           if (rows > grant.maxRowsAffected) throw new OverRowLimit(rows, grant.maxRowsAffected, grant.name);
         }
       },
+      ddl: capture
+        ? async (text, plan) => {
+            // The rows so far are logged and committed; the schema change commits on its own.
+            await rowsSoFar();
+            if (segments.length > committed) input.beforeCommit?.(segments);
+            await conn.query('COMMIT');
+            committed = segments.length;
+            await capture!.uninstall();
+            const trash = () => `posthoc_trash_${logId.replace(/-/g, '').slice(0, 12)}_${++trashCount}`;
+            const op = await runDdl(conn, text, plan, catalog, trash);
+            segments.push({ kind: 'ddl', statement: text, ops: [op] });
+            input.beforeCommit?.(segments);
+            committed = segments.length;
+            // Tables (and columns) the statement made are captured from now on.
+            catalog = await readMyCatalog(conn);
+            await capture!.install(catalog);
+            logged = 0;
+            await conn.query('START TRANSACTION');
+          }
+        : undefined,
     });
-    const segments: Segment[] = [];
-    let rowsAffected = 0;
-    const tables: string[] = [];
+    stepTimer.mark('statements (with capture triggers)');
     if (capture) {
-      const rows = await foldRecords(conn, catalog, await capture.records());
-      if (rows.length > 0) segments.push({ kind: 'rows', tables: rows });
-      rowsAffected = rows.reduce((n, t) => n + tableRowCount(t), 0);
-      tables.push(...rows.map((t) => t.label));
-      if (segments.length > 0) input.beforeCommit?.(segments);
+      await rowsSoFar();
+      stepTimer.mark('read the log');
+      if (segments.length > committed) input.beforeCommit?.(segments);
+      stepTimer.mark('write undo log');
     }
     await conn.query(grant.readOnly ? 'ROLLBACK' : 'COMMIT');
-    return { ok: true, statements, segments, rowsAffected, tables };
+    stepTimer.mark('commit');
+    const tables = [...new Set(segments.flatMap((seg) => (seg.kind === 'rows' ? seg.tables.map((t) => t.label) : seg.kind === 'ddl' ? seg.ops.map((o) => o.object) : [])))];
+    return { ok: true, statements, segments, rowsAffected: countRows(segments), tables };
   } catch (error) {
     await conn.query('ROLLBACK').catch(() => undefined);
-    return { ok: false, statements, error: describeMyError(error, grant), overLimit: error instanceof OverRowLimit ? error : null };
+    await capture?.uninstall();
+    let message = describeMyError(error, grant);
+    if (committed > 0) {
+      // Schema changes (and the rows before them) were committed: take them back, newest first.
+      try {
+        await applyMy(grant, { version: 1, engine: 'mysql', database: grant.name, segments: segments.slice(0, committed) }, 'undo', secrets);
+        message += ' What the action had already committed (its schema changes and the rows before them) was taken back.';
+      } catch (undoError) {
+        message += ` The action had already committed schema changes, and taking them back failed (${undoError instanceof Error ? undoError.message : String(undoError)}): check ${grant.name} by hand.`;
+      }
+    }
+    return { ok: false, statements, error: message, overLimit: error instanceof OverRowLimit ? error : null };
   } finally {
     await capture?.uninstall();
+    stepTimer.mark('remove capture');
     await conn.end().catch(() => undefined);
   }
+}
+
+/** Rows a log's row steps change (each once), for the card and the limit. */
+function countRows(segments: Segment[]): number {
+  return segments.reduce((n, seg) => n + (seg.kind === 'rows' ? seg.tables.reduce((m, t) => m + tableRowCount(t), 0) : 0), 0);
 }
 
 export function describeMyError(error: unknown, grant: DatabaseGrant): string {

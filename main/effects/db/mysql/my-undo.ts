@@ -4,16 +4,18 @@
 // person's triggers off, so they fire: rows are brought to their images again until all hold (a trigger
 // that stamps a time or mirrors a row is overwritten by the recorded value), and capture triggers check that
 // nothing beyond the logged rows changed (a trigger writing elsewhere, a cascade into rows written since):
-// then the undo is refused and rolled back.
+// then the undo is refused and rolled back. Schema steps (my-ddl.ts) run while their object is in the state
+// recorded after the action (redo: after the undo).
 import type { DatabaseGrant } from '../../../../shared/domain';
 import { parentFirst } from '../db-schema';
 import { DbConflict, DbRefusal } from '../db-errors';
 import { fitToColumns, keyText, moveOf, namedRows, rowName, type Dialect, type Direction, type TableLog } from '../row-log';
 import { sameImage } from '../sql-literals';
 import type { ApplyResult } from '../engine';
-import type { UndoLog } from '../undo-log';
+import type { DdlOp, UndoLog } from '../undo-log';
 import { identity, readMyCatalog, tableInfo, writtenColumns, type MyCatalog, type MyTable } from './my-catalog';
 import { currentImages, keyIndexes, MyCapture } from './my-capture';
+import { stateOf } from './my-ddl';
 import { connectMy, myMessage, quoteMy, type MyConnection, type Secrets } from './my-client';
 
 export const myDialect: Dialect = {
@@ -30,32 +32,65 @@ const ORDER_ERRORS = new Set([1062, 1451, 1452, 1216, 1217]);
 
 type Target = { t: MyTable; log: TableLog; key: string[]; from: string[] | null; to: string[] | null };
 
-export async function applyMy(grant: DatabaseGrant, log: UndoLog, direction: Direction, secrets: Secrets, dryRun = false): Promise<ApplyResult> {
+/**
+ * Applies the log in one direction, or throws DbConflict and changes nothing; returns the log with the
+ * states its schema steps left. Row steps run in a transaction each; a schema step commits on its own, so
+ * an action that mixed them is taken back step by step (newest first), each checked before it runs.
+ */
+export async function applyMy(grant: DatabaseGrant, log: UndoLog, direction: Direction, secrets: Secrets, dryRun = false): Promise<ApplyResult & { log: UndoLog }> {
   const conn = await connectMy({ ...grant, readOnly: false }, secrets);
+  const next: UndoLog = JSON.parse(JSON.stringify(log)) as UndoLog;
   let capture: MyCapture | null = null;
   try {
-    const catalog = await readMyCatalog(conn);
-    capture = await MyCapture.open(conn);
-    await capture.install(catalog);
-    await conn.query('START TRANSACTION');
-    const segments = direction === 'undo' ? [...log.segments].reverse() : log.segments;
+    const segments = direction === 'undo' ? [...next.segments].reverse() : next.segments;
     let statements = 0;
     let rowCount = 0;
     const rows: string[] = [];
-    try {
-      for (const seg of segments) {
-        if (seg.kind !== 'rows') throw new DbRefusal(`A MySQL undo log holds only rows; this one holds a ${seg.kind} step, which this version of Posthoc cannot apply.`);
+    let done = 0;
+    for (const [i, seg] of segments.entries()) {
+      const following = segments[i + 1];
+      if (seg.kind === 'ddl') {
+        // Row steps that come next are checked first, on the columns they logged: a schema step cannot be rolled back.
+        if (following?.kind === 'rows' && done === 0) {
+          const conflicts = await rowConflicts(conn, following.tables, direction);
+          if (conflicts.length > 0) throw conflictOf(conflicts, direction);
+        }
+        const ops = direction === 'undo' ? [...seg.ops].reverse() : seg.ops;
+        for (const op of ops) {
+          await applyOp(conn, op, direction, dryRun, done);
+          statements += (direction === 'undo' ? op.undo : op.redo).length;
+          rowCount++;
+          rows.push(op.describe);
+        }
+        // A dry run cannot go past a schema step it did not take: what follows would be checked against the wrong schema.
+        if (dryRun) break;
+        done++;
+        continue;
+      }
+      if (seg.kind !== 'rows') throw new DbRefusal(`A MySQL undo log holds rows and schema steps; this one holds a ${seg.kind} step, which this version of Posthoc cannot apply.`);
+      const catalog = await readMyCatalog(conn);
+      capture = await MyCapture.open(conn);
+      await capture.install(catalog);
+      await conn.query('START TRANSACTION');
+      try {
         const r = await applyRows(conn, capture, catalog, seg.tables, direction);
+        // The schema step that comes next is checked inside this transaction, on the rows it leaves.
+        const op = following?.kind === 'ddl' ? (direction === 'undo' ? following.ops.at(-1) : following.ops[0]) : undefined;
+        if (op) await checkOp(conn, op, direction);
+        await conn.query(dryRun ? 'ROLLBACK' : 'COMMIT');
         statements += r.statements;
         rowCount += r.rowCount;
         rows.push(...r.rows);
+      } catch (error) {
+        await conn.query('ROLLBACK').catch(() => undefined);
+        throw partial(error, done, direction);
+      } finally {
+        await capture.uninstall();
+        capture = null;
       }
-      await conn.query(dryRun ? 'ROLLBACK' : 'COMMIT');
-    } catch (error) {
-      await conn.query('ROLLBACK').catch(() => undefined);
-      throw error;
+      done++;
     }
-    return { statements, rows: rows.slice(0, 50), rowCount };
+    return { statements, rows: rows.slice(0, 50), rowCount, log: next };
   } catch (error) {
     if (error instanceof DbConflict || error instanceof DbRefusal) throw error;
     const errno = (error as { errno?: number }).errno ?? 0;
@@ -67,6 +102,36 @@ export async function applyMy(grant: DatabaseGrant, log: UndoLog, direction: Dir
     await capture?.uninstall();
     await conn.end().catch(() => undefined);
   }
+}
+
+async function checkOp(conn: MyConnection, op: DdlOp, direction: Direction): Promise<void> {
+  const check = direction === 'undo' ? op.checkAfter : op.checkBefore;
+  const expect = direction === 'undo' ? op.expectAfter : op.expectBefore;
+  if (expect === null) return;
+  const state = await stateOf(conn, check);
+  if (state !== expect) {
+    throw new DbConflict([op.object], `Cannot ${direction}: ${op.describe}, and ${op.object} changed since (${state === 'absent' ? 'it no longer exists' : 'its definition or rows differ'}). Nothing was changed.`);
+  }
+}
+
+/** A step refused after earlier steps (schema changes, which commit) went through: said, so nobody believes nothing changed. */
+function partial(error: unknown, done: number, direction: Direction): unknown {
+  if (done === 0 || !(error instanceof DbConflict)) return error;
+  return new DbConflict(error.items, `${error.message.replace(/ ?Nothing was changed\.?/, '')} The ${direction} stopped part-way: ${done} earlier step${done === 1 ? '' : 's'} of this action (schema changes commit on their own) ${done === 1 ? 'was' : 'were'} already ${direction === 'undo' ? 'undone' : 'redone'}; ${direction === 'undo' ? 'redo' : 'undo'} the action to go back.`);
+}
+
+/** A schema step: the object must be in the state recorded when the other direction last ran. */
+async function applyOp(conn: MyConnection, op: DdlOp, direction: Direction, dryRun: boolean, done: number): Promise<void> {
+  try {
+    await checkOp(conn, op, direction);
+  } catch (error) {
+    throw partial(error, done, direction);
+  }
+  if (dryRun) return;
+  for (const sql of direction === 'undo' ? op.undo : op.redo) await conn.query(sql);
+  // What this step left is what the opposite direction will expect.
+  if (direction === 'undo') op.expectBefore = await stateOf(conn, op.checkBefore);
+  else op.expectAfter = await stateOf(conn, op.checkAfter);
 }
 
 async function applyRows(conn: MyConnection, capture: MyCapture, catalog: MyCatalog, logged: TableLog[], direction: Direction): Promise<ApplyResult> {
@@ -101,12 +166,7 @@ async function applyRows(conn: MyConnection, capture: MyCapture, catalog: MyCata
     }
     targets.push(...mine);
   }
-  if (conflicts.length > 0) {
-    throw new DbConflict(
-      conflicts,
-      `Cannot ${direction}: ${conflicts.length === 1 ? 'a row' : `${conflicts.length} rows`} changed since this action (${conflicts.slice(0, 5).join('; ')}${conflicts.length > 5 ? '; …' : ''}). ${direction === 'undo' ? 'Undo the later actions that changed them first, or keep this one.' : 'Nothing was changed.'}`,
-    );
-  }
+  if (conflicts.length > 0) throw conflictOf(conflicts, direction);
   const order = parentFirst([...catalog.values()].map(tableInfo)).map((t) => t.name);
   const rank = (t: MyTable) => order.indexOf(t.name);
   const parentsFirst = [...targets].sort((a, b) => rank(a.t) - rank(b.t));
@@ -130,6 +190,36 @@ async function applyRows(conn: MyConnection, capture: MyCapture, catalog: MyCata
   if (first !== null) throw first;
   const named = namedRows(fitted, direction);
   return { statements, rows: named.names, rowCount: named.count };
+}
+
+function conflictOf(conflicts: string[], direction: Direction): DbConflict {
+  return new DbConflict(
+    conflicts,
+    `Cannot ${direction}: ${conflicts.length === 1 ? 'a row' : `${conflicts.length} rows`} changed since this action (${conflicts.slice(0, 5).join('; ')}${conflicts.length > 5 ? '; …' : ''}). ${direction === 'undo' ? 'Undo the later actions that changed them first, or keep this one.' : 'Nothing was changed.'}`,
+  );
+}
+
+/** The logged rows that no longer hold what the action left, compared on the columns the log has (the table's may differ until a schema step runs). */
+async function rowConflicts(conn: MyConnection, logged: TableLog[], direction: Direction): Promise<string[]> {
+  const catalog = await readMyCatalog(conn);
+  const out: string[] = [];
+  for (const log of logged) {
+    const t = catalog.get(log.label);
+    if (!t) continue; // a table a schema step brings back
+    const cols = writtenColumns(t).map((c) => c.name);
+    const at = log.columns.map((c) => cols.indexOf(c));
+    if (at.some((i) => i === -1) || identity(t).join('\u0000') !== log.keyColumns.join('\u0000')) continue;
+    const keys = log.rows.map((e) => (moveOf(e, direction).fromKey ?? moveOf(e, direction).toKey)!);
+    const now = await currentImages(conn, t, keys);
+    for (const e of log.rows) {
+      const m = moveOf(e, direction);
+      const key = (m.fromKey ?? m.toKey)!;
+      const current = now.get(keyText(key));
+      const projected = current === undefined ? null : at.map((i) => current[i]!);
+      if (!sameImage(projected, m.from)) out.push(`${rowName(log, key, m.from ?? m.to)}: ${m.from === null ? 'another row has its key now' : current === undefined ? 'deleted since' : 'changed since'}`);
+    }
+  }
+  return out;
 }
 
 /** Brings every row to its target image; passes again while the person's triggers changed what a pass wrote. */
