@@ -175,13 +175,29 @@ async function mariadb(): Promise<Result | string> {
     await setup.query(`INSERT INTO items SELECT seq, CONCAT('SKU-', seq), CONCAT('Item ', seq), 100 + seq % 997, seq % 13, IF(seq % 3 = 0, CONCAT('note ', seq), NULL) FROM seq_0_to_${ROWS - 1}`);
     await setup.query('ANALYZE TABLE items');
     const u = new URL(db.grant().location);
-    return await measure('mysql', db.grant({ name: 'bench', maxRowsAffected: 1_000_000 }), async () => {
-      const c = await mysql.createConnection({ host: u.hostname, port: Number(u.port || 3306), user: decodeURIComponent(u.username), password: MY_PASSWORD, database: u.pathname.slice(1) });
+    const connect = () => mysql.createConnection({ host: u.hostname, port: Number(u.port || 3306), user: decodeURIComponent(u.username), password: MY_PASSWORD, database: u.pathname.slice(1) });
+    // The floor of per-row capture by triggers: the plain UPDATE with one trigger that does nothing but run
+    // (MariaDB runs a trigger body per row), made before and dropped after the timer.
+    const floor: number[] = [];
+    const c = await connect();
+    await c.query('CREATE TRIGGER bench_floor AFTER UPDATE ON items FOR EACH ROW SET @posthoc_bench = 1');
+    for (let round = 0; round <= ROUNDS; round++) {
+      const t = performance.now();
       await c.query('START TRANSACTION');
       await c.query(UPDATE);
       await c.query('COMMIT');
-      await c.end();
+      if (round > 0) floor.push(performance.now() - t);
+    }
+    await c.query('DROP TRIGGER bench_floor');
+    await c.end();
+    const r = await measure('mysql', db.grant({ name: 'bench', maxRowsAffected: 1_000_000 }), async () => {
+      const p = await connect();
+      await p.query('START TRANSACTION');
+      await p.query(UPDATE);
+      await p.query('COMMIT');
+      await p.end();
     });
+    return { ...r, floor: median(floor) };
   } finally {
     await setup.end();
     await db.drop();
@@ -201,7 +217,7 @@ async function main(): Promise<void> {
     }
     results.push(r);
     console.log(`${r.engine.padEnd(8)} plain (driver alone):   ${ms(r.plain)}`);
-    if (r.floor !== undefined) console.log(`${r.engine.padEnd(8)} plain + one logging trigger (floor of per-row capture): ${ms(r.floor)}`);
+    if (r.floor !== undefined) console.log(`${r.engine.padEnd(8)} plain + one ${r.engine === 'mysql' ? 'empty' : 'logging'} trigger (floor of per-row capture): ${ms(r.floor)}`);
     console.log(`${r.engine.padEnd(8)} Posthoc with capture:  ${ms(r.capture)}`);
     console.log(`${r.engine.padEnd(8)} undo of it:            ${ms(r.undo)}`);
     const counted = [...r.steps.values()].reduce((a, b) => a + b, 0);

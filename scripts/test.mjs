@@ -72,6 +72,17 @@ try {
   missing.push([`a PostgreSQL server with the test role (${String(error.message ?? error).split('\n')[0]})`, 'sudo bash scripts/setup-test-env.sh postgres']);
 }
 
+// MySQL/MariaDB: the same, with the test user that may create databases named posthoc_test*; mysqldump compares them.
+try {
+  const mysql = require('mysql2/promise');
+  const url = new URL(process.env.POSTHOC_TEST_MYSQL_URL ?? 'mysql://posthoc_test@127.0.0.1:3306/posthoc_test');
+  const conn = await mysql.createConnection({ host: url.hostname, port: Number(url.port || 3306), user: decodeURIComponent(url.username), password: process.env.POSTHOC_TEST_MYSQL_PASSWORD ?? 'posthoc-test-pw', connectTimeout: 5000 });
+  await conn.end();
+  if (spawnSync('mysqldump', ['--version'], { stdio: 'ignore' }).error) throw new Error('mysqldump is not installed');
+} catch (error) {
+  missing.push([`a MariaDB (or MySQL) server with the test user, and mysqldump (${String(error.message ?? error).split('\n')[0]})`, 'sudo bash scripts/setup-test-env.sh mysql']);
+}
+
 const chromium = process.env.POSTHOC_CHROMIUM ?? '/usr/bin/chromium';
 // The native addons: checkpoints and SQLite capture run without them, but the tests and benchmarks are meant to cover them.
 for (const [what, file] of [['the native folder lister (main/effects/fs/native)', 'fs/native/build/Release/posthoc_lister.node'], ['the beneath-the-folder calls (main/effects/fs/native)', 'fs/native/build/Release/posthoc_beneath.node'], ['the SQLite page differ (main/effects/db/native)', 'db/native/build/Release/posthoc_pagediff.node']]) {

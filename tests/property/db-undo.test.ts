@@ -220,7 +220,10 @@ async function runScenario(engine: Engine, steps: Step[], stats: Stats): Promise
           if (!(error instanceof DbConflict)) throw error;
           expect(dumpText(await engine.dump()), 'a refused undo changes nothing').toBe(dumpText(now));
           // Refused: justified when the action's rows changed since, or a cascade or foreign key would reach rows written since.
-          if (predicted !== null) expect(error.message).toMatch(/cascade|pointing at rows|does not hold/);
+          // MySQL names rows by key, so a row an action moved to another key goes back by delete and insert:
+          // with a column added to its table since, that is refused rather than losing the column's value.
+          const movedSinceAdded = engine.name === 'mysql' && target.moves.length > 0 && /changed key, and columns? .* added since/.test(error.message);
+          if (predicted !== null && !movedSinceAdded) expect(error.message).toMatch(/cascade|pointing at rows|does not hold/);
           stats.refused++;
           continue;
         }
@@ -330,7 +333,7 @@ describe('undo and redo of random database actions with another client writing i
       await mydb.drop();
     });
 
-    // Schema changes are refused up front on MySQL (each commits on its own): actions holding one fail and must change nothing.
+    // A schema change commits on its own on MySQL: the action is split at it, and a failure after it takes back what was committed.
     it('every undo and redo leaves exactly the predicted content, or refuses and changes nothing', async () => {
       const engine: Engine = {
         name: 'mysql',
@@ -349,7 +352,7 @@ describe('undo and redo of random database actions with another client writing i
       };
       const stats = newStats();
       await fc.assert(fc.asyncProperty(scenario, (steps) => runScenario(engine, steps, stats)), { numRuns: RUNS || 200, seed: SEED });
-      expect(Math.min(stats.undone, stats.redone, stats.refused), JSON.stringify(stats)).toBeGreaterThan(0);
+      expect(Math.min(stats.undone, stats.redone, stats.refused, stats.schemaUndone), JSON.stringify(stats)).toBeGreaterThan(0);
     });
   });
 });

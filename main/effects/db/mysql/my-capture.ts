@@ -188,18 +188,21 @@ export function tableLogOf(t: MyTable, rows: RowEntry[]): TableLog {
   return { table: quoteMy(t.name), label: t.name, columns: writtenColumns(t).map((c) => c.name), keyColumns: identity(t), overridingSystemValue: false, soft: false, rows };
 }
 
-/** The images of the rows at these keys now, by key text (absent rows are missing). */
-export async function currentImages(conn: MyConnection, t: MyTable, keys: string[][]): Promise<Map<string, string[]>> {
+/** The images of the rows at these keys now, by key text (absent rows are missing); `columns`: only those, in that order. */
+export async function currentImages(conn: MyConnection, t: MyTable, keys: string[][], columns?: readonly string[]): Promise<Map<string, string[]>> {
   const out = new Map<string, string[]>();
-  const idx = keyIndexes(t);
+  const written = writtenColumns(t);
+  const picked = columns ? columns.map((name) => written.find((c) => c.name === name)!) : written;
+  const idx = identity(t).map((k) => picked.findIndex((c) => c.name === k));
+  const image = `JSON_ARRAY(${picked.map((c) => literalExpr(c, `x.${quoteMy(c.name)}`)).join(', ')})`;
   const cols = identity(t).map((c) => `x.${quoteMy(c)}`);
   const unique = [...new Map(keys.map((k) => [keyText(k), k])).values()];
   for (let i = 0; i < unique.length; i += 1000) {
     const chunk = unique.slice(i, i + 1000);
     const where = `(${cols.join(', ')}) IN (${chunk.map((k) => `(${k.join(', ')})`).join(', ')})`;
-    for (const [img] of await rowsOf(conn, `SELECT ${imageExpr(t, 'x')} FROM ${quoteMy(t.name)} AS x WHERE ${where}`)) {
-      const image = JSON.parse(img!) as string[];
-      out.set(keyText(idx.map((j) => image[j]!)), image);
+    for (const [img] of await rowsOf(conn, `SELECT ${image} FROM ${quoteMy(t.name)} AS x WHERE ${where}`)) {
+      const row = JSON.parse(img!) as string[];
+      out.set(keyText(idx.map((j) => row[j]!)), row);
     }
   }
   return out;

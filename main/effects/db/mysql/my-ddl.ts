@@ -77,13 +77,18 @@ export async function objectState(conn: MyConnection, table: string, what: { col
   if (what.column !== undefined) {
     const def = await rowsOf(conn, `SELECT COLUMN_TYPE, IS_NULLABLE, COLUMN_DEFAULT FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ${myString(table)} AND COLUMN_NAME = ${myString(what.column)}`);
     if (def.length === 0) return 'absent';
+    const col = quoteMy(what.column);
+    // One value in every row (what ADD COLUMN gives when its default is a constant): rows added or removed
+    // since with that value too lose nothing when the column goes.
+    const [distinct, only] = (await rowsOf(conn, `SELECT COUNT(DISTINCT QUOTE(${col})), MIN(QUOTE(${col})) FROM ${quoteMy(table)}`))[0]!;
+    if (distinct === '1') return `column ${def[0]!.join(' ')} every row ${only}`;
     const keys = await rowsOf(conn, `SELECT COLUMN_NAME FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ${myString(table)} AND INDEX_NAME = 'PRIMARY' ORDER BY SEQ_IN_INDEX`);
     const key = keys.map(([k]) => `QUOTE(${quoteMy(k!)})`);
     // Each row's key with the column's value, order-independent: what undo would lose by dropping the column.
     const sum = await rowsOf(conn, `SELECT COUNT(*), BIT_XOR(CRC32(CONCAT_WS(0x1f, ${[...key, `QUOTE(${quoteMy(what.column)})`].join(', ')}))) FROM ${quoteMy(table)}`);
     return `column ${def[0]!.join(' ')} rows ${sum[0]!.join(':')}`;
   }
-  const [[, create]] = (await rowsOf(conn, `SHOW CREATE TABLE ${quoteMy(table)}`)) as Array<[string, string]>;
+  const create = (await rowsOf(conn, `SHOW CREATE TABLE ${quoteMy(table)}`))[0]![1]!;
   // The rows as this transaction sees them (CHECKSUM TABLE would not count its own uncommitted writes).
   const cols = await rowsOf(conn, `SELECT COLUMN_NAME FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ${myString(table)} ORDER BY ORDINAL_POSITION`);
   const sum = await rowsOf(conn, `SELECT COUNT(*), BIT_XOR(CRC32(CONCAT_WS(0x1f, ${cols.map(([c]) => `QUOTE(${quoteMy(c!)})`).join(', ')}))) FROM ${quoteMy(table)}`);

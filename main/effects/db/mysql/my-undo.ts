@@ -149,16 +149,23 @@ async function applyRows(conn: MyConnection, capture: MyCapture, catalog: MyCata
       conflicts.push(log);
       continue;
     }
-    if (log.columns.length !== writtenColumns(t).length || identity(t).join('\u0000') !== log.keyColumns.join('\u0000')) {
-      conflicts.push(`${t.name}: its columns or key changed since the action`);
+    if (identity(t).join('\u0000') !== log.keyColumns.join('\u0000')) {
+      conflicts.push(`${t.name}: its key changed since the action`);
       continue;
     }
-    fitted.push(log);
     const mine = log.rows.map((e) => {
       const m = moveOf(e, direction);
       return { t, log, key: (m.fromKey ?? m.toKey)!, from: m.from, to: m.to };
     });
-    const now = await currentImages(conn, t, mine.map((x) => x.key));
+    // Columns added since (by later actions) stay as they are; but a row this direction puts back at a key while
+    // another leaves one may be a row changing key, and its values there would be lost.
+    const added = writtenColumns(t).filter((c) => !log.columns.includes(c.name)).map((c) => c.name);
+    if (added.length > 0 && mine.some((x) => x.from === null) && mine.some((x) => x.to === null)) {
+      conflicts.push(`${t.name}: rows of this action changed key, and column${added.length === 1 ? '' : 's'} ${added.join(', ')} ${added.length === 1 ? 'was' : 'were'} added since (moving the rows back would lose their values there)`);
+      continue;
+    }
+    fitted.push(log);
+    const now = await currentImages(conn, t, mine.map((x) => x.key), log.columns);
     for (const x of mine) {
       const current = now.get(keyText(x.key)) ?? null;
       if (sameImage(current, x.from)) continue;
@@ -222,42 +229,37 @@ async function rowConflicts(conn: MyConnection, logged: TableLog[], direction: D
   return out;
 }
 
+/** Rows per batched statement. */
+const BATCH = 500;
+
 /** Brings every row to its target image; passes again while the person's triggers changed what a pass wrote. */
 async function converge(conn: MyConnection, parentsFirst: Target[], deletesFirst: boolean): Promise<number> {
   let statements = 0;
   let pending = parentsFirst;
+  const run = async (sql: string) => {
+    await conn.query(sql);
+    statements++;
+  };
   for (let pass = 0; pass < PASSES && pending.length > 0; pass++) {
     const now = await imagesOf(conn, pending);
-    const upserts = pending.filter((x) => x.to !== null && !sameImage(now.get(x)!, x.to));
     const deletes = pending.filter((x) => x.to === null && now.get(x) !== null).reverse();
-    const run = async (sql: string) => {
-      await conn.query(sql);
-      statements++;
-    };
-    const doDeletes = async () => {
-      for (const x of deletes) await run(`DELETE FROM ${quoteMy(x.t.name)} WHERE ${where(x)}`);
-    };
-    if (deletesFirst) await doDeletes();
-    const update = async (x: Target, current: string[]) => {
-      const sets = x.log.columns.flatMap((c, i) => (current[i] === x.to![i] ? [] : [`${quoteMy(c)} = ${x.to![i]}`]));
-      if (sets.length > 0) await run(`UPDATE ${quoteMy(x.t.name)} SET ${sets.join(', ')} WHERE ${where(x)}`);
-    };
-    for (const x of upserts) {
-      const current = now.get(x)!;
-      if (current !== null) {
-        await update(x, current);
-        continue;
-      }
-      try {
-        await run(`INSERT INTO ${quoteMy(x.t.name)} (${x.log.columns.map(quoteMy).join(', ')}) VALUES (${x.to!.join(', ')})`);
-      } catch (error) {
-        // A trigger of the person's (film's insert trigger filling film_text) put the row there meanwhile.
-        const there = (error as { errno?: number }).errno === 1062 ? (await currentImages(conn, x.t, [x.key])).get(keyText(x.key)) : undefined;
-        if (there === undefined) throw error;
-        await update(x, there);
-      }
+    if (deletesFirst) await batched(deletes, (xs) => run(deleteSql(xs)), (x) => run(deleteSql([x])));
+    // Table by table, parents first: a row moved to a new key is there before its children point at it.
+    for (const table of new Set(pending.map((x) => x.t))) {
+      const mine = pending.filter((x) => x.t === table && x.to !== null);
+      await batched(mine.filter((x) => now.get(x) === null), (xs) => run(insertSql(xs)), async (x) => {
+        try {
+          await run(insertSql([x]));
+        } catch (error) {
+          // A trigger of the person's (film's insert trigger filling film_text) put the row there meanwhile.
+          if ((error as { errno?: number }).errno !== 1062 || !(await currentImages(conn, x.t, [x.key], x.log.columns)).has(keyText(x.key))) throw error;
+          await run(updateSql([x]));
+        }
+      });
+      const updates = mine.filter((x) => now.get(x) !== null && !sameImage(now.get(x)!, x.to));
+      await batched(updates, (xs) => run(updateSql(xs)), (x) => run(updateSql([x])));
     }
-    if (!deletesFirst) await doDeletes();
+    if (!deletesFirst) await batched(deletes, (xs) => run(deleteSql(xs)), (x) => run(deleteSql([x])));
     const after = await imagesOf(conn, pending);
     pending = pending.filter((x) => !sameImage(after.get(x)!, x.to));
   }
@@ -271,6 +273,54 @@ async function converge(conn: MyConnection, parentsFirst: Target[], deletesFirst
   return statements;
 }
 
+/**
+ * Runs runs of rows of one table BATCH at a time, in order; a batch the server refuses (a key or foreign key
+ * in the way, which one row at a time may avoid) is rolled back by the server and goes row by row.
+ */
+async function batched(targets: Target[], many: (xs: Target[]) => Promise<void>, one: (x: Target) => Promise<void>): Promise<void> {
+  let i = 0;
+  while (i < targets.length) {
+    let j = i + 1;
+    while (j < targets.length && j - i < BATCH && targets[j]!.t === targets[i]!.t) j++;
+    const run = targets.slice(i, j);
+    i = j;
+    if (run.length > 1) {
+      try {
+        await many(run);
+        continue;
+      } catch {
+        // row by row below
+      }
+    }
+    for (const x of run) await one(x);
+  }
+}
+
+function keyTuple(x: Target): string {
+  return `(${x.key.join(', ')})`;
+}
+
+function deleteSql(xs: Target[]): string {
+  const t = xs[0]!.t;
+  if (xs.length === 1) return `DELETE FROM ${quoteMy(t.name)} WHERE ${where(xs[0]!)}`;
+  return `DELETE FROM ${quoteMy(t.name)} WHERE (${identity(t).map(quoteMy).join(', ')}) IN (${xs.map(keyTuple).join(', ')})`;
+}
+
+function insertSql(xs: Target[]): string {
+  return `INSERT INTO ${quoteMy(xs[0]!.t.name)} (${xs[0]!.log.columns.map(quoteMy).join(', ')}) VALUES ${xs.map((x) => `(${x.to!.join(', ')})`).join(', ')}`;
+}
+
+/** Every written column set to the image (columns that update themselves, ON UPDATE CURRENT_TIMESTAMP, included). */
+function updateSql(xs: Target[]): string {
+  const { t, log } = xs[0]!;
+  if (xs.length === 1) return `UPDATE ${quoteMy(t.name)} SET ${log.columns.map((c, i) => `${quoteMy(c)} = ${xs[0]!.to![i]}`).join(', ')} WHERE ${where(xs[0]!)}`;
+  const alias = (i: number) => quoteMy(`c${i}`);
+  const keys = identity(t);
+  const rows = xs.map((x, r) => `SELECT ${x.to!.map((v, i) => (r === 0 ? `${v} AS ${alias(i)}` : v)).join(', ')}`).join(' UNION ALL ');
+  const on = keys.map((k) => `x.${quoteMy(k)} = v.${alias(log.columns.indexOf(k))}`).join(' AND ');
+  return `UPDATE ${quoteMy(t.name)} AS x JOIN (${rows}) AS v ON ${on} SET ${log.columns.map((c, i) => `x.${quoteMy(c)} = v.${alias(i)}`).join(', ')}`;
+}
+
 function where(x: Target): string {
   return identity(x.t).map((k, i) => `${quoteMy(k)} = ${x.key[i]}`).join(' AND ');
 }
@@ -281,7 +331,7 @@ async function imagesOf(conn: MyConnection, targets: Target[]): Promise<Map<Targ
   const byTable = new Map<MyTable, Target[]>();
   for (const x of targets) byTable.set(x.t, [...(byTable.get(x.t) ?? []), x]);
   for (const [t, xs] of byTable) {
-    const now = await currentImages(conn, t, xs.map((x) => x.key));
+    const now = await currentImages(conn, t, xs.map((x) => x.key), xs[0]!.log.columns);
     for (const x of xs) out.set(x, now.get(keyText(x.key)) ?? null);
   }
   return out;
