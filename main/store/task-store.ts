@@ -19,6 +19,7 @@ import {
 import type { AppDatabase } from './database';
 import { listTaskRows, TASK_ROW, toTask, type TaskRow } from './task-rows';
 import { figuresByAction, listFigures } from './figure-store';
+import { KeptActions } from './kept-reads';
 import { thisProcess, type ProcessOwner } from '../platform/process-owner';
 
 const now = (): string => new Date().toISOString();
@@ -190,25 +191,21 @@ export class TaskStore {
    * of all of them in one query each, however many actions there are (issue 27).
    */
   listActions(taskId?: string): Action[] {
-    const scope = taskId ? 'WHERE task_id = ?' : '';
-    const args = taskId ? [taskId] : [];
-    const rows = this.db.prepare(`SELECT * FROM actions ${scope} ORDER BY ${taskId ? 'seq' : 'started_at, seq'}`).all(...args) as ActionRow[];
-    if (rows.length === 0) return [];
-    const ofActions = `SELECT id FROM actions ${scope}`;
-    const effects = groupBy(
-      this.db.prepare(`SELECT action_id, data_json FROM effects WHERE action_id IN (${ofActions}) ORDER BY action_id, seq`).all(...args) as Array<{ action_id: string; data_json: string }>,
-    );
-    const figures = figuresByAction(this.db, ofActions, args);
-    const usage = new Map(
-      (
-        this.db
-          .prepare(`SELECT id, usage_json FROM messages WHERE usage_json IS NOT NULL AND id IN (SELECT message_id FROM actions ${scope})`)
-          .all(...args) as Array<{ id: string; usage_json: string }>
-      ).map((m) => [m.id, m.usage_json]),
-    );
-    return rows.map((r) =>
-      toAction(r, effects.get(r.id) ?? [], figures.get(r.id) ?? [], r.message_id === null ? undefined : (usage.get(r.message_id) ?? null)),
-    );
+    return taskId ? readActions(this.db, 'WHERE task_id = ?', [taskId], 'seq') : readActions(this.db, '', [], 'started_at, seq');
+  }
+
+  /**
+   * The task's actions as listActions reads them, kept on this connection across reads and re-read only where
+   * something wrote to them since (store/kept-reads.ts): what the timeline reads. Shared: not to be mutated.
+   */
+  keptActions(taskId: string): readonly Action[] {
+    let kept = keptActions.get(this.db);
+    if (!kept) {
+      const db = this.db;
+      kept = new KeptActions(db, (where, args) => readActions(db, where, args, 'seq'));
+      keptActions.set(db, kept);
+    }
+    return kept.of(taskId);
   }
 
   /**
@@ -309,6 +306,28 @@ function toAction(row: ActionRow, effects: readonly string[], figures: ActionFig
   // The reverse plan is derived from the rest and added last (as it always was).
   return Object.assign(fields, { reverse: reversePlanOf(fields) });
 }
+
+/** The actions `scope` (a WHERE clause over `actions`, with its `args`) selects, in `order`: rows, then effects, figures and usage in one query each. */
+function readActions(db: AppDatabase, scope: string, args: readonly unknown[], order: string): Action[] {
+  const rows = db.prepare(`SELECT * FROM actions ${scope} ORDER BY ${order}`).all(...args) as ActionRow[];
+  if (rows.length === 0) return [];
+  const ofActions = `SELECT id FROM actions ${scope}`;
+  const effects = groupBy(
+    db.prepare(`SELECT action_id, data_json FROM effects WHERE action_id IN (${ofActions}) ORDER BY action_id, seq`).all(...args) as Array<{ action_id: string; data_json: string }>,
+  );
+  const figures = figuresByAction(db, ofActions, args);
+  const usage = new Map(
+    (
+      db
+        .prepare(`SELECT id, usage_json FROM messages WHERE usage_json IS NOT NULL AND id IN (SELECT message_id FROM actions ${scope})`)
+        .all(...args) as Array<{ id: string; usage_json: string }>
+    ).map((m) => [m.id, m.usage_json]),
+  );
+  return rows.map((r) => toAction(r, effects.get(r.id) ?? [], figures.get(r.id) ?? [], r.message_id === null ? undefined : (usage.get(r.message_id) ?? null)));
+}
+
+/** Each connection's kept actions (one per connection: its TEMP triggers and table are the connection's). */
+const keptActions = new WeakMap<AppDatabase, KeptActions>();
 
 /** Each action's effects' JSON, in the order the rows came (by action, then seq). */
 function groupBy(rows: ReadonlyArray<{ action_id: string; data_json: string }>): Map<string, string[]> {
