@@ -60,12 +60,11 @@ export class KeptActions extends Watch {
   private readonly tasks = new Map<string, { byId: Map<string, Action>; list: readonly Action[] | null }>();
   private readonly written;
   private readonly forget;
+  private readonly ofTask;
+  private readonly ofWritten;
 
-  /** `read(where, args)`: the actions a WHERE clause over `actions` selects, read back as TaskStore reads them, in seq order. */
-  constructor(
-    db: AppDatabase,
-    private readonly read: (where: string, args: readonly unknown[]) => Action[],
-  ) {
+  /** `reader(scope)`: a reader of the actions a WHERE clause over `actions` selects, read back as TaskStore reads them, in seq order (its statements prepared once). */
+  constructor(db: AppDatabase, reader: (scope: string) => (args: readonly unknown[]) => Action[]) {
     const action = (key: string) => note('posthoc_written_actions', 'action_id', key);
     // The actions a reply's usage reaches: its usage is read with them (none when it has none).
     const ofMessage = (row: 'OLD' | 'NEW') =>
@@ -85,11 +84,13 @@ export class KeptActions extends Watch {
     );
     this.written = db.prepare('SELECT action_id FROM temp.posthoc_written_actions').pluck();
     this.forget = db.prepare('DELETE FROM temp.posthoc_written_actions');
+    this.ofTask = reader('WHERE task_id = ?');
+    this.ofWritten = reader('WHERE id IN (SELECT action_id FROM temp.posthoc_written_actions)');
   }
 
   /** The task's actions in seq order. */
   of(taskId: string): readonly Action[] {
-    const fresh = () => this.read('WHERE task_id = ?', [taskId]);
+    const fresh = () => this.ofTask([taskId]);
     const others = this.othersWrote();
     if (others === 'in-transaction') return fresh();
     if (others) this.tasks.clear();
@@ -107,7 +108,7 @@ export class KeptActions extends Watch {
     const ids = this.written.all() as string[];
     if (ids.length === 0) return;
     if (this.tasks.size > 0) {
-      const now = this.read('WHERE id IN (SELECT action_id FROM temp.posthoc_written_actions)', []);
+      const now = this.ofWritten([]);
       for (const kept of this.tasks.values()) {
         for (const id of ids) if (kept.byId.delete(id)) kept.list = null;
       }

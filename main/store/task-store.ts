@@ -18,7 +18,7 @@ import {
 } from '../../shared/domain';
 import type { AppDatabase } from './database';
 import { listTaskRows, TASK_ROW, toTask, type TaskRow } from './task-rows';
-import { figuresByAction, listFigures } from './figure-store';
+import { figuresReader, listFigures } from './figure-store';
 import { KeptActions } from './kept-reads';
 import { thisProcess, type ProcessOwner } from '../platform/process-owner';
 
@@ -191,7 +191,7 @@ export class TaskStore {
    * of all of them in one query each, however many actions there are (issue 27).
    */
   listActions(taskId?: string): Action[] {
-    return taskId ? readActions(this.db, 'WHERE task_id = ?', [taskId], 'seq') : readActions(this.db, '', [], 'started_at, seq');
+    return taskId ? actionReader(this.db, 'WHERE task_id = ?', 'seq')([taskId]) : actionReader(this.db, '', 'started_at, seq')([]);
   }
 
   /**
@@ -201,9 +201,8 @@ export class TaskStore {
   keptActions(taskId: string): readonly Action[] {
     let kept = keptActions.get(this.db);
     if (!kept) {
-      const db = this.db;
-      kept = new KeptActions(db, (where, args) => readActions(db, where, args, 'seq'));
-      keptActions.set(db, kept);
+      kept = new KeptActions(this.db, (scope) => actionReader(this.db, scope, 'seq'));
+      keptActions.set(this.db, kept);
     }
     return kept.of(taskId);
   }
@@ -307,23 +306,25 @@ function toAction(row: ActionRow, effects: readonly string[], figures: ActionFig
   return Object.assign(fields, { reverse: reversePlanOf(fields) });
 }
 
-/** The actions `scope` (a WHERE clause over `actions`, with its `args`) selects, in `order`: rows, then effects, figures and usage in one query each. */
-function readActions(db: AppDatabase, scope: string, args: readonly unknown[], order: string): Action[] {
-  const rows = db.prepare(`SELECT * FROM actions ${scope} ORDER BY ${order}`).all(...args) as ActionRow[];
-  if (rows.length === 0) return [];
+/**
+ * A reader of the actions `scope` (a WHERE clause over `actions`, taking the reader's `args`) selects, in
+ * `order`: their rows, then the effects, figures and usage of all of them in one query each. Its statements
+ * are prepared once, when it is made: the keep makes its readers once (store/kept-reads.ts).
+ */
+function actionReader(db: AppDatabase, scope: string, order: string): (args: readonly unknown[]) => Action[] {
   const ofActions = `SELECT id FROM actions ${scope}`;
-  const effects = groupBy(
-    db.prepare(`SELECT action_id, data_json FROM effects WHERE action_id IN (${ofActions}) ORDER BY action_id, seq`).all(...args) as Array<{ action_id: string; data_json: string }>,
-  );
-  const figures = figuresByAction(db, ofActions, args);
-  const usage = new Map(
-    (
-      db
-        .prepare(`SELECT id, usage_json FROM messages WHERE usage_json IS NOT NULL AND id IN (SELECT message_id FROM actions ${scope})`)
-        .all(...args) as Array<{ id: string; usage_json: string }>
-    ).map((m) => [m.id, m.usage_json]),
-  );
-  return rows.map((r) => toAction(r, effects.get(r.id) ?? [], figures.get(r.id) ?? [], r.message_id === null ? undefined : (usage.get(r.message_id) ?? null)));
+  const rows = db.prepare(`SELECT * FROM actions ${scope} ORDER BY ${order}`);
+  const effects = db.prepare(`SELECT action_id, data_json FROM effects WHERE action_id IN (${ofActions}) ORDER BY action_id, seq`);
+  const figures = figuresReader(db, ofActions);
+  const usage = db.prepare(`SELECT id, usage_json FROM messages WHERE usage_json IS NOT NULL AND id IN (SELECT message_id FROM actions ${scope})`);
+  return (args) => {
+    const found = rows.all(...args) as ActionRow[];
+    if (found.length === 0) return [];
+    const effectsOf = groupBy(effects.all(...args) as Array<{ action_id: string; data_json: string }>);
+    const figuresOf = figures(args);
+    const usageOf = new Map((usage.all(...args) as Array<{ id: string; usage_json: string }>).map((m) => [m.id, m.usage_json]));
+    return found.map((r) => toAction(r, effectsOf.get(r.id) ?? [], figuresOf.get(r.id) ?? [], r.message_id === null ? undefined : (usageOf.get(r.message_id) ?? null)));
+  };
 }
 
 /** Each connection's kept actions (one per connection: its TEMP triggers and table are the connection's). */

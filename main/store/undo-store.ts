@@ -139,7 +139,7 @@ export class UndoStore {
 
   /** Every change of a folder, oldest first (from an id on, with `fromId`). */
   changes(folder: string, fromId = 0): FolderChange[] {
-    return (this.db.prepare('SELECT * FROM fs_changes WHERE folder = ? AND id >= ? ORDER BY id').all(folder, fromId) as ChangeRow[]).map(toChange);
+    return (this.db.prepare(CHANGES_FROM).all(folder, fromId) as ChangeRow[]).map(toChange);
   }
 
   /**
@@ -149,7 +149,8 @@ export class UndoStore {
   keptChanges(folder: string): readonly FolderChange[] {
     let kept = keptChanges.get(this.db);
     if (!kept) {
-      kept = new KeptChanges(this.db, (f, fromId) => this.changes(f, fromId));
+      const changes = this.db.prepare(CHANGES_FROM);
+      kept = new KeptChanges(this.db, (f, fromId) => (changes.all(f, fromId) as ChangeRow[]).map(toChange));
       keptChanges.set(this.db, kept);
     }
     return kept.of(folder);
@@ -191,6 +192,8 @@ export class UndoStore {
   }
 }
 
+/** A folder's changes from an id on, oldest first. */
+const CHANGES_FROM = 'SELECT * FROM fs_changes WHERE folder = ? AND id >= ? ORDER BY id';
 /** Each connection's kept folder changes (one per connection: its TEMP triggers and table are the connection's). */
 const keptChanges = new WeakMap<AppDatabase, KeptChanges>();
 

@@ -7,7 +7,7 @@
 import { unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { FigureStore } from '../../main/store/figure-store';
 import { KEPT_TASKS } from '../../main/store/kept-reads';
 import { UndoOperations } from '../../main/store/undo-operations';
@@ -35,14 +35,18 @@ async function afterChange(h: UndoHarness, change: () => unknown, task: Task = h
   return after.kept;
 }
 
-/** Counts the statements the harness's connection prepares whose SQL matches `pattern`. */
+/** Counts the runs (`all`) of statements of the harness's connection whose SQL matches `pattern` (the keep prepares its statements once). */
 function counting(h: UndoHarness, pattern: RegExp): () => number {
-  const prepare = h.db.prepare.bind(h.db);
+  const proto = Object.getPrototypeOf(h.db.prepare('SELECT 1')) as { all: (...args: unknown[]) => unknown[] };
+  const all = proto.all;
   let n = 0;
-  h.db.prepare = ((sql: string) => {
-    if (pattern.test(sql)) n += 1;
-    return prepare(sql);
-  }) as typeof h.db.prepare;
+  proto.all = function (this: { source: string }, ...args: unknown[]) {
+    if (pattern.test(this.source)) n += 1;
+    return all.apply(this, args);
+  };
+  onTestFinished(() => {
+    proto.all = all;
+  });
   return () => n;
 }
 
