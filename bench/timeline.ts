@@ -4,7 +4,7 @@
 // For a task of 300 and one of 1,000 recorded one-file actions (each writes a new file; every 25th rewrites
 // the file of the one before, so it depends on it; the last 3 are undone), built in a real better-sqlite3
 // store with real checkpoints (tests/support/undo-harness.ts; no Docker), each round times, in turn:
-//   (a) the timeline: UndoViews.timeline, what `task:timeline` answers;
+//   (a) the timeline: UndoViews.timeline, what `task:timeline` answers (read again with nothing changed: kept);
 //   (b) the action list: TaskStore.listActions, what `posthoc actions --task` reads;
 //   (c) a plain SELECT of the same rows: the task's action rows and their effect rows, not parsed;
 //   (d) a plain SELECT of every row the timeline reads: (c), the actions' figures and replies, the folder's
@@ -24,7 +24,7 @@
 // Every timeline read after a change is checked against a fresh one read inside a transaction (no keep).
 // Then it counts the store's reads per output event: the renderer's freshener (renderer/src/state/
 // undo-truth.ts) over a bridge whose task:timeline calls the real UndoViews, fed 40 output events of a
-// running action; every statement the store prepares is counted.
+// running action; every read the store runs (a statement's all, get or iterate) is counted.
 //
 // Usage: npm run bench:timeline [-- --sizes 300,1000] [-- --rounds 7] [-- --old 300] [-- --clock cpu]
 import { writeFileSync } from 'node:fs';
@@ -96,14 +96,18 @@ async function build(size: number): Promise<UndoHarness> {
   return h;
 }
 
-/** Counts every statement the harness's database prepares (each store read prepares one). */
+/** Counts every read the harness's database runs (a statement's all, get or iterate: the keep prepares its statements once). */
 function countReads(h: UndoHarness): { reads: () => number } {
-  const prepare = h.db.prepare.bind(h.db);
+  type Runs = Record<'all' | 'get' | 'iterate', (...args: unknown[]) => unknown>;
+  const proto = Object.getPrototypeOf(h.db.prepare('SELECT 1')) as Runs;
   let reads = 0;
-  h.db.prepare = ((sql: string) => {
-    reads += 1;
-    return prepare(sql);
-  }) as typeof h.db.prepare;
+  for (const name of ['all', 'get', 'iterate'] as const) {
+    const run = proto[name];
+    proto[name] = function (this: { database: unknown }, ...args: unknown[]) {
+      if (this.database === h.db) reads += 1;
+      return run.apply(this, args);
+    };
+  }
   return { reads: () => reads };
 }
 
@@ -265,7 +269,7 @@ for (const size of SIZES) rows.push(await benchSize(size));
 const load = execFileSync('uptime').toString().trim();
 process.stdout.write(`\nTimeline read path (median ms of ${CLOCK === 'cpu' ? 'CPU time' : 'elapsed time'} over ${ROUNDS} interleaved rounds; old path ${OLD_ROUNDS}; node ${process.version})\n`);
 process.stdout.write(
-  '| actions | timeline | action list | plain SELECT (action and effect rows) | timeline / plain | list / plain | plain SELECT (every row the timeline reads) | timeline / that | old timeline | old / new | answer: contract parse + JSON | timeline JSON | the same in the old shape | store reads per output event |\n',
+  '| actions | timeline (nothing changed since the last read) | action list | plain SELECT (action and effect rows) | timeline / plain | list / plain | plain SELECT (every row the timeline reads) | timeline / that | old timeline | old / new | answer: contract parse + JSON | timeline JSON | the same in the old shape | store reads per output event |\n',
 );
 process.stdout.write('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n');
 for (const r of rows) {
