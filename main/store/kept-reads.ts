@@ -5,8 +5,9 @@
 //     this connection alone, and are never in the file's schema): each names what it touched — an action
 //     (its row, its effects, its figures, or the usage of the reply it came from), or a folder's changes
 //     from some id on — in a TEMP table; a read re-reads those and keeps the rest. A write rolled back takes
-//     its note back with it, and a read inside a transaction (it could see writes that will be rolled back)
-//     reads afresh and keeps nothing;
+//     its note back with it. A read inside a transaction is not the keep's: it could see writes a rollback
+//     then takes back, and a keep made there would lose its triggers to that rollback; TaskStore.keptActions
+//     and UndoStore.keptChanges read afresh then, and `of` refuses;
 //   - a commit by any other connection (the `posthoc` CLI writing to the same data folder, another process
 //     or connection of this one) changes SQLite's `PRAGMA data_version`, read before anything else: then
 //     the whole keep is dropped and read again. It is read first, so whatever committed before it is in
@@ -41,17 +42,22 @@ class Watch {
   private readonly dataVersion;
 
   constructor(protected readonly db: AppDatabase, setup: string) {
+    Watch.outsideTransaction(db);
     db.exec(setup);
     this.dataVersion = db.prepare('PRAGMA data_version').pluck();
   }
 
-  /** Whether another connection committed since the last call (true on the first); 'in-transaction' while this connection is in one (read afresh then). */
-  protected othersWrote(): boolean | 'in-transaction' {
-    if (this.db.inTransaction) return 'in-transaction';
+  /** Whether another connection committed since the last call (true on the first). */
+  protected othersWrote(): boolean {
+    Watch.outsideTransaction(this.db);
     const version = this.dataVersion.get() as number;
     const changed = version !== this.version;
     this.version = version;
     return changed;
+  }
+
+  private static outsideTransaction(db: AppDatabase): void {
+    if (db.inTransaction) throw new Error('A keep is not read inside a transaction: read afresh there.');
   }
 }
 
@@ -90,14 +96,11 @@ export class KeptActions extends Watch {
 
   /** The task's actions in seq order. */
   of(taskId: string): readonly Action[] {
-    const fresh = () => this.ofTask([taskId]);
-    const others = this.othersWrote();
-    if (others === 'in-transaction') return fresh();
-    if (others) this.tasks.clear();
+    if (this.othersWrote()) this.tasks.clear();
     this.catchUp();
     let kept = this.tasks.get(taskId);
     if (kept) this.tasks.delete(taskId);
-    else kept = { byId: new Map(fresh().map((a) => [a.id, a])), list: null };
+    else kept = { byId: new Map(this.ofTask([taskId]).map((a) => [a.id, a])), list: null };
     this.tasks.set(taskId, kept);
     if (this.tasks.size > KEPT_TASKS) this.tasks.delete(this.tasks.keys().next().value!);
     return (kept.list ??= [...kept.byId.values()].sort((a, b) => a.seq - b.seq));
@@ -152,9 +155,7 @@ export class KeptChanges extends Watch {
 
   /** The folder's changes, oldest first. */
   of(folder: string): readonly FolderChange[] {
-    const others = this.othersWrote();
-    if (others === 'in-transaction') return this.read(folder, 0);
-    if (others) this.folders.clear();
+    if (this.othersWrote()) this.folders.clear();
     this.catchUp();
     const kept = this.folders.get(folder) ?? this.read(folder, 0);
     this.folders.delete(folder);

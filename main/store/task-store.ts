@@ -199,6 +199,8 @@ export class TaskStore {
    * something wrote to them since (store/kept-reads.ts): what the timeline reads. Shared: not to be mutated.
    */
   keptActions(taskId: string): readonly Action[] {
+    // Inside a transaction the rows may hold writes a rollback takes back: read afresh, keep nothing.
+    if (this.db.inTransaction) return this.listActions(taskId);
     let kept = keptActions.get(this.db);
     if (!kept) {
       kept = new KeptActions(this.db, (scope) => actionReader(this.db, scope, 'seq'));

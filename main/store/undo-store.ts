@@ -147,6 +147,8 @@ export class UndoStore {
    * the first one written since (store/kept-reads.ts): what the timeline reads. Shared: not to be mutated.
    */
   keptChanges(folder: string): readonly FolderChange[] {
+    // Inside a transaction the rows may hold writes a rollback takes back: read afresh, keep nothing.
+    if (this.db.inTransaction) return this.changes(folder);
     let kept = keptChanges.get(this.db);
     if (!kept) {
       const changes = this.db.prepare(CHANGES_FROM);

@@ -126,6 +126,21 @@ describe('the kept timeline says what a fresh read says', () => {
     expect(h.views.timeline(h.task.id).entries.some((e) => e.kind === 'action' && e.action.status === 'kept')).toBe(false);
   });
 
+  it('when its first read is inside a transaction that is rolled back (the keep is not made there: its triggers would go with it)', async () => {
+    const h = await harness();
+    const a1 = await h.act(write(h.workspace, 'a.txt', 'one\n'));
+    try {
+      h.db.transaction(() => {
+        h.views.timeline(h.task.id);
+        throw new Error('roll back');
+      })();
+    } catch {
+      // rolled back
+    }
+    await afterChange(h, () => h.db.prepare(`UPDATE actions SET status = 'undone' WHERE id = ?`).run(a1.id));
+    await afterChange(h, () => h.act(write(h.workspace, 'b.txt', 'b\n')));
+  });
+
   it('after another connection to the same file changes an action behind the store’s back', async () => {
     const h = await harness();
     const a1 = await h.act(write(h.workspace, 'a.txt', 'one\n'));
