@@ -4,7 +4,7 @@
 // For a task of 300 and one of 1,000 recorded one-file actions (each writes a new file; every 25th rewrites
 // the file of the one before, so it depends on it; the last 3 are undone), built in a real better-sqlite3
 // store with real checkpoints (tests/support/undo-harness.ts; no Docker), each round times, in turn:
-//   (a) the timeline: UndoViews.timeline, what `task:timeline` answers;
+//   (a) the timeline: UndoViews.timeline, what `task:timeline` answers (read again with nothing changed: kept);
 //   (b) the action list: TaskStore.listActions, what `posthoc actions --task` reads;
 //   (c) a plain SELECT of the same rows: the task's action rows and their effect rows, not parsed;
 //   (d) a plain SELECT of every row the timeline reads: (c), the actions' figures and replies, the folder's
@@ -12,14 +12,25 @@
 // With --old (the default for sizes up to 300), the read path before issue 27 too (tests/support/
 // timeline-reference.ts), fewer rounds: it is quadratic; its answer must mean the same (each row's rewind list
 // derived from the order the new answer gives once).
+// Since the third pass the views keep the parsed actions and each folder's changes across reads
+// (main/store/kept-reads.ts), so a read with nothing changed is a keep's hit; the rounds above time that. Then,
+// in interleaved rounds, each a change then both reads (which first alternates):
+//   (e) after a change by the app's own connection — in turn an action appended (h.act: checkpoints, effects,
+//       the folder's change), the newest action undone, then redone (the saga: statuses, the folder's changes,
+//       the operation's record) — the timeline, then the plain SELECT (c) of the same rows, in alternating order;
+//   (f) cold: after a write by another connection to the same file (a second better-sqlite3 connection sets
+//       the task's updated_at, as the `posthoc` CLI's writes do: SQLite's data_version changes, the whole keep
+//       is dropped), the timeline and the plain SELECT (c).
+// Every timeline read after a change is checked against a fresh one read inside a transaction (no keep).
 // Then it counts the store's reads per output event: the renderer's freshener (renderer/src/state/
 // undo-truth.ts) over a bridge whose task:timeline calls the real UndoViews, fed 40 output events of a
-// running action; every statement the store prepares is counted.
+// running action; every read the store runs (a statement's all, get or iterate) is counted.
 //
 // Usage: npm run bench:timeline [-- --sizes 300,1000] [-- --rounds 7] [-- --old 300] [-- --clock cpu]
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
+import Database from 'better-sqlite3';
 import { calls, type PosthocApi } from '../shared/contract';
 import type { Action } from '../shared/domain';
 import { UndoOperations } from '../main/store/undo-operations';
@@ -43,10 +54,13 @@ const OLD_ROUNDS = 3;
  */
 const CLOCK = arg('clock', 'wall');
 const OUTPUT_EVENTS = 40;
+/** Untimed runs of each read before the timed rounds. */
+const WARM_UP = 10;
 
 type Row = {
   size: number; timeline: number; list: number; plain: number; plainAll: number; old: number | null; answer: number;
   timelineBytes: number; oldShapeBytes: number; readsPerOutputEvent: number;
+  afterChange: number; plainAfterChange: number; cold: number; plainCold: number;
 };
 
 function median(values: number[]): number {
@@ -84,14 +98,18 @@ async function build(size: number): Promise<UndoHarness> {
   return h;
 }
 
-/** Counts every statement the harness's database prepares (each store read prepares one). */
+/** Counts every read the harness's database runs (a statement's all, get or iterate: the keep prepares its statements once). */
 function countReads(h: UndoHarness): { reads: () => number } {
-  const prepare = h.db.prepare.bind(h.db);
+  type Runs = Record<'all' | 'get' | 'iterate', (...args: unknown[]) => unknown>;
+  const proto = Object.getPrototypeOf(h.db.prepare('SELECT 1')) as Runs;
   let reads = 0;
-  h.db.prepare = ((sql: string) => {
-    reads += 1;
-    return prepare(sql);
-  }) as typeof h.db.prepare;
+  for (const name of ['all', 'get', 'iterate'] as const) {
+    const run = proto[name];
+    proto[name] = function (this: { database: unknown }, ...args: unknown[]) {
+      if (this.database === h.db) reads += 1;
+      return run.apply(this, args);
+    };
+  }
   return { reads: () => reads };
 }
 
@@ -174,6 +192,14 @@ async function benchSize(size: number): Promise<Row> {
     const all: number[] = [];
     const d: number[] = [];
     const e: number[] = [];
+    // Each read is run a few times untimed first, so the JIT has compiled it as in a running app (the first
+    // rounds otherwise time the timeline's code before it is optimized, and its rows after a change later do not).
+    for (let r = 0; r < WARM_UP; r++) {
+      h.views.timeline(h.task.id);
+      h.store.listActions(h.task.id);
+      readAll();
+      JSON.stringify(calls['task:timeline'].output.parse(timeline));
+    }
     for (let r = 0; r < ROUNDS; r++) {
       a.push(timeSync(() => h.views.timeline(h.task.id)));
       b.push(timeSync(() => h.store.listActions(h.task.id)));
@@ -188,6 +214,39 @@ async function benchSize(size: number): Promise<Row> {
       e.push(timeSync(() => JSON.stringify(calls['task:timeline'].output.parse(timeline))));
       if (doOld && r < OLD_ROUNDS) d.push(timeSync(() => referenceTimeline(parts, h.task.id)));
     }
+    // After each change: the app's own writes (an action appended, the newest undone, then redone), then another connection's.
+    const other = new Database(join(h.dataDir, 'posthoc.sqlite3'));
+    // A real change (SQLite writes nothing for a row set to what it holds, and then data_version stays).
+    const touch = other.prepare('UPDATE tasks SET updated_at = ? WHERE id = ?');
+    const readPlain = () => {
+      plainActions.all(h.task.id);
+      plainEffects.all(h.task.id);
+    };
+    const fresh = () => JSON.stringify(h.db.transaction(() => h.views.timeline(h.task.id))());
+    const bothAfter = (r: number, into: { kept: number[]; plain: number[] }) => {
+      let read: ReturnType<typeof h.views.timeline> | undefined;
+      const timed = () => into.kept.push(timeSync(() => (read = h.views.timeline(h.task.id))));
+      if (r % 2 === 0) timed();
+      into.plain.push(timeSync(readPlain));
+      if (r % 2 === 1) timed();
+      if (JSON.stringify(read) !== fresh()) throw new Error('the kept timeline differs from a fresh read');
+    };
+    const own = { kept: [] as number[], plain: [] as number[] };
+    const cold = { kept: [] as number[], plain: [] as number[] };
+    let newest: Action | undefined;
+    for (let r = 0; r < ROUNDS * 3; r++) {
+      const step = r % 3;
+      if (step === 0) newest = await h.act(() => writeFileSync(join(h.workspace, `added-${r}.txt`), `round ${r}\n`));
+      else if (step === 1) await h.undo.undo(newest!.id);
+      else await h.undo.redo(newest!.id);
+      await h.undo.settle();
+      bothAfter(r, own);
+      if (step === 2) {
+        touch.run(new Date().toISOString(), h.task.id);
+        bothAfter(r, cold);
+      }
+    }
+    other.close();
     const row: Row = {
       size,
       timeline: median(a),
@@ -199,9 +258,13 @@ async function benchSize(size: number): Promise<Row> {
       timelineBytes,
       oldShapeBytes,
       readsPerOutputEvent: await readsPerOutputEvent(h, countReads(h)),
+      afterChange: median(own.kept),
+      plainAfterChange: median(own.plain),
+      cold: median(cold.kept),
+      plainCold: median(cold.plain),
     };
     process.stderr.write(
-      `  timeline ${row.timeline.toFixed(1)} ms, list ${row.list.toFixed(1)} ms, plain ${row.plain.toFixed(1)} ms (every row ${row.plainAll.toFixed(1)} ms)${row.old !== null ? `, old ${row.old.toFixed(0)} ms` : ''}; ${row.readsPerOutputEvent} reads per output event\n`,
+      `  timeline ${row.timeline.toFixed(1)} ms, list ${row.list.toFixed(1)} ms, plain ${row.plain.toFixed(1)} ms (every row ${row.plainAll.toFixed(1)} ms)${row.old !== null ? `, old ${row.old.toFixed(0)} ms` : ''}; ${row.readsPerOutputEvent} reads per output event; after a change ${row.afterChange.toFixed(1)} ms (plain ${row.plainAfterChange.toFixed(1)} ms), cold ${row.cold.toFixed(1)} ms (plain ${row.plainCold.toFixed(1)} ms)\n`,
     );
     return row;
   } finally {
@@ -216,12 +279,20 @@ for (const size of SIZES) rows.push(await benchSize(size));
 const load = execFileSync('uptime').toString().trim();
 process.stdout.write(`\nTimeline read path (median ms of ${CLOCK === 'cpu' ? 'CPU time' : 'elapsed time'} over ${ROUNDS} interleaved rounds; old path ${OLD_ROUNDS}; node ${process.version})\n`);
 process.stdout.write(
-  '| actions | timeline | action list | plain SELECT (action and effect rows) | timeline / plain | list / plain | plain SELECT (every row the timeline reads) | timeline / that | old timeline | old / new | answer: contract parse + JSON | timeline JSON | the same in the old shape | store reads per output event |\n',
+  '| actions | timeline (nothing changed since the last read) | action list | plain SELECT (action and effect rows) | timeline / plain | list / plain | plain SELECT (every row the timeline reads) | timeline / that | old timeline | old / new | answer: contract parse + JSON | timeline JSON | the same in the old shape | store reads per output event |\n',
 );
 process.stdout.write('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n');
 for (const r of rows) {
   process.stdout.write(
     `| ${r.size} | ${r.timeline.toFixed(1)} | ${r.list.toFixed(1)} | ${r.plain.toFixed(1)} | ${(r.timeline / r.plain).toFixed(2)}x | ${(r.list / r.plain).toFixed(2)}x | ${r.plainAll.toFixed(1)} | ${(r.timeline / r.plainAll).toFixed(2)}x | ${r.old !== null ? r.old.toFixed(0) : 'n/a'} | ${r.old !== null ? `${(r.old / r.timeline).toFixed(0)}x` : 'n/a'} | ${r.answer.toFixed(1)} | ${(r.timelineBytes / 1024).toFixed(0)} KiB | ${(r.oldShapeBytes / 1024).toFixed(0)} KiB | ${r.readsPerOutputEvent} |\n`,
+  );
+}
+process.stdout.write(`\nAfter each change (median ms over ${ROUNDS * 3} changes by the app's connection: append, undo, redo; cold: over ${ROUNDS} writes by another connection)\n`);
+process.stdout.write('| actions | timeline after a change | plain SELECT after it | ratio | timeline cold (after another connection wrote) | plain SELECT after it | ratio |\n');
+process.stdout.write('|---:|---:|---:|---:|---:|---:|---:|\n');
+for (const r of rows) {
+  process.stdout.write(
+    `| ${r.size} | ${r.afterChange.toFixed(1)} | ${r.plainAfterChange.toFixed(1)} | ${(r.afterChange / r.plainAfterChange).toFixed(2)}x | ${r.cold.toFixed(1)} | ${r.plainCold.toFixed(1)} | ${(r.cold / r.plainCold).toFixed(2)}x |\n`,
   );
 }
 process.stdout.write(`load before: ${loadBefore}\nload after: ${load}\n`);

@@ -63,7 +63,7 @@ export class UndoViews {
   timeline(taskId: string): Timeline {
     const task = this.store.getTask(taskId);
     if (!task) throw new ServiceError('not-found', `No task ${taskId}. List tasks with "posthoc tasks".`);
-    const actions = this.store.listActions(taskId);
+    const actions = this.store.keptActions(taskId);
     const known = new Map(actions.map((a) => [a.id, a]));
     // The task's own actions are known; another task's action in the same folder is read when its change is met.
     const others = this.undo.stateOf();
@@ -71,13 +71,13 @@ export class UndoViews {
       const a = known.get(id);
       return a ? (a.status === 'undone' ? 'undone' : 'applied') : others(id);
     };
-    const changes = new Map(foldersOf(task, null).map((folder) => [folder, this.fs.history.changes(folder)]));
+    const changes = new Map(foldersOf(task, null).map((folder) => [folder, this.fs.history.keptChanges(folder)]));
     const histories = [...changes].map(([folder, list]) => ({ folder, history: new FolderHistory(list.map(toEvent), stateOf) }));
     const undoBlockers = histories.map(({ history }) => memo((id: string) => history.undoBlockers(id)));
     const operations = this.operations?.forTask(taskId) ?? [];
     const rewindOrder = this.undo.rewindOrder(taskId, {
       actions,
-      changesOf: (folder) => changes.get(folder) ?? this.fs.history.changes(folder),
+      changesOf: (folder) => changes.get(folder) ?? this.fs.history.keptChanges(folder),
       task,
       ...(this.operations ? { operations } : {}),
     });

@@ -11,19 +11,19 @@ export function listFigures(db: AppDatabase, actionId: string): ActionFigure[] {
   return rows.map(toFigure);
 }
 
-/** The figures of every action `actionIds` (a SELECT of ids, with its `args`) names, in one query, by action. */
-export function figuresByAction(db: AppDatabase, actionIds: string, args: readonly unknown[]): Map<string, ActionFigure[]> {
-  const rows = db
-    .prepare(`SELECT action_id, n, mime, bytes, sha256, width, height, released_at FROM action_figures WHERE action_id IN (${actionIds}) ORDER BY action_id, n`)
-    .all(...args) as Array<Row & { action_id: string }>;
-  const out = new Map<string, ActionFigure[]>();
-  for (const r of rows) {
-    const figure = toFigure(r);
-    const list = out.get(r.action_id);
-    if (list) list.push(figure);
-    else out.set(r.action_id, [figure]);
-  }
-  return out;
+/** A reader of the figures of every action `actionIds` (a SELECT of ids, taking the reader's `args`) names, in one query, by action; prepared once. */
+export function figuresReader(db: AppDatabase, actionIds: string): (args: readonly unknown[]) => Map<string, ActionFigure[]> {
+  const statement = db.prepare(`SELECT action_id, n, mime, bytes, sha256, width, height, released_at FROM action_figures WHERE action_id IN (${actionIds}) ORDER BY action_id, n`);
+  return (args) => {
+    const out = new Map<string, ActionFigure[]>();
+    for (const r of statement.all(...args) as Array<Row & { action_id: string }>) {
+      const figure = toFigure(r);
+      const list = out.get(r.action_id);
+      if (list) list.push(figure);
+      else out.set(r.action_id, [figure]);
+    }
+    return out;
+  };
 }
 
 function toFigure(r: Row): ActionFigure {

@@ -18,7 +18,8 @@ import {
 } from '../../shared/domain';
 import type { AppDatabase } from './database';
 import { listTaskRows, TASK_ROW, toTask, type TaskRow } from './task-rows';
-import { figuresByAction, listFigures } from './figure-store';
+import { figuresReader, listFigures } from './figure-store';
+import { KeptActions } from './kept-reads';
 import { thisProcess, type ProcessOwner } from '../platform/process-owner';
 
 const now = (): string => new Date().toISOString();
@@ -190,25 +191,22 @@ export class TaskStore {
    * of all of them in one query each, however many actions there are (issue 27).
    */
   listActions(taskId?: string): Action[] {
-    const scope = taskId ? 'WHERE task_id = ?' : '';
-    const args = taskId ? [taskId] : [];
-    const rows = this.db.prepare(`SELECT * FROM actions ${scope} ORDER BY ${taskId ? 'seq' : 'started_at, seq'}`).all(...args) as ActionRow[];
-    if (rows.length === 0) return [];
-    const ofActions = `SELECT id FROM actions ${scope}`;
-    const effects = groupBy(
-      this.db.prepare(`SELECT action_id, data_json FROM effects WHERE action_id IN (${ofActions}) ORDER BY action_id, seq`).all(...args) as Array<{ action_id: string; data_json: string }>,
-    );
-    const figures = figuresByAction(this.db, ofActions, args);
-    const usage = new Map(
-      (
-        this.db
-          .prepare(`SELECT id, usage_json FROM messages WHERE usage_json IS NOT NULL AND id IN (SELECT message_id FROM actions ${scope})`)
-          .all(...args) as Array<{ id: string; usage_json: string }>
-      ).map((m) => [m.id, m.usage_json]),
-    );
-    return rows.map((r) =>
-      toAction(r, effects.get(r.id) ?? [], figures.get(r.id) ?? [], r.message_id === null ? undefined : (usage.get(r.message_id) ?? null)),
-    );
+    return taskId ? actionReader(this.db, 'WHERE task_id = ?', 'seq')([taskId]) : actionReader(this.db, '', 'started_at, seq')([]);
+  }
+
+  /**
+   * The task's actions as listActions reads them, kept on this connection across reads and re-read only where
+   * something wrote to them since (store/kept-reads.ts): what the timeline reads. Shared: not to be mutated.
+   */
+  keptActions(taskId: string): readonly Action[] {
+    // Inside a transaction the rows may hold writes a rollback takes back: read afresh, keep nothing.
+    if (this.db.inTransaction) return this.listActions(taskId);
+    let kept = keptActions.get(this.db);
+    if (!kept) {
+      kept = new KeptActions(this.db, (scope) => actionReader(this.db, scope, 'seq'));
+      keptActions.set(this.db, kept);
+    }
+    return kept.of(taskId);
   }
 
   /**
@@ -309,6 +307,30 @@ function toAction(row: ActionRow, effects: readonly string[], figures: ActionFig
   // The reverse plan is derived from the rest and added last (as it always was).
   return Object.assign(fields, { reverse: reversePlanOf(fields) });
 }
+
+/**
+ * A reader of the actions `scope` (a WHERE clause over `actions`, taking the reader's `args`) selects, in
+ * `order`: their rows, then the effects, figures and usage of all of them in one query each. Its statements
+ * are prepared once, when it is made: the keep makes its readers once (store/kept-reads.ts).
+ */
+function actionReader(db: AppDatabase, scope: string, order: string): (args: readonly unknown[]) => Action[] {
+  const ofActions = `SELECT id FROM actions ${scope}`;
+  const rows = db.prepare(`SELECT * FROM actions ${scope} ORDER BY ${order}`);
+  const effects = db.prepare(`SELECT action_id, data_json FROM effects WHERE action_id IN (${ofActions}) ORDER BY action_id, seq`);
+  const figures = figuresReader(db, ofActions);
+  const usage = db.prepare(`SELECT id, usage_json FROM messages WHERE usage_json IS NOT NULL AND id IN (SELECT message_id FROM actions ${scope})`);
+  return (args) => {
+    const found = rows.all(...args) as ActionRow[];
+    if (found.length === 0) return [];
+    const effectsOf = groupBy(effects.all(...args) as Array<{ action_id: string; data_json: string }>);
+    const figuresOf = figures(args);
+    const usageOf = new Map((usage.all(...args) as Array<{ id: string; usage_json: string }>).map((m) => [m.id, m.usage_json]));
+    return found.map((r) => toAction(r, effectsOf.get(r.id) ?? [], figuresOf.get(r.id) ?? [], r.message_id === null ? undefined : (usageOf.get(r.message_id) ?? null)));
+  };
+}
+
+/** Each connection's kept actions (one per connection: its TEMP triggers and table are the connection's). */
+const keptActions = new WeakMap<AppDatabase, KeptActions>();
 
 /** Each action's effects' JSON, in the order the rows came (by action, then seq). */
 function groupBy(rows: ReadonlyArray<{ action_id: string; data_json: string }>): Map<string, string[]> {

@@ -2,6 +2,7 @@
 // redo, an edit made outside Posthoc), the last checkpoint of each folder, and the journal of restores
 // (written before a restore touches the folder, finished in the same transaction as its outcome).
 import type { AppDatabase } from './database';
+import { KeptChanges } from './kept-reads';
 
 export type FolderChangeKind = 'action' | 'undo' | 'redo' | 'external';
 export type ChangeSummaryRecord = {
@@ -136,9 +137,25 @@ export class UndoStore {
     return { ...change, id: Number(result.lastInsertRowid), createdAt };
   }
 
-  /** Every change of a folder, oldest first. */
-  changes(folder: string): FolderChange[] {
-    return (this.db.prepare('SELECT * FROM fs_changes WHERE folder = ? ORDER BY id').all(folder) as ChangeRow[]).map(toChange);
+  /** Every change of a folder, oldest first (from an id on, with `fromId`). */
+  changes(folder: string, fromId = 0): FolderChange[] {
+    return (this.db.prepare(CHANGES_FROM).all(folder, fromId) as ChangeRow[]).map(toChange);
+  }
+
+  /**
+   * A folder's changes as `changes` reads them, kept on this connection across reads and re-read only from
+   * the first one written since (store/kept-reads.ts): what the timeline reads. Shared: not to be mutated.
+   */
+  keptChanges(folder: string): readonly FolderChange[] {
+    // Inside a transaction the rows may hold writes a rollback takes back: read afresh, keep nothing.
+    if (this.db.inTransaction) return this.changes(folder);
+    let kept = keptChanges.get(this.db);
+    if (!kept) {
+      const changes = this.db.prepare(CHANGES_FROM);
+      kept = new KeptChanges(this.db, (f, fromId) => (changes.all(f, fromId) as ChangeRow[]).map(toChange));
+      keptChanges.set(this.db, kept);
+    }
+    return kept.of(folder);
   }
 
   /** Changes shown on a task's timeline: its actions' and the outside edits its checkpoints found. */
@@ -176,6 +193,11 @@ export class UndoStore {
     return (this.db.prepare('SELECT * FROM undo_journal WHERE task_id = ? ORDER BY id').all(taskId) as JournalRow[]).map(toJournal);
   }
 }
+
+/** A folder's changes from an id on, oldest first. */
+const CHANGES_FROM = 'SELECT * FROM fs_changes WHERE folder = ? AND id >= ? ORDER BY id';
+/** Each connection's kept folder changes (one per connection: its TEMP triggers and table are the connection's). */
+const keptChanges = new WeakMap<AppDatabase, KeptChanges>();
 
 function toChange(r: ChangeRow): FolderChange {
   const { during, ambiguous, setAside, byUndo, ...summary } = JSON.parse(r.summary_json) as ChangeSummaryRecord & {
