@@ -11,6 +11,7 @@ import { DbChannel, type DbRunResult } from '../../main/effects/db/db-channel';
 import { DbConflict } from '../../main/effects/db/db-errors';
 import { createMyDatabase, loadSakila, mySecrets, type MyTestDb } from '../support/mysql-db';
 import { dbEngines } from '../support/db-engines';
+import { describeSchema } from '../../main/effects/db/db-schema';
 import { tempDirs } from '../support/temp-dir';
 
 const dirs = tempDirs();
@@ -208,6 +209,40 @@ describe('MySQL/MariaDB on the Sakila schema', () => {
     expect(db.dump()).toBe(start);
     expect(await posthocObjects()).toBe(0);
   }, 120_000);
+
+  it('streams a huge result: the card keeps the first rows and counts them all', async () => {
+    const r = await run('SELECT a.seq AS n, REPEAT(\'x\', 100) AS pad FROM seq_1_to_1000000 a', { readOnly: true, statements: ['query'] });
+    expect(r.status, r.stderr).toBe('done');
+    const result = r.effect.statements[0]!.result!;
+    expect(result.rowCount).toBe(1_000_000);
+    expect(result.rows.length).toBeLessThanOrEqual(50);
+    expect(result.truncated).toBe(true);
+  }, 120_000);
+
+  it('holds an action in an open transaction (held mode), rolls it back on undo, and refuses a schema change there', async () => {
+    const start = db.dump();
+    const held = db.grant({ mode: 'held', heldTimeoutSeconds: 60 });
+    const r = await channel.run({ taskId: 'held', actionId: 'h1', grant: held, sql: "UPDATE actor SET first_name = 'HELD' WHERE actor_id <= 5", params: null, via: 'sql', approved: false, timeoutMs: 60_000 });
+    expect(r.status, r.stderr).toBe('done');
+    expect(r.effect.undo.kind).toBe('held');
+    const ddl = await channel.run({ taskId: 'held', actionId: 'h2', grant: held, sql: 'ALTER TABLE actor ADD COLUMN x INT', params: null, via: 'sql', approved: false, timeoutMs: 60_000 });
+    expect(ddl.status).toBe('failed');
+    expect(ddl.stderr).toMatch(/not run in held-transaction mode/);
+    await channel.undo(r.effect);
+    expect(db.dump()).toBe(start);
+  });
+
+  it('describes the schema for the prompt: keys, cascades and the tables’ own triggers, and no row without sample rows', async () => {
+    const engines = dbEngines(mySecrets);
+    const grant = db.grant();
+    const text = describeSchema(grant, await engines.get('mysql').readSchema(grant));
+    expect(text).toMatch(/^Database "shop" \(MySQL\/MariaDB; allows/);
+    expect(text).toMatch(/table film \(about 100[0-9] rows|table film \(100[0-9] rows/);
+    expect(text).toMatch(/foreign key \(language_id\) → language\(language_id\) ON DELETE RESTRICT ON UPDATE CASCADE/);
+    expect(text).toMatch(/triggers: ins_film, upd_film, del_film/);
+    expect(text).not.toMatch(/FILM 1\b/);
+    expect(text).not.toMatch(/posthoc_/);
+  });
 
   describe('what an action may not do', () => {
     it.each([

@@ -67,18 +67,44 @@ export async function executeMy(conn: MyConnection, input: RunInput, out: DbStat
       out.push(record);
       continue;
     }
-    const [res, fields] = await conn.query({ sql: text, values: input.params ?? undefined, rowsAsArray: true });
-    if (Array.isArray(res) && fields) {
-      const collector = new ResultCollector((fields as Array<{ name: string }>).map((f) => f.name));
-      for (const row of res as unknown[][]) {
-        collector.add(row);
+    // Rows stream past one at a time: the card keeps the first ones, the gateway hands each on; a huge result
+    // is never held whole in memory.
+    let collector: ResultCollector | null = null;
+    const header = await streamQuery(conn, text, input.params, {
+      fields: (names) => (collector = new ResultCollector(names)),
+      row: (row) => {
+        collector!.add(row);
         input.onRow?.(out.length, row.map(displayValue));
-      }
-      record.result = collector.result();
-    } else if (kind === 'dml') record.rowsAffected = (res as { affectedRows?: number }).affectedRows ?? 0;
+      },
+    });
+    if (collector) record.result = (collector as ResultCollector).result();
+    else if (kind === 'dml') record.rowsAffected = header?.affectedRows ?? 0;
     out.push(record);
     await hooks.after(record);
   }
+}
+
+type Streamed = { fields(names: string[]): void; row(row: unknown[]): void };
+
+/** One statement, its rows handed over as they arrive; resolves with the server's answer to a statement without rows. */
+function streamQuery(conn: MyConnection, sql: string, values: unknown[] | null, on: Streamed): Promise<{ affectedRows?: number } | null> {
+  return new Promise((resolve, reject) => {
+    let header: { affectedRows?: number } | null = null;
+    let rows = false;
+    // The callback connection under the promise one: its query emits rows as they come.
+    const core = (conn as unknown as { connection: import('mysql2').Connection }).connection;
+    const q = core.query({ sql, values: values ?? undefined, rowsAsArray: true });
+    q.on('fields', (fields: Array<{ name: string }>) => {
+      rows = true;
+      on.fields(fields.map((f) => f.name));
+    });
+    q.on('result', (result: unknown) => {
+      if (rows && Array.isArray(result)) on.row(result);
+      else header = result as { affectedRows?: number };
+    });
+    q.on('error', reject);
+    q.on('end', () => resolve(header));
+  });
 }
 
 /**
