@@ -116,6 +116,7 @@ export class CheckpointStore {
       budgetBytes: input.budgetBytes,
       parallelMinFiles: this.options.parallelMinFiles,
       javascriptLister: this.options.javascriptLister,
+      sightAll: this.modes.exists(),
     };
     const scanner = new FolderScanner(this.repo, this.cache, this.workspace, limits, this.options.racyWindowMs ?? RACY_WINDOW_MS, this.identity());
     const { tree, notCovered, hashed, sightings } = await scanner.scan();

@@ -19,7 +19,7 @@ import type { CachedChild, DirState, StatCache } from './stat-cache';
 import { nativeLister } from './native-lister';
 import { ReadAheadQueue, type ReadAhead } from './file-readers';
 import { KIND_DIR, KIND_FILE, KIND_LINK, KIND_OTHER, listerThreads, listFolders, listInParallel, type ListJob, type Listing } from './stat-lister';
-import type { ModeSighting } from './private-modes';
+import { isPrivate, type ModeSighting } from './private-modes';
 import { modeOf, storedName, type Kind, type NotCovered } from './tree-model';
 
 /** The stat fields a checkpoint compares. */
@@ -44,6 +44,12 @@ export type ScanLimits = {
   parallelMinFiles?: number;
   /** Use the JavaScript lister even when the native one is built. */
   javascriptLister?: boolean;
+  /**
+   * Report every file read in `sightings`, not only private ones (default): false when the private-modes
+   * record does not exist yet, so it holds no key a file with default bits would remove (a first
+   * checkpoint of a million files then keeps no million sightings).
+   */
+  sightAll?: boolean;
 };
 
 /** `sightings`: every file the scan read, with its mode (for the private modes record; files vouched for by the cache are not read). */
@@ -351,7 +357,9 @@ export class FolderScanner {
     }
     const { fields, kind, oid } = read;
     this.hashed++;
-    if (kind === 'file' || kind === 'exec') this.sightings.push({ path: rel, oid, mode: fields.mode, executable: kind === 'exec' });
+    if ((kind === 'file' || kind === 'exec') && (this.limits.sightAll !== false || isPrivate(fields.mode & 0o777, kind === 'exec'))) {
+      this.sightings.push({ path: rel, oid, mode: fields.mode, executable: kind === 'exec' });
+    }
     this.cache.markChanged();
     const racy = this.now - Math.max(fields.mtimeMs, fields.ctimeMs) < this.racyWindowMs;
     return {

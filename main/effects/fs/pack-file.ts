@@ -25,13 +25,15 @@ const TYPE_NAMES: Array<ObjectType | null> = [null, 'commit', 'tree', 'blob', 't
 export const PACK_BYTES = 32 * 1024 * 1024;
 const IDX_MAGIC = Buffer.from([0xff, 0x74, 0x4f, 0x63, 0, 0, 0, 2]);
 
-type Pending = { oid: Buffer; offset: number; crc: number };
+/** Per object collected: its id (20 bytes), its entry's offset and CRC-32 (4 bytes each). */
+const ENTRY = 28;
 
-/** Collects objects and writes them out as packs of about PACK_BYTES each. */
+/** Collects objects and writes them out as packs of about PACK_BYTES each, in memory until then. */
 export class PackWriter {
-  private parts: Buffer[] = [];
-  private entries: Pending[] = [];
-  private bytes = 12; // the header, written when the pack is closed
+  private body: Buffer = Buffer.alloc(0); // the pack being collected, its header left blank until it is written
+  private bytes = 12;
+  private entries: Buffer = Buffer.alloc(0);
+  private count = 0;
   private readonly dir: string;
 
   /** `written(name)`: a pack (pack-SHA) is now in place, index and all. */
@@ -49,41 +51,43 @@ export class PackWriter {
   /** An object whose content (`size` bytes) was deflated elsewhere (a reader thread: file-readers.ts). */
   addDeflated(oid: string, type: ObjectType, size: number, data: Buffer): void {
     const header = entryHeader(TYPE_CODES[type], size);
-    this.entries.push({ oid: Buffer.from(oid, 'hex'), offset: this.bytes, crc: crc32(data, crc32(header)) });
-    this.parts.push(header, data);
+    const offset = this.bytes;
+    // Copied in: a deflated buffer is often a slice of a larger one, which it would keep alive.
+    this.body = room(this.body, offset + header.length + data.length, PACK_BYTES + (1 << 20));
+    header.copy(this.body, offset);
+    data.copy(this.body, offset + header.length);
     this.bytes += header.length + data.length;
+    this.entries = room(this.entries, (this.count + 1) * ENTRY, 64 * 1024 * ENTRY);
+    const at = this.count++ * ENTRY;
+    this.entries.write(oid, at, 20, 'hex');
+    this.entries.writeUInt32BE(offset, at + 20);
+    this.entries.writeUInt32BE(crc32(this.body.subarray(offset, this.bytes)) >>> 0, at + 24);
     if (this.bytes >= PACK_BYTES) this.flush();
   }
 
   /** Forgets what is collected and not written yet; returns the ids. */
   drop(): string[] {
-    const ids = this.entries.map((e) => e.oid.toString('hex'));
-    this.parts = [];
-    this.entries = [];
-    this.bytes = 12;
+    const ids: string[] = [];
+    for (let i = 0; i < this.count; i++) ids.push(this.entries.toString('hex', i * ENTRY, i * ENTRY + 20));
+    this.reset();
     return ids;
   }
 
   /** Writes what is collected as one pack with its index (nothing when empty). */
   flush(): void {
-    if (this.entries.length === 0) return;
-    const head = Buffer.alloc(12);
-    head.write('PACK', 0, 'latin1');
-    head.writeUInt32BE(2, 4);
-    head.writeUInt32BE(this.entries.length, 8);
-    const body = Buffer.concat([head, ...this.parts], this.bytes);
+    if (this.count === 0) return;
+    const body = this.body.subarray(0, this.bytes);
+    body.write('PACK', 0, 'latin1');
+    body.writeUInt32BE(2, 4);
+    body.writeUInt32BE(this.count, 8);
     const checksum = createHash('sha1').update(body).digest();
-    const index = buildIndex(this.entries, checksum);
-    this.parts = [];
-    this.entries = [];
-    this.bytes = 12;
-
-    fs.mkdirSync(this.dir, { recursive: true });
+    const index = buildIndex(this.entries.subarray(0, this.count * ENTRY), checksum);
     const name = `pack-${checksum.toString('hex')}`;
     const tag = randomBytes(6).toString('hex');
     const tempPack = join(this.dir, `tmp_pack_${tag}`);
     const tempIdx = join(this.dir, `tmp_idx_${tag}`);
     try {
+      fs.mkdirSync(this.dir, { recursive: true });
       writeAll(tempPack, [body, checksum]);
       writeAll(tempIdx, [index]);
       fs.renameSync(tempPack, join(this.dir, `${name}.pack`));
@@ -93,9 +97,26 @@ export class PackWriter {
       fs.rmSync(tempPack, { force: true });
       fs.rmSync(tempIdx, { force: true });
       throw error;
+    } finally {
+      this.reset();
     }
     this.written(name);
   }
+
+  private reset(): void {
+    this.bytes = 12;
+    this.count = 0;
+    this.entries = Buffer.alloc(0);
+    this.body = Buffer.alloc(0);
+  }
+}
+
+/** `buffer`, or a larger copy of it when it holds fewer than `need` bytes (at least `first` at first, then doubling). */
+function room(buffer: Buffer, need: number, first: number): Buffer {
+  if (need <= buffer.length) return buffer;
+  const grown = Buffer.allocUnsafe(Math.max(need, buffer.length === 0 ? first : buffer.length * 2));
+  buffer.copy(grown);
+  return grown;
 }
 
 function writeAll(path: string, parts: Buffer[]): void {
@@ -125,23 +146,23 @@ function entryHeader(type: number, size: number): Buffer {
 }
 
 /** Index version 2: fan-out, sorted ids, CRC-32s, offsets (all under 2 GiB), pack checksum, own checksum. */
-function buildIndex(entries: Pending[], packChecksum: Buffer): Buffer {
-  const sorted = [...entries].sort((a, b) => a.oid.compare(b.oid));
-  const n = sorted.length;
+function buildIndex(entries: Buffer, packChecksum: Buffer): Buffer {
+  const n = entries.length / ENTRY;
+  const order = Array.from({ length: n }, (_, i) => i * ENTRY).sort((a, b) => entries.compare(entries, b, b + 20, a, a + 20));
   const out = Buffer.alloc(8 + 256 * 4 + n * 28 + 40);
   IDX_MAGIC.copy(out, 0);
-  const fanout = new Array<number>(256).fill(0);
-  for (const e of sorted) fanout[e.oid[0]!]!++;
-  let total = 0;
-  for (let i = 0; i < 256; i++) out.writeUInt32BE((total += fanout[i]!), 8 + i * 4);
   const ids = 8 + 1024;
   const crcs = ids + n * 20;
   const offsets = crcs + n * 4;
-  sorted.forEach((e, i) => {
-    e.oid.copy(out, ids + i * 20);
-    out.writeUInt32BE(e.crc >>> 0, crcs + i * 4);
-    out.writeUInt32BE(e.offset, offsets + i * 4);
+  const fanout = new Array<number>(256).fill(0);
+  order.forEach((at, i) => {
+    fanout[entries[at]!]!++;
+    entries.copy(out, ids + i * 20, at, at + 20);
+    entries.copy(out, crcs + i * 4, at + 24, at + 28);
+    entries.copy(out, offsets + i * 4, at + 20, at + 24);
   });
+  let total = 0;
+  for (let i = 0; i < 256; i++) out.writeUInt32BE((total += fanout[i]!), 8 + i * 4);
   packChecksum.copy(out, offsets + n * 4);
   createHash('sha1').update(out.subarray(0, offsets + n * 4 + 20)).digest().copy(out, offsets + n * 4 + 20);
   return out;
