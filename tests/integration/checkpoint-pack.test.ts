@@ -184,7 +184,7 @@ describe('first checkpoint written as packs', () => {
       const file = await queue.take('file');
       expect(file?.oid).toBe(execFileSync('git', ['hash-object', join(ws, 'file')], { encoding: 'utf8' }).trim());
       expect(await queue.take('not planned')).toBeNull();
-      queue.close();
+      await queue.close();
     } finally {
       folder.close();
     }

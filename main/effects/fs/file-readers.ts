@@ -99,6 +99,7 @@ class ReaderPool {
   }
 
   run(index: number, message: { walkId: number; addonPath: string; rootFd: number; rels: string[] }): Promise<Answer> {
+    if (this.broken) return Promise.reject(new Error('the file readers stopped'));
     const worker = this.worker(index);
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
@@ -184,10 +185,15 @@ export class ReadAheadQueue {
     }
   }
 
-  /** Stops reading ahead (what is under way is dropped when it arrives). */
-  close(): void {
+  /**
+   * Stops reading ahead and waits for the batches under way (dropped when they arrive): the caller closes
+   * the folder's handle next, and a worker must not open a path under a descriptor number reused meanwhile.
+   */
+  async close(): Promise<void> {
     this.done = true;
+    const under = this.queue.map((b) => b.answer);
     this.queue.length = 0;
+    await Promise.allSettled(under);
   }
 
   private fill(): void {

@@ -104,7 +104,7 @@ export class FolderScanner {
       tree = await this.scanDir('');
       done = true;
     } finally {
-      this.readAhead?.close();
+      await this.readAhead?.close();
       this.readAhead = null;
       if (packing) this.repo.endPacking(done);
       this.folder.close();

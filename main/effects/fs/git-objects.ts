@@ -158,7 +158,8 @@ export class ShadowRepo {
   has(oid: string): boolean {
     if (this.known.has(oid)) return true;
     if (this.fresh) return false;
-    if (fs.existsSync(this.objectPath(oid)) || this.packs.find(oid)) {
+    // The packs already read first (no system call), then a loose file, then packs written since.
+    if (this.packs.find(oid, false) || fs.existsSync(this.objectPath(oid)) || this.packs.find(oid)) {
       this.known.add(oid);
       return true;
     }

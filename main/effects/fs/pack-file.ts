@@ -189,9 +189,10 @@ export class PackSet {
     return this.indexes.size;
   }
 
-  find(oid: string): PackedAt | null {
+  /** Where `oid` is packed; `lookAgain` (default): on a miss, list the pack folder again if it changed. */
+  find(oid: string, lookAgain = true): PackedAt | null {
     const found = this.lookup(oid);
-    if (found || !this.refresh()) return found;
+    if (found || !lookAgain || !this.refresh()) return found;
     return this.lookup(oid);
   }
 
