@@ -177,7 +177,7 @@ describe('first checkpoint written as packs', () => {
     try {
       const access = folder.workerAccess;
       if (!access) return; // no addon: the walk reads every file itself
-      const queue = new ReadAheadQueue(access, ['gone', 'dir', 'link', 'file'][Symbol.iterator]());
+      const queue = new ReadAheadQueue(access, ['gone', 'dir', 'link', 'file'].map((rel) => ({ rel, size: 1 }))[Symbol.iterator]());
       expect(await queue.take('gone')).toBeNull();
       expect(await queue.take('dir')).toBeNull();
       expect(await queue.take('link')).toBeNull();

@@ -18,6 +18,8 @@ export type ReadAhead = { ino: number; size: number; mtimeMs: number; ctimeMs: n
 export type WorkerAccess = { rootFd: number; addonPath: string };
 
 const BATCH_FILES = 1024;
+/** A batch closes at this many bytes of files (by the listing's sizes), so read-ahead holds about WINDOW of them. */
+const BATCH_BYTES = 4 * 1024 * 1024;
 const WINDOW = 8;
 /** A worker remembers this many blobs it deflated (per walk) and sends no content for them again. */
 const SEEN_LIMIT = 100_000;
@@ -150,7 +152,8 @@ export class ReadAheadQueue {
 
   constructor(
     private readonly access: WorkerAccess,
-    private readonly plan: Iterator<string>,
+    /** Paths in the walk's order, each with its size when listed. */
+    private readonly plan: Iterator<{ rel: string; size: number }>,
   ) {
     this.fill();
   }
@@ -199,13 +202,15 @@ export class ReadAheadQueue {
   private fill(): void {
     while (!this.done && this.queue.length < WINDOW) {
       const rels: string[] = [];
-      while (rels.length < BATCH_FILES) {
+      let bytes = 0;
+      while (rels.length < BATCH_FILES && bytes < BATCH_BYTES) {
         const step = this.plan.next();
         if (step.done) {
           this.done = true;
           break;
         }
-        rels.push(step.value);
+        rels.push(step.value.rel);
+        bytes += step.value.size;
       }
       if (rels.length === 0) return;
       const index = this.next++ % Math.max(1, pool.size);

@@ -129,7 +129,7 @@ export class FolderScanner {
   }
 
   /** The files the walk will read, in its order: regular files under the large-file size in folders the cache does not know. */
-  private *plannedReads(rel: string): Generator<string> {
+  private *plannedReads(rel: string): Generator<{ rel: string; size: number }> {
     const listing = this.listings.get(rel);
     if (!listing || listing.error !== null || listing.names === '') return;
     const known = this.cache.dirs.has(rel);
@@ -140,7 +140,7 @@ export class FolderScanner {
       const kind = listing.kinds[i];
       const childRel = rel ? `${rel}/${name}` : name;
       if (kind === KIND_DIR) yield* this.plannedReads(childRel);
-      else if (kind === KIND_FILE && !known && listing.stats[i * 5]! < this.limits.largeFileBytes) yield childRel;
+      else if (kind === KIND_FILE && !known && listing.stats[i * 5]! < this.limits.largeFileBytes) yield { rel: childRel, size: listing.stats[i * 5]! };
     }
   }
 
