@@ -97,7 +97,8 @@ export class ShadowRepo {
     const content = serializeTree(entries);
     const oid = this.hash('tree', content);
     this.writeLoose(oid, 'tree', content);
-    if (!this.trees.has(oid)) this.cacheTree(oid, [...entries]);
+    // Not while packing: a first checkpoint's trees are a copy of every entry of the folder, and nothing reads them before the walk ends.
+    if (!this.packer && !this.trees.has(oid)) this.cacheTree(oid, [...entries]);
     return oid;
   }
 
