@@ -11,6 +11,7 @@
 import * as fs from 'node:fs';
 import { isAbsolute, join, normalize } from 'node:path';
 import { loadAddon } from '../native-addon';
+import { packageRoot } from '../../platform/package-root';
 import { checkRelative, PathOutsideWorkspace, resolveInsideSync } from './path-guard';
 
 type Addon = {
@@ -220,6 +221,16 @@ export class GrantedFolder {
    */
   get listRoot(): string {
     return this.fd !== null && process.platform === 'linux' ? `/proc/self/fd/${this.fd}` : this.root;
+  }
+
+  /**
+   * For reading the folder's files in worker threads: its open handle (valid in every thread of the process)
+   * and where the addon is, so a worker opens each file beneath it exactly as `openFile` does; null without
+   * the addon (files are then opened by path, in this thread only).
+   */
+  get workerAccess(): { rootFd: number; addonPath: string } | null {
+    const root = packageRoot();
+    return this.fd !== null && this.native && root ? { rootFd: this.fd, addonPath: join(root, ADDON) } : null;
   }
 
   /** Whether this folder is reached through file descriptors (the addon) or by path (the fallback). */

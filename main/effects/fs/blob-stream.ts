@@ -1,4 +1,5 @@
-// Reading a loose git object without holding it whole: the object file is inflated as a stream (node:zlib)
+// Reading a git object without holding it whole, loose or packed without a delta (pack-file.ts): the object's
+// deflated bytes are inflated as a stream (node:zlib)
 // and stops as soon as the reader has what it asked for, so memory is one chunk plus what the reader keeps,
 // whatever the object's size. The header ("blob SIZE\0") gives the size before any content is read.
 //
@@ -35,7 +36,39 @@ export class DamagedObject extends Error {
  * is no such file (the object is packed, or missing). An object of another type than `type` is refused
  * before any content reaches `visit`.
  */
-export async function streamLoose(path: string, oid: string, type: string, maxBytes: number, visit: BlobVisitor): Promise<StreamedObject | null> {
+export function streamLoose(path: string, oid: string, type: string, maxBytes: number, visit: BlobVisitor): Promise<StreamedObject | null> {
+  return streamDeflated(path, 0, null, oid, type, maxBytes, visit);
+}
+
+/**
+ * The same for a packed object whose entry (type and size) was read from its pack: its deflated content
+ * starts at `start` and carries no header.
+ */
+export async function streamPacked(
+  path: string,
+  start: number,
+  entry: { type: string; size: number },
+  oid: string,
+  type: string,
+  maxBytes: number,
+  visit: BlobVisitor,
+): Promise<StreamedObject> {
+  if (entry.type !== type) throw new Error(`Checkpoint object ${oid} is a ${entry.type}, not a ${type}.`);
+  const streamed = await streamDeflated(path, start, entry.size, oid, type, maxBytes, visit);
+  if (!streamed) throw new DamagedObject(oid, 'its pack is gone');
+  return streamed;
+}
+
+/** `size`: known from a pack entry's header (no header in the stream), or null for a loose object. */
+async function streamDeflated(
+  path: string,
+  start: number,
+  knownSize: number | null,
+  oid: string,
+  type: string,
+  maxBytes: number,
+  visit: BlobVisitor,
+): Promise<StreamedObject | null> {
   let handle;
   try {
     handle = await open(path, 'r');
@@ -43,13 +76,13 @@ export async function streamLoose(path: string, oid: string, type: string, maxBy
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;
   }
-  const source = handle.createReadStream({ highWaterMark: CHUNK_BYTES }); // closes the handle when it ends or is destroyed
+  const source = handle.createReadStream({ highWaterMark: CHUNK_BYTES, start }); // closes the handle when it ends or is destroyed
   const inflater = createInflate();
   source.on('error', (error) => inflater.destroy(error));
   source.pipe(inflater);
 
-  let header: Buffer | null = Buffer.alloc(0); // bytes of the header seen so far; null once it is parsed
-  let size = -1;
+  let header: Buffer | null = knownSize === null ? Buffer.alloc(0) : null; // bytes of the header seen so far; null once it is parsed
+  let size = knownSize ?? -1;
   let seen = 0; // content bytes inflated so far (checked against the header's size)
   let read = 0; // content bytes handed to visit
   let served = maxBytes <= 0;

@@ -116,6 +116,7 @@ export class CheckpointStore {
       budgetBytes: input.budgetBytes,
       parallelMinFiles: this.options.parallelMinFiles,
       javascriptLister: this.options.javascriptLister,
+      sightAll: this.modes.exists(),
     };
     const scanner = new FolderScanner(this.repo, this.cache, this.workspace, limits, this.options.racyWindowMs ?? RACY_WINDOW_MS, this.identity());
     const { tree, notCovered, hashed, sightings } = await scanner.scan();
@@ -217,8 +218,9 @@ export class CheckpointStore {
   }
 
   /**
-   * Deletes every object no pinned checkpoint (and no stat-cache entry) reaches. Call it holding the
-   * folder's lock. Returns how many objects were removed.
+   * Deletes every loose object no pinned checkpoint (and no stat-cache entry) reaches. Call it holding the
+   * folder's lock. Returns how many objects were removed. Packed objects (a first checkpoint's) stay: at
+   * most one copy of the folder as it was first checkpointed, most of it still named by later checkpoints.
    */
   async collectGarbage(): Promise<number> {
     this.saveCache();
@@ -296,7 +298,6 @@ export class CheckpointMissing extends Error {
   }
 }
 
-/** Temporary object files older than an hour belong to a process that died while writing them. */
 /** Temporary files a crash left beside the repository's own (a ref being replaced, the stat cache being written). */
 function removeStaleTopTemps(gitdir: string): void {
   const cutoff = Date.now() - 3_600_000;
@@ -307,13 +308,14 @@ function removeStaleTopTemps(gitdir: string): void {
   }
 }
 
+/** Temporary object and pack files older than an hour belong to a process that died while writing them. */
 function removeStaleTemps(objects: string): void {
   const cutoff = Date.now() - 3_600_000;
   if (!existsSync(objects)) return;
   for (const dir of readdirSync(objects)) {
-    if (!/^[0-9a-f]{2}$/.test(dir)) continue;
+    if (!/^[0-9a-f]{2}$|^pack$/.test(dir)) continue;
     for (const name of readdirSync(join(objects, dir))) {
-      if (!name.startsWith('tmp_obj_')) continue;
+      if (!/^tmp_(obj|pack|idx)_/.test(name)) continue;
       const path = join(objects, dir, name);
       if (statSync(path).mtimeMs < cutoff) rmSync(path, { force: true });
     }

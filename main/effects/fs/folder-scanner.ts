@@ -17,8 +17,9 @@ import { compareEntries, type ShadowRepo, type TreeEntry } from './git-objects';
 import { GrantedFolder, GrantMoved, type FolderIdentity } from './beneath';
 import type { CachedChild, DirState, StatCache } from './stat-cache';
 import { nativeLister } from './native-lister';
+import { ReadAheadQueue, type ReadAhead } from './file-readers';
 import { KIND_DIR, KIND_FILE, KIND_LINK, KIND_OTHER, listerThreads, listFolders, listInParallel, type ListJob, type Listing } from './stat-lister';
-import type { ModeSighting } from './private-modes';
+import { isPrivate, type ModeSighting } from './private-modes';
 import { modeOf, storedName, type Kind, type NotCovered } from './tree-model';
 
 /** The stat fields a checkpoint compares. */
@@ -43,6 +44,12 @@ export type ScanLimits = {
   parallelMinFiles?: number;
   /** Use the JavaScript lister even when the native one is built. */
   javascriptLister?: boolean;
+  /**
+   * Report every file read in `sightings`, not only private ones (default): false when the private-modes
+   * record does not exist yet, so it holds no key a file with default bits would remove (a first
+   * checkpoint of a million files then keeps no million sightings).
+   */
+  sightAll?: boolean;
 };
 
 /** `sightings`: every file the scan read, with its mode (for the private modes record; files vouched for by the cache are not read). */
@@ -56,6 +63,7 @@ export class FolderScanner {
   private sightings: ModeSighting[] = [];
   private listings = new Map<string, Listing>();
   private folder: GrantedFolder | null = null;
+  private readAhead: ReadAheadQueue | null = null;
 
   constructor(
     private readonly repo: ShadowRepo,
@@ -86,16 +94,54 @@ export class FolderScanner {
       if (error instanceof GrantMoved) throw error;
       throw new Error(`The folder ${this.root} is gone or cannot be read, so it cannot be checkpointed.`);
     }
+    // A first walk (no cache) writes every file: into packs, not a loose file each (git-objects.ts).
+    const packing = this.cache.dirs.size === 0;
+    if (packing) this.repo.startPacking();
+    let done = false;
     try {
       for (const l of await this.list()) this.listings.set(l.rel, l);
+      if (packing) this.startReadAhead();
       tree = await this.scanDir('');
+      done = true;
     } finally {
+      await this.readAhead?.close();
+      this.readAhead = null;
+      if (packing) this.repo.endPacking(done);
       this.folder.close();
       this.folder = null;
       this.listings = new Map();
     }
     if (tree === null) throw new Error(`The folder ${this.root} is gone or cannot be read, so it cannot be checkpointed.`);
     return { tree, notCovered: this.notCovered, hashed: this.hashed, sightings: this.sightings };
+  }
+
+  /**
+   * On a large first walk, worker threads read, hash and deflate the files ahead of the walk (file-readers.ts),
+   * in the order the walk will ask for them.
+   */
+  private startReadAhead(): void {
+    const access = this.folder?.workerAccess;
+    if (!access || !ReadAheadQueue.available()) return;
+    let files = 0;
+    for (const l of this.listings.values()) for (const k of l.kinds) if (k === KIND_FILE) files++;
+    if (files < (this.limits.parallelMinFiles ?? PARALLEL_MIN_FILES)) return;
+    this.readAhead = new ReadAheadQueue(access, this.plannedReads(''));
+  }
+
+  /** The files the walk will read, in its order: regular files under the large-file size in folders the cache does not know. */
+  private *plannedReads(rel: string): Generator<{ rel: string; size: number }> {
+    const listing = this.listings.get(rel);
+    if (!listing || listing.error !== null || listing.names === '') return;
+    const known = this.cache.dirs.has(rel);
+    const names = listing.names.split('\0');
+    for (let i = 0; i < names.length; i++) {
+      const name = names[i]!;
+      if (name.includes('\uFFFD')) continue;
+      const kind = listing.kinds[i];
+      const childRel = rel ? `${rel}/${name}` : name;
+      if (kind === KIND_DIR) yield* this.plannedReads(childRel);
+      else if (kind === KIND_FILE && !known && listing.stats[i * 5]! < this.limits.largeFileBytes) yield { rel: childRel, size: listing.stats[i * 5]! };
+    }
   }
 
   /** Phase 1: every folder's entries with their stat fields, in parallel when the folder is large. */
@@ -311,7 +357,9 @@ export class FolderScanner {
     }
     const { fields, kind, oid } = read;
     this.hashed++;
-    if (kind === 'file' || kind === 'exec') this.sightings.push({ path: rel, oid, mode: fields.mode, executable: kind === 'exec' });
+    if ((kind === 'file' || kind === 'exec') && (this.limits.sightAll !== false || isPrivate(fields.mode & 0o777, kind === 'exec'))) {
+      this.sightings.push({ path: rel, oid, mode: fields.mode, executable: kind === 'exec' });
+    }
     this.cache.markChanged();
     const racy = this.now - Math.max(fields.mtimeMs, fields.ctimeMs) < this.racyWindowMs;
     return {
@@ -337,6 +385,11 @@ export class FolderScanner {
    */
   private async readEntry(rel: string, st: StatFields, prev: CachedChild | undefined): Promise<EntryRead> {
     const folder = this.folder!;
+    if (!st.link && this.readAhead) {
+      const ahead = await this.readAhead.take(rel);
+      const read = ahead && this.readAheadEntry(st, ahead);
+      if (read) return read;
+    }
     if (st.link) return { fields: st, kind: 'link', oid: this.repo.writeBlob(folder.readlink(rel)) };
     const opened = folder.openFile(rel);
     if (opened === null) return null;
@@ -367,6 +420,18 @@ export class FolderScanner {
     } finally {
       closeSync(opened.fd);
     }
+  }
+
+  /**
+   * What a reader thread read at a path, as readEntry would have read it: its handle's stat fields, or the
+   * listing's when it is the file listed. Null when the walk must read it itself (it grew large, or its
+   * content did not come).
+   */
+  private readAheadEntry(st: StatFields, a: ReadAhead): EntryRead {
+    const fields: StatFields = a.ino === st.ino ? st : { size: a.size, mtimeMs: a.mtimeMs, ctimeMs: a.ctimeMs, ino: a.ino, mode: a.mode, link: false };
+    if (fields.size >= this.limits.largeFileBytes || a.length >= this.limits.largeFileBytes) return null;
+    if (!this.repo.addDeflatedBlob(a.oid, a.length, a.deflated)) return null;
+    return { fields, kind: fields.mode & 0o100 ? 'exec' : 'file', oid: a.oid };
   }
 
   /**

@@ -3,7 +3,10 @@
 //
 // Blobs and trees are written here as loose objects (zlib-deflated "type size\0content" under
 // objects/xx/…, exactly what `git hash-object -w` writes), because isomorphic-git's writeBlob costs about
-// 1 ms per object — 10 s for a 10,000-file folder. Commits are written and read here too (the same bytes
+// 1 ms per object — 10 s for a 10,000-file folder. Between `startPacking` and `endPacking` (a first
+// checkpoint) they go into packs instead (pack-file.ts): a file per ~32 MiB of objects instead of a file
+// per object, and in a store that held no object before, no existence check per object. Packed objects are
+// read here too, unless a `git gc` stored them as deltas. Commits are written and read here too (the same bytes
 // isomorphic-git writes), and refs under refs/posthoc/ are written and read here as loose refs: a
 // checkpoint in a fresh process (the CLI) then never loads isomorphic-git, whose import and first commit
 // (its deflate starts Node's web streams) cost ~120 ms. isomorphic-git is imported on demand for the rest:
@@ -15,7 +18,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createDeflate, deflateSync, inflateSync } from 'node:zlib';
-import { streamLoose, type BlobVisitor } from './blob-stream';
+import { streamLoose, streamPacked, type BlobVisitor } from './blob-stream';
+import { PackSet, PackWriter, readEntryHeader, readPacked, type ObjectType } from './pack-file';
 
 export type GitMode = '100644' | '100755' | '120000' | '040000' | '160000';
 /** A tree entry as stored: `name` is the stored (escaped) name. */
@@ -35,8 +39,37 @@ export class ShadowRepo {
   private readonly madeDirs = new Set<string>();
   private readonly known = new Set<string>();
   private readonly trees = new Map<string, TreeEntry[]>();
+  private readonly packs: PackSet;
+  private packer: PackWriter | null = null;
+  /** Packing into a store that held no object: nothing but `known` can be there already. */
+  private fresh = false;
 
-  constructor(readonly gitdir: string) {}
+  constructor(readonly gitdir: string) {
+    this.packs = new PackSet(join(gitdir, 'objects'));
+  }
+
+  /**
+   * From now on blobs and trees go into packs (commits stay loose). Until `endPacking` returns they are
+   * not readable, only known (`has`), so the caller writes no commit naming them before.
+   */
+  startPacking(): void {
+    if (this.packer) return;
+    this.fresh = isEmptyStore(join(this.gitdir, 'objects'));
+    this.packer = new PackWriter(join(this.gitdir, 'objects'), (name) => this.packs.added(name));
+  }
+
+  /**
+   * Back to loose objects. `keep`: writes out the objects collected since `startPacking`; else drops
+   * those not written out yet (a failed walk: nothing will name them), and forgets them.
+   */
+  endPacking(keep: boolean): void {
+    const packer = this.packer;
+    this.packer = null;
+    this.fresh = false;
+    if (!packer) return;
+    if (keep) packer.flush();
+    else for (const oid of packer.drop()) this.known.delete(oid);
+  }
 
   /** Creates the bare repository if it does not exist yet. */
   static async open(gitdir: string, description: string): Promise<ShadowRepo> {
@@ -64,8 +97,22 @@ export class ShadowRepo {
     const content = serializeTree(entries);
     const oid = this.hash('tree', content);
     this.writeLoose(oid, 'tree', content);
-    if (!this.trees.has(oid)) this.cacheTree(oid, [...entries]);
+    // Not while packing: a first checkpoint's trees are a copy of every entry of the folder, and nothing reads them before the walk ends.
+    if (!this.packer && !this.trees.has(oid)) this.cacheTree(oid, [...entries]);
     return oid;
+  }
+
+  /**
+   * Takes a blob read and deflated by a reader thread (file-readers.ts) into the pack being written: true
+   * when the store has it now. False when it cannot (not packing, or the reader sent no content because it
+   * deflated the same blob before and that one was not taken): the caller writes it the usual way.
+   */
+  addDeflatedBlob(oid: string, size: number, deflated: Buffer | null): boolean {
+    if (this.has(oid)) return true;
+    if (!this.packer || !deflated) return false;
+    this.packer.addDeflated(oid, 'blob', size, deflated);
+    this.known.add(oid);
+    return true;
   }
 
   /**
@@ -111,7 +158,9 @@ export class ShadowRepo {
 
   has(oid: string): boolean {
     if (this.known.has(oid)) return true;
-    if (fs.existsSync(this.objectPath(oid))) {
+    if (this.fresh) return false;
+    // The packs already read first (no system call), then a loose file, then packs written since.
+    if (this.packs.find(oid, false) || fs.existsSync(this.objectPath(oid)) || this.packs.find(oid)) {
       this.known.add(oid);
       return true;
     }
@@ -122,7 +171,7 @@ export class ShadowRepo {
     const cached = this.trees.get(oid);
     if (cached) return cached;
     if (oid === EMPTY_TREE) return [];
-    const { type, content } = this.readLooseOrThrow(oid);
+    const { type, content } = this.readObjectOrThrow(oid);
     if (type !== 'tree') throw new Error(`Checkpoint object ${oid} is a ${type}, not a tree.`);
     const entries = parseTree(content);
     this.cacheTree(oid, entries);
@@ -131,7 +180,7 @@ export class ShadowRepo {
 
   /** Reads a blob; packed objects go through isomorphic-git. */
   async readBlob(oid: string): Promise<Buffer> {
-    const loose = this.readLoose(oid);
+    const loose = this.readObject(oid);
     if (loose) {
       if (loose.type !== 'blob') throw new Error(`Checkpoint object ${oid} is a ${loose.type}, not a blob.`);
       return loose.content;
@@ -143,12 +192,25 @@ export class ShadowRepo {
   /**
    * Hands a blob's content to `visit` in order, at most `maxBytes` of it, and returns its size (from the
    * object's header) and how much `visit` got. A loose object is inflated only as far as the reader needs,
-   * so memory stays one chunk whatever the blob's size; a damaged one fails with DamagedObject. A packed
-   * object (only a `git gc` run on the shadow repository by hand makes one) is read whole by isomorphic-git.
+   * so memory stays one chunk whatever the blob's size; a damaged one fails with DamagedObject; so is one
+   * in a pack, unless stored as a delta (a `git gc` run on the shadow repository by hand): isomorphic-git
+   * reads that one whole.
    */
   async streamBlob(oid: string, maxBytes: number, visit: BlobVisitor): Promise<{ size: number; read: number }> {
     const loose = await streamLoose(this.objectPath(oid), oid, 'blob', maxBytes, visit);
     if (loose) return loose;
+    const at = this.packs.find(oid);
+    if (at) {
+      const path = this.packs.packPath(at.pack);
+      const fd = fs.openSync(path, 'r');
+      let entry;
+      try {
+        entry = readEntryHeader(fd, at.offset);
+      } finally {
+        fs.closeSync(fd);
+      }
+      if (entry) return streamPacked(path, entry.dataStart, entry, oid, 'blob', maxBytes, visit);
+    }
     const { blob } = await (await isoGit()).readBlob({ fs, gitdir: this.gitdir, oid });
     const part = Buffer.from(blob.buffer, blob.byteOffset, Math.min(blob.length, Math.max(0, maxBytes)));
     if (part.length > 0) visit(part);
@@ -167,16 +229,23 @@ export class ShadowRepo {
     return (await this.streamBlob(oid, 0, () => false)).size;
   }
 
-  /** Flushes the given loose objects to disk, so a power cut cannot lose content an undo is about to overwrite. */
+  /** Flushes the given objects to disk, so a power cut cannot lose content an undo is about to overwrite. */
   makeDurable(oids: Iterable<string>): void {
+    const packs = new Set<string>();
     for (const oid of oids) {
-      const path = this.objectPath(oid);
+      let path = this.objectPath(oid);
+      if (!fs.existsSync(path)) {
+        const pack = this.packs.find(oid)?.pack;
+        if (pack === undefined || packs.has(pack)) continue;
+        packs.add(pack);
+        path = this.packs.packPath(pack);
+      }
       let fd: number | undefined;
       try {
         fd = fs.openSync(path, 'r');
         fs.fsyncSync(fd);
       } catch {
-        // Packed, or not a loose object: nothing to flush.
+        // Gone, or not ours to open: nothing to flush.
       } finally {
         if (fd !== undefined) fs.closeSync(fd);
       }
@@ -194,7 +263,7 @@ export class ShadowRepo {
   }
 
   async readCommit(oid: string): Promise<{ tree: string; parents: string[]; message: string }> {
-    const loose = this.readLoose(oid);
+    const loose = this.readObject(oid);
     if (!loose) {
       const { commit } = await (await isoGit()).readCommit({ fs, gitdir: this.gitdir, oid });
       return { tree: commit.tree, parents: commit.parent, message: commit.message };
@@ -267,8 +336,13 @@ export class ShadowRepo {
     this.trees.delete(oid);
   }
 
-  private writeLoose(oid: string, type: string, content: Buffer): void {
+  private writeLoose(oid: string, type: ObjectType, content: Buffer): void {
     if (this.has(oid)) return;
+    if (this.packer && type !== 'commit') {
+      this.packer.add(oid, type, content);
+      this.known.add(oid);
+      return;
+    }
     const data = deflateSync(Buffer.concat([Buffer.from(`${type} ${content.length}\0`), content]), { level: 1 });
     const temp = this.tempPath(oid);
     try {
@@ -282,12 +356,14 @@ export class ShadowRepo {
     this.known.add(oid);
   }
 
-  private readLoose(oid: string): { type: string; content: Buffer } | null {
+  /** A loose object, or a packed one not stored as a delta; null when neither. */
+  private readObject(oid: string): { type: string; content: Buffer } | null {
     let raw: Buffer;
     try {
       raw = fs.readFileSync(this.objectPath(oid));
     } catch {
-      return null;
+      const at = this.packs.find(oid);
+      return at ? readPacked(this.packs.packPath(at.pack), at.offset, oid) : null;
     }
     const data = inflateSync(raw);
     const nul = data.indexOf(0);
@@ -295,11 +371,11 @@ export class ShadowRepo {
     return { type: type!, content: data.subarray(nul + 1) };
   }
 
-  private readLooseOrThrow(oid: string): { type: string; content: Buffer } {
-    const loose = this.readLoose(oid);
-    if (loose) return loose;
+  private readObjectOrThrow(oid: string): { type: string; content: Buffer } {
+    const found = this.readObject(oid);
+    if (found) return found;
     throw new Error(
-      `Checkpoint object ${oid} is missing from ${this.gitdir}. The shadow repository was changed outside Posthoc (packed or pruned).`,
+      `Checkpoint object ${oid} is missing from ${this.gitdir}. The shadow repository was changed outside Posthoc (repacked or pruned).`,
     );
   }
 
@@ -384,4 +460,19 @@ export function compareEntries(a: TreeEntry, b: TreeEntry): number {
   // above U+FFFF against U+E000–U+FFFF, so compare buffers when either name leaves the BMP's low range.
   if (/[\uD800-\uFFFF]/.test(ka) || /[\uD800-\uFFFF]/.test(kb)) return Buffer.compare(Buffer.from(ka), Buffer.from(kb));
   return ka < kb ? -1 : 1;
+}
+
+/** An objects folder with no object in it: no loose object folder, no pack. */
+function isEmptyStore(objects: string): boolean {
+  let names: string[];
+  try {
+    names = fs.readdirSync(objects);
+  } catch {
+    return true;
+  }
+  for (const name of names) {
+    if (/^[0-9a-f]{2}$/.test(name)) return false;
+    if (name === 'pack' && fs.readdirSync(join(objects, name)).some((f) => f.endsWith('.pack'))) return false;
+  }
+  return true;
 }
