@@ -94,13 +94,19 @@ function streamQuery(conn: MyConnection, sql: string, values: unknown[] | null, 
     // The callback connection under the promise one: its query emits rows as they come.
     const core = (conn as unknown as { connection: import('mysql2').Connection }).connection;
     const q = core.query({ sql, values: values ?? undefined, rowsAsArray: true });
-    q.on('fields', (fields: Array<{ name: string }>) => {
+    // mysql2 emits 'fields' for every statement, with no fields for one that returns no rows.
+    q.on('fields', (fields: Array<{ name: string }> | undefined) => {
+      if (!Array.isArray(fields) || fields.length === 0) return;
       rows = true;
       on.fields(fields.map((f) => f.name));
     });
     q.on('result', (result: unknown) => {
-      if (rows && Array.isArray(result)) on.row(result);
-      else header = result as { affectedRows?: number };
+      try {
+        if (rows && Array.isArray(result)) on.row(result);
+        else header = result as { affectedRows?: number };
+      } catch (error) {
+        reject(error);
+      }
     });
     q.on('error', reject);
     q.on('end', () => resolve(header));
