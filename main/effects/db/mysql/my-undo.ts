@@ -43,6 +43,12 @@ export async function applyMy(grant: DatabaseGrant, log: UndoLog, direction: Dir
   let capture: MyCapture | null = null;
   try {
     const segments = direction === 'undo' ? [...next.segments].reverse() : next.segments;
+    // Several steps, some committing on their own: every row step is checked before the first runs, against
+    // the rows as the steps before it will have left them.
+    if (segments.length > 1) {
+      const conflicts = await plannedConflicts(conn, segments, direction);
+      if (conflicts.length > 0) throw conflictOf(conflicts, direction);
+    }
     let statements = 0;
     let rowCount = 0;
     const rows: string[] = [];
@@ -204,6 +210,61 @@ function conflictOf(conflicts: string[], direction: Direction): DbConflict {
     conflicts,
     `Cannot ${direction}: ${conflicts.length === 1 ? 'a row' : `${conflicts.length} rows`} changed since this action (${conflicts.slice(0, 5).join('; ')}${conflicts.length > 5 ? '; …' : ''}). ${direction === 'undo' ? 'Undo the later actions that changed them first, or keep this one.' : 'Nothing was changed.'}`,
   );
+}
+
+/**
+ * What stands in the way of the row steps of a log, checked before any runs: each row against its state now,
+ * or as an earlier step (in this direction) will leave it, on the columns both know. Rows of tables or columns
+ * a schema step brings back are checked by that step when it runs.
+ */
+async function plannedConflicts(conn: MyConnection, segments: UndoLog['segments'], direction: Direction): Promise<string[]> {
+  const catalog = await readMyCatalog(conn);
+  const planned = new Map<string, { columns: string[]; image: string[] | null }>();
+  const out: string[] = [];
+  // Columns the schema steps before a row step will have taken away or put back (ADD COLUMN undone or redone).
+  const columnSteps = new Map<string, Set<string>>();
+  const gone = (table: string) => columnSteps.get(table) ?? new Set<string>();
+  for (const seg of segments) {
+    if (seg.kind === 'ddl') {
+      for (const op of seg.ops) {
+        const col = op.checkAfter.columns?.length === 1 && op.undo.some((x) => /DROP COLUMN/.test(x)) ? op.checkAfter.columns[0]! : null;
+        if (col === null) continue;
+        const set = gone(op.object);
+        if (direction === 'undo') set.add(col);
+        else set.delete(col);
+        columnSteps.set(op.object, set);
+      }
+      continue;
+    }
+    if (seg.kind !== 'rows') continue;
+    for (const log of seg.tables) {
+      const t = catalog.get(log.label);
+      // The same rule as applyRows: a row changing key back, with a column added since that stays, is refused.
+      const added = t ? writtenColumns(t).map((c) => c.name).filter((c) => !log.columns.includes(c) && !gone(log.label).has(c)) : [];
+      const rowsOfLog = log.rows.map((e) => moveOf(e, direction));
+      if (added.length > 0 && rowsOfLog.some((m) => m.from === null) && rowsOfLog.some((m) => m.to === null)) {
+        out.push(`${log.label}: rows of this action changed key, and column${added.length === 1 ? '' : 's'} ${added.join(', ')} ${added.length === 1 ? 'was' : 'were'} added since (moving the rows back would lose their values there)`);
+      }
+      const moves = log.rows.map((e) => ({ m: moveOf(e, direction), key: (moveOf(e, direction).fromKey ?? moveOf(e, direction).toKey)! }));
+      const id = (key: string[]) => `${log.label}\u0001${keyText(key)}`;
+      const present = t ? writtenColumns(t).map((c) => c.name).filter((c) => log.columns.includes(c)) : [];
+      const unknown = moves.filter((x) => !planned.has(id(x.key))).map((x) => x.key);
+      const now = t && unknown.length > 0 && present.length > 0 ? await currentImages(conn, t, unknown, present) : new Map<string, string[]>();
+      for (const { m, key } of moves) {
+        const known = planned.get(id(key));
+        const source = known ?? (t && present.length > 0 ? { columns: present, image: now.get(keyText(key)) ?? null } : null);
+        if (source) {
+          const common = log.columns.filter((c) => source.columns.includes(c));
+          const pick = (image: string[] | null, columns: string[]) => (image === null ? null : common.map((c) => image[columns.indexOf(c)]!));
+          if (!sameImage(pick(source.image, source.columns), pick(m.from, log.columns))) {
+            out.push(`${rowName(log, key, m.from ?? m.to)}: ${m.from === null ? 'another row has its key now' : source.image === null ? 'deleted since' : 'changed since'}`);
+          }
+        }
+        planned.set(id(key), { columns: log.columns, image: m.to });
+      }
+    }
+  }
+  return out;
 }
 
 /** The logged rows that no longer hold what the action left, compared on the columns the log has (the table's may differ until a schema step runs). */
