@@ -4,12 +4,11 @@
 // the person may edit or extend in Settings (setting "agent.prices"). Without a price the cost is null,
 // never a guess. A per-task budget (tokens or dollars) stops the task once its totals reach it.
 import type { Usage } from '../../shared/domain';
-import { parseBudget, type Budget } from '../../shared/domain/budget';
+import { parseBudget, type Budget, type ModelPrice } from '../../shared/domain/budget';
 import { catalogPrices, undatedModel } from '../../shared/providers/catalog';
 import type { LlmUsage } from './llm-client';
 
-/** US dollars per million tokens, prompt and completion. */
-export type ModelPrice = { promptPerMTok: number; completionPerMTok: number };
+export type { ModelPrice };
 
 /** List prices of the gallery's well-known models (USD per 1M tokens), from shared/providers/catalog.ts, where each is cited. */
 export const BUILT_IN_PRICES: Readonly<Record<string, ModelPrice>> = catalogPrices();

@@ -1,7 +1,7 @@
 // The declared settings (shared/settings) over the settings table: read with the environment winning, written
 // after the schema checked every value (nothing is written when one is refused). Knows no setting by name:
 // adding one is a declaration in shared/settings/index.ts.
-import { checkSetting, readSetting, type SettingRead, type SettingSpecs, type SettingsPatch, type SettingsView, type SettingValue } from '../../shared/settings';
+import { checkSetting, mergeEntries, readSetting, type SettingRead, type SettingSpecs, type SettingsPatch, type SettingsView, type SettingValue } from '../../shared/settings';
 import { ServiceError } from './service-error';
 
 /** Where settings are kept: the settings table (TaskStore's getSetting / setSetting). */
@@ -36,12 +36,14 @@ export class DeclaredSettings<Specs extends SettingSpecs> {
       if (patch[name] === undefined) continue;
       const checked = checkSetting(name, spec, patch[name]);
       if (!checked.ok) throw new ServiceError('invalid-input', checked.message);
-      writes.push([spec.key, checked.value]);
+      // A map names only the entries it changes: the rest of what the person saved stays.
+      const value = spec.entries ? mergeEntries(spec, this.table.getSetting(spec.key), checked.value as Record<string, unknown>) : checked.value;
+      writes.push([spec.key, value]);
     }
     return writes;
   }
 
-  /** Writes the declared settings the patch names, once all of them passed (null writes the default back). */
+  /** Writes the declared settings the patch names, once all of them passed (null writes the default back; for a map, removes the entry). */
   write(patch: SettingsPatch<Specs> & Record<string, unknown>): void {
     for (const [key, value] of this.check(patch)) this.table.setSetting(key, value);
   }

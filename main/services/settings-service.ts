@@ -1,7 +1,7 @@
 // Provider and agent settings. Every setting declared in shared/settings (the model and base URL, the agent's
 // limits, the gateway's caps, packages, protocol, budget) is read and written generically through
-// DeclaredSettings; what is here by hand is what is not one value: the API keys (the vault), saved providers,
-// and the prices and context windows keyed by model. The model provider comes from the environment (the openai
+// DeclaredSettings, the prices and context windows keyed by model among them; what is here by hand is what
+// is not a declared value: the API keys (the vault) and saved providers (a list whose keys live in the vault). The model provider comes from the environment (the openai
 // SDK's own OPENAI_API_KEY and OPENAI_BASE_URL, plus POSTHOC_MODEL) or from settings, the key then from the
 // vault. The environment wins, so one launch can point elsewhere without touching saved settings.
 import type { CallInput } from '../../shared/contract';
@@ -9,7 +9,7 @@ import type { LlmProvider, ProviderSettings } from '../../shared/domain';
 import { DEFAULT_NPM_REGISTRY_URL, DEFAULT_PIP_INDEX_URL, SETTINGS, type SettingName, type Settings, type SettingValue } from '../../shared/settings';
 import type { LlmConfig, LlmProtocol } from '../agent/llm-client';
 import { catalogProvider } from '../../shared/providers/catalog';
-import { BUILT_IN_PRICES, parseBudget, type Budget, type ModelPrice } from '../agent/usage';
+import { parseBudget, type Budget, type ModelPrice } from '../agent/usage';
 import type { GatewayLimits } from '../gateway/gateway-limits';
 import { DEFAULT_INDEX_MAX_AGE_MS, type PackagePolicy } from '../gateway/packages/package-policy';
 import type { TaskStore } from '../store/task-store';
@@ -18,8 +18,6 @@ import { DeclaredSettings } from './declared-settings';
 import { ServiceError } from './service-error';
 
 const PROVIDERS_KEY = 'providers';
-const PRICES_KEY = 'agent.prices';
-const contextWindowKey = (model: string) => `agent.contextWindow.${model}`;
 
 /** Local servers (Ollama, LM Studio, vLLM) take any key; the SDK insists on one. */
 const PLACEHOLDER_KEY = 'posthoc-no-key';
@@ -66,7 +64,6 @@ export class SettingsService {
       configured: (Boolean(model) && (apiKeySet || Boolean(baseUrl))) || ready,
       values,
       providers,
-      agent: { prices: this.prices() },
     };
   }
 
@@ -108,7 +105,7 @@ export class SettingsService {
   }
 
   async update(input: CallInput<'settings:update'>): Promise<ProviderSettings> {
-    const { apiKey, prices, contextWindows, ...declared } = input;
+    const { apiKey, ...declared } = input;
     // Checked before the key goes to the vault, so a refused value changes nothing.
     this.declared.check(declared);
     if (apiKey !== undefined) {
@@ -122,15 +119,6 @@ export class SettingsService {
     }
     // Every declared setting the input names, checked first and written together (shared/settings).
     this.declared.write(declared);
-    if (prices !== undefined) {
-      const saved = { ...(this.store.getSetting<Record<string, ModelPrice>>(PRICES_KEY) ?? {}) };
-      for (const [model, price] of Object.entries(prices)) {
-        if (price === null) delete saved[model];
-        else saved[model] = price;
-      }
-      this.store.setSetting(PRICES_KEY, saved);
-    }
-    for (const [model, tokens] of Object.entries(contextWindows ?? {})) this.store.setSetting(contextWindowKey(model), tokens);
     return this.get();
   }
 
@@ -138,14 +126,14 @@ export class SettingsService {
     return this.value('maxSteps');
   }
 
-  /** The context window the person set for this model (setting "agent.contextWindow.MODEL"), or null. */
+  /** The context window the person set for this model (declared setting contextWindows), or null. */
   contextWindow(model: string): number | null {
-    return this.store.getSetting<number>(contextWindowKey(model)) ?? null;
+    return this.value('contextWindows')[model] ?? null;
   }
 
-  /** Prices per model (USD per 1M tokens): the built-in table with the person's entries over it (setting "agent.prices"). */
+  /** Prices per model (USD per 1M tokens): the built-in table with the person's entries over it (declared setting prices). */
   prices(): Record<string, ModelPrice> {
-    return { ...BUILT_IN_PRICES, ...(this.store.getSetting<Record<string, ModelPrice>>(PRICES_KEY) ?? {}) };
+    return this.value('prices');
   }
 
   /** The per-task budget when a run gives none (setting "budget", written as for --budget), or null. */

@@ -236,4 +236,15 @@ export const migrations: readonly string[] = [
   );
   ALTER TABLE tasks ADD COLUMN mcp_json TEXT;
   `,
+  // Context windows per model became one declared setting (shared/settings: contextWindows, one object on
+  // 'agent.contextWindows') instead of a key per model ('agent.contextWindow.MODEL'): the old keys are
+  // folded into it, whatever they held (the setting's entry schema drops a value that does not pass).
+  `
+  INSERT OR REPLACE INTO settings (key, value_json)
+    SELECT 'agent.contextWindows', (
+      SELECT json_group_object(substr(key, 21), json(value_json)) FROM settings WHERE substr(key, 1, 20) = 'agent.contextWindow.'
+    )
+    WHERE EXISTS (SELECT 1 FROM settings WHERE substr(key, 1, 20) = 'agent.contextWindow.');
+  DELETE FROM settings WHERE substr(key, 1, 20) = 'agent.contextWindow.';
+  `,
 ];

@@ -7,7 +7,6 @@ import {
   DatabaseMode,
   LlmProvider,
   Message,
-  ModelPrice,
   ProviderCheck,
   ProviderSettings,
   SandboxStatus,
@@ -160,12 +159,11 @@ export const calls = {
     input: z.object({
       /** Written to the vault; never echoed back. Empty string removes it. */
       apiKey: z.string().optional(),
-      /** Every declared setting (shared/settings: model, baseUrl, the agent's limits, the gateway's caps, packages, protocol, budget), by name. */
+      /**
+       * Every declared setting (shared/settings: model, baseUrl, the agent's limits, the gateway's caps, packages,
+       * protocol, budget; prices and context windows per model, entry by entry, null removing the person's entry), by name.
+       */
       ...SETTINGS_INPUT,
-      /** Prices per model (USD per 1M tokens) over the built-in table; null for a model removes the person's entry. */
-      prices: z.record(z.string().min(1), ModelPrice.nullable()).optional(),
-      /** Context windows per model, in tokens (a run's --context-window wins; null for a model removes it). */
-      contextWindows: z.record(z.string().min(1), z.number().int().min(2048).max(10_000_000).nullable()).optional(),
     }),
     output: ProviderSettings,
   },

@@ -1,5 +1,11 @@
-// A task's budget as people write it (--budget, Settings → Spending): tokens or dollars. Read by main (the
-// meter) and by the settings declaration (shared/settings), which refuses a budget it cannot read.
+// A task's budget as people write it (--budget, Settings → Spending): tokens or dollars, and the price of a
+// model's tokens. Read by main (the meter) and by the settings declaration (shared/settings), which refuses a
+// budget it cannot read and a price that is not one.
+import { z } from 'zod';
+
+/** A model's price, US dollars per million tokens, prompt and completion. */
+export const ModelPrice = z.object({ promptPerMTok: z.number().nonnegative(), completionPerMTok: z.number().nonnegative() });
+export type ModelPrice = z.infer<typeof ModelPrice>;
 
 export type Budget = { tokens: number } | { usd: number };
 

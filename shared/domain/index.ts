@@ -265,7 +265,7 @@ export const ProviderCheck = z.object({
 });
 export type ProviderCheck = z.infer<typeof ProviderCheck>;
 
-export const ModelPrice = z.object({ promptPerMTok: z.number().nonnegative(), completionPerMTok: z.number().nonnegative() });
+export { ModelPrice } from './budget';
 
 export const ProviderSettings = z.object({
   model: z.string().nullable(),
@@ -282,8 +282,6 @@ export const ProviderSettings = z.object({
   values: SettingsValues,
   /** Saved providers besides the default one, each chosen per task. */
   providers: z.array(LlmProvider).optional(),
-  /** Prices per model (USD per 1M tokens): the built-in table with the person's entries over it. */
-  agent: z.object({ prices: z.record(z.string(), ModelPrice) }).optional(),
 });
 export type ProviderSettings = z.infer<typeof ProviderSettings>;
 

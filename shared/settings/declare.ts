@@ -36,6 +36,12 @@ export type SettingSpec<S extends z.ZodType = z.ZodType> = {
    */
   fromEnv?: (text: string) => z.output<S> | undefined;
   ui?: SettingUi;
+  /**
+   * A map written entry by entry (prices per model, context windows per model): the saved value holds the
+   * person's entries, read over the default's (the built-in ones); a write names only the entries it changes,
+   * null removing the person's entry. Set by defineEntriesSetting.
+   */
+  entries?: { entry: z.ZodType; name: z.ZodString };
 };
 
 /** One setting, declared: the compiler keeps the default and the environment's reading to the schema's type. */
@@ -43,9 +49,20 @@ export function defineSetting<S extends z.ZodType>(spec: SettingSpec<S>): Settin
   return spec;
 }
 
+export type EntriesSpec<E extends z.ZodType> = SettingSpec<z.ZodRecord<z.ZodString, E>> & { entries: { entry: E; name: z.ZodString } };
+
+/**
+ * A map setting, declared: one key on disk holding the person's entries (each checked by `entry`; one that
+ * no longer passes reads as absent), read over `builtIn`; settings:update takes `{ NAME: { ENTRY: value | null } }`.
+ */
+export function defineEntriesSetting<E extends z.ZodType>(spec: { key: string; entry: E; builtIn?: Readonly<Record<string, z.output<E>>>; entryName?: z.ZodString; ui?: SettingUi }): EntriesSpec<E> {
+  const name = spec.entryName ?? z.string().min(1);
+  return { key: spec.key, schema: z.record(name, spec.entry), default: { ...(spec.builtIn ?? {}) }, ...(spec.ui ? { ui: spec.ui } : {}), entries: { entry: spec.entry, name } };
+}
+
 export type SettingSpecs = Record<string, SettingSpec>;
 export type SettingValue<Spec> = Spec extends SettingSpec<infer S> ? z.output<S> : never;
-export type SettingInput<Spec> = Spec extends SettingSpec<infer S> ? z.input<S> : never;
+export type SettingInput<Spec> = Spec extends { entries: { entry: infer E extends z.ZodType } } ? Record<string, z.input<E> | null> : Spec extends SettingSpec<infer S> ? z.input<S> : never;
 export type SettingRead<T> = { value: T; source: SettingSource };
 /** What settings:get says of every declared setting: its value and where it came from. */
 export type SettingsView<Specs extends SettingSpecs> = { [K in keyof Specs]: SettingRead<SettingValue<Specs[K]>> };
@@ -54,6 +71,7 @@ export type SettingsPatch<Specs extends SettingSpecs> = { [K in keyof Specs]?: S
 
 /** The environment wins (when its text reads), then the saved value (when it passes the schema), then the default. */
 export function readSetting<S extends z.ZodType>(spec: SettingSpec<S>, env: Readonly<Record<string, string | undefined>>, saved: unknown): SettingRead<z.output<S>> {
+  if (spec.entries) return readEntries(spec, saved) as SettingRead<z.output<S>>;
   const text = spec.env === undefined ? '' : (env[spec.env] ?? '').trim();
   if (text !== '') {
     const value = (spec.fromEnv ?? ((t: string) => readEnvText(spec.schema, t)))(text);
@@ -66,16 +84,55 @@ export function readSetting<S extends z.ZodType>(spec: SettingSpec<S>, env: Read
   return { value: spec.default, source: 'default' };
 }
 
+/** A map setting's saved entries after a write naming some of them (null removes one); null when none is left. */
+export function mergeEntries(spec: SettingSpec, saved: unknown, patch: Record<string, unknown>): Record<string, unknown> | null {
+  const next = savedEntries(spec, saved);
+  for (const [name, value] of Object.entries(patch)) {
+    if (value === null) delete next[name];
+    else next[name] = value;
+  }
+  return Object.keys(next).length > 0 ? next : null;
+}
+
+/** The person's entries that still pass (as saved), over the built-in ones. */
+function readEntries(spec: SettingSpec, saved: unknown): SettingRead<Record<string, unknown>> {
+  const own = savedEntries(spec, saved);
+  return { value: { ...(spec.default as Record<string, unknown>), ...own }, source: Object.keys(own).length > 0 ? 'settings' : 'default' };
+}
+
+/** The saved entries of a map setting that still pass its entry schema (an entry an older version wrote that no longer does is dropped). */
+export function savedEntries(spec: SettingSpec, saved: unknown): Record<string, unknown> {
+  const own: Record<string, unknown> = {};
+  if (!spec.entries || saved === null || typeof saved !== 'object' || Array.isArray(saved)) return own;
+  for (const [name, value] of Object.entries(saved)) {
+    const parsed = spec.entries.entry.safeParse(value);
+    if (spec.entries.name.safeParse(name).success && parsed.success) own[name] = parsed.data;
+  }
+  return own;
+}
+
+/** What settings:update takes for a setting: its schema, or for a map the entries it changes (null removes one). */
+function inputSchema(spec: SettingSpec): z.ZodType {
+  return spec.entries ? z.record(spec.entries.name, spec.entries.entry.nullable()) : spec.schema;
+}
+
 /** Checks a value to write: the parsed value, or why it is refused (in the schema's words, naming the setting). */
 export function checkSetting<S extends z.ZodType>(name: string, spec: SettingSpec<S>, value: unknown): { ok: true; value: z.output<S> } | { ok: false; message: string } {
-  const parsed = spec.schema.safeParse(value);
-  if (parsed.success) return { ok: true, value: parsed.data };
+  const parsed = inputSchema(spec).safeParse(value);
+  if (parsed.success) return { ok: true, value: parsed.data as z.output<S> };
   return { ok: false, message: `${name}: ${parsed.error.issues.map((i) => i.message).join('; ')}` };
 }
 
+/** settings:update's field for one declared setting: its schema, or for a map its entries, each nullable. */
+type InputField<Spec> = Spec extends { entries: { entry: infer E extends z.ZodType; name: infer N extends z.ZodString } }
+  ? z.ZodOptional<z.ZodRecord<N, z.ZodNullable<E>>>
+  : Spec extends SettingSpec<infer S>
+    ? z.ZodOptional<S>
+    : never;
+
 /** settings:update's fields for the declared settings: each optional, with its schema. */
-export function settingsInputShape<Specs extends SettingSpecs>(specs: Specs): { [K in keyof Specs]: z.ZodOptional<Specs[K]['schema']> } {
-  return Object.fromEntries(Object.entries(specs).map(([name, spec]) => [name, spec.schema.optional()])) as { [K in keyof Specs]: z.ZodOptional<Specs[K]['schema']> };
+export function settingsInputShape<Specs extends SettingSpecs>(specs: Specs): { [K in keyof Specs]: InputField<Specs[K]> } {
+  return Object.fromEntries(Object.entries(specs).map(([name, spec]) => [name, inputSchema(spec).optional()])) as { [K in keyof Specs]: InputField<Specs[K]> };
 }
 
 /** settings:get's view of the declared settings: each one's value and source. */

@@ -4,11 +4,15 @@
 // (main/services/settings-service.ts), written through settings:update's field NAME, shown by settings:get's
 // `values.NAME` with its source. docs/ARCHITECTURE.md, "Settings".
 //
-// Not here: the model provider's API key (the OS keychain), saved providers (a list with keys in the vault),
-// and the two maps keyed by model, prices and context windows, written entry by entry (settings-service.ts).
+// Maps keyed by model (prices, context windows) are declared the same way with defineEntriesSetting: written
+// entry by entry, the person's entries over the built-in ones.
+//
+// Not here: the model provider's API key (the OS keychain) and saved providers (a list whose keys live in the
+// vault, with its own add, change and remove: settings-service.ts).
 import { z } from 'zod';
-import { parseBudget } from '../domain/budget';
-import { defineSetting, settingsInputShape, settingsViewSchema, type SettingValue } from './declare';
+import { ModelPrice, parseBudget } from '../domain/budget';
+import { catalogPrices } from '../providers/catalog';
+import { defineEntriesSetting, defineSetting, settingsInputShape, settingsViewSchema, type SettingValue } from './declare';
 
 export * from './declare';
 
@@ -68,6 +72,10 @@ export const SETTINGS = {
   packagesAllowed: defineSetting({ key: 'packages.allowed', schema: z.array(z.string().trim().min(1).max(220)).max(1000), default: [] }),
   /** Upstreams (null writes the default back); the environment's wins. */
   pipIndexUrl: defineSetting({ key: 'packages.pipIndexUrl', schema: z.url().nullable(), default: DEFAULT_PIP_INDEX_URL, env: 'POSTHOC_PIP_INDEX_URL', fromEnv: asWritten }),
+  /** Prices per model (USD per 1M tokens): the gallery's list prices (shared/providers/catalog.ts), the person's over them. */
+  prices: defineEntriesSetting({ key: 'agent.prices', entry: ModelPrice, builtIn: catalogPrices() }),
+  /** Context windows per model, in tokens (a run's --context-window wins; then this; then the provider's /models; then the gallery's). */
+  contextWindows: defineEntriesSetting({ key: 'agent.contextWindows', entry: z.number().int().min(2048).max(10_000_000) }),
   npmRegistryUrl: defineSetting({ key: 'packages.npmRegistryUrl', schema: z.url().nullable(), default: DEFAULT_NPM_REGISTRY_URL, env: 'POSTHOC_NPM_REGISTRY_URL', fromEnv: asWritten }),
 };
 

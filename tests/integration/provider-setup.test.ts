@@ -117,11 +117,13 @@ describe('model providers', () => {
     const s = open((await server([])).baseUrl);
     const updated = await s.handlers['settings:update']({ protocol: 'auto', budget: '$1.50', prices: { 'my-model': { promptPerMTok: 1, completionPerMTok: 2 } } });
     expect([updated.values.protocol.value, updated.values.budget.value]).toEqual(['auto', '$1.50']);
-    expect(updated.agent!.prices['my-model']).toEqual({ promptPerMTok: 1, completionPerMTok: 2 });
-    expect(updated.agent!.prices['gpt-4o']).toEqual({ promptPerMTok: 2.5, completionPerMTok: 10 });
+    expect(updated.values.prices.value['my-model']).toEqual({ promptPerMTok: 1, completionPerMTok: 2 });
+    expect(updated.values.prices.value['gpt-4o']).toEqual({ promptPerMTok: 2.5, completionPerMTok: 10 });
+    expect(updated.values.prices.source).toBe('settings');
     const cleared = await s.handlers['settings:update']({ budget: null, prices: { 'my-model': null } });
     expect(cleared.values.budget).toEqual({ value: null, source: 'default' });
-    expect(cleared.agent!.prices['my-model']).toBeUndefined();
+    expect(cleared.values.prices.value['my-model']).toBeUndefined();
+    expect(cleared.values.prices.source).toBe('default');
     await expect(s.handlers['settings:update']({ budget: 'much' })).rejects.toThrow(/neither tokens/);
   });
 });

@@ -14,7 +14,7 @@ import { TaskStore } from '../../main/store/task-store';
 import { Vault } from '../../main/vault/vault';
 import { calls } from '../../shared/contract';
 import { ProviderSettings } from '../../shared/domain';
-import { defaultsView, defineSetting, SETTINGS, settingsInputShape, settingsViewSchema } from '../../shared/settings';
+import { defaultsView, defineEntriesSetting, defineSetting, SETTINGS, settingsInputShape, settingsViewSchema } from '../../shared/settings';
 
 /** Made up for this test: a cap on the files an action may write, with its own variable. */
 const MADE_UP = {
@@ -95,6 +95,48 @@ describe('a setting declared once', () => {
   });
 });
 
+/** Made up for this test: a map keyed by language, with two built-in entries, written entry by entry. */
+const MADE_UP_MAP = {
+  linters: defineEntriesSetting({ key: 'test.linters', entry: z.enum(['ruff', 'eslint', 'shellcheck']), builtIn: { python: 'ruff', javascript: 'eslint' } }),
+};
+
+describe('a map setting declared once (entries over built-in ones)', () => {
+  it('reads the built-in entries, then the person\'s over them; a write names only the entries it changes, null removing one', () => {
+    const settings = new DeclaredSettings(MADE_UP_MAP, store, {});
+    expect(settings.read('linters')).toEqual({ value: { python: 'ruff', javascript: 'eslint' }, source: 'default' });
+    settings.write({ linters: { bash: 'shellcheck', python: 'eslint' } });
+    expect(store.getSetting('test.linters')).toEqual({ bash: 'shellcheck', python: 'eslint' });
+    expect(settings.read('linters')).toEqual({ value: { python: 'eslint', javascript: 'eslint', bash: 'shellcheck' }, source: 'settings' });
+    settings.write({ linters: { python: null } });
+    expect(store.getSetting('test.linters')).toEqual({ bash: 'shellcheck' });
+    expect(settings.value('linters')).toEqual({ python: 'ruff', javascript: 'eslint', bash: 'shellcheck' });
+    settings.write({ linters: { bash: null } });
+    expect(store.getSetting('test.linters')).toBeUndefined();
+    expect(settings.read('linters').source).toBe('default');
+  });
+
+  it('refuses an entry its schema refuses, naming the setting, and writes nothing; drops a saved entry that no longer passes', () => {
+    const settings = new DeclaredSettings(MADE_UP_MAP, store, {});
+    settings.write({ linters: { bash: 'shellcheck' } });
+    expect(() => settings.write({ linters: { go: 'golint' } } as never)).toThrow(/^linters: /);
+    expect(() => settings.write({ linters: { '': 'ruff' } })).toThrow(/^linters: /);
+    expect(store.getSetting('test.linters')).toEqual({ bash: 'shellcheck' });
+    store.setSetting('test.linters', { bash: 'shellcheck', go: 'golint', rust: 7 });
+    expect(settings.read('linters')).toEqual({ value: { python: 'ruff', javascript: 'eslint', bash: 'shellcheck' }, source: 'settings' });
+    store.setSetting('test.linters', ['not', 'a', 'map']);
+    expect(settings.read('linters')).toEqual({ value: { python: 'ruff', javascript: 'eslint' }, source: 'default' });
+  });
+
+  it('gives settings:update a field of nullable entries and settings:get the merged map', () => {
+    const input = z.object(settingsInputShape(MADE_UP_MAP));
+    expect(input.parse({ linters: { python: null, bash: 'shellcheck' } })).toEqual({ linters: { python: null, bash: 'shellcheck' } });
+    expect(input.safeParse({ linters: { python: 'pylint' } }).success).toBe(false);
+    const view = settingsViewSchema(MADE_UP_MAP);
+    expect(view.parse({ linters: { value: { python: 'ruff' }, source: 'settings' } })).toBeTruthy();
+    expect(view.safeParse({ linters: { value: { python: null }, source: 'settings' } }).success).toBe(false);
+  });
+});
+
 describe("Posthoc's own declared settings", () => {
   it('are each a field of settings:update and an entry of settings:get, on the keys they always had', () => {
     const shape = calls['settings:update'].input.shape as Record<string, unknown>;
@@ -114,6 +156,8 @@ describe("Posthoc's own declared settings", () => {
       packagesAllowed: 'packages.allowed',
       pipIndexUrl: 'packages.pipIndexUrl',
       npmRegistryUrl: 'packages.npmRegistryUrl',
+      prices: 'agent.prices',
+      contextWindows: 'agent.contextWindows',
     });
   });
 

@@ -1,5 +1,4 @@
 // Provider settings over a real store (temporary SQLite) and a vault backed by an in-memory keychain.
-import { BUILT_IN_PRICES } from '../../main/agent/usage';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -62,7 +61,6 @@ describe('SettingsService.get', () => {
       configured: false,
       values: defaultsView(SETTINGS),
       providers: [],
-      agent: { prices: BUILT_IN_PRICES },
     });
   });
 
@@ -76,7 +74,6 @@ describe('SettingsService.get', () => {
       configured: true,
       values: expect.objectContaining({ maxSteps: { value: 9, source: 'settings' }, actionTimeoutSeconds: { value: 30, source: 'settings' } }),
       providers: [],
-      agent: { prices: BUILT_IN_PRICES },
     });
   });
 

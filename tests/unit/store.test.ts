@@ -129,6 +129,29 @@ describe('openDatabase and migrations', () => {
     });
   });
 
+  it('folds the context windows saved a key per model into the declared map, and leaves the other settings alone', () => {
+    const at = migrations.findIndex((m) => m.includes("'agent.contextWindows'"));
+    expect(at).toBeGreaterThan(0);
+    const raw = new Database(join(dir, 'posthoc.sqlite3'));
+    for (const m of migrations.slice(0, at)) raw.exec(m);
+    raw.pragma(`user_version = ${at}`);
+    const put = raw.prepare('INSERT INTO settings (key, value_json) VALUES (?, ?)');
+    put.run('agent.contextWindow.qwen2.5-coder:7b', '32768');
+    put.run('agent.contextWindow.llama3', '8192');
+    put.run('agent.maxSteps', '9');
+    raw.close();
+    const db = openDb();
+    const store = new TaskStore(db);
+    expect(store.getSetting('agent.contextWindows')).toEqual({ 'qwen2.5-coder:7b': 32768, llama3: 8192 });
+    expect(store.getSetting('agent.contextWindow.llama3')).toBeUndefined();
+    expect(store.getSetting('agent.maxSteps')).toBe(9);
+    expect((db.prepare("SELECT count(*) AS n FROM settings WHERE key LIKE 'agent.contextWindow%'").get() as { n: number }).n).toBe(1);
+  });
+
+  it('adds no context-window map where none was saved', () => {
+    expect(new TaskStore(openDb()).getSetting('agent.contextWindows')).toBeUndefined();
+  });
+
   it('keeps the assistant message an action came from, and forgets it when the message goes', () => {
     const db = openDb();
     const store = new TaskStore(db);

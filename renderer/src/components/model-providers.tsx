@@ -168,7 +168,7 @@ export function ModelProviders({ settings }: { settings: ProviderSettings }) {
 }
 
 /** The protocol, a default budget per task, and prices per model (USD per 1M tokens; the person's over the built-in ones). */
-export function SpendingSettings({ values, prices: table }: { values: SettingsValues; prices: NonNullable<ProviderSettings['agent']>['prices'] }) {
+export function SpendingSettings({ values }: { values: SettingsValues }) {
   const id = useId();
   const [budget, setBudget] = useState(values.budget.value ?? '');
   const [model, setModel] = useState('');
@@ -179,7 +179,7 @@ export function SpendingSettings({ values, prices: table }: { values: SettingsVa
     const result = await appActions.updateSettings(input);
     setMessage(result.ok ? { ok: true, text: 'Saved.' } : { ok: false, text: result.error.message });
   }
-  const prices = Object.entries(table).sort(([a], [b]) => a.localeCompare(b));
+  const prices = Object.entries(values.prices.value).sort(([a], [b]) => a.localeCompare(b));
   return (
     <div className="spending-settings" data-testid="spending-settings">
       <div className="field-row">

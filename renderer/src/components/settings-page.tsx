@@ -41,10 +41,10 @@ export function SettingsPage() {
           <ModelProviders settings={settings.value} />
         </section>
       )}
-      {settings.state === 'ready' && settings.value.agent && (
+      {settings.state === 'ready' && (
         <section className="panel">
           <h2>Tokens and cost</h2>
-          <SpendingSettings values={settings.value.values} prices={settings.value.agent.prices} />
+          <SpendingSettings values={settings.value.values} />
         </section>
       )}
       <section className="panel">
