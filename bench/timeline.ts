@@ -18,9 +18,11 @@
 //   (e) after a change by the app's own connection — in turn an action appended (h.act: checkpoints, effects,
 //       the folder's change), the newest action undone, then redone (the saga: statuses, the folder's changes,
 //       the operation's record) — the timeline, then the plain SELECT (c) of the same rows, in alternating order;
-//   (f) cold: after a write by another connection to the same file (a second better-sqlite3 connection sets
-//       the task's updated_at, as the `posthoc` CLI's writes do: SQLite's data_version changes, the whole keep
-//       is dropped), the timeline and the plain SELECT (c).
+//   (f) after a write by another connection to the same file (a second better-sqlite3 connection sets the
+//       newest action's finished_at, as the `posthoc` CLI's writes to an action do; since the read marks,
+//       main/store/kept-reads.ts, only what it touched is read again), the timeline and the plain SELECT (c);
+//   (g) cold, a first read: a new connection to the same file (the app or the CLI just started: nothing kept,
+//       no statement prepared), its first timeline of the task, and the plain SELECT (c) on it.
 // Every timeline read after a change is checked against a fresh one read inside a transaction (no keep).
 // Then it counts the store's reads per output event: the renderer's freshener (renderer/src/state/
 // undo-truth.ts) over a bridge whose task:timeline calls the real UndoViews, fed 40 output events of a
@@ -48,6 +50,9 @@ const SIZES = arg('sizes', '300,1000').split(',').map(Number);
 const ROUNDS = Number(arg('rounds', '7'));
 const OLD_UP_TO = Number(arg('old', '300'));
 const OLD_ROUNDS = 3;
+/** The plain read the timeline is held against: the task's action rows and their effect rows, not parsed. */
+const PLAIN_ACTIONS = 'SELECT * FROM actions WHERE task_id = ? ORDER BY seq';
+const PLAIN_EFFECTS = 'SELECT e.* FROM effects e JOIN actions a ON a.id = e.action_id WHERE a.task_id = ? ORDER BY e.action_id, e.seq';
 /**
  * wall: elapsed time (the default); cpu: this process's CPU time (user + system) over the call, which a
  * machine shared with other sessions' test runs disturbs less (a call taken off the CPU does not count).
@@ -60,7 +65,7 @@ const WARM_UP = 10;
 type Row = {
   size: number; timeline: number; list: number; plain: number; plainAll: number; old: number | null; answer: number;
   timelineBytes: number; oldShapeBytes: number; readsPerOutputEvent: number;
-  afterChange: number; plainAfterChange: number; cold: number; plainCold: number;
+  afterChange: number; plainAfterChange: number; afterOther: number; plainAfterOther: number; cold: number; plainCold: number;
 };
 
 function median(values: number[]): number {
@@ -164,8 +169,8 @@ async function benchSize(size: number): Promise<Row> {
   try {
     const operations = new UndoOperations(h.db);
     const parts = { db: h.db, store: h.store, fs: h.fs, undo: h.undo, operations, isRunning: () => false };
-    const plainActions = h.db.prepare('SELECT * FROM actions WHERE task_id = ? ORDER BY seq');
-    const plainEffects = h.db.prepare('SELECT e.* FROM effects e JOIN actions a ON a.id = e.action_id WHERE a.task_id = ? ORDER BY e.action_id, e.seq');
+    const plainActions = h.db.prepare(PLAIN_ACTIONS);
+    const plainEffects = h.db.prepare(PLAIN_EFFECTS);
     const byTask = [
       plainActions,
       plainEffects,
@@ -216,8 +221,8 @@ async function benchSize(size: number): Promise<Row> {
     }
     // After each change: the app's own writes (an action appended, the newest undone, then redone), then another connection's.
     const other = new Database(join(h.dataDir, 'posthoc.sqlite3'));
-    // A real change (SQLite writes nothing for a row set to what it holds, and then data_version stays).
-    const touch = other.prepare('UPDATE tasks SET updated_at = ? WHERE id = ?');
+    // A real change of the newest action's row, as the CLI's writes to an action are.
+    const touch = other.prepare('UPDATE actions SET finished_at = ? WHERE id = ?');
     const readPlain = () => {
       plainActions.all(h.task.id);
       plainEffects.all(h.task.id);
@@ -232,6 +237,7 @@ async function benchSize(size: number): Promise<Row> {
       if (JSON.stringify(read) !== fresh()) throw new Error('the kept timeline differs from a fresh read');
     };
     const own = { kept: [] as number[], plain: [] as number[] };
+    const others = { kept: [] as number[], plain: [] as number[] };
     const cold = { kept: [] as number[], plain: [] as number[] };
     let newest: Action | undefined;
     for (let r = 0; r < ROUNDS * 3; r++) {
@@ -242,11 +248,27 @@ async function benchSize(size: number): Promise<Row> {
       await h.undo.settle();
       bothAfter(r, own);
       if (step === 2) {
-        touch.run(new Date().toISOString(), h.task.id);
-        bothAfter(r, cold);
+        touch.run(new Date().toISOString(), newest!.id);
+        bothAfter(r, others);
       }
     }
     other.close();
+    // First reads: a new connection each round (untimed: opening it), then its first timeline and a plain SELECT.
+    for (let r = 0; r < ROUNDS; r++) {
+      const second = await h.reopen();
+      try {
+        const plain = [second.db.prepare(PLAIN_ACTIONS), second.db.prepare(PLAIN_EFFECTS)] as const;
+        const readPlainThere = () => {
+          plain[0].all(h.task.id);
+          plain[1].all(h.task.id);
+        };
+        if (r % 2 === 0) cold.kept.push(timeSync(() => second.views.timeline(h.task.id)));
+        cold.plain.push(timeSync(readPlainThere));
+        if (r % 2 === 1) cold.kept.push(timeSync(() => second.views.timeline(h.task.id)));
+      } finally {
+        await second.close();
+      }
+    }
     const row: Row = {
       size,
       timeline: median(a),
@@ -260,11 +282,13 @@ async function benchSize(size: number): Promise<Row> {
       readsPerOutputEvent: await readsPerOutputEvent(h, countReads(h)),
       afterChange: median(own.kept),
       plainAfterChange: median(own.plain),
+      afterOther: median(others.kept),
+      plainAfterOther: median(others.plain),
       cold: median(cold.kept),
       plainCold: median(cold.plain),
     };
     process.stderr.write(
-      `  timeline ${row.timeline.toFixed(1)} ms, list ${row.list.toFixed(1)} ms, plain ${row.plain.toFixed(1)} ms (every row ${row.plainAll.toFixed(1)} ms)${row.old !== null ? `, old ${row.old.toFixed(0)} ms` : ''}; ${row.readsPerOutputEvent} reads per output event; after a change ${row.afterChange.toFixed(1)} ms (plain ${row.plainAfterChange.toFixed(1)} ms), cold ${row.cold.toFixed(1)} ms (plain ${row.plainCold.toFixed(1)} ms)\n`,
+      `  timeline ${row.timeline.toFixed(1)} ms, list ${row.list.toFixed(1)} ms, plain ${row.plain.toFixed(1)} ms (every row ${row.plainAll.toFixed(1)} ms)${row.old !== null ? `, old ${row.old.toFixed(0)} ms` : ''}; ${row.readsPerOutputEvent} reads per output event; after a change ${row.afterChange.toFixed(1)} ms (plain ${row.plainAfterChange.toFixed(1)} ms), after another connection wrote ${row.afterOther.toFixed(1)} ms (plain ${row.plainAfterOther.toFixed(1)} ms), first read ${row.cold.toFixed(1)} ms (plain ${row.plainCold.toFixed(1)} ms)\n`,
     );
     return row;
   } finally {
@@ -287,12 +311,16 @@ for (const r of rows) {
     `| ${r.size} | ${r.timeline.toFixed(1)} | ${r.list.toFixed(1)} | ${r.plain.toFixed(1)} | ${(r.timeline / r.plain).toFixed(2)}x | ${(r.list / r.plain).toFixed(2)}x | ${r.plainAll.toFixed(1)} | ${(r.timeline / r.plainAll).toFixed(2)}x | ${r.old !== null ? r.old.toFixed(0) : 'n/a'} | ${r.old !== null ? `${(r.old / r.timeline).toFixed(0)}x` : 'n/a'} | ${r.answer.toFixed(1)} | ${(r.timelineBytes / 1024).toFixed(0)} KiB | ${(r.oldShapeBytes / 1024).toFixed(0)} KiB | ${r.readsPerOutputEvent} |\n`,
   );
 }
-process.stdout.write(`\nAfter each change (median ms over ${ROUNDS * 3} changes by the app's connection: append, undo, redo; cold: over ${ROUNDS} writes by another connection)\n`);
-process.stdout.write('| actions | timeline after a change | plain SELECT after it | ratio | timeline cold (after another connection wrote) | plain SELECT after it | ratio |\n');
-process.stdout.write('|---:|---:|---:|---:|---:|---:|---:|\n');
+process.stdout.write(
+  `\nAfter each change (median ms over ${ROUNDS * 3} changes by the app's connection: append, undo, redo; over ${ROUNDS} writes by another connection; first read: ${ROUNDS} new connections)\n`,
+);
+process.stdout.write(
+  '| actions | timeline after a change | plain SELECT after it | ratio | timeline after another connection wrote | plain SELECT after it | ratio | first read (new connection) | plain SELECT there | ratio |\n',
+);
+process.stdout.write('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n');
 for (const r of rows) {
   process.stdout.write(
-    `| ${r.size} | ${r.afterChange.toFixed(1)} | ${r.plainAfterChange.toFixed(1)} | ${(r.afterChange / r.plainAfterChange).toFixed(2)}x | ${r.cold.toFixed(1)} | ${r.plainCold.toFixed(1)} | ${(r.cold / r.plainCold).toFixed(2)}x |\n`,
+    `| ${r.size} | ${r.afterChange.toFixed(1)} | ${r.plainAfterChange.toFixed(1)} | ${(r.afterChange / r.plainAfterChange).toFixed(2)}x | ${r.afterOther.toFixed(1)} | ${r.plainAfterOther.toFixed(1)} | ${(r.afterOther / r.plainAfterOther).toFixed(2)}x | ${r.cold.toFixed(1)} | ${r.plainCold.toFixed(1)} | ${(r.cold / r.plainCold).toFixed(2)}x |\n`,
   );
 }
 process.stdout.write(`load before: ${loadBefore}\nload after: ${load}\n`);

@@ -247,4 +247,33 @@ export const migrations: readonly string[] = [
     WHERE EXISTS (SELECT 1 FROM settings WHERE substr(key, 1, 20) = 'agent.contextWindow.');
   DELETE FROM settings WHERE substr(key, 1, 20) = 'agent.contextWindow.';
   `,
+  // What the timeline's keep must read again (main/store/kept-reads.ts), written by every connection: each
+  // write to an action, its effects, figures or the usage of the reply it came from marks the action; each
+  // write to a folder's changes marks the folder from that id on. A keep reads the marks after the last one
+  // it saw, so a write by another connection or process (the posthoc CLI beside the app) re-reads only what
+  // it touched. Only the newest ~20,000 marks are kept; a keep that saw none of those reads everything again.
+  `
+  CREATE TABLE read_marks (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    action_id TEXT,
+    folder TEXT,
+    from_id INTEGER
+  );
+  CREATE TRIGGER read_marks_actions_i AFTER INSERT ON actions BEGIN INSERT INTO read_marks (action_id) VALUES (NEW.id); END;
+  CREATE TRIGGER read_marks_actions_u AFTER UPDATE ON actions BEGIN INSERT INTO read_marks (action_id) SELECT NEW.id UNION SELECT OLD.id; END;
+  CREATE TRIGGER read_marks_actions_d AFTER DELETE ON actions BEGIN INSERT INTO read_marks (action_id) VALUES (OLD.id); END;
+  CREATE TRIGGER read_marks_effects_i AFTER INSERT ON effects BEGIN INSERT INTO read_marks (action_id) VALUES (NEW.action_id); END;
+  CREATE TRIGGER read_marks_effects_u AFTER UPDATE ON effects BEGIN INSERT INTO read_marks (action_id) SELECT NEW.action_id UNION SELECT OLD.action_id; END;
+  CREATE TRIGGER read_marks_effects_d AFTER DELETE ON effects BEGIN INSERT INTO read_marks (action_id) VALUES (OLD.action_id); END;
+  CREATE TRIGGER read_marks_figures_i AFTER INSERT ON action_figures BEGIN INSERT INTO read_marks (action_id) VALUES (NEW.action_id); END;
+  CREATE TRIGGER read_marks_figures_u AFTER UPDATE ON action_figures BEGIN INSERT INTO read_marks (action_id) SELECT NEW.action_id UNION SELECT OLD.action_id; END;
+  CREATE TRIGGER read_marks_figures_d AFTER DELETE ON action_figures BEGIN INSERT INTO read_marks (action_id) VALUES (OLD.action_id); END;
+  CREATE TRIGGER read_marks_usage_i AFTER INSERT ON messages WHEN NEW.usage_json IS NOT NULL BEGIN INSERT INTO read_marks (action_id) SELECT id FROM actions WHERE message_id = NEW.id; END;
+  CREATE TRIGGER read_marks_usage_u AFTER UPDATE ON messages WHEN OLD.usage_json IS NOT NEW.usage_json OR OLD.id IS NOT NEW.id BEGIN INSERT INTO read_marks (action_id) SELECT id FROM actions WHERE message_id = OLD.id; INSERT INTO read_marks (action_id) SELECT id FROM actions WHERE message_id = NEW.id; END;
+  CREATE TRIGGER read_marks_usage_d BEFORE DELETE ON messages WHEN OLD.usage_json IS NOT NULL BEGIN INSERT INTO read_marks (action_id) SELECT id FROM actions WHERE message_id = OLD.id; END;
+  CREATE TRIGGER read_marks_changes_i AFTER INSERT ON fs_changes BEGIN INSERT INTO read_marks (folder, from_id) VALUES (NEW.folder, NEW.id); END;
+  CREATE TRIGGER read_marks_changes_u AFTER UPDATE ON fs_changes BEGIN INSERT INTO read_marks (folder, from_id) SELECT NEW.folder, NEW.id UNION SELECT OLD.folder, OLD.id; END;
+  CREATE TRIGGER read_marks_changes_d AFTER DELETE ON fs_changes BEGIN INSERT INTO read_marks (folder, from_id) VALUES (OLD.folder, OLD.id); END;
+  CREATE TRIGGER read_marks_prune AFTER INSERT ON read_marks WHEN NEW.seq % 1000 = 0 BEGIN DELETE FROM read_marks WHERE seq <= NEW.seq - 20000; END;
+  `,
 ];

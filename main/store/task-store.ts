@@ -329,7 +329,7 @@ function actionReader(db: AppDatabase, scope: string, order: string): (args: rea
   };
 }
 
-/** Each connection's kept actions (one per connection: its TEMP triggers and table are the connection's). */
+/** Each connection's kept actions (one per connection: what it keeps was read on it). */
 const keptActions = new WeakMap<AppDatabase, KeptActions>();
 
 /** Each action's effects' JSON, in the order the rows came (by action, then seq). */

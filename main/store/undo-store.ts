@@ -196,7 +196,7 @@ export class UndoStore {
 
 /** A folder's changes from an id on, oldest first. */
 const CHANGES_FROM = 'SELECT * FROM fs_changes WHERE folder = ? AND id >= ? ORDER BY id';
-/** Each connection's kept folder changes (one per connection: its TEMP triggers and table are the connection's). */
+/** Each connection's kept folder changes (one per connection: what it keeps was read on it). */
 const keptChanges = new WeakMap<AppDatabase, KeptChanges>();
 
 function toChange(r: ChangeRow): FolderChange {

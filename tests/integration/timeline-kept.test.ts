@@ -126,7 +126,7 @@ describe('the kept timeline says what a fresh read says', () => {
     expect(h.views.timeline(h.task.id).entries.some((e) => e.kind === 'action' && e.action.status === 'kept')).toBe(false);
   });
 
-  it('when its first read is inside a transaction that is rolled back (the keep is not made there: its triggers would go with it)', async () => {
+  it('when its first read is inside a transaction that is rolled back (the keep is not made there)', async () => {
     const h = await harness();
     const a1 = await h.act(write(h.workspace, 'a.txt', 'one\n'));
     try {
@@ -200,5 +200,52 @@ describe('the kept timeline says what a fresh read says', () => {
     expect(oneRead(tasks.at(-1)!).actions).toBe(0);
     expect(oneRead(h.task).actions).toBe(1);
     await afterChange(h, () => h.act(write(h.workspace, 'h.txt', 'h\n')));
+  });
+
+  it('re-reads only what another connection wrote, and everything when the marks it had not seen were pruned', async () => {
+    const h = await harness();
+    const acts: Action[] = [];
+    for (let i = 0; i < 4; i++) acts.push(await h.act(write(h.workspace, `f${i}.txt`, `${i}\n`)));
+    h.views.timeline(h.task.id);
+    const readsTask = counting(h, /^SELECT \* FROM actions WHERE task_id = \?/);
+    const readsMarked = counting(h, /^SELECT \* FROM actions WHERE id IN \(SELECT action_id FROM read_marks/);
+    const readsChanges = counting(h, /^SELECT \* FROM fs_changes WHERE folder = \?/);
+    const oneRead = () => {
+      const before = [readsTask(), readsMarked(), readsChanges()];
+      h.views.timeline(h.task.id);
+      return { task: readsTask() - before[0]!, marked: readsMarked() - before[1]!, changes: readsChanges() - before[2]! };
+    };
+    const other = new Database(join(h.dataDir, 'posthoc.sqlite3'));
+    try {
+      // An action's status and a folder's change written by another process: that action and that folder alone.
+      await afterChange(h, () => other.prepare(`UPDATE actions SET status = 'undone', undone_at = ? WHERE id = ?`).run(new Date().toISOString(), acts[1]!.id));
+      expect(oneRead()).toEqual({ task: 0, marked: 0, changes: 0 });
+      other.prepare('UPDATE fs_changes SET paths_json = ? WHERE action_id = ?').run('["elsewhere.txt"]', acts[2]!.id);
+      other.prepare('UPDATE effects SET data_json = data_json WHERE action_id = ?').run(acts[3]!.id);
+      expect(oneRead()).toEqual({ task: 0, marked: 1, changes: 1 });
+      const same = both(h);
+      expect(same.kept).toBe(same.fresh);
+      // A write to another task's action marks only that action: nothing of this task is read again.
+      const theirs = h.newTask('theirs');
+      await h.act(write(h.workspace, 'theirs.txt', 't\n'), { task: theirs });
+      h.views.timeline(h.task.id);
+      other.prepare(`UPDATE actions SET status = 'kept' WHERE task_id = ?`).run(theirs.id);
+      expect(oneRead()).toEqual({ task: 0, marked: 1, changes: 0 }); // read by id, found in no kept task
+
+      // More marks than are kept since this keep last looked (the CLI ran a long while): it cannot tell what
+      // changed, so it reads the task again whole, and says what a fresh read says.
+      other.prepare(`UPDATE actions SET status = 'undone', undone_at = ? WHERE id = ?`).run(new Date().toISOString(), acts[0]!.id);
+      const burst = other.prepare('INSERT INTO read_marks (action_id) VALUES (NULL)');
+      other.transaction(() => {
+        for (let i = 0; i < 21_000; i++) burst.run();
+      })();
+      expect(oneRead()).toMatchObject({ task: 1, changes: 1 });
+      const after = both(h);
+      expect(after.kept).toBe(after.fresh);
+      expect(after.kept).toContain(acts[0]!.id);
+      expect((other.prepare('SELECT count(*) FROM read_marks').pluck().get() as number)).toBeLessThanOrEqual(21_000);
+    } finally {
+      other.close();
+    }
   });
 });
