@@ -4,7 +4,7 @@
 // OpenAI-compatible reply gives: text and thinking deltas, tool_use blocks with their JSON input streamed in
 // pieces, a stop reason, and usage (input tokens from message_start, output tokens from message_delta).
 // Retries, continuations, usage and errors in words stay in LlmClient: one door to every provider.
-import Anthropic from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
 import type { ChatMessage, LlmEvents, LlmFinish, LlmUsage, ToolCall } from './llm-client';
 
 export type WirePart = { text: string; reasoning: string; toolCalls: ToolCall[]; finish: LlmFinish | null; usage: LlmUsage | null; brokeWith: unknown };
@@ -18,27 +18,41 @@ export const ANTHROPIC_MAX_TOKENS = 8192;
 type Block = { type: string; text?: string; thinking?: string; id?: string; name?: string; input?: unknown };
 type Param = { role: 'user' | 'assistant'; content: Block[] };
 
-export class AnthropicWire {
-  readonly client: Anthropic;
+/** The SDK, loaded when an Anthropic provider is first called, not with the services (most runs never use it). */
+let sdk: typeof import('@anthropic-ai/sdk') | null = null;
 
-  constructor(config: { apiKey: string; baseUrl: string | null }) {
-    this.client = new Anthropic({ apiKey: config.apiKey, baseURL: config.baseUrl ?? undefined, maxRetries: 0, timeout: 10 * 60 * 1000 });
+/** The SDK if it was loaded: an error of Anthropic's can exist only then (LlmClient tells its errors by class). */
+export function loadedAnthropicSdk(): typeof import('@anthropic-ai/sdk') | null {
+  return sdk;
+}
+
+export class AnthropicWire {
+  private made: Promise<Anthropic> | null = null;
+
+  constructor(private readonly config: { apiKey: string; baseUrl: string | null }) {}
+
+  /** The SDK's client, made on the first call. */
+  private client(): Promise<Anthropic> {
+    return (this.made ??= import('@anthropic-ai/sdk').then((loaded) => {
+      sdk = loaded;
+      return new loaded.default({ apiKey: this.config.apiKey, baseURL: this.config.baseUrl ?? undefined, maxRetries: 0, timeout: 10 * 60 * 1000 });
+    }));
   }
 
   async listModels(signal?: AbortSignal): Promise<string[]> {
     const ids: string[] = [];
-    for await (const model of this.client.models.list({ limit: 100 }, { signal })) ids.push(model.id);
+    for await (const model of (await this.client()).models.list({ limit: 100 }, { signal })) ids.push(model.id);
     return ids.sort();
   }
 
   /** The provider's entry for one model (its limits among them). */
   async modelEntry(model: string, signal?: AbortSignal): Promise<Record<string, unknown>> {
-    return (await this.client.models.retrieve(model, {}, { signal, maxRetries: 0 })) as unknown as Record<string, unknown>;
+    return (await (await this.client()).models.retrieve(model, {}, { signal, maxRetries: 0 })) as unknown as Record<string, unknown>;
   }
 
   /** One token from the model: Test connection's check that the model answers. */
   async ping(model: string, signal?: AbortSignal): Promise<void> {
-    await this.client.messages.create({ model, max_tokens: 1, messages: [{ role: 'user', content: 'Reply with the word ok.' }] }, { signal });
+    await (await this.client()).messages.create({ model, max_tokens: 1, messages: [{ role: 'user', content: 'Reply with the word ok.' }] }, { signal });
   }
 
   async call(
@@ -57,7 +71,7 @@ export class AnthropicWire {
       ...(options.tool ? { tools: [{ name: options.tool.name, description: options.tool.description, input_schema: options.tool.parameters }] } : {}),
     } as unknown as Anthropic.MessageCreateParamsNonStreaming;
     if (!options.stream) {
-      const res = await this.client.messages.create(body, { signal });
+      const res = await (await this.client()).messages.create(body, { signal });
       let text = '';
       let reasoning = '';
       const calls: ToolCall[] = [];
@@ -70,7 +84,7 @@ export class AnthropicWire {
       if (text) events.onDelta?.(text);
       return { text, reasoning, toolCalls: calls, finish: finishOf(res.stop_reason), usage: usageOf(res.usage, res.usage), brokeWith: null };
     }
-    const stream = await this.client.messages.create({ ...body, stream: true }, { signal });
+    const stream = await (await this.client()).messages.create({ ...body, stream: true }, { signal });
     let text = '';
     let reasoning = '';
     let finish: LlmFinish | null = null;

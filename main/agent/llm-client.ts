@@ -17,12 +17,12 @@
 // The protocol is a setting: "fenced" (code in the reply's text), "tools" (a native tool run_code
 // {language, code}, its calls returned in toolCalls) or "auto" (tools, falling back to fenced for good
 // when the provider refuses tools).
-import { APIConnectionError as AnthropicConnectionError, APIError as AnthropicApiError } from '@anthropic-ai/sdk';
+import type { APIError as AnthropicApiError } from '@anthropic-ai/sdk';
 import OpenAI, { APIConnectionError, APIError } from 'openai';
 import type { ChatCompletionChunk, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { languageOfTag, type CodeBlock } from '../../shared/codeact/fences';
 import { undatedModel, type ProviderApi } from '../../shared/providers/catalog';
-import { AnthropicWire } from './anthropic-wire';
+import { AnthropicWire, loadedAnthropicSdk } from './anthropic-wire';
 import { statedContextWindow } from './context-budget';
 import { estimateRequestTokens, estimateTokens } from './token-estimate';
 
@@ -411,7 +411,7 @@ export class LlmClient {
     const where = this.where();
     const model = this.config.model;
     if (error instanceof LlmError) return error;
-    if (error instanceof APIConnectionError || error instanceof AnthropicConnectionError) {
+    if (error instanceof APIConnectionError || isAnthropicConnectionError(error)) {
       return new LlmError(
         `Nothing answered at ${where} (${messageOf(error.cause ?? error)}). Check the URL, and that the server is running (for Ollama: ollama serve).`,
         'connection',
@@ -522,7 +522,18 @@ export function addUsage(a: LlmUsage | null, b: LlmUsage | null): LlmUsage | nul
 
 /** An HTTP error from either SDK (OpenAI's or Anthropic's): both carry status, headers and the body's error. */
 function isApiError(error: unknown): error is APIError | AnthropicApiError {
-  return error instanceof APIError || error instanceof AnthropicApiError;
+  return error instanceof APIError || isAnthropicApiError(error);
+}
+
+/** Anthropic's SDK is loaded only when an Anthropic provider is called (anthropic-wire.ts): its errors exist only then. */
+function isAnthropicApiError(error: unknown): error is AnthropicApiError {
+  const sdk = loadedAnthropicSdk();
+  return sdk !== null && error instanceof sdk.APIError;
+}
+
+function isAnthropicConnectionError(error: unknown): error is Error & { cause?: unknown } {
+  const sdk = loadedAnthropicSdk();
+  return sdk !== null && error instanceof sdk.APIConnectionError;
 }
 
 function statusOf(error: unknown): number | null {
@@ -530,7 +541,7 @@ function statusOf(error: unknown): number | null {
 }
 
 function codeOf(error: unknown): string | null {
-  if (error instanceof AnthropicApiError) {
+  if (isAnthropicApiError(error)) {
     const type = (error.error as { error?: { type?: unknown } } | undefined)?.error?.type;
     return typeof type === 'string' ? type : null;
   }
@@ -557,7 +568,7 @@ function refusesStreamOptions(error: unknown): boolean {
 
 /** 429, 5xx, 408/409, a refused or reset connection: passes, so retried. Null for faults that do not pass. */
 function passingFault(error: unknown): PassingFault | null {
-  if (error instanceof APIConnectionError || error instanceof AnthropicConnectionError) return new PassingFault(`connection failed: ${messageOf(error.cause ?? error)}`);
+  if (error instanceof APIConnectionError || isAnthropicConnectionError(error)) return new PassingFault(`connection failed: ${messageOf(error.cause ?? error)}`);
   if (isApiError(error)) {
     const status = error.status;
     if (status === 429) return new PassingFault('rate limited (429)', retryAfterMs(error.headers) ?? null);

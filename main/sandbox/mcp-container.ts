@@ -20,8 +20,7 @@
 //   them to the action's claims (claimsSince): the server's writes are the action's and undo restores them.
 //
 // It implements the port McpConnector (main/ports/mcp-connection.ts) that the tools channel uses.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type Docker from 'dockerode';
@@ -172,9 +171,10 @@ export class McpContainers implements McpConnector {
     let container: Docker.Container | undefined;
     let stream: Duplex | undefined;
     try {
+      const sdk = await stdioSdk();
       container = await this.docker.createContainer(options);
       stream = (await container.attach({ stream: true, stdin: true, stdout: true, stderr: true, hijack: true })) as Duplex;
-      const connection = new ContainerConnection(this, server.name, task.taskId, container, stream, control, claimMounts, this.options.messageLimit ?? MCP_MESSAGE_LIMIT);
+      const connection = new ContainerConnection(this, sdk, server.name, task.taskId, container, stream, control, claimMounts, this.options.messageLimit ?? MCP_MESSAGE_LIMIT);
       await container.start();
       await connection.initialize(this.options.startTimeoutMs ?? MCP_START_TIMEOUT_MS, signal);
       this.open.add(connection);
@@ -364,9 +364,22 @@ function encodeClaimPath(path: string): string {
   return Buffer.from(path, 'utf8').toString('latin1').replace(/%/g, '%25').replace(/\t/g, '%09').replace(/\n/g, '%0A').replace(/\r/g, '%0D');
 }
 
+/** What a container's connection takes of the MCP SDK: its client and its stdio framing. */
+type StdioSdk = {
+  Client: typeof Client;
+  serializeMessage: (typeof import('@modelcontextprotocol/sdk/shared/stdio.js'))['serializeMessage'];
+  deserializeMessage: (typeof import('@modelcontextprotocol/sdk/shared/stdio.js'))['deserializeMessage'];
+};
+
+/** The SDK, loaded when a task first starts an MCP server, not with the services (most runs start none). */
+async function stdioSdk(): Promise<StdioSdk> {
+  const [{ Client }, { serializeMessage, deserializeMessage }] = await Promise.all([import('@modelcontextprotocol/sdk/client/index.js'), import('@modelcontextprotocol/sdk/shared/stdio.js')]);
+  return { Client, serializeMessage, deserializeMessage };
+}
+
 /** One server's container: the SDK client over its attached stdio, frozen between calls. */
 class ContainerConnection implements McpConnection {
-  private readonly client = new Client({ name: 'posthoc', version: '1' });
+  private readonly client: Client;
   private readonly transport: AttachedStdio;
   private chain: Promise<unknown> = Promise.resolve();
   private frozen = false;
@@ -377,6 +390,7 @@ class ContainerConnection implements McpConnection {
 
   constructor(
     private readonly owner: McpContainers,
+    sdk: StdioSdk,
     private readonly name: string,
     readonly taskId: string,
     private readonly container: Docker.Container,
@@ -385,7 +399,8 @@ class ContainerConnection implements McpConnection {
     private readonly claimMounts: ClaimBatch['mounts'],
     messageLimit: number,
   ) {
-    this.transport = new AttachedStdio(stream, messageLimit, (why) => {
+    this.client = new sdk.Client({ name: 'posthoc', version: '1' });
+    this.transport = new AttachedStdio(stream, sdk, messageLimit, (why) => {
       // The stream ends just before Docker reports the exit: wait a moment for its code.
       if (why === 'exited') void Promise.race([this.exited, delay(3000, null)]).then((code) => this.end(exitPhrase(code)));
       else this.end(why);
@@ -551,6 +566,7 @@ class AttachedStdio implements Transport {
 
   constructor(
     private readonly stream: Duplex,
+    private readonly sdk: Pick<StdioSdk, 'serializeMessage' | 'deserializeMessage'>,
     private readonly limit: number,
     private readonly onEnd: (why: string) => void,
   ) {
@@ -567,7 +583,7 @@ class AttachedStdio implements Transport {
   send(message: JSONRPCMessage): Promise<void> {
     if (this.done) return Promise.reject(new Error('The MCP server is gone.'));
     return new Promise((resolve, reject) => {
-      this.stream.write(serializeMessage(message), (error) => (error ? reject(error) : resolve()));
+      this.stream.write(this.sdk.serializeMessage(message), (error) => (error ? reject(error) : resolve()));
     });
   }
 
@@ -631,7 +647,7 @@ class AttachedStdio implements Transport {
       if (text.trim() === '') continue;
       let message: JSONRPCMessage;
       try {
-        message = deserializeMessage(text);
+        message = this.sdk.deserializeMessage(text);
       } catch (error) {
         this.onerror?.(new Error(`The MCP server wrote a line that is not a JSON-RPC message: ${(error as Error).message.slice(0, 200)}`));
         continue;

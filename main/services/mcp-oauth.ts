@@ -9,7 +9,7 @@
 // caller that has nothing else to do (posthoc mcp sign-in) wait for the person, keeping its process alive.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import { auth, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { McpOAuthSession } from '../effects/mcp/http-connector';
 import { REDIRECT_PATH } from '../oauth/provider-spec';
@@ -218,6 +218,8 @@ export class McpOAuth {
         let ended: SignInOutcome = STOPPED;
         try {
           const provider = this.provider(server, signIn, () => undefined);
+          // The SDK's OAuth client, loaded when a sign-in completes, not with the services.
+          const { auth } = await import('@modelcontextprotocol/sdk/client/auth.js');
           const result = await auth(provider, { serverUrl, authorizationCode: code, ...(this.options.fetch ? { fetchFn: this.options.fetch } : {}) });
           if (result !== 'AUTHORIZED') throw new Error('the server asked to sign in again');
           page(200, true, 'Posthoc is signed in. You can close this tab.');

@@ -9,7 +9,6 @@
 // times, so a larger one would unzip past the 64 MiB guard anyway.
 import { Unzip, UnzipInflate, UnzipPassThrough } from 'fflate';
 import Papa from 'papaparse';
-import readXlsxFile from 'read-excel-file/node';
 import type { FilePreview } from '../../../shared/contract';
 
 export const PREVIEW_LIMITS = {
@@ -129,6 +128,8 @@ async function xlsxPreview(bytes: Buffer): Promise<FilePreview> {
   const bomb = zipOverLimits(bytes);
   if (bomb) return { kind: 'none', reason: bomb };
   try {
+    // Loaded when a workbook is first shown, not with the services.
+    const { default: readXlsxFile } = await import('read-excel-file/node');
     const sheets = await readXlsxFile(bytes);
     const first = sheets[0];
     if (!first) return { kind: 'none', reason: 'a workbook with no sheet' };

@@ -5,11 +5,10 @@
 // only to requests for the server's own origin, so a redirect elsewhere never carries it. The sandbox
 // never sees it: it reaches the server only through the gateway's /mcp route, which calls through here.
 // Errors say what happened in plain words (refused token, unreachable, not an MCP server).
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerDefinition } from '../../../shared/domain/mcp';
 import type { McpConnection, McpConnector, McpTaskContext } from '../../ports/mcp-connection';
 
@@ -103,6 +102,7 @@ export class HttpMcpConnector implements McpConnector {
       if (token && target.origin === url.origin) headers.set('authorization', `Bearer ${token}`);
       return base(input, { ...init, headers });
     };
+    const { Client, StreamableHTTPClientTransport } = await httpSdk();
     const transport = new StreamableHTTPClientTransport(url, { fetch: send, redirectPolicy: 'same-origin', ...(oauth ? { authProvider: oauth.provider } : {}) });
     const client = new Client({ name: 'posthoc', version: this.options.clientVersion ?? '0.1.0' }, { capabilities: {} });
     try {
@@ -115,6 +115,27 @@ export class HttpMcpConnector implements McpConnector {
     oauth?.close();
     return new HttpConnection(client, transport, describe);
   }
+}
+
+/** The SDK's parts for a remote server, loaded when a task first reaches one, not with the services. */
+type HttpSdk = {
+  Client: typeof import('@modelcontextprotocol/sdk/client/index.js').Client;
+  StreamableHTTPClientTransport: typeof import('@modelcontextprotocol/sdk/client/streamableHttp.js').StreamableHTTPClientTransport;
+  StreamableHTTPError: typeof import('@modelcontextprotocol/sdk/client/streamableHttp.js').StreamableHTTPError;
+  UnauthorizedError: typeof import('@modelcontextprotocol/sdk/client/auth.js').UnauthorizedError;
+  McpError: typeof import('@modelcontextprotocol/sdk/types.js').McpError;
+};
+let loaded: HttpSdk | null = null;
+
+async function httpSdk(): Promise<HttpSdk> {
+  if (loaded) return loaded;
+  const [client, http, auth, types] = await Promise.all([
+    import('@modelcontextprotocol/sdk/client/index.js'),
+    import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+    import('@modelcontextprotocol/sdk/client/auth.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+  ]);
+  return (loaded = { Client: client.Client, StreamableHTTPClientTransport: http.StreamableHTTPClientTransport, StreamableHTTPError: http.StreamableHTTPError, UnauthorizedError: auth.UnauthorizedError, McpError: types.McpError });
 }
 
 class HttpConnection implements McpConnection {
@@ -163,8 +184,11 @@ function errorWords(name: string, url: URL, secret: string | null, tokens: reado
   return (error: unknown): Error => {
     const e = error instanceof Error ? error : new Error(String(error));
     const where = `the MCP server ${name} (${url.href})`;
-    const code = e instanceof StreamableHTTPError ? e.code : undefined;
-    if (e instanceof McpError || e.name === 'AbortError' || e.name === 'TimeoutError') {
+    // The SDK is loaded before anything it could throw: connect loads it first.
+    const sdk = loaded;
+    const unauthorized = sdk !== null && e instanceof sdk.UnauthorizedError;
+    const code = sdk !== null && e instanceof sdk.StreamableHTTPError ? e.code : undefined;
+    if ((sdk !== null && e instanceof sdk.McpError) || e.name === 'AbortError' || e.name === 'TimeoutError') {
       if (holds(e.message)) e.message = clean(e.message);
       return e;
     }
@@ -175,10 +199,10 @@ function errorWords(name: string, url: URL, secret: string | null, tokens: reado
     if (signIn) {
       return new Error(`Sign in to ${where} in your browser: ${signIn} — then try again (the sign-in waits 5 minutes while Posthoc runs; in a terminal, posthoc mcp sign-in ${name} waits for it).`);
     }
-    if (oauth && (code === 401 || code === 403 || e instanceof UnauthorizedError)) {
+    if (oauth && (code === 401 || code === 403 || unauthorized)) {
       return new Error(`${cap(where)} refused the token it issued when you signed in (${said || 'HTTP 401'}). Try again; if it keeps refusing, check your account's access on the server.`);
     }
-    if (code === 401 || code === 403 || e instanceof UnauthorizedError) {
+    if (code === 401 || code === 403 || unauthorized) {
       const status = code ? `HTTP ${code}` : 'HTTP 401';
       return new Error(
         secret

@@ -1,7 +1,7 @@
 // The one door to PostgreSQL: a pg client with the password from the vault (never in the URL Posthoc
 // stores), every value kept as PostgreSQL's own text (so images and results are exact), and session
 // settings fixed so text forms are the same when captured and when compared later.
-import pg from 'pg';
+import type pg from 'pg';
 import type { DatabaseGrant } from '../../../../shared/domain';
 import { DbRefusal } from '../db-errors';
 
@@ -25,7 +25,9 @@ export async function connectPg(grant: DatabaseGrant, secrets: Secrets, options:
   if (grant.passwordSecret && password === null) {
     throw new DbRefusal(`The password of "${grant.name}" is not in the vault any more (${grant.passwordSecret}). Grant the database again with its password.`);
   }
-  const client = new pg.Client({ connectionString: withPassword(grant.location, password), types: textTypes, connectionTimeoutMillis: 10_000 });
+  // Loaded on the first connection, not with the services: a run that grants no PostgreSQL database never loads pg.
+  const { default: pgModule } = await import('pg');
+  const client = new pgModule.Client({ connectionString: withPassword(grant.location, password), types: textTypes, connectionTimeoutMillis: 10_000 });
   client.on('error', () => undefined);
   try {
     await client.connect();
