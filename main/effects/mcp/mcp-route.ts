@@ -5,8 +5,7 @@
 // tool's input schema (ajv), the person's rules (denied: refused; held: waits for approval). Every call, sent
 // or refused, is an McpEffect on the running action, arguments and answer redacted and cut short, with the
 // exact call that takes it back when the server's inverse data knows one. What the sandbox gets is bounded.
-import Ajv, { type ValidateFunction } from 'ajv';
-import Ajv2020 from 'ajv/dist/2020.js';
+import type { default as Ajv, ValidateFunction } from 'ajv';
 import type { Effect, Task } from '../../../shared/domain';
 import type { McpEffect, McpToolView } from '../../../shared/domain/mcp';
 import { deriveInverse, isFolderOnly } from './inverses';
@@ -40,8 +39,8 @@ export type McpRouteOptions = {
 
 export class McpRoute {
   private readonly validators = new WeakMap<object, ValidateFunction | null>();
-  private readonly ajv = new Ajv({ strict: false, allErrors: true, validateSchema: false, validateFormats: false });
-  private readonly ajv2020 = new Ajv2020({ strict: false, allErrors: true, validateSchema: false, validateFormats: false });
+  /** ajv for draft-07 schemas and for 2019-09/2020-12 ones, loaded on the first tool call, not with the services. */
+  private ajvs: Promise<{ ajv: Ajv; ajv2020: Ajv }> | null = null;
 
   constructor(
     private readonly hub: McpHub,
@@ -132,7 +131,7 @@ export class McpRoute {
       return refuse(404, `The server "${name}" has no tool "${toolName}". Its tools: ${names.length > 30 ? `${names.slice(0, 30).join(', ')} and ${names.length - 30} more` : names.join(', ') || 'none'}.`);
     }
     effect.annotations = tool.annotations;
-    const problem = this.check(tool, args);
+    const problem = this.check(await this.loadAjv(), tool, args);
     if (problem) return refuse(422, `The arguments of ${name}.${toolName} do not fit its input schema, so it was not called: ${problem}. See help(${name}.${toolName}) or GET $POSTHOC_GATEWAY/mcp/${name} for the schema.`);
 
     const verdict = judgeToolCall(server, tool);
@@ -169,12 +168,19 @@ export class McpRoute {
     return { status: 200, body: redactValue(bound(result, limit), ctx.redactor) as object };
   }
 
+  private loadAjv(): Promise<{ ajv: Ajv; ajv2020: Ajv }> {
+    return (this.ajvs ??= Promise.all([import('ajv'), import('ajv/dist/2020.js')]).then(([draft7, draft2020]) => {
+      const options = { strict: false, allErrors: true, validateSchema: false, validateFormats: false };
+      return { ajv: new draft7.default(options), ajv2020: new draft2020.default(options) };
+    }));
+  }
+
   /** Why the arguments do not fit the tool's schema, in words; null when they do (or the schema cannot be read). */
-  private check(tool: McpToolView, args: unknown): string | null {
+  private check(ajvs: { ajv: Ajv; ajv2020: Ajv }, tool: McpToolView, args: unknown): string | null {
     let validate = this.validators.get(tool.inputSchema);
     if (validate === undefined) {
       const { $schema, ...schema } = tool.inputSchema;
-      const ajv = typeof $schema === 'string' && /2020-12|2019-09/.test($schema) ? this.ajv2020 : this.ajv;
+      const ajv = typeof $schema === 'string' && /2020-12|2019-09/.test($schema) ? ajvs.ajv2020 : ajvs.ajv;
       try {
         validate = ajv.compile(schema);
         // Ajv keeps every schema it compiled; ours live as long as the tool listing (the WeakMap above).
