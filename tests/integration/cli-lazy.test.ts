@@ -13,7 +13,7 @@ import { TaskStore } from '../../main/store/task-store';
 import { cliTestbed, runPosthoc, type CliRun } from '../support/posthoc-cli';
 import { actionFixture } from '../support/action-fixture';
 
-const { dirs } = cliTestbed();
+const { dirs, model } = cliTestbed();
 const HOOK = resolve('tests/support/module-log.mjs');
 
 /** The services' heavy packages: none of them belongs in a command that only reads the record. */
@@ -117,6 +117,19 @@ describe('what a command loads', () => {
     expect(missing.code).not.toBe(0);
     expect(missing.stderr).toContain('No task no-such-task. List tasks with "posthoc tasks".');
     expect(lines.stdout.trim().split('\n')).toHaveLength(3);
+  });
+
+  it('posthoc run loads what the task uses: Docker and the OpenAI client, not MCP, Anthropic, PostgreSQL, ajv or the workbook reader', async () => {
+    const llm = await model(['```sh\necho agent > f.txt\n```', 'Wrote f.txt.']);
+    const ws = dirs.workspace();
+    const run = await runLogged(['run', 'write f', '--workspace', ws, '--data-dir', dirs.make('posthoc-data-')], { OPENAI_BASE_URL: llm.baseUrl, POSTHOC_MODEL: 'm' });
+    expect(run.stderr + run.stdout).toContain('Wrote f.txt.');
+    expect(run.code).toBe(0);
+    expect(readFileSync(join(ws, 'f.txt'), 'utf8')).toBe('agent\n');
+    for (const name of ['dockerode', 'openai', 'better-sqlite3']) expect(run.packages, name).toContain(name);
+    // Each is loaded when a task first needs it: an MCP server started or reached, an Anthropic provider called,
+    // a PostgreSQL database connected, a tool call checked, a workbook shown.
+    for (const name of ['@modelcontextprotocol/sdk', '@anthropic-ai/sdk', 'pg', 'ajv', 'read-excel-file']) expect(run.packages, name).not.toContain(name);
   });
 
   it('posthoc tasks after a crash opens the whole services, whose start closes the dead run, as before', async () => {
