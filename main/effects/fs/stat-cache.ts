@@ -125,15 +125,23 @@ export class DirState {
     return this.names === '' ? [] : this.names.split('\0');
   }
 
-  /** Each subfolder's name and entry index, without decoding the other entries. */
-  *subdirs(): Generator<[string, number]> {
+  /** Each subfolder's name and entry index, without decoding the other entries (none: no look at the names). */
+  subdirs(): Array<[string, number]> {
+    const out: Array<[string, number]> = [];
+    const flags = this.flags;
+    let i = 0;
+    while (i < flags.length && (flags[i]! & KIND_MASK) !== DIR_FLAG) i++;
+    if (i === flags.length) return out;
+    // Skip to the i-th name, then take each subfolder's.
     let at = 0;
-    for (let i = 0; i < this.flags.length; i++) {
+    for (let k = 0; k < i; k++) at = this.names.indexOf('\0', at) + 1;
+    for (; i < flags.length; i++) {
       let end = this.names.indexOf('\0', at);
       if (end < 0) end = this.names.length;
-      if (this.isDir(i)) yield [this.names.slice(at, end), i];
+      if ((flags[i]! & KIND_MASK) === DIR_FLAG) out.push([this.names.slice(at, end), i]);
       at = end + 1;
     }
+    return out;
   }
 
   /** The entries as objects (new ones at every call). */
