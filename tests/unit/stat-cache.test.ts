@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DirState, JOURNAL_FLOOR_BYTES, JOURNAL_FRACTION, StatCache, type CachedChild } from '../../main/effects/fs/stat-cache';
-import { decodeRecord, encodeRecord, frame, VERSION } from '../../main/effects/fs/stat-cache-format';
+import { decodeRecord, encodeRecord, frame, VERSION, writeRecordFile } from '../../main/effects/fs/stat-cache-format';
 import { encodeV2 } from '../support/stat-cache-v2';
 
 const made: string[] = [];
@@ -160,6 +160,19 @@ describe('the stat cache on disk', () => {
     loaded.save(file);
     expect(readFileSync(file).readUInt32LE(4)).toBe(VERSION);
     expect(persisted(StatCache.load(file))).toEqual(persisted(loaded));
+  });
+
+  it('writes the whole to a file section by section with the same bytes as the record in memory', () => {
+    const file = cacheFile();
+    const cache = sample();
+    for (let d = 0; d < 500; d++) cache.setDir(`many/d${d}`, folder(d, Array.from({ length: 40 }, (_, i) => child(`f${i}-${'x'.repeat(d % 7)}.txt`, d * 100 + i))));
+    const record = { dirs: [...cache.dirs], removed: ['gone', 'été'], large: [...cache.large] };
+    const length = writeRecordFile(file, record);
+    const bytes = readFileSync(file);
+    expect(length).toBe(bytes.length);
+    expect(bytes.length).toBeGreaterThan(1 << 20); // more than the staging buffer
+    expect(bytes.equals(encodeRecord(record))).toBe(true);
+    expect(decodeRecord(bytes).removed).toEqual(['gone', 'été']);
   });
 
   it('encodes a record without folders, and refuses an object id that is not one', () => {

@@ -22,6 +22,7 @@
 //
 // Version 2 (entries in git order, a clean listing saved as an order over them) is still read, and turned
 // into version 3's form; the next save that writes the whole writes version 3.
+import { closeSync, openSync, writeSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { DirState, TRUSTED, type CachedChild } from './stat-cache';
 import { storedName } from './tree-model';
@@ -46,55 +47,104 @@ export type CacheRecord = {
 /** Not a record this version can read, or cut short: the caller treats what it holds as unknown. */
 export class CacheFormatError extends Error {}
 
-export function encodeRecord(record: { dirs: Array<[string, DirState | { tree: string; children: readonly CachedChild[] }]>; removed: string[]; large: Array<[string, number]> | null }): Buffer {
+type RecordInput = { dirs: Array<[string, DirState | { tree: string; children: readonly CachedChild[] }]>; removed: string[]; large: Array<[string, number]> | null };
+
+/**
+ * Emits a record's bytes in order, section by section (no buffer of the whole), and returns its CRC-32
+ * (of every byte but the checksum word, which is emitted as 0).
+ */
+function emitRecord(record: RecordInput, emit: (bytes: Uint8Array) => void): number {
   const dirs = record.dirs.map(([rel, like]) => [rel, DirState.from(like)] as const);
   let entries = 0;
-  const strings: Buffer[] = [];
-  for (const [rel, state] of dirs) {
-    entries += state.count;
-    strings.push(Buffer.from(rel, 'utf8'), Buffer.from(state.names, 'utf8'));
-  }
-  for (const rel of record.removed) strings.push(Buffer.from(rel, 'utf8'));
+  for (const [, state] of dirs) entries += state.count;
   const large = record.large ?? [];
+  const lengths = new Uint32Array(2 * dirs.length + record.removed.length);
   let textBytes = 0;
-  for (const b of strings) textBytes += b.length;
-  const statsAt = HEADER_BYTES;
-  const sizesAt = statsAt + entries * STATS * 8;
-  const oidsAt = sizesAt + large.length * 8;
-  const countsAt = oidsAt + (dirs.length + entries + large.length) * 20;
-  const lengthsAt = countsAt + dirs.length * 4;
-  const flagsAt = lengthsAt + strings.length * 4;
-  const textAt = flagsAt + entries;
-  const buf = Buffer.alloc(textAt + textBytes);
-  const header = new Uint32Array(buf.buffer, buf.byteOffset, HEADER_WORDS);
-  header.set([MAGIC, VERSION, dirs.length, entries, record.removed.length, record.large ? large.length + 1 : 0, textBytes, 0, 0, 0]);
-  const stats = new Float64Array(buf.buffer, buf.byteOffset + statsAt, entries * STATS);
-  const sizes = new Float64Array(buf.buffer, buf.byteOffset + sizesAt, large.length);
-  const counts = new Uint32Array(buf.buffer, buf.byteOffset + countsAt, dirs.length);
-  const lengths = new Uint32Array(buf.buffer, buf.byteOffset + lengthsAt, strings.length);
-  let e = 0;
+  let k = 0;
+  for (const [rel, state] of dirs) {
+    textBytes += lengths[k++] = Buffer.byteLength(rel, 'utf8');
+    textBytes += lengths[k++] = Buffer.byteLength(state.names, 'utf8');
+  }
+  for (const rel of record.removed) textBytes += lengths[k++] = Buffer.byteLength(rel, 'utf8');
+  const header = new Uint32Array([MAGIC, VERSION, dirs.length, entries, record.removed.length, record.large ? large.length + 1 : 0, textBytes, 0, 0, 0]);
+  const bytes = (a: ArrayBufferView) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+  const head = bytes(header);
+  let crc = crc32(head.subarray((CRC_WORD + 1) * 4), crc32(head.subarray(0, CRC_WORD * 4)));
+  const put = (b: Uint8Array) => {
+    if (b.length === 0) return;
+    crc = crc32(b, crc);
+    emit(b);
+  };
+  emit(head);
+  for (const [, state] of dirs) put(bytes(state.stats));
+  put(bytes(Float64Array.from(large, ([, size]) => size)));
+  const trees = Buffer.alloc(dirs.length * 20);
   for (let d = 0; d < dirs.length; d++) {
-    const state = dirs[d]![1];
-    counts[d] = state.count;
-    if (state.tree.length !== 40 || buf.write(state.tree, oidsAt + d * 20, 20, 'hex') !== 20) throw new Error(`not an object id: ${state.tree}`);
-    stats.set(state.stats, e * STATS);
-    state.oids.copy(buf, oidsAt + (dirs.length + e) * 20);
-    buf.set(state.flags, flagsAt + e);
-    e += state.count;
+    const tree = dirs[d]![1].tree;
+    if (tree.length !== 40 || trees.write(tree, d * 20, 20, 'hex') !== 20) throw new Error(`not an object id: ${tree}`);
   }
+  put(trees);
+  for (const [, state] of dirs) put(state.oids);
+  const largeIds = Buffer.alloc(large.length * 20);
   for (let i = 0; i < large.length; i++) {
-    sizes[i] = large[i]![1];
     const hex = large[i]![0];
-    if (hex.length !== 40 || buf.write(hex, oidsAt + (dirs.length + entries + i) * 20, 20, 'hex') !== 20) throw new Error(`not an object id: ${hex}`);
+    if (hex.length !== 40 || largeIds.write(hex, i * 20, 20, 'hex') !== 20) throw new Error(`not an object id: ${hex}`);
   }
-  let at = textAt;
-  for (let i = 0; i < strings.length; i++) {
-    lengths[i] = strings[i]!.length;
-    strings[i]!.copy(buf, at);
-    at += strings[i]!.length;
+  put(largeIds);
+  put(bytes(Uint32Array.from(dirs, ([, state]) => state.count)));
+  put(bytes(lengths));
+  for (const [, state] of dirs) put(state.flags);
+  for (const [rel, state] of dirs) {
+    put(Buffer.from(rel, 'utf8'));
+    put(Buffer.from(state.names, 'utf8'));
   }
-  header[CRC_WORD] = checksum(buf, CRC_WORD);
+  for (const rel of record.removed) put(Buffer.from(rel, 'utf8'));
+  return crc;
+}
+
+export function encodeRecord(record: RecordInput): Buffer {
+  const parts: Uint8Array[] = [];
+  const crc = emitRecord(record, (b) => parts.push(b));
+  const buf = Buffer.concat(parts);
+  buf.writeUInt32LE(crc, CRC_WORD * 4);
   return buf;
+}
+
+/**
+ * Writes a record to a file through a small buffer, never holding the whole (at a million files the whole
+ * is ~75 MB, which a first checkpoint would add to its peak); returns its length.
+ */
+export function writeRecordFile(path: string, record: RecordInput): number {
+  const fd = openSync(path, 'w');
+  try {
+    const stage = Buffer.allocUnsafeSlow(1 << 20);
+    let used = 0;
+    let length = 0;
+    const flush = () => {
+      let at = 0;
+      while (at < used) at += writeSync(fd, stage, at, used - at);
+      used = 0;
+    };
+    const crc = emitRecord(record, (b) => {
+      length += b.length;
+      if (b.length > stage.length) {
+        flush();
+        let at = 0;
+        while (at < b.length) at += writeSync(fd, b, at, b.length - at);
+        return;
+      }
+      if (used + b.length > stage.length) flush();
+      stage.set(b, used);
+      used += b.length;
+    });
+    flush();
+    const word = Buffer.alloc(4);
+    word.writeUInt32LE(crc, 0);
+    writeSync(fd, word, 0, 4, CRC_WORD * 4);
+    return length;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** CRC-32 of a record's bytes but its checksum word. */

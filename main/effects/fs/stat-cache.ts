@@ -22,8 +22,8 @@
 // journal past its bound. A whole that cannot be read (damaged, another version) is an empty cache: the next
 // walk reads every file again. A cache in the JSON of earlier versions (`legacyJson`) is read once and
 // replaced by the binary one at the next save.
-import { appendFileSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { decodeRecord, encodeRecord, frame, frames, type CacheRecord } from './stat-cache-format';
+import { appendFileSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { decodeRecord, encodeRecord, frame, frames, writeRecordFile, type CacheRecord } from './stat-cache-format';
 import { storedName, type Kind } from './tree-model';
 
 export type CachedChild = {
@@ -333,17 +333,16 @@ export class StatCache {
   }
 
   private saveWhole(file: string): void {
-    const bytes = encodeRecord({ dirs: [...this.dirs], removed: [], large: [...this.large] });
     // Journal first: a crash in between leaves the older whole, which is stale but safe.
     rmSync(`${file}.log`, { force: true });
     const temp = `${file}.tmp-${process.pid}`;
-    writeFileSync(temp, bytes);
+    const length = writeRecordFile(temp, { dirs: [...this.dirs], removed: [], large: [...this.large] });
     renameSync(temp, file);
     if (this.legacyJson !== undefined) {
       rmSync(this.legacyJson, { force: true });
       rmSync(`${this.legacyJson}.log`, { force: true });
     }
-    this.baseBytes = bytes.length;
+    this.baseBytes = length;
     this.journalBytes = 0;
   }
 
