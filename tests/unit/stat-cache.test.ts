@@ -5,8 +5,9 @@ import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { JOURNAL_FLOOR_BYTES, JOURNAL_FRACTION, StatCache, type CachedChild, type DirState } from '../../main/effects/fs/stat-cache';
-import { decodeRecord, encodeRecord, frame } from '../../main/effects/fs/stat-cache-format';
+import { DirState, JOURNAL_FLOOR_BYTES, JOURNAL_FRACTION, StatCache, type CachedChild } from '../../main/effects/fs/stat-cache';
+import { decodeRecord, encodeRecord, frame, VERSION, writeRecordFile } from '../../main/effects/fs/stat-cache-format';
+import { encodeV2 } from '../support/stat-cache-v2';
 
 const made: string[] = [];
 afterEach(() => {
@@ -36,7 +37,7 @@ function child(name: string, n: number, over: Partial<CachedChild> = {}): Cached
     ...over,
   };
 }
-function folder(n: number, children: CachedChild[]): DirState {
+function folder(n: number, children: CachedChild[]) {
   return { tree: oid(1_000_000 + n), children };
 }
 /** What a load must give back: the saved fields, not the in-memory-only ones. */
@@ -77,68 +78,101 @@ describe('the stat cache on disk', () => {
     expect(again.dirs.has('.git')).toBe(false);
   });
 
-  it("keeps a folder's clean listing (order, kinds, stat fields; subfolders' own), and not one that was not clean", () => {
+  it('keeps the entries in the order they were listed, a subfolder with its stat fields as listed, without an object per entry', () => {
     const file = cacheFile();
-    const cache = sample();
-    const root = cache.dirs.get('')!;
-    // Listed as b, a: the subfolders first (their listing stat fields are the folder's own, not the entry's zeros).
-    const [a, escaped, sub] = root.children as [CachedChild, CachedChild, CachedChild];
-    const order = [sub, escaped, a];
-    const stats = new Float64Array(15);
-    stats.set([4096, 1.5, 2.5, 77, 0o40755], 0);
-    stats.set([4096, 3.5, 4.5, 78, 0o40755], 5);
-    stats.set([a.size, a.mtimeMs, a.ctimeMs, a.ino, a.mode], 10);
-    root.listed = { names: order.map((c) => c.name).join('\0'), order, kinds: Uint8Array.from([0, 0, 1]), stats, clean: true };
-    const subState = cache.dirs.get('sub')!;
-    subState.listed = { names: subState.children.map((c) => c.name).join('\0'), order: subState.children, kinds: new Uint8Array(3), stats: new Float64Array(15), clean: false };
+    const cache = new StatCache();
+    const dirStats = { size: 4096, mtimeMs: 1.5, ctimeMs: 2.5, ino: 77, mode: 0o40755 };
+    // Listed as sub, .git, a.txt (not git order): the order is kept as it was given.
+    const order = [child('sub', 3, { kind: 'dir', ...dirStats, trusted: false }), child('.git', 2, { kind: 'dir', trusted: false }), child('a.txt', 1)];
+    cache.setDir('', { tree: oid(1_000_000), children: order });
+    cache.markChanged();
     cache.save(file);
-    const loaded = StatCache.load(file);
-    const listed = loaded.dirs.get('')!.listed!;
-    expect(listed.names).toBe(root.listed.names);
-    expect([...listed.kinds]).toEqual([0, 0, 1]);
-    expect([...listed.stats]).toEqual([...stats]);
-    expect(listed.clean).toBe(true);
-    // The listing's entries are the loaded folder's own entry objects (what the scanner compares by identity).
-    const children = loaded.dirs.get('')!.children;
-    expect(listed.order.map((c) => children.indexOf(c!))).toEqual([2, 1, 0]);
-    expect(loaded.dirs.get('sub')!.listed).toBeUndefined();
-    // A listing that is not what its entries give back (a file's stat fields differ) is not kept either.
-    stats[10] = a.size + 1;
-    const other = new StatCache();
-    other.setDir('', root);
-    other.markChanged();
-    const otherFile = cacheFile();
-    other.save(otherFile);
-    expect(StatCache.load(otherFile).dirs.get('')!.listed).toBeUndefined();
+    const loaded = StatCache.load(file).dirs.get('')!;
+    expect(loaded).toBeInstanceOf(DirState);
+    expect(loaded.names).toBe('sub\0.git\0a.txt');
+    expect(loaded.count).toBe(3);
+    expect(loaded.children.map((c) => ({ ...c }))).toEqual(order);
+    expect([...loaded.stats.subarray(0, 5)]).toEqual([4096, 1.5, 2.5, 77, 0o40755]);
+    expect([...loaded.subdirs()]).toEqual([
+      ['sub', 0],
+      ['.git', 1],
+    ]);
+    expect(loaded.oid(2)).toBe(oid(1));
+    expect(loaded.kind(1)).toBe('dir');
+    // Clean: every file vouched for; an untrusted or uncovered file makes the folder be looked into entry by entry.
+    expect(loaded.clean()).toBe(true);
+    expect(DirState.of(oid(1), [child('a', 1, { trusted: false })]).clean()).toBe(false);
+    expect(DirState.of(oid(1), [child('a', 1, { kind: 'uncovered' })]).clean()).toBe(false);
+    expect(loaded.distrusted().clean()).toBe(false);
+    expect(loaded.distrusted().names).toBe(loaded.names);
   });
 
-  it('journals a folder set again only when its tree, its entries or the order of its clean listing changed', () => {
+  it('journals a folder set again only when its tree, its entries, their order, stat fields or flags changed', () => {
     const file = cacheFile();
     const cache = new StatCache();
     const [a, b] = [child('a', 1), child('b', 2)];
-    const listed = (order: CachedChild[], clean = true) => ({
-      names: order.map((c) => c.name).join('\0'),
-      order,
-      kinds: Uint8Array.from([1, 1]),
-      stats: Float64Array.from(order.flatMap((c) => [c.size, c.mtimeMs, c.ctimeMs, c.ino, c.mode])),
-      clean,
-    });
-    cache.setDir('x', { tree: oid(9), children: [a, b], listed: listed([a, b]) });
+    cache.setDir('x', { tree: oid(9), children: [a, b] });
     cache.markChanged();
     cache.save(file);
     const journal = () => (existsSync(`${file}.log`) ? statSync(`${file}.log`).size : 0);
-    const setAndSave = (state: DirState) => {
+    const setAndSave = (state: { tree: string; children: CachedChild[] }) => {
       cache.setDir('x', state);
       cache.markChanged();
       cache.save(file);
     };
-    setAndSave({ tree: oid(9), children: [a, b], listed: listed([a, b]) }); // as a fresh process's walk finds it
+    setAndSave({ tree: oid(9), children: [{ ...a }, { ...b }] }); // as a fresh process's walk finds it
     const quiet = journal(); // the large table only
-    setAndSave({ tree: oid(9), children: [a, b], listed: listed([a, b], false) });
-    expect(journal()).toBe(quiet * 2);
-    setAndSave({ tree: oid(9), children: [a, b], listed: listed([b, a]) });
-    expect(journal()).toBeGreaterThan(quiet * 3);
-    expect(StatCache.load(file).dirs.get('x')!.listed!.names).toBe('b\0a');
+    setAndSave({ tree: oid(9), children: [b, a] }); // another order
+    expect(journal()).toBeGreaterThan(quiet * 2);
+    let at = journal();
+    setAndSave({ tree: oid(9), children: [b, { ...a, ctimeMs: a.ctimeMs + 1 }] }); // a stat field
+    expect(journal()).toBeGreaterThan(at + quiet);
+    at = journal();
+    setAndSave({ tree: oid(9), children: [b, { ...a, ctimeMs: a.ctimeMs + 1, trusted: false }] }); // a flag
+    expect(journal()).toBeGreaterThan(at + quiet);
+    at = journal();
+    setAndSave({ tree: oid(9), children: [b, { ...a, ctimeMs: a.ctimeMs + 1, trusted: false }] }); // the same again
+    expect(journal()).toBe(at + quiet);
+    expect(StatCache.load(file).dirs.get('x')!.names).toBe('b\0a');
+  });
+
+  it('reads a cache of version 2 (entries in git order, a clean listing as an order over them) as the same entries, in listing order', () => {
+    const file = cacheFile();
+    const a = child('a.txt', 1);
+    const sub = child('sub', 3, { kind: 'dir', size: 0, mtimeMs: 0, ctimeMs: 0, ino: 0, mode: 0, trusted: false });
+    const listedStats = new Float64Array(10);
+    listedStats.set([4096, 1.5, 2.5, 77, 0o40755], 0);
+    listedStats.set([a.size, a.mtimeMs, a.ctimeMs, a.ino, a.mode], 5);
+    const v2 = encodeV2([
+      ['', { tree: oid(1_000_000), children: [a, sub], listed: { order: [1, 0], dirStats: [4096, 1.5, 2.5, 77, 0o40755] } }],
+      ['sub', { tree: oid(3), children: [child('x', 4, { trusted: false })] }],
+    ]);
+    writeFileSync(file, v2);
+    const loaded = StatCache.load(file);
+    const root = loaded.dirs.get('')!;
+    expect(root.names).toBe('sub\0a.txt');
+    expect([...root.stats]).toEqual([...listedStats]);
+    expect(root.children.map((c) => ({ ...c }))).toEqual([{ ...sub, size: 4096, mtimeMs: 1.5, ctimeMs: 2.5, ino: 77, mode: 0o40755 }, a]);
+    expect(loaded.dirs.get('sub')!.children.map((c) => ({ ...c }))).toEqual([child('x', 4, { trusted: false })]);
+    // Written back as version 3 by the next save of the whole.
+    loaded.markChanged();
+    (loaded as unknown as { baseBytes: number }).baseBytes = 0;
+    loaded.save(file);
+    expect(readFileSync(file).readUInt32LE(4)).toBe(VERSION);
+    expect(persisted(StatCache.load(file))).toEqual(persisted(loaded));
+  });
+
+  it('writes the whole to a file section by section with the same bytes as the record in memory', () => {
+    const file = cacheFile();
+    const cache = sample();
+    for (let d = 0; d < 500; d++) cache.setDir(`many/d${d}`, folder(d, Array.from({ length: 40 }, (_, i) => child(`f${i}-${'x'.repeat(d % 7)}.txt`, d * 100 + i))));
+    const record = { dirs: [...cache.dirs], removed: ['gone', 'été'], large: [...cache.large] };
+    const length = writeRecordFile(file, record);
+    const bytes = readFileSync(file);
+    expect(length).toBe(bytes.length);
+    expect(bytes.length).toBeGreaterThan(1 << 20); // more than the staging buffer
+    expect(bytes.equals(encodeRecord(record))).toBe(true);
+    expect(decodeRecord(bytes).removed).toEqual(['gone', 'été']);
   });
 
   it('encodes a record without folders, and refuses an object id that is not one', () => {

@@ -11,7 +11,7 @@
 // Up to WINDOW batches are read ahead. A path the walk asks for out of order (the plan was wrong) is read by
 // the walk itself.
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import { WorkerPool } from './worker-pool';
 
 /** What a worker read: the handle's stat fields, the blob's id, its size and (unless the worker deflated the same blob before) its deflated content. */
 export type ReadAhead = { ino: number; size: number; mtimeMs: number; ctimeMs: number; mode: number; oid: string; length: number; deflated: Buffer | null };
@@ -90,55 +90,7 @@ type Raw = Omit<ReadAhead, 'deflated'> & { start: number; end: number };
 type Answer = { id: number; results?: Array<Raw | null>; buffer?: ArrayBuffer; error?: string };
 
 /** Two long-lived worker threads (one on a single core), started on first use, never keeping the process alive. */
-class ReaderPool {
-  private workers: Worker[] = [];
-  private readonly pending = new Map<number, { resolve: (a: Answer) => void; reject: (e: Error) => void }>();
-  private nextId = 1;
-  broken = false;
-
-  get size(): number {
-    return this.broken ? 0 : Math.max(1, Math.min(2, availableParallelism()));
-  }
-
-  run(index: number, message: { walkId: number; addonPath: string; rootFd: number; rels: string[] }): Promise<Answer> {
-    if (this.broken) return Promise.reject(new Error('the file readers stopped'));
-    const worker = this.worker(index);
-    const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      worker.ref();
-      worker.postMessage({ id, ...message });
-    });
-  }
-
-  private worker(index: number): Worker {
-    let w = this.workers[index];
-    if (!w) {
-      w = new Worker(WORKER_SOURCE, { eval: true });
-      w.on('message', (m: Answer) => {
-        const p = this.pending.get(m.id);
-        if (!p) return;
-        this.pending.delete(m.id);
-        if (this.pending.size === 0) for (const x of this.workers) x?.unref();
-        p.resolve(m);
-      });
-      w.on('error', (error) => this.fail(error));
-      w.on('exit', () => this.fail(new Error('a file reader stopped')));
-      w.unref();
-      this.workers[index] = w;
-    }
-    return w;
-  }
-
-  private fail(error: Error): void {
-    // Never again: the walk reads its files itself, slower but the same.
-    this.broken = true;
-    for (const p of this.pending.values()) p.reject(error);
-    this.pending.clear();
-  }
-}
-
-const pool = new ReaderPool();
+const pool = new WorkerPool<Answer>(WORKER_SOURCE, () => Math.max(1, Math.min(2, availableParallelism())), 'a file reader');
 let walks = 0;
 
 type Batch = { rels: string[]; cursor: number; answer: Promise<Array<ReadAhead | null> | null> };

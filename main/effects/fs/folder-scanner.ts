@@ -13,9 +13,9 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import { closeSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { compareEntries, type ShadowRepo, type TreeEntry } from './git-objects';
+import { compareEntries, serializeTree, type ShadowRepo, type TreeEntry } from './git-objects';
 import { GrantedFolder, GrantMoved, type FolderIdentity } from './beneath';
-import type { CachedChild, DirState, StatCache } from './stat-cache';
+import { DirState, sameFloats, type CachedChild, type StatCache } from './stat-cache';
 import { nativeLister } from './native-lister';
 import { ReadAheadQueue, type ReadAhead } from './file-readers';
 import { KIND_DIR, KIND_FILE, KIND_LINK, KIND_OTHER, listerThreads, listFolders, listInParallel, type ListJob, type Listing } from './stat-lister';
@@ -97,6 +97,7 @@ export class FolderScanner {
     // A first walk (no cache) writes every file: into packs, not a loose file each (git-objects.ts).
     const packing = this.cache.dirs.size === 0;
     if (packing) this.repo.startPacking();
+    this.repo.beginWalk();
     let done = false;
     try {
       for (const l of await this.list()) this.listings.set(l.rel, l);
@@ -106,6 +107,7 @@ export class FolderScanner {
     } finally {
       await this.readAhead?.close();
       this.readAhead = null;
+      this.repo.endWalk();
       if (packing) this.repo.endPacking(done);
       this.folder.close();
       this.folder = null;
@@ -174,9 +176,8 @@ export class FolderScanner {
       if (!big || big.files <= share) break;
       frontier = frontier.slice(1);
       bins[0]!.push({ rel: big.rel, recursive: false });
-      for (const c of this.cache.dirs.get(big.rel)?.children ?? []) {
-        if (c.kind !== 'dir') continue;
-        const rel = big.rel ? `${big.rel}/${c.name}` : c.name;
+      for (const [name] of this.cache.dirs.get(big.rel)?.subdirs() ?? []) {
+        const rel = big.rel ? `${big.rel}/${name}` : name;
         frontier.push({ rel, files: this.countFiles(rel) });
       }
     }
@@ -194,8 +195,12 @@ export class FolderScanner {
     if (!state) return 0;
     if (state.files === undefined) {
       let n = 0;
-      for (const c of state.children) n += c.kind === 'dir' ? this.countFiles(rel ? `${rel}/${c.name}` : c.name) : 1;
-      state.files = n;
+      let dirs = 0;
+      for (const [name] of state.subdirs()) {
+        n += this.countFiles(rel ? `${rel}/${name}` : name);
+        dirs++;
+      }
+      state.files = n + state.count - dirs;
     }
     return state.files;
   }
@@ -215,30 +220,33 @@ export class FolderScanner {
       this.cache.dropSubtree(rel);
       return null;
     }
+    // The walk passes each folder once: its listing is not needed after this.
+    this.listings.delete(rel);
     const prev = this.cache.dirs.get(rel);
-    // Same names in the same order as last time (the usual case): entry i was entry i, no lookups.
-    const samePlaces = prev?.listed !== undefined && prev.listed.names === listing.names;
-    if (samePlaces && prev.listed!.clean && sameBytes(prev.listed!.kinds, listing.kinds) && sameBytes(prev.listed!.stats, listing.stats)) {
-      return this.sameListing(rel, prev, listing);
+    // Listed exactly as last time (the usual case): same names in the same order, kinds and stat fields.
+    if (prev && prev.names === listing.names && sameKinds(prev, listing.kinds) && sameFloats(prev.stats, listing.stats) && prev.clean()) {
+      return this.sameListing(rel, prev);
     }
+    // Something in this folder changed: its entries as objects, entry i was entry i when the names are the same.
+    const prevChildren = prev ? prev.children : [];
+    const samePlaces = prev !== undefined && prev.names === listing.names;
     let prevByName: Map<string, CachedChild> | undefined;
-    if (!samePlaces && prev && prev.children.length > 0) prevByName = new Map(prev.children.map((c) => [c.name, c]));
-    const prevAt = (i: number, name: string): CachedChild | undefined => (samePlaces ? (prev!.listed!.order[i] ?? undefined) : prevByName?.get(name));
+    if (!samePlaces && prevChildren.length > 0) prevByName = new Map(prevChildren.map((c) => [c.name, c]));
+    const prevAt = (i: number, name: string): CachedChild | undefined => (samePlaces ? prevChildren[i] : prevByName?.get(name));
     const children: CachedChild[] = [];
     const names = listing.names === '' ? [] : listing.names.split('\0');
-    const order: Array<CachedChild | null> = new Array<CachedChild | null>(names.length).fill(null);
 
     const st = listing.stats;
     for (let i = 0; i < names.length; i++) {
       const name = names[i]!;
       const kind = listing.kinds[i];
       const before = prevAt(i, name);
+      const o = i * 5;
       if (before !== undefined && before.trusted && before.kind !== 'dir' && (kind === KIND_FILE || kind === KIND_LINK)) {
-        // The usual case, kept free of allocations: the stat fields still vouch for the stored entry.
-        const o = i * 5;
+        // The stat fields still vouch for the stored entry.
         if (before.size === st[o] && before.mtimeMs === st[o + 1] && before.ctimeMs === st[o + 2] && before.ino === st[o + 3] && before.mode === st[o + 4]) {
           if (before.kind === 'uncovered') this.notCovered.push({ path: rel ? `${rel}/${name}` : name, reason: 'budget', size: before.size });
-          children.push((order[i] = before));
+          children.push(before);
           continue;
         }
       }
@@ -249,82 +257,83 @@ export class FolderScanner {
         continue;
       }
       if (kind === KIND_DIR) {
-        const child = await this.dirChild(name, childRel, before);
-        if (child) children.push((order[i] = child));
+        const child = await this.dirChild(name, childRel, st.subarray(o, o + 5));
+        if (child) children.push(child);
       } else if (kind === KIND_FILE || kind === KIND_LINK) {
-        const o = i * 5;
         const fields: StatFields = { size: st[o]!, mtimeMs: st[o + 1]!, ctimeMs: st[o + 2]!, ino: st[o + 3]!, mode: st[o + 4]!, link: kind === KIND_LINK };
         const child = await this.fileChild(name, childRel, fields, before);
-        if (child) children.push((order[i] = child));
+        if (child) children.push(child);
       } else if (kind === KIND_OTHER) {
         this.notCovered.push({ path: childRel, reason: 'special', size: null });
       }
       // KIND_GONE: vanished while listing.
     }
-
-    if (samePlaces && order.every((c, i) => c === prev!.listed!.order[i]) && this.repo.has(prev!.tree)) {
-      // Nothing in this folder changed: keep its tree and cached entries as they are.
-      await this.maybeYield();
-      return prev!.tree;
-    }
-    return this.finish(rel, prev, children, listing, order);
+    return this.finish(rel, prev, children);
   }
 
   /**
    * A folder listed exactly as last time (same names, kinds and stat fields, every file vouched for):
-   * its files are what they were, so only its subfolders are looked into.
+   * its files are what they were, so only its subfolders are looked into — no entry of it is decoded
+   * unless a subfolder's tree changed.
    */
-  private async sameListing(rel: string, prev: DirState, listing: Listing): Promise<string | null> {
-    const order = prev.listed!.order;
-    let now: Array<CachedChild | null> | null = null;
-    for (let i = 0; i < order.length; i++) {
-      const c = order[i]!;
-      if (c.kind !== 'dir') continue;
-      const child = await this.dirChild(c.name, rel ? `${rel}/${c.name}` : c.name, c);
-      if (child === c) continue;
-      now ??= [...order];
-      now[i] = child;
+  private async sameListing(rel: string, prev: DirState): Promise<string | null> {
+    let changed = false;
+    const trees = new Map<number, string | null>();
+    for (const [name, i] of prev.subdirs()) {
+      const tree = await this.scanDir(rel ? `${rel}/${name}` : name);
+      if (tree === prev.oid(i)) continue;
+      changed = true;
+      trees.set(i, tree);
     }
-    if (now === null && this.repo.has(prev.tree)) {
+    if (!changed && this.repo.has(prev.tree)) {
       await this.maybeYield();
       return prev.tree;
     }
-    const entries = now ?? order;
-    return this.finish(rel, prev, entries.filter((c): c is CachedChild => c !== null), listing, entries);
+    const children: CachedChild[] = [];
+    const entries = prev.children;
+    for (let i = 0; i < entries.length; i++) {
+      const c = entries[i]!;
+      const tree = trees.get(i);
+      if (tree === undefined) children.push(c);
+      else if (tree !== null) children.push({ ...c, oid: tree, trusted: false });
+    }
+    return this.finish(rel, prev, children);
   }
 
-  /** Writes the folder's tree (or keeps the last one when its entries are the same) and remembers the listing. */
-  private async finish(rel: string, prev: DirState | undefined, children: CachedChild[], listing: Listing, order: Array<CachedChild | null>): Promise<string> {
-    children.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-    if (prev && prev.children.some((c) => c.kind === 'dir')) {
+  /**
+   * Writes the folder's tree (or keeps the last one when its entries are the same) and records the entries
+   * in listing order (a subfolder with its stat fields as listed, so the next identical listing compares in one step).
+   */
+  private async finish(rel: string, prev: DirState | undefined, children: CachedChild[]): Promise<string> {
+    if (prev) {
       const dirsNow = new Set(children.filter((c) => c.kind === 'dir').map((c) => c.name));
-      for (const old of prev.children) {
-        if (old.kind === 'dir' && !dirsNow.has(old.name)) this.cache.dropSubtree(rel ? `${rel}/${old.name}` : old.name);
+      for (const [name] of prev.subdirs()) {
+        if (!dirsNow.has(name)) this.cache.dropSubtree(rel ? `${rel}/${name}` : name);
       }
     }
+    const entries: TreeEntry[] = children.map((c) => ({ name: storedName(c.name), mode: modeOf(c.kind), oid: c.oid }));
+    entries.sort(compareEntries);
     let tree: string;
-    if (prev && sameChildren(prev.children, children) && this.repo.has(prev.tree)) {
+    if (prev && this.repo.hash('tree', serializeTree(entries)) === prev.tree && this.repo.has(prev.tree)) {
       tree = prev.tree;
     } else {
-      const entries: TreeEntry[] = children.map((c) => ({ name: storedName(c.name), mode: modeOf(c.kind), oid: c.oid }));
-      entries.sort(compareEntries);
       tree = this.repo.writeTree(entries);
       this.cache.markChanged();
     }
-    // Clean: every entry is vouched for and covered, so an identical listing needs no look at its files.
-    const clean = order.every((c) => c !== null && (c.kind === 'dir' || (c.trusted && c.kind !== 'uncovered')));
     let files = 0;
     for (const c of children) files += c.kind === 'dir' ? this.countFiles(rel ? `${rel}/${c.name}` : c.name) : 1;
-    this.cache.setDir(rel, { tree, children, files, listed: { names: listing.names, order, kinds: listing.kinds, stats: listing.stats, clean } });
+    const state = DirState.of(tree, children);
+    state.files = files;
+    this.cache.setDir(rel, state);
     await this.maybeYield();
     return tree;
   }
 
-  private async dirChild(name: string, rel: string, prev: CachedChild | undefined): Promise<CachedChild | null> {
+  private async dirChild(name: string, rel: string, listed: Float64Array): Promise<CachedChild | null> {
     const tree = await this.scanDir(rel);
     if (tree === null) return null;
-    if (prev?.kind === 'dir' && prev.oid === tree) return prev;
-    return { name, kind: 'dir', oid: tree, size: 0, mtimeMs: 0, ctimeMs: 0, ino: 0, mode: 0, trusted: false, key: `${storedName(name)}/` };
+    // Its stat fields as this listing saw them: an identical listing next time needs no look at this folder's entries.
+    return { name, kind: 'dir', oid: tree, size: listed[0]!, mtimeMs: listed[1]!, ctimeMs: listed[2]!, ino: listed[3]!, mode: listed[4]!, trusted: false, key: `${storedName(name)}/` };
   }
 
   private async fileChild(name: string, rel: string, st: StatFields, prev: CachedChild | undefined): Promise<CachedChild | null> {
@@ -463,16 +472,13 @@ export class FolderScanner {
   }
 }
 
-function sameBytes(a: Uint8Array | Float64Array, b: Uint8Array | Float64Array): boolean {
-  return a.byteLength === b.byteLength && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
-}
-
-function sameChildren(a: readonly CachedChild[], b: readonly CachedChild[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i]!;
-    const y = b[i]!;
-    if (x !== y && (x.name !== y.name || x.kind !== y.kind || x.oid !== y.oid)) return false;
+/** The listing's kinds are the entries' own (a stored file or an uncovered one lists as a file). */
+function sameKinds(prev: DirState, kinds: Uint8Array): boolean {
+  if (kinds.length !== prev.count) return false;
+  for (let i = 0; i < kinds.length; i++) {
+    const kind = prev.kind(i);
+    const listed = kind === 'dir' ? KIND_DIR : kind === 'link' ? KIND_LINK : KIND_FILE;
+    if (kinds[i] !== listed) return false;
   }
   return true;
 }

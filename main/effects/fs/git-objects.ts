@@ -43,6 +43,13 @@ export class ShadowRepo {
   private packer: PackWriter | null = null;
   /** Packing into a store that held no object: nothing but `known` can be there already. */
   private fresh = false;
+  /**
+   * During a walk (`beginWalk`): the names in each object folder (the first two hex digits), read with one
+   * readdir the first time one is asked about, instead of an existsSync per object — a walk in a fresh
+   * process checks every folder's cached tree is still here. Dropped at `endWalk`, so a loose object
+   * deleted by another process later is not taken for present.
+   */
+  private looseNames: Map<string, Set<string>> | null = null;
 
   constructor(readonly gitdir: string) {
     this.packs = new PackSet(join(gitdir, 'objects'));
@@ -69,6 +76,29 @@ export class ShadowRepo {
     if (!packer) return;
     if (keep) packer.flush();
     else for (const oid of packer.drop()) this.known.delete(oid);
+  }
+
+  beginWalk(): void {
+    this.looseNames = new Map();
+  }
+
+  endWalk(): void {
+    this.looseNames = null;
+  }
+
+  private looseExists(oid: string): boolean {
+    if (!this.looseNames) return fs.existsSync(this.objectPath(oid));
+    const dir = oid.slice(0, 2);
+    let names = this.looseNames.get(dir);
+    if (!names) {
+      try {
+        names = new Set(fs.readdirSync(join(this.gitdir, 'objects', dir)));
+      } catch {
+        names = new Set();
+      }
+      this.looseNames.set(dir, names);
+    }
+    return names.has(oid.slice(2));
   }
 
   /** Creates the bare repository if it does not exist yet. */
@@ -160,7 +190,7 @@ export class ShadowRepo {
     if (this.known.has(oid)) return true;
     if (this.fresh) return false;
     // The packs already read first (no system call), then a loose file, then packs written since.
-    if (this.packs.find(oid, false) || fs.existsSync(this.objectPath(oid)) || this.packs.find(oid)) {
+    if (this.packs.find(oid, false) || this.looseExists(oid) || this.packs.find(oid)) {
       this.known.add(oid);
       return true;
     }
@@ -333,6 +363,7 @@ export class ShadowRepo {
   deleteLoose(oid: string): void {
     fs.rmSync(this.objectPath(oid), { force: true });
     this.known.delete(oid);
+    this.looseNames?.get(oid.slice(0, 2))?.delete(oid.slice(2));
     this.trees.delete(oid);
   }
 

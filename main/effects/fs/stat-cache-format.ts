@@ -1,42 +1,40 @@
 // The stat cache's bytes on disk (stat-cache.ts): one buffer per record, read with one readFileSync and
-// decoded in one loop — no JSON, no object per field. A record holds folders' states, folders removed
-// and the large-blob table; the cache file is one record (every folder), and each journal frame is one
-// (the folders that changed).
+// decoded without an object per entry: each folder's state (DirState) is views of the record's sections
+// and one string of its names. A record holds folders' states, folders removed and the large-blob table;
+// the cache file is one record (every folder), and each journal frame is one (the folders that changed).
 //
-// Layout, little-endian, sections in this order (the float section first, so it is 8-aligned):
-//   header    u32 × 12: magic, version, folders, entries, removed, large blobs + 1 (0: the record leaves
-//             the table as it is), string bytes, string units, CRC-32 of the rest of the record, 0,
-//             listed entries, listed subfolders
-//   stats     f64 × 5 per entry: size, mtimeMs, ctimeMs, ino, mode
+// Layout of version 3, little-endian, sections in this order (the float section first, so it is 8-aligned):
+//   header    u32 × 10: magic, version, folders, entries, removed, large blobs + 1 (0: the record leaves
+//             the table as it is), string bytes, CRC-32 of the rest of the record, 0, 0
+//   stats     f64 × 5 per entry: size, mtimeMs, ctimeMs, ino, mode (a subfolder's: as its folder's listing saw it)
 //   sizes     f64 per large blob
-//   dirstats  f64 × 5 per listed subfolder: its stat fields as its folder's listing saw them
 //   oids      20 bytes each: every folder's tree, then every entry's id, then every large blob's id
 //   counts    u32 per folder: how many entries it has
-//   order     u32 per listed entry: for each listed folder, in listing order, the index of the entry
-//   units     u32 per string, in string order: its length in UTF-16 units
-//   listed    u8 per folder: 1 when its last listing is saved (order, dirstats)
-//   flags     u8 per entry: kind (bits 0–2), trusted (bit 3), stored name escaped (bit 4)
-//   strings   UTF-8, one after the other: per folder its path then its entries' names; then removed paths
-// A folder's last listing is saved when it was clean (every entry cached and vouched for): its names,
-// kinds and files' stat fields are then its entries' own, so only the order and the subfolders' stat fields
-// are stored, and a walk in a fresh process compares a folder listed exactly as before in one step, as the
-// process that saved it would (folder-scanner.ts, sameListing).
+//   lengths   u32 per string: its length in UTF-8 bytes
+//   flags     u8 per entry: kind (bits 0–2), trusted (bit 3)
+//   strings   UTF-8: per folder its path, then its entries' names joined by NUL; then removed paths
+// Entries are in the order the walk last listed them, so a folder listed exactly as before compares in one
+// step (folder-scanner.ts, sameListing). A folder's views share the record's buffer: a whole cache of a
+// million files is one ~75 MB buffer and a string per folder, not a million objects.
 // A journal frame is u32 length, u32 CRC-32 of the record, the record. The record's own CRC-32 (header
-// word 8, over every byte but its own) turns a damaged cache into an unreadable one, never into ids that
-// vouch for the wrong content; it costs ~20 ms at a million entries.
+// word 7, over every byte but its own) turns a damaged cache into an unreadable one, never into ids that
+// vouch for the wrong content.
+//
+// Version 2 (entries in git order, a clean listing saved as an order over them) is still read, and turned
+// into version 3's form; the next save that writes the whole writes version 3.
+import { closeSync, openSync, writeSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
-import { KIND_DIR, KIND_FILE, KIND_LINK } from './stat-lister';
-import { storedName, type Kind } from './tree-model';
-import type { CachedChild, DirState } from './stat-cache';
+import { DirState, TRUSTED, type CachedChild } from './stat-cache';
+import { storedName } from './tree-model';
 
 export const MAGIC = 0x43534850; // "PHSC"
-export const VERSION = 2;
-const HEADER_WORDS = 12;
-const CRC_WORD = 8;
+export const VERSION = 3;
+const HEADER_WORDS = 10;
+const CRC_WORD = 7;
 const HEADER_BYTES = HEADER_WORDS * 4;
 const STATS = 5;
-const KINDS: Kind[] = ['file', 'exec', 'link', 'dir', 'uncovered'];
-const TRUSTED = 8;
+const KINDS = ['file', 'exec', 'link', 'dir', 'uncovered'] as const;
+/** Version 2's flag: the stored name is escaped. */
 const ESCAPED = 16;
 
 export type CacheRecord = {
@@ -46,152 +44,203 @@ export type CacheRecord = {
   large: Array<[string, number]> | null;
 };
 
-/** Not a record this version wrote, or cut short: the caller treats what it holds as unknown. */
+/** Not a record this version can read, or cut short: the caller treats what it holds as unknown. */
 export class CacheFormatError extends Error {}
 
-export function encodeRecord(record: CacheRecord): Buffer {
+type RecordInput = { dirs: Array<[string, DirState | { tree: string; children: readonly CachedChild[] }]>; removed: string[]; large: Array<[string, number]> | null };
+
+/**
+ * Emits a record's bytes in order, section by section (no buffer of the whole), and returns its CRC-32
+ * (of every byte but the checksum word, which is emitted as 0).
+ */
+function emitRecord(record: RecordInput, emit: (bytes: Uint8Array) => void): number {
+  const dirs = record.dirs.map(([rel, like]) => [rel, DirState.from(like)] as const);
   let entries = 0;
-  const strings: string[] = [];
-  for (const [rel, state] of record.dirs) {
-    entries += state.children.length;
-    strings.push(rel);
-    for (const c of state.children) strings.push(c.name);
-  }
-  for (const rel of record.removed) strings.push(rel);
-  const listings = record.dirs.map(([, state]) => savedListing(state));
-  let listedEntries = 0;
-  let listedDirs = 0;
-  for (const l of listings) {
-    if (!l) continue;
-    listedEntries += l.order.length;
-    listedDirs += l.dirStats.length / STATS;
-  }
+  for (const [, state] of dirs) entries += state.count;
   const large = record.large ?? [];
-  const text = Buffer.from(strings.join(''), 'utf8');
-  const oidCount = record.dirs.length + entries + large.length;
-  const statsAt = HEADER_BYTES;
-  const sizesAt = statsAt + entries * STATS * 8;
-  const dirStatsAt = sizesAt + large.length * 8;
-  const oidsAt = dirStatsAt + listedDirs * STATS * 8;
-  const countsAt = oidsAt + oidCount * 20;
-  const orderAt = countsAt + record.dirs.length * 4;
-  const unitsAt = orderAt + listedEntries * 4;
-  const listedAt = unitsAt + strings.length * 4;
-  const flagsAt = listedAt + record.dirs.length;
-  const textAt = flagsAt + entries;
-  const buf = Buffer.alloc(textAt + text.length);
-  const header = new Uint32Array(buf.buffer, buf.byteOffset, HEADER_WORDS);
-  header.set([MAGIC, VERSION, record.dirs.length, entries, record.removed.length, record.large ? large.length + 1 : 0, text.length, 0, 0, 0, listedEntries, listedDirs]);
-  const stats = new Float64Array(buf.buffer, buf.byteOffset + statsAt, entries * STATS);
-  const sizes = new Float64Array(buf.buffer, buf.byteOffset + sizesAt, large.length);
-  const dirStats = new Float64Array(buf.buffer, buf.byteOffset + dirStatsAt, listedDirs * STATS);
-  const counts = new Uint32Array(buf.buffer, buf.byteOffset + countsAt, record.dirs.length);
-  const order = new Uint32Array(buf.buffer, buf.byteOffset + orderAt, listedEntries);
-  const units = new Uint32Array(buf.buffer, buf.byteOffset + unitsAt, strings.length);
-  let orderAtNow = 0;
-  let dirStatsNow = 0;
-  for (let d = 0; d < listings.length; d++) {
-    const l = listings[d];
-    if (!l) continue;
-    buf[listedAt + d] = 1;
-    order.set(l.order, orderAtNow);
-    orderAtNow += l.order.length;
-    dirStats.set(l.dirStats, dirStatsNow);
-    dirStatsNow += l.dirStats.length;
+  const lengths = new Uint32Array(2 * dirs.length + record.removed.length);
+  let textBytes = 0;
+  let k = 0;
+  for (const [rel, state] of dirs) {
+    textBytes += lengths[k++] = Buffer.byteLength(rel, 'utf8');
+    textBytes += lengths[k++] = Buffer.byteLength(state.names, 'utf8');
   }
-  let units16 = 0;
-  for (let i = 0; i < strings.length; i++) {
-    units[i] = strings[i]!.length;
-    units16 += strings[i]!.length;
-  }
-  header[7] = units16;
-  let oid = oidsAt;
-  const putOid = (hex: string) => {
-    if (hex.length !== 40 || buf.write(hex, oid, 20, 'hex') !== 20) throw new Error(`not an object id: ${hex}`);
-    oid += 20;
+  for (const rel of record.removed) textBytes += lengths[k++] = Buffer.byteLength(rel, 'utf8');
+  const header = new Uint32Array([MAGIC, VERSION, dirs.length, entries, record.removed.length, record.large ? large.length + 1 : 0, textBytes, 0, 0, 0]);
+  const bytes = (a: ArrayBufferView) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+  const head = bytes(header);
+  let crc = crc32(head.subarray((CRC_WORD + 1) * 4), crc32(head.subarray(0, CRC_WORD * 4)));
+  const put = (b: Uint8Array) => {
+    if (b.length === 0) return;
+    crc = crc32(b, crc);
+    emit(b);
   };
-  let e = 0;
-  for (let d = 0; d < record.dirs.length; d++) {
-    const state = record.dirs[d]![1];
-    counts[d] = state.children.length;
-    putOid(state.tree);
+  emit(head);
+  for (const [, state] of dirs) put(bytes(state.stats));
+  put(bytes(Float64Array.from(large, ([, size]) => size)));
+  const trees = Buffer.alloc(dirs.length * 20);
+  for (let d = 0; d < dirs.length; d++) {
+    const tree = dirs[d]![1].tree;
+    if (tree.length !== 40 || trees.write(tree, d * 20, 20, 'hex') !== 20) throw new Error(`not an object id: ${tree}`);
   }
-  for (const [, state] of record.dirs) {
-    for (const c of state.children) {
-      const o = e * STATS;
-      stats[o] = c.size;
-      stats[o + 1] = c.mtimeMs;
-      stats[o + 2] = c.ctimeMs;
-      stats[o + 3] = c.ino;
-      stats[o + 4] = c.mode;
-      buf[flagsAt + e] = KINDS.indexOf(c.kind) | (c.trusted ? TRUSTED : 0) | (storedName(c.name) !== c.name ? ESCAPED : 0);
-      putOid(c.oid);
-      e++;
-    }
-  }
+  put(trees);
+  for (const [, state] of dirs) put(state.oids);
+  const largeIds = Buffer.alloc(large.length * 20);
   for (let i = 0; i < large.length; i++) {
-    sizes[i] = large[i]![1];
-    putOid(large[i]![0]);
+    const hex = large[i]![0];
+    if (hex.length !== 40 || largeIds.write(hex, i * 20, 20, 'hex') !== 20) throw new Error(`not an object id: ${hex}`);
   }
-  text.copy(buf, textAt);
-  header[CRC_WORD] = checksum(buf);
+  put(largeIds);
+  put(bytes(Uint32Array.from(dirs, ([, state]) => state.count)));
+  put(bytes(lengths));
+  for (const [, state] of dirs) put(state.flags);
+  for (const [rel, state] of dirs) {
+    put(Buffer.from(rel, 'utf8'));
+    put(Buffer.from(state.names, 'utf8'));
+  }
+  for (const rel of record.removed) put(Buffer.from(rel, 'utf8'));
+  return crc;
+}
+
+export function encodeRecord(record: RecordInput): Buffer {
+  const parts: Uint8Array[] = [];
+  const crc = emitRecord(record, (b) => parts.push(b));
+  const buf = Buffer.concat(parts);
+  buf.writeUInt32LE(crc, CRC_WORD * 4);
   return buf;
 }
 
-/** The kind a listing gives an entry of this kind (an uncovered entry never belongs to a saved listing). */
-function listedKind(kind: Kind): number {
-  return kind === 'dir' ? KIND_DIR : kind === 'link' ? KIND_LINK : KIND_FILE;
-}
-
 /**
- * What is saved of a folder's last listing: for each listed entry its index among the entries, and the
- * subfolders' stat fields; null when the listing was not clean, or is not exactly what its entries give
- * back (then the next walk compares the folder entry by entry, as it would without a listing).
+ * Writes a record to a file through a small buffer, never holding the whole (at a million files the whole
+ * is ~75 MB, which a first checkpoint would add to its peak); returns its length.
  */
-function savedListing(state: DirState): { order: number[]; dirStats: number[] } | null {
-  const listed = state.listed;
-  if (!listed || !listed.clean || listed.order.length !== state.children.length) return null;
-  const index = new Map<CachedChild, number>();
-  for (let i = 0; i < state.children.length; i++) index.set(state.children[i]!, i);
-  const order: number[] = [];
-  const dirStats: number[] = [];
-  const names: string[] = [];
-  for (let i = 0; i < listed.order.length; i++) {
-    const c = listed.order[i];
-    const at = c ? index.get(c) : undefined;
-    if (c == null || at === undefined || c.kind === 'uncovered' || listed.kinds[i] !== listedKind(c.kind)) return null;
-    const o = i * STATS;
-    if (c.kind === 'dir') {
-      for (let k = 0; k < STATS; k++) dirStats.push(listed.stats[o + k]!);
-    } else if (
-      listed.stats[o] !== c.size ||
-      listed.stats[o + 1] !== c.mtimeMs ||
-      listed.stats[o + 2] !== c.ctimeMs ||
-      listed.stats[o + 3] !== c.ino ||
-      listed.stats[o + 4] !== c.mode
-    ) {
-      return null;
-    }
-    order.push(at);
-    names.push(c.name);
+export function writeRecordFile(path: string, record: RecordInput): number {
+  const fd = openSync(path, 'w');
+  try {
+    const stage = Buffer.allocUnsafeSlow(1 << 20);
+    let used = 0;
+    let length = 0;
+    const flush = () => {
+      let at = 0;
+      while (at < used) at += writeSync(fd, stage, at, used - at);
+      used = 0;
+    };
+    const crc = emitRecord(record, (b) => {
+      length += b.length;
+      if (b.length > stage.length) {
+        flush();
+        let at = 0;
+        while (at < b.length) at += writeSync(fd, b, at, b.length - at);
+        return;
+      }
+      if (used + b.length > stage.length) flush();
+      stage.set(b, used);
+      used += b.length;
+    });
+    flush();
+    const word = Buffer.alloc(4);
+    word.writeUInt32LE(crc, 0);
+    writeSync(fd, word, 0, 4, CRC_WORD * 4);
+    return length;
+  } finally {
+    closeSync(fd);
   }
-  return names.join('\0') === listed.names ? { order, dirStats } : null;
 }
 
 /** CRC-32 of a record's bytes but its checksum word. */
-function checksum(buf: Buffer): number {
-  return crc32(buf.subarray((CRC_WORD + 1) * 4), crc32(buf.subarray(0, CRC_WORD * 4)));
+function checksum(buf: Buffer, word: number): number {
+  return crc32(buf.subarray((word + 1) * 4), crc32(buf.subarray(0, word * 4)));
 }
 
 /** Decodes one record; throws CacheFormatError for anything that is not one, whole. */
 export function decodeRecord(input: Buffer): CacheRecord {
-  if (input.length < HEADER_BYTES) throw new CacheFormatError('short header');
+  if (input.length < 12 * 4) {
+    if (input.length < HEADER_BYTES) throw new CacheFormatError('short header');
+  }
   // Typed arrays need aligned offsets; a buffer from a pool or a journal frame may not be.
   const buf = input.byteOffset % 8 === 0 ? input : Buffer.from(input);
+  const magic = buf.readUInt32LE(0);
+  const version = buf.readUInt32LE(4);
+  if (magic !== MAGIC) throw new CacheFormatError('not a stat cache');
+  if (version === 2) {
+    if (buf.length < 12 * 4) throw new CacheFormatError('short header');
+    if (buf.readUInt32LE(8 * 4) !== checksum(buf, 8)) throw new CacheFormatError('damaged');
+    return decodeV2(buf);
+  }
+  if (version !== VERSION) throw new CacheFormatError('not a stat cache of this version');
+  const header = new Uint32Array(buf.buffer, buf.byteOffset, HEADER_WORDS);
+  if (header[CRC_WORD] !== checksum(buf, CRC_WORD)) throw new CacheFormatError('damaged');
+  const dirCount = header[2]!;
+  const entries = header[3]!;
+  const removedCount = header[4]!;
+  const largeWord = header[5]!;
+  const textBytes = header[6]!;
+  const largeCount = largeWord === 0 ? 0 : largeWord - 1;
+  const stringCount = 2 * dirCount + removedCount;
+  const statsAt = HEADER_BYTES;
+  const sizesAt = statsAt + entries * STATS * 8;
+  const oidsAt = sizesAt + largeCount * 8;
+  const countsAt = oidsAt + (dirCount + entries + largeCount) * 20;
+  const lengthsAt = countsAt + dirCount * 4;
+  const flagsAt = lengthsAt + stringCount * 4;
+  const textAt = flagsAt + entries;
+  if (textAt + textBytes !== buf.length) throw new CacheFormatError('length does not match the header');
+  const stats = new Float64Array(buf.buffer, buf.byteOffset + statsAt, entries * STATS);
+  const sizes = new Float64Array(buf.buffer, buf.byteOffset + sizesAt, largeCount);
+  const counts = new Uint32Array(buf.buffer, buf.byteOffset + countsAt, dirCount);
+  const lengths = new Uint32Array(buf.buffer, buf.byteOffset + lengthsAt, stringCount);
+  let at = textAt;
+  let s = 0;
+  const next = (): string => {
+    const n = lengths[s++]!;
+    if (at + n > buf.length) throw new CacheFormatError('strings cut short');
+    const out = buf.toString('utf8', at, at + n);
+    at += n;
+    return out;
+  };
+  const dirs: Array<[string, DirState]> = new Array(dirCount);
+  let e = 0;
+  for (let d = 0; d < dirCount; d++) {
+    const rel = next();
+    const names = next();
+    const n = counts[d]!;
+    if (e + n > entries) throw new CacheFormatError('entries do not match the header');
+    if ((n === 0 ? 0 : countNul(names) + 1) !== n) throw new CacheFormatError('names do not match the entries');
+    const flags = buf.subarray(flagsAt + e, flagsAt + e + n);
+    for (let i = 0; i < n; i++) if ((flags[i]! & 7) >= KINDS.length || flags[i]! > (TRUSTED | 7)) throw new CacheFormatError('unknown kind');
+    const tree = buf.toString('hex', oidsAt + d * 20, oidsAt + d * 20 + 20);
+    const oids = buf.subarray(oidsAt + (dirCount + e) * 20, oidsAt + (dirCount + e + n) * 20);
+    dirs[d] = [rel, new DirState(tree, names, oids, stats.subarray(e * STATS, (e + n) * STATS), new Uint8Array(flags.buffer, flags.byteOffset, n))];
+    e += n;
+  }
+  if (e !== entries) throw new CacheFormatError('entries do not match the header');
+  const removed: string[] = new Array(removedCount);
+  for (let r = 0; r < removedCount; r++) removed[r] = next();
+  if (at !== buf.length) throw new CacheFormatError('strings do not match the header');
+  let large: Array<[string, number]> | null = null;
+  if (largeWord !== 0) {
+    large = new Array(largeCount);
+    for (let i = 0; i < largeCount; i++) {
+      const o = oidsAt + (dirCount + entries + i) * 20;
+      large[i] = [buf.toString('hex', o, o + 20), sizes[i]!];
+    }
+  }
+  return { dirs, removed, large };
+}
+
+function countNul(s: string): number {
+  let n = 0;
+  for (let at = s.indexOf('\0'); at >= 0; at = s.indexOf('\0', at + 1)) n++;
+  return n;
+}
+
+/** Decodes a record of version 2 (entries in git order, a clean listing as an order over them). */
+function decodeV2(buf: Buffer): CacheRecord {
+  const HEADER_WORDS = 12;
+  const HEADER_BYTES = HEADER_WORDS * 4;
   const header = new Uint32Array(buf.buffer, buf.byteOffset, HEADER_WORDS);
   const [magic, version, dirCount, entries, removedCount, largeWord, textBytes, textUnits, , , listedEntries, listedDirs] = header as unknown as number[];
-  if (magic !== MAGIC || version !== VERSION) throw new CacheFormatError('not a stat cache of this version');
-  if (header[CRC_WORD] !== checksum(buf)) throw new CacheFormatError('damaged');
+  if (magic !== MAGIC || version !== 2) throw new CacheFormatError('not a stat cache of this version');
   const largeCount = largeWord! === 0 ? 0 : largeWord! - 1;
   const stringCount = dirCount! + entries! + removedCount!;
   const statsAt = HEADER_BYTES;
@@ -254,19 +303,16 @@ export function decodeRecord(input: Buffer): CacheRecord {
         key: kind === 'dir' ? `${stored}/` : stored,
       };
     }
-    const state: DirState = { tree: hex.slice(d * 40, d * 40 + 40), children };
+    const tree = hex.slice(d * 40, d * 40 + 40);
+    let state = DirState.of(tree, children);
     if (buf[listedAt + d] === 1) {
       if (orderNow + n > listedEntries!) throw new CacheFormatError('listings do not match the header');
       const listedOrder: CachedChild[] = new Array(n);
-      const names: string[] = new Array(n);
-      const kinds = new Uint8Array(n);
       const listedStats = new Float64Array(n * STATS);
       for (let i = 0; i < n; i++) {
         const c = children[order[orderNow++]!];
         if (c === undefined) throw new CacheFormatError('a listing names no entry');
         listedOrder[i] = c;
-        names[i] = c.name;
-        kinds[i] = listedKind(c.kind);
         const o = i * STATS;
         if (c.kind === 'dir') {
           if (dirStatsNow + STATS > dirStats.length) throw new CacheFormatError('listings do not match the header');
@@ -280,7 +326,11 @@ export function decodeRecord(input: Buffer): CacheRecord {
           listedStats[o + 4] = c.mode;
         }
       }
-      state.listed = { names: names.join('\0'), order: listedOrder, kinds, stats: listedStats, clean: true };
+      // A clean listing: its order, with the subfolders' stat fields as listed, is the entries' order now.
+      state = DirState.of(
+        tree,
+        listedOrder.map((c, i) => (c.kind === 'dir' ? { ...c, size: listedStats[i * STATS]!, mtimeMs: listedStats[i * STATS + 1]!, ctimeMs: listedStats[i * STATS + 2]!, ino: listedStats[i * STATS + 3]!, mode: listedStats[i * STATS + 4]! } : c)),
+      );
     }
     dirs[d] = [rel, state];
   }

@@ -4,7 +4,7 @@
 // writing objects and building trees stay in the calling thread.
 import * as fs from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import { WorkerPool } from './worker-pool';
 
 export type Listing = {
   rel: string;
@@ -94,60 +94,15 @@ parentPort.on('message', ({ id, root, jobs }) => {
 });
 `;
 
-type Pending = { resolve: (l: Listing[]) => void; reject: (e: Error) => void };
-
 /** A few long-lived worker threads (one less than the cores, at most 3), started on first use. */
-class ListerPool {
-  private workers: Worker[] = [];
-  private readonly pending = new Map<number, Pending>();
-  private nextId = 1;
-  private broken = false;
+const pool = new WorkerPool<{ id: number; listings?: Listing[]; error?: string }>(WORKER_SOURCE, () => Math.max(0, Math.min(3, availableParallelism() - 1)), 'a listing worker');
 
-  get size(): number {
-    return this.broken ? 0 : Math.max(0, Math.min(3, availableParallelism() - 1));
-  }
-
-  run(index: number, root: string, jobs: ListJob[]): Promise<Listing[]> {
-    const worker = this.worker(index);
-    const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      // Keep the process alive while an answer is due; idle workers never do.
-      worker.ref();
-      worker.postMessage({ id, root, jobs });
-    });
-  }
-
-  private worker(index: number): Worker {
-    let w = this.workers[index];
-    if (!w) {
-      w = new Worker(WORKER_SOURCE, { eval: true });
-      w.on('message', (m: { id: number; listings?: Listing[]; error?: string }) => {
-        const p = this.pending.get(m.id);
-        if (!p) return;
-        this.pending.delete(m.id);
-        if (this.pending.size === 0) for (const x of this.workers) x?.unref();
-        if (m.listings) p.resolve(m.listings);
-        else p.reject(new Error(m.error ?? 'listing failed'));
-      });
-      w.on('error', (error) => this.fail(error));
-      w.on('exit', () => this.fail(new Error('a listing worker stopped')));
-      // After the listeners: adding a 'message' listener refs the port again. Never keeps the process alive.
-      w.unref();
-      this.workers[index] = w;
-    }
-    return w;
-  }
-
-  private fail(error: Error): void {
-    // Never again: listings fall back to this thread, which is slower but the same.
-    this.broken = true;
-    for (const p of this.pending.values()) p.reject(error);
-    this.pending.clear();
-  }
+function runLister(index: number, root: string, jobs: ListJob[]): Promise<Listing[]> {
+  return pool.run(index, { root, jobs }).then((m) => {
+    if (m.listings) return m.listings;
+    throw new Error(m.error ?? 'listing failed');
+  });
 }
-
-const pool = new ListerPool();
 
 /** How many threads (besides this one) can list in parallel. */
 export function listerThreads(): number {
@@ -159,7 +114,7 @@ export function listerThreads(): number {
  * is listed here instead.
  */
 export async function listInParallel(root: string, bins: ListJob[][]): Promise<Listing[]> {
-  const remote = bins.slice(1).map((jobs, i) => (jobs.length > 0 ? pool.run(i, root, jobs) : Promise.resolve([])));
+  const remote = bins.slice(1).map((jobs, i) => (jobs.length > 0 ? runLister(i, root, jobs) : Promise.resolve([])));
   const local = listFolders(fs, root, bins[0] ?? []);
   const out = [...local];
   for (const [i, p] of remote.entries()) {
