@@ -1,32 +1,12 @@
-// `posthoc engines add | list | check | remove | send-image`: the Docker engines a task may run on (issue 30).
-// Like `sandbox`, these talk to Docker directly (the engine's answer and the image's stream are not contract
-// calls); the engines are kept in the data folder's settings table, a tcp engine's client key in the keychain.
-// Loaded by main/cli/index.ts only when an engines command runs.
+// `posthoc engines add | list | check | remove | send-image`: the Docker engines a task may run on (issue 30),
+// through the contract's engine:* calls like every command. The TLS files are read here; the client key goes
+// to the keychain by engine:add, never into the data folder. Loaded by main/cli/index.ts when an engines command runs.
 import { readFileSync } from 'node:fs';
-import { EnginesService, type EngineView } from '../services/engines-service';
-import { ServiceError } from '../services/service-error';
-import { createDocker } from '../sandbox/docker-client';
-import type { EngineCheck } from '../sandbox/engines/engine-check';
-import { sendImage } from '../sandbox/engines/image-transfer';
-import { openDatabase } from '../store/database';
-import { resolveDataDir } from '../store/data-dir';
-import { TaskStore } from '../store/task-store';
-import { Vault } from '../vault/vault';
-import { CliFailure, EXIT } from './session';
+import type { PosthocApi } from '../../shared/contract';
+import type { EngineCheck, EngineView } from '../../shared/domain/engines';
+import { CliFailure, EXIT, value } from './session';
 
 type Out = (line: string) => void;
-
-async function withEngines<T>(dataDir: string | undefined, fn: (engines: EnginesService) => Promise<T>): Promise<T> {
-  const db = openDatabase(resolveDataDir(dataDir));
-  try {
-    return await fn(new EnginesService(new TaskStore(db), new Vault()));
-  } catch (error) {
-    if (error instanceof ServiceError) throw new CliFailure(error.code, error.message);
-    throw error;
-  } finally {
-    db.close();
-  }
-}
 
 function readPem(path: string | undefined, option: string): string | undefined {
   if (path === undefined) return undefined;
@@ -39,10 +19,10 @@ function readPem(path: string | undefined, option: string): string | undefined {
 
 function printList(list: EngineView[], json: boolean | undefined, out: Out): void {
   if (json) return out(JSON.stringify(list));
-  for (const e of list) out(`${e.name}\t${e.kind}\t${e.address}${e.kind === 'tcp' ? (e.keySet ? '' : '\t(client key missing from the keychain)') : ''}`);
+  for (const e of list) out(`${e.name}\t${e.kind}\t${e.address}${e.kind === 'tcp' && !e.keySet ? '\t(client key missing from the keychain)' : ''}`);
 }
 
-export function printCheck(check: EngineCheck & { name: string }, json: boolean | undefined, out: Out): void {
+function printCheck(check: EngineCheck, json: boolean | undefined, out: Out): void {
   if (json) out(JSON.stringify(check));
   else {
     out(`engine:       ${check.name}`);
@@ -54,43 +34,28 @@ export function printCheck(check: EngineCheck & { name: string }, json: boolean 
   if (check.problem) process.exitCode = EXIT.usage;
 }
 
-export async function addEngine(
-  name: string,
-  url: string | undefined,
-  opts: { dataDir?: string; json?: boolean; context?: string; tlsCa?: string; tlsCert?: string; tlsKey?: string },
-  out: Out,
-): Promise<void> {
+export async function addEngine(api: PosthocApi, name: string, url: string | undefined, opts: { json?: boolean; context?: string; tlsCa?: string; tlsCert?: string; tlsKey?: string }, out: Out): Promise<void> {
   const tls = { ca: readPem(opts.tlsCa, '--tls-ca'), cert: readPem(opts.tlsCert, '--tls-cert'), key: readPem(opts.tlsKey, '--tls-key') };
   const any = tls.ca !== undefined || tls.cert !== undefined || tls.key !== undefined;
-  await withEngines(opts.dataDir, async (engines) => printList(await engines.add({ name, url, context: opts.context, tls: any ? tls : undefined }), opts.json, out));
+  printList(await value(api.engineAdd({ name, url, context: opts.context, tls: any ? tls : undefined })), opts.json, out);
 }
 
-export async function listEngines(opts: { dataDir?: string; json?: boolean }, out: Out): Promise<void> {
-  await withEngines(opts.dataDir, async (engines) => printList(await engines.list(), opts.json, out));
+export async function listEngines(api: PosthocApi, opts: { json?: boolean }, out: Out): Promise<void> {
+  printList(await value(api.engineList({})), opts.json, out);
 }
 
-export async function removeEngine(name: string, opts: { dataDir?: string; json?: boolean }, out: Out): Promise<void> {
-  await withEngines(opts.dataDir, async (engines) => printList(await engines.remove(name), opts.json, out));
+export async function removeEngine(api: PosthocApi, name: string, opts: { json?: boolean }, out: Out): Promise<void> {
+  printList(await value(api.engineRemove({ name })), opts.json, out);
 }
 
-export async function checkEngineCommand(name: string, image: string, opts: { dataDir?: string; json?: boolean }, out: Out): Promise<void> {
-  await withEngines(opts.dataDir, async (engines) => printCheck(await engines.check(name, image), opts.json, out));
+export async function checkEngineCommand(api: PosthocApi, name: string, opts: { json?: boolean }, out: Out): Promise<void> {
+  printCheck(await value(api.engineCheck({ name })), opts.json, out);
 }
 
-export async function sendImageCommand(name: string, image: string, opts: { dataDir?: string; json?: boolean }, out: Out): Promise<void> {
-  await withEngines(opts.dataDir, async (engines) => {
-    const before = await engines.check(name, image);
-    if (!before.reachable) throw new CliFailure('unavailable', before.problem ?? `Engine ${name} does not answer.`);
-    const localId = (await createDocker().getImage(image).inspect().catch(() => null))?.Id;
-    if (before.imagePresent && before.imageId === localId) {
-      if (opts.json) out(JSON.stringify({ name, image, imageId: before.imageId, sent: false }));
-      else out(`${name} has ${image} already (${before.imageId}).`);
-      return;
-    }
-    const sent = await sendImage(createDocker(), await engines.connect(name), image, (p) => {
-      if (!p.done) process.stderr.write(`sent ${Math.round(p.bytes / 1024 / 1024)} MiB${p.totalBytes ? ` of about ${Math.round(p.totalBytes / 1024 / 1024)} MiB` : ''}\n`);
-    });
-    if (opts.json) out(JSON.stringify({ name, image, imageId: sent.imageId, sent: true, bytes: sent.bytes }));
-    else out(`${name} has ${image} now (${sent.imageId}, ${Math.round(sent.bytes / 1024 / 1024)} MiB sent).`);
-  });
+export async function sendImageCommand(api: PosthocApi, name: string, opts: { json?: boolean }, out: Out): Promise<void> {
+  process.stderr.write(`Sending the sandbox image to ${name} (unless it has it already); this takes a while…\n`);
+  const sent = await value(api.engineSend({ name }));
+  if (opts.json) out(JSON.stringify(sent));
+  else if (!sent.sent) out(`${name} has ${sent.image} already (${sent.imageId}).`);
+  else out(`${name} has ${sent.image} now (${sent.imageId}, ${Math.round(sent.bytes / 1024 / 1024)} MiB sent).`);
 }

@@ -181,7 +181,7 @@ export function buildProgram(options: { open?: OpenSession } = {}): Command {
       await printSandboxStatus(opts.image ?? SANDBOX_IMAGE, opts, out);
     });
 
-  // Engines (issue 30): each action import()s engine-commands.ts, which loads dockerode and the keychain only then.
+  // Engines (issue 30): engine:* calls of the contract, like every command with an app equivalent.
   const engines = program.command('engines').description('the Docker engines tasks may run on (this machine\'s is "local")');
   engines
     .command('add <name> [address]')
@@ -194,7 +194,7 @@ export function buildProgram(options: { open?: OpenSession } = {}): Command {
     .addOption(dataDirOption())
     .action(async (name: string, address: string | undefined, opts: { context?: string; tlsCa?: string; tlsCert?: string; tlsKey?: string; json?: boolean; dataDir?: string }) => {
       const { addEngine } = await import('./engine-commands');
-      await addEngine(name, address, opts, out);
+      await withApi(opts.dataDir, (api) => addEngine(api, name, address, opts, out));
     });
   engines
     .command('list')
@@ -203,27 +203,25 @@ export function buildProgram(options: { open?: OpenSession } = {}): Command {
     .addOption(dataDirOption())
     .action(async (opts: { json?: boolean; dataDir?: string }) => {
       const { listEngines } = await import('./engine-commands');
-      await listEngines(opts, out);
+      await withApi(opts.dataDir, (api) => listEngines(api, opts, out));
     });
   engines
     .command('check <name>')
     .description('say whether the engine answers: Docker version, architecture, round-trip time, the sandbox image')
     .option('--json', 'print JSON')
-    .option('--image <tag>', `check another tag (default ${SANDBOX_IMAGE})`)
     .addOption(dataDirOption())
-    .action(async (name: string, opts: { json?: boolean; image?: string; dataDir?: string }) => {
+    .action(async (name: string, opts: { json?: boolean; dataDir?: string }) => {
       const { checkEngineCommand } = await import('./engine-commands');
-      await checkEngineCommand(name, opts.image ?? SANDBOX_IMAGE, opts, out);
+      await withApi(opts.dataDir, (api) => checkEngineCommand(api, name, opts, out));
     });
   engines
     .command('send-image <name>')
     .description("send the sandbox image from this machine's Docker to the engine (docker save streamed into its load)")
     .option('--json', 'print JSON')
-    .option('--image <tag>', `send another tag (default ${SANDBOX_IMAGE})`)
     .addOption(dataDirOption())
-    .action(async (name: string, opts: { json?: boolean; image?: string; dataDir?: string }) => {
+    .action(async (name: string, opts: { json?: boolean; dataDir?: string }) => {
       const { sendImageCommand } = await import('./engine-commands');
-      await sendImageCommand(name, opts.image ?? SANDBOX_IMAGE, opts, out);
+      await withApi(opts.dataDir, (api) => sendImageCommand(api, name, opts, out));
     });
   engines
     .command('remove <name>')
@@ -232,7 +230,7 @@ export function buildProgram(options: { open?: OpenSession } = {}): Command {
     .addOption(dataDirOption())
     .action(async (name: string, opts: { json?: boolean; dataDir?: string }) => {
       const { removeEngine } = await import('./engine-commands');
-      await removeEngine(name, opts, out);
+      await withApi(opts.dataDir, (api) => removeEngine(api, name, opts, out));
     });
 
   program

@@ -7,6 +7,9 @@ import type Docker from 'dockerode';
 import { createDocker } from '../sandbox/docker-client';
 import { contextDockerOptions } from '../sandbox/engines/docker-context';
 import { checkEngine, type EngineCheck } from '../sandbox/engines/engine-check';
+import { sendImage } from '../sandbox/engines/image-transfer';
+import { SandboxError } from '../sandbox/sandbox-error';
+import { SANDBOX_IMAGE } from '../sandbox/sandbox-image-name';
 import { dockerOptions, engineAddress, engineKeySecret, EngineSpecError, LOCAL_ENGINE, parseEngine, type SavedEngine } from '../sandbox/engines/engine-spec';
 import type { TaskStore } from '../store/task-store';
 import { VaultUnavailable, type Vault } from '../vault/vault';
@@ -20,8 +23,17 @@ export class EnginesService {
   constructor(
     private readonly store: TaskStore,
     private readonly vault: Vault,
-    private readonly env: NodeJS.ProcessEnv = process.env,
+    private readonly options: { env?: NodeJS.ProcessEnv; local?: Docker; image?: string } = {},
   ) {}
+
+  private get env(): NodeJS.ProcessEnv {
+    return this.options.env ?? process.env;
+  }
+
+  /** The sandbox image tasks run (the executor's). */
+  private get image(): string {
+    return this.options.image ?? SANDBOX_IMAGE;
+  }
 
   private saved(): SavedEngine[] {
     return this.store.getSetting<SavedEngine[]>(ENGINES_KEY) ?? [];
@@ -75,7 +87,7 @@ export class EnginesService {
 
   /** A dockerode client of the named engine ("local": this machine's). */
   async connect(name: string): Promise<Docker> {
-    if (name === LOCAL_ENGINE) return createDocker();
+    if (name === LOCAL_ENGINE) return this.options.local ?? createDocker();
     const engine = this.saved().find((e) => e.name === name);
     if (!engine) throw new ServiceError('not-found', `No engine ${name}; add it with "posthoc engines add ${name} tcp://HOST:PORT --tls-ca … --tls-cert … --tls-key …" (see "posthoc engines list").`);
     try {
@@ -89,7 +101,24 @@ export class EnginesService {
     }
   }
 
-  async check(name: string, image: string): Promise<EngineCheck & { name: string }> {
-    return { name, ...(await checkEngine(await this.connect(name), image)) };
+  async check(name: string): Promise<EngineCheck & { name: string }> {
+    return { name, ...(await checkEngine(await this.connect(name), this.image)) };
+  }
+
+  /** The sandbox image sent from this machine's engine, unless the engine has the same image (its id) already. */
+  async sendImage(name: string): Promise<{ name: string; image: string; imageId: string; sent: boolean; bytes: number }> {
+    if (name === LOCAL_ENGINE) throw new ServiceError('invalid-input', 'The image is built on this machine ("posthoc sandbox build"); send-image is for a remote engine.');
+    const before = await this.check(name);
+    if (!before.reachable) throw new ServiceError('unavailable', before.problem ?? `Engine ${name} does not answer.`);
+    const local = this.options.local ?? createDocker();
+    const localId = (await local.getImage(this.image).inspect().catch(() => null))?.Id;
+    if (before.imagePresent && before.imageId === localId) return { name, image: this.image, imageId: before.imageId, sent: false, bytes: 0 };
+    try {
+      const sent = await sendImage(local, await this.connect(name), this.image);
+      return { name, image: this.image, imageId: sent.imageId, sent: true, bytes: sent.bytes };
+    } catch (error) {
+      if (error instanceof SandboxError) throw new ServiceError(error.code === 'image-missing' ? 'unavailable' : 'internal', error.message);
+      throw error;
+    }
   }
 }

@@ -37,7 +37,7 @@ afterAll(async () => {
 function engines(env: NodeJS.ProcessEnv = {}): { service: EnginesService; dataDir: string } {
   const dataDir = dirs.make('posthoc-data-');
   const db = openDatabase(dataDir);
-  return { service: new EnginesService(new TaskStore(db), vault, env), dataDir };
+  return { service: new EnginesService(new TaskStore(db), vault, { env }), dataDir };
 }
 
 const rawSettings = (dataDir: string): string => {
@@ -60,7 +60,7 @@ describe('engines', () => {
     expect(rawSettings(dataDir)).not.toContain(remote.tls.key.split('\n')[1]);
     expect(secrets.get('engine-tls-key:box')).toBe(remote.tls.key);
 
-    const check = await service.check('box', SANDBOX_IMAGE);
+    const check = await service.check('box');
     const version = await remote.docker().version();
     expect(check).toMatchObject({ name: 'box', reachable: true, version: version.Version, os: 'linux', architecture: 'x86_64', imagePresent: false, imageId: null });
     expect(check.roundTripMs).toBeGreaterThan(0);
@@ -70,7 +70,7 @@ describe('engines', () => {
     const after = await service.remove('box');
     expect(after.map((e) => e.name)).toEqual(['local']);
     expect(secrets.has('engine-tls-key:box')).toBe(false);
-    await expect(service.check('box', SANDBOX_IMAGE)).rejects.toThrow(/No engine box/);
+    await expect(service.check('box')).rejects.toThrow(/No engine box/);
   });
 
   it('refuses what is not an engine: another scheme, tcp without TLS, files that hold no PEM, the name local', async () => {
@@ -91,11 +91,11 @@ describe('engines', () => {
   it('says the TLS check failed when the client certificate is one the daemon does not trust, or the CA is not the daemon\'s', async () => {
     const { service } = engines();
     await service.add({ name: 'stranger', url: remote.url, tls: { ca: remote.tls.ca, cert: remote.strangerTls.cert, key: remote.strangerTls.key } });
-    const refused = await service.check('stranger', SANDBOX_IMAGE);
+    const refused = await service.check('stranger');
     expect(refused).toMatchObject({ reachable: false, version: null });
     expect(refused.problem).toMatch(/does not answer: the TLS handshake failed/);
     await service.add({ name: 'wrong-ca', url: remote.url, tls: { ...remote.tls, ca: remote.strangerTls.ca } });
-    const wrongCa = await service.check('wrong-ca', SANDBOX_IMAGE);
+    const wrongCa = await service.check('wrong-ca');
     expect(wrongCa.reachable).toBe(false);
     expect(wrongCa.problem).toMatch(/TLS handshake failed/);
   });
@@ -116,12 +116,12 @@ describe('engines', () => {
     const { service } = engines({ DOCKER_CONFIG: config });
     await service.add({ name: 'ctx', context: 'remote-box' });
     expect((await service.list())[1]).toEqual({ name: 'ctx', kind: 'context', address: 'context remote-box', keySet: false });
-    expect(await service.check('ctx', SANDBOX_IMAGE)).toMatchObject({ reachable: true, os: 'linux' });
+    expect(await service.check('ctx')).toMatchObject({ reachable: true, os: 'linux' });
 
     await service.add({ name: 'open', context: 'open-box' });
-    await expect(service.check('open', SANDBOX_IMAGE)).rejects.toThrow(/without verified TLS and a client certificate/);
+    await expect(service.check('open')).rejects.toThrow(/without verified TLS and a client certificate/);
     await service.add({ name: 'gone', context: 'no-such-context' });
-    await expect(service.check('gone', SANDBOX_IMAGE)).rejects.toThrow(/no Docker context "no-such-context"/);
+    await expect(service.check('gone')).rejects.toThrow(/no Docker context "no-such-context"/);
     await expect(service.add({ name: 'both', context: 'remote-box', url: remote.url })).rejects.toThrow(/not both/);
   });
 
@@ -135,7 +135,7 @@ describe('engines', () => {
     expect(sent.imageId).toBe(localId);
     expect(sent.bytes).toBeGreaterThan(100 * 1024 * 1024);
     expect(progress.at(-1)).toBe(sent.bytes);
-    const check = await service.check('box', SANDBOX_IMAGE);
+    const check = await service.check('box');
     expect(check).toMatchObject({ imagePresent: true, imageId: localId, problem: null });
 
     await expect(sendImage(local, await service.connect('box'), 'posthoc-no-such-image:0')).rejects.toThrow(/not on this machine's Docker either/);
