@@ -43,7 +43,7 @@ afterAll(async () => {
   await posthoc(['engines', 'remove', name]).catch(() => undefined);
   await remote?.stop();
   dirs.cleanup();
-});
+}, 600_000);
 
 describe('posthoc engines', () => {
   it('adds a tcp engine with TLS files, checks it, sends the image, checks again and removes it; the key never lands in the data folder', async () => {

@@ -32,7 +32,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await remote?.stop();
   dirs.cleanup();
-});
+}, 600_000);
 
 function engines(env: NodeJS.ProcessEnv = {}): { service: EnginesService; dataDir: string } {
   const dataDir = dirs.make('posthoc-data-');

@@ -29,8 +29,6 @@ export type RemoteDockerd = {
   docker(): Docker;
   /** dockerd's pid (its own process, the child of this test). */
   pid: number;
-  /** Ends the daemon abruptly (SIGKILL), as a machine that drops off the network. */
-  kill(): Promise<void>;
   stop(): Promise<void>;
 };
 
@@ -154,7 +152,6 @@ export async function startRemoteDockerd(): Promise<RemoteDockerd> {
     hidden,
     docker,
     pid,
-    kill: () => stop('SIGKILL'),
     stop: cleanup,
   };
 }
