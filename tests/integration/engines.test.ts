@@ -4,6 +4,7 @@
 // image), reached through a Docker context too, and the sandbox image sent from this machine's engine.
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -98,6 +99,18 @@ describe('engines', () => {
     const wrongCa = await service.check('wrong-ca');
     expect(wrongCa.reachable).toBe(false);
     expect(wrongCa.problem).toMatch(/TLS handshake failed/);
+  });
+
+  it('says nothing answers when the engine is down (an address where no daemon listens)', async () => {
+    const { service } = engines();
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await service.add({ name: 'down', url: `tcp://127.0.0.1:${port}`, tls: remote.tls });
+    const check = await service.check('down');
+    expect(check).toMatchObject({ name: 'down', reachable: false, version: null, roundTripMs: null, imagePresent: false });
+    expect(check.problem).toMatch(/does not answer: nothing answers there .*is dockerd listening on that address\?/);
   });
 
   it('reaches an engine through an existing Docker context, and refuses a context without TLS', async () => {
