@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ShadowRepo } from '../../main/effects/fs/git-objects';
 import { FALLBACK_SANDBOX_UID } from '../../main/sandbox/container-policy';
 import { sendImage } from '../../main/sandbox/engines/image-transfer';
-import { mirrorMount, MirrorVolume, safeRelative } from '../../main/sandbox/engines/mirror-volume';
+import { mirrorMount, MirrorVolume, mirrorVolumeName, safeRelative } from '../../main/sandbox/engines/mirror-volume';
 import { SANDBOX_IMAGE } from '../../main/sandbox/sandbox-image-name';
 import { bringBack, folderManifest, mirrorUp } from '../../main/services/remote-mirror';
 import { startRemoteDockerd, type RemoteDockerd } from '../support/remote-dockerd';
@@ -65,7 +65,7 @@ function person(): string {
 describe('the mirror of a folder on a remote engine', () => {
   it('fills the volume through the engine connection, then sends only what changed, and removes what the folder lost', async () => {
     const ws = person();
-    const mirror = await MirrorVolume.open(docker, { image: SANDBOX_IMAGE, volume: `posthoc-mirror-test-${process.pid}-1`, folder: ws, owner });
+    const mirror = await MirrorVolume.open(docker, { image: SANDBOX_IMAGE, volume: `posthoc-mirror-test-${process.pid}-1`, owner });
     try {
       const first = await mirrorUp(ws, mirror);
       expect(first.sent.sort()).toEqual(['a.txt', 'link-to-a', 'sub/b.py', 'sub/c.txt']);
@@ -88,7 +88,7 @@ describe('the mirror of a folder on a remote engine', () => {
   it("brings an action's changes back into the person's folder, a planted link as a link, nothing written through it or outside the folder", async () => {
     const ws = person();
     const outside = dirs.make('posthoc-outside-');
-    const mirror = await MirrorVolume.open(docker, { image: SANDBOX_IMAGE, volume: `posthoc-mirror-test-${process.pid}-2`, folder: ws, owner });
+    const mirror = await MirrorVolume.open(docker, { image: SANDBOX_IMAGE, volume: `posthoc-mirror-test-${process.pid}-2`, owner });
     const repo = await ShadowRepo.open(join(dirs.make('posthoc-shadow-'), 'repo.git'), 'test');
     try {
       const up = await mirrorUp(ws, mirror);
@@ -126,11 +126,30 @@ describe('the mirror of a folder on a remote engine', () => {
     }
   });
 
+  it('keeps one volume per folder between tasks: a second task on the same folder sends only what changed since', async () => {
+    const ws = person();
+    const volume = mirrorVolumeName(ws);
+    expect(volume).toMatch(/^posthoc-mirror-[0-9a-f]{32}$/);
+    expect(volume).not.toContain(ws);
+    expect(mirrorVolumeName(ws, 'another-machine')).not.toBe(volume);
+    expect(mirrorVolumeName(person())).not.toBe(volume);
+    const firstTask = await MirrorVolume.open(docker, { image: SANDBOX_IMAGE, volume, owner });
+    expect((await mirrorUp(ws, firstTask)).sent).toHaveLength(4);
+    await firstTask.close();
+    writeFileSync(join(ws, 'sub', 'c.txt'), 'gamma, later\n');
+    const secondTask = await MirrorVolume.open(docker, { image: SANDBOX_IMAGE, volume, owner });
+    try {
+      expect(await mirrorUp(ws, secondTask)).toMatchObject({ sent: ['sub/c.txt'], removed: [], bytes: 'gamma, later\n'.length });
+    } finally {
+      await secondTask.destroy();
+    }
+    expect((await docker.listVolumes()).Volumes?.map((v) => v.Name) ?? []).not.toContain(volume);
+  });
+
   it('refuses a path that leaves the folder, whoever names it', async () => {
     for (const p of ['../x', '/etc/passwd', 'a/../../x', 'a//b', './a', '', 'a\\..\\b']) expect(safeRelative(p), p).toBe(false);
     expect(safeRelative('a/b.txt')).toBe(true);
-    const ws = person();
-    const mirror = await MirrorVolume.open(docker, { image: SANDBOX_IMAGE, volume: `posthoc-mirror-test-${process.pid}-3`, folder: ws, owner });
+    const mirror = await MirrorVolume.open(docker, { image: SANDBOX_IMAGE, volume: `posthoc-mirror-test-${process.pid}-3`, owner });
     try {
       await expect(mirror.put([{ path: '../escape.txt', kind: 'file', content: Buffer.from('x') }])).rejects.toThrow(/not a path inside the folder/);
       // A link planted in the volume: a later put under it is refused, never written through.
@@ -149,7 +168,7 @@ describe('the mirror of a folder on a remote engine', () => {
     mkdirSync(join(ws, 'sub'));
     writeFileSync(join(ws, 'sub', 'b.txt'), 'bee\n');
     const original = folderContents(ws);
-    const mirror = await MirrorVolume.open(docker, { image: SANDBOX_IMAGE, volume: `posthoc-mirror-test-${process.pid}-4`, folder: ws, owner });
+    const mirror = await MirrorVolume.open(docker, { image: SANDBOX_IMAGE, volume: `posthoc-mirror-test-${process.pid}-4`, owner });
     const repo = await ShadowRepo.open(join(dirs.make('posthoc-shadow-'), 'repo.git'), 'test');
     try {
       let known = (await mirrorUp(ws, mirror)).manifest;

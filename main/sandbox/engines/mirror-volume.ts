@@ -4,6 +4,9 @@
 // connection: a manifest (path, kind, git blob id) computed in the volume, files put, read back and removed, as
 // JSON lines (content in base64) on the exec stream's stdin and stdout. Nothing here follows a symbolic link: a link the action's code planted in
 // the volume is listed and sent back as a link, and a path under one is neither read nor written.
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import type Docker from 'dockerode';
 import { PassThrough } from 'node:stream';
 
@@ -16,6 +19,23 @@ export type MirrorEntry = { kind: MirrorKind; oid: string };
 /** Path (relative, "/"-separated) → entry. Folders are implied by their files. */
 export type Manifest = Map<string, MirrorEntry>;
 export type MirrorFile = { path: string; kind: MirrorKind; content: Buffer };
+
+/** This machine's id (systemd's /etc/machine-id), else its host name: mirrors of two machines' folders never share a volume. */
+export function machineId(): string {
+  try {
+    return readFileSync('/etc/machine-id', 'utf8').trim() || hostname();
+  } catch {
+    return hostname();
+  }
+}
+
+/**
+ * The mirror volume of a folder of this machine: one per folder, kept between tasks, so a second task on the
+ * same folder sends only what changed since. Named by a hash: the folder's path never reaches the engine.
+ */
+export function mirrorVolumeName(folder: string, machine = machineId()): string {
+  return `posthoc-mirror-${createHash('sha256').update(`${machine}\0${folder}`).digest('hex').slice(0, 32)}`;
+}
 
 /** A relative path that stays inside the folder: no "..", no ".", no empty part, not absolute, no NUL. */
 export function safeRelative(path: string): boolean {
@@ -176,8 +196,9 @@ export class MirrorVolume {
    * The volume (made if missing) and a helper container over it. `owner`: "UID:GID" the files put there belong to
    * (the action user, container-policy.ts sandboxUser).
    */
-  static async open(docker: Docker, input: { image: string; volume: string; folder: string; owner: string }): Promise<MirrorVolume> {
-    await docker.createVolume({ Name: input.volume, Labels: { [MIRROR_LABEL]: input.folder } });
+  static async open(docker: Docker, input: { image: string; volume: string; owner: string }): Promise<MirrorVolume> {
+    // Made if missing; the one a task before left is taken as it is (its manifest says what it holds).
+    await docker.createVolume({ Name: input.volume, Labels: { [MIRROR_LABEL]: '1' } });
     const container = await docker.createContainer({
       Image: input.image,
       Entrypoint: ['sleep', 'infinity'],
