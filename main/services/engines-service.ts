@@ -62,12 +62,13 @@ export class EnginesService {
       throw error;
     }
     const saved = this.saved();
-    if (saved.some((e) => e.name === parsed.engine.name)) {
-      throw new ServiceError('invalid-input', `An engine named ${parsed.engine.name} exists already; remove it first ("posthoc engines remove ${parsed.engine.name}").`);
+    const { name } = parsed.engine;
+    if (saved.some((e) => e.name === name)) {
+      throw new ServiceError('invalid-input', `An engine named ${name} exists already; remove it first ("posthoc engines remove ${name}").`);
     }
     if (parsed.key !== null) {
       try {
-        await this.vault.set(engineKeySecret(parsed.engine.name), parsed.key);
+        await this.vault.set(engineKeySecret(name), parsed.key);
       } catch (error) {
         if (error instanceof VaultUnavailable) throw new ServiceError('unavailable', error.message);
         throw error;
