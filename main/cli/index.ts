@@ -181,6 +181,58 @@ export function buildProgram(options: { open?: OpenSession } = {}): Command {
       await printSandboxStatus(opts.image ?? SANDBOX_IMAGE, opts, out);
     });
 
+  // Engines (issue 30): engine:* calls of the contract, like every command with an app equivalent.
+  const engines = program.command('engines').description('the Docker engines tasks may run on (this machine\'s is "local")');
+  engines
+    .command('add <name> [address]')
+    .description('add a remote engine: tcp://HOST:PORT with --tls-ca, --tls-cert, --tls-key (the key goes to the keychain), ssh://USER@HOST, or --context NAME')
+    .option('--context <name>', 'an existing Docker context (docker context ls)')
+    .option('--tls-ca <file>', "the CA that signed the daemon's certificate (PEM)")
+    .option('--tls-cert <file>', 'the client certificate (PEM)')
+    .option('--tls-key <file>', 'the client key (PEM); kept in the keychain, not in the data folder')
+    .option('--json', 'print JSON')
+    .addOption(dataDirOption())
+    .action(async (name: string, address: string | undefined, opts: { context?: string; tlsCa?: string; tlsCert?: string; tlsKey?: string; json?: boolean; dataDir?: string }) => {
+      const { addEngine } = await import('./engine-commands');
+      await withApi(opts.dataDir, (api) => addEngine(api, name, address, opts, out));
+    });
+  engines
+    .command('list')
+    .description('list the engines')
+    .option('--json', 'print JSON')
+    .addOption(dataDirOption())
+    .action(async (opts: { json?: boolean; dataDir?: string }) => {
+      const { listEngines } = await import('./engine-commands');
+      await withApi(opts.dataDir, (api) => listEngines(api, opts, out));
+    });
+  engines
+    .command('check <name>')
+    .description('say whether the engine answers: Docker version, architecture, round-trip time, the sandbox image')
+    .option('--json', 'print JSON')
+    .addOption(dataDirOption())
+    .action(async (name: string, opts: { json?: boolean; dataDir?: string }) => {
+      const { checkEngineCommand } = await import('./engine-commands');
+      await withApi(opts.dataDir, (api) => checkEngineCommand(api, name, opts, out));
+    });
+  engines
+    .command('send-image <name>')
+    .description("send the sandbox image from this machine's Docker to the engine (docker save streamed into its load)")
+    .option('--json', 'print JSON')
+    .addOption(dataDirOption())
+    .action(async (name: string, opts: { json?: boolean; dataDir?: string }) => {
+      const { sendImageCommand } = await import('./engine-commands');
+      await withApi(opts.dataDir, (api) => sendImageCommand(api, name, opts, out));
+    });
+  engines
+    .command('remove <name>')
+    .description('remove an engine and its client key from the keychain')
+    .option('--json', 'print JSON')
+    .addOption(dataDirOption())
+    .action(async (name: string, opts: { json?: boolean; dataDir?: string }) => {
+      const { removeEngine } = await import('./engine-commands');
+      await withApi(opts.dataDir, (api) => removeEngine(api, name, opts, out));
+    });
+
   program
     .command('web')
     .description('serve the app to a browser on 127.0.0.1 (prints the URL with its token; the token and the port are kept for the data folder, so open tabs reconnect after a restart)')

@@ -5,9 +5,9 @@ import { SandboxError } from './sandbox-error';
 
 export { SandboxError, type SandboxErrorCode } from './sandbox-error';
 
-export function createDocker(): Docker {
-  // dockerode reads DOCKER_HOST (and friends) itself; the default is the local unix socket.
-  return new Docker();
+/** The local engine with no options (dockerode reads DOCKER_HOST and friends itself; the default is the unix socket), or a remote engine's (engines/engine-spec.ts). */
+export function createDocker(options?: Docker.DockerOptions): Docker {
+  return options ? new Docker(options) : new Docker();
 }
 
 /** The daemon's unix socket on this host (a grant must never expose it to the sandbox). */

@@ -55,6 +55,7 @@ import { contractHandlers, type Handlers } from './handlers';
 import { InterruptedActions } from './interrupted-actions';
 import { promptSources } from './prompt-sources';
 import { SettingsService } from './settings-service';
+import { EnginesService } from './engines-service';
 import { SqlActionRunner } from './sql-action-runner';
 import { TaskService } from './task-service';
 import { watchStore } from './store-watch';
@@ -118,6 +119,7 @@ export function createServices(options: {
   const env = options.env ?? process.env;
   const services = new ServiceRegistry(db);
   const settings = new SettingsService(store, vault, options.env);
+  const dockerEngines = new EnginesService(store, vault, { env, local: docker, image: options.image ?? SANDBOX_IMAGE });
   // The gateway reads its caps at each call, so a change in Settings holds for the next one.
   const gateway = new Gateway(join(options.dataDir, 'gateway'), (taskId) => (isListing(taskId) ? listingTask(taskId) : store.getTask(taskId)), () => settings.gatewayLimits());
   const connections = new ConnectionsService(db, vault, services, gateway, events, options.connections);
@@ -301,7 +303,7 @@ export function createServices(options: {
   void ready.then(() => executor.pruneEnvs((id) => Boolean(store.getTask(id)))).catch(() => undefined);
 
   const handlers = contractHandlers(
-    { dataDir: options.dataDir, store, events, vault, docker, executor, services, settings, tasks, undo, undoViews, previews, approvals, connections, mcp, memory, pickFolder: options.pickFolder },
+    { dataDir: options.dataDir, store, events, vault, docker, executor, services, settings, engines: dockerEngines, tasks, undo, undoViews, previews, approvals, connections, mcp, memory, pickFolder: options.pickFolder },
     ready,
   );
 

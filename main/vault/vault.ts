@@ -155,6 +155,8 @@ export function kindOf(name: string): string {
   const oauth = /^oauth:[^:]+:(access|refresh|client-secret)$/.exec(name);
   if (oauth) return oauth[1] === 'access' ? 'oauth-access-token' : oauth[1] === 'refresh' ? 'oauth-refresh-token' : 'oauth-client-secret';
   if (name.startsWith('db-password')) return 'database-password';
+  // A remote Docker engine's TLS client key (main/services/engines-service.ts).
+  if (name.startsWith('engine-tls-key:')) return 'engine-tls-key';
   return 'secret';
 }
 

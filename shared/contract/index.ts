@@ -20,6 +20,7 @@ import {
 import { FileDiff, RedoResult, RewindResult, Timeline, UndoStorage } from '../domain/undo';
 import { ConnectionView, ConnectStarted, RestHold, SecretEntry, ServiceAuth, ServiceRules } from '../domain/connections';
 import { McpServerView, McpSignIn, McpToolRule, McpTransport } from '../domain/mcp';
+import { EngineCheck, EngineImageSent, EngineView } from '../domain/engines';
 import { SETTINGS, SETTINGS_INPUT } from '../settings';
 import { recordCalls } from './record-calls';
 
@@ -131,6 +132,23 @@ export const calls = {
   /** A preview of a file the action added or changed (FilePreview). */
   'action:preview': { input: ActionRef.extend({ path: z.string().min(1), workspace: z.string().min(1).optional() }), output: FilePreview },
   'settings:get': { input: z.object({}), output: ProviderSettings },
+  /** Docker engines a task may run on (issue 30): "local" first, then the remote ones added by name. */
+  'engine:list': { input: z.object({}), output: z.array(EngineView) },
+  /** Adds a remote engine: tcp://HOST:PORT with TLS (PEM text; the key goes to the keychain), ssh://USER@HOST, or a Docker context. */
+  'engine:add': {
+    input: z.object({
+      name: z.string().min(1),
+      url: z.string().min(1).optional(),
+      context: z.string().min(1).optional(),
+      tls: z.object({ ca: z.string().optional(), cert: z.string().optional(), key: z.string().optional() }).optional(),
+    }),
+    output: z.array(EngineView),
+  },
+  'engine:remove': { input: z.object({ name: z.string().min(1) }), output: z.array(EngineView) },
+  /** Whether the engine answers: its Docker, OS and architecture, the round trip, the sandbox image there. */
+  'engine:check': { input: z.object({ name: z.string().min(1) }), output: EngineCheck },
+  /** Sends the sandbox image from this machine's Docker (docker save streamed into the engine's load), unless the same image is there. */
+  'engine:send': { input: z.object({ name: z.string().min(1) }), output: EngineImageSent },
   /** The agent's memory (DATA/memory.md): read, replaced by the person's edit, or cleared. */
   'memory:get': { input: z.object({}), output: MemoryView },
   'memory:update': { input: z.object({ text: z.string().max(32 * 1024, 'The memory holds at most 32 KiB.') }), output: MemoryView },

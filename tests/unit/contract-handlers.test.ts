@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { callNames } from '../../shared/contract';
 import { actionHandlers } from '../../main/services/handlers/actions';
 import { connectionHandlers } from '../../main/services/handlers/connections';
+import { engineHandlers } from '../../main/services/handlers/engines';
 import { folderHandlers } from '../../main/services/handlers/folders';
 import { mcpHandlers } from '../../main/services/handlers/mcp';
 import { memoryHandlers } from '../../main/services/handlers/memory';
@@ -19,6 +20,7 @@ const domains = {
   actions: actionHandlers(none),
   undo: undoHandlers(none, none),
   settings: settingsHandlers(none),
+  engines: engineHandlers(none),
   memory: memoryHandlers(none),
   system: systemHandlers(none),
   connections: connectionHandlers(none),
@@ -33,8 +35,8 @@ describe('the contract handlers, one file per domain', () => {
     expect([...answered].sort()).toEqual([...callNames].sort());
   });
 
-  it('keep a domain to its own calls where its name says which (task:*, mcp:*, memory:*, folder:*)', () => {
-    for (const [domain, prefix] of [['mcp', 'mcp:'], ['memory', 'memory:'], ['folders', 'folder:']] as const) {
+  it('keep a domain to its own calls where its name says which (task:*, mcp:*, memory:*, folder:*, engine:*)', () => {
+    for (const [domain, prefix] of [['mcp', 'mcp:'], ['memory', 'memory:'], ['folders', 'folder:'], ['engines', 'engine:']] as const) {
       expect(Object.keys(domains[domain]).every((name) => name.startsWith(prefix))).toBe(true);
     }
   });

@@ -2,6 +2,7 @@
 // and the type below makes the compiler check that together they answer every call, once. Every handler
 // answers only once the start has closed what an earlier run left open.
 import type { ConnectionsService } from '../connections-service';
+import type { EnginesService } from '../engines-service';
 import type { EventBus } from '../event-bus';
 import type { FilePreviews } from '../file-previews';
 import type { McpService } from '../mcp-service';
@@ -18,6 +19,7 @@ import type { Vault } from '../../vault/vault';
 import type Docker from 'dockerode';
 import { actionHandlers } from './actions';
 import { connectionHandlers } from './connections';
+import { engineHandlers } from './engines';
 import { folderHandlers } from './folders';
 import type { Handlers } from './handlers';
 import { mcpHandlers } from './mcp';
@@ -39,6 +41,7 @@ export type HandlerServices = {
   executor: SandboxExecutor;
   services: ServiceRegistry;
   settings: SettingsService;
+  engines: EnginesService;
   tasks: TaskService;
   undo: UndoService;
   undoViews: UndoViews;
@@ -56,6 +59,7 @@ export function contractHandlers(s: HandlerServices, ready: Promise<unknown>): H
     ...actionHandlers(s),
     ...undoHandlers(s.undo, s.undoViews),
     ...settingsHandlers(s.settings),
+    ...engineHandlers(s.engines),
     ...memoryHandlers(s.memory),
     ...systemHandlers(s),
     ...connectionHandlers(s),
