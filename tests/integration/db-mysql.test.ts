@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DbEffect } from '../../shared/domain';
 import { DbChannel, type DbRunResult } from '../../main/effects/db/db-channel';
 import { DbConflict } from '../../main/effects/db/db-errors';
-import { createMyDatabase, loadSakila, mySecrets, type MyTestDb } from '../support/mysql-db';
+import { createMyDatabase, loadSakila, MY_CAPTURE_MODES, mySecrets, type MyTestDb } from '../support/mysql-db';
 import { dbEngines } from '../support/db-engines';
 import { describeSchema } from '../../main/effects/db/db-schema';
 import { tempDirs } from '../support/temp-dir';
@@ -19,17 +19,7 @@ let db: MyTestDb;
 let channel: DbChannel;
 let seq = 0;
 
-beforeAll(async () => {
-  db = await createMyDatabase();
-  await loadSakila(db);
-  channel = new DbChannel(dirs.make('posthoc-mysql-'), dbEngines(mySecrets));
-}, 120_000);
-
-afterAll(async () => {
-  await channel?.shutdown();
-  await db?.drop();
-  dirs.cleanup();
-});
+afterAll(() => dirs.cleanup());
 
 async function run(sql: string, patch: Parameters<MyTestDb['grant']>[0] = {}): Promise<DbRunResult> {
   return channel.run({ taskId: 't', actionId: `a${++seq}`, grant: db.grant({ maxRowsAffected: 100_000, ...patch }), sql, params: null, via: 'sql', approved: false, timeoutMs: 60_000 });
@@ -54,7 +44,19 @@ async function posthocObjects(): Promise<number> {
   return Number(r.n);
 }
 
-describe('MySQL/MariaDB on the Sakila schema', () => {
+// Every test runs with capture through the binary log and with capture triggers.
+describe.each(MY_CAPTURE_MODES)('MySQL/MariaDB on the Sakila schema, capture: %s', (mode) => {
+  beforeAll(async () => {
+    db = await createMyDatabase('posthoc_test', mode);
+    await loadSakila(db);
+    channel = new DbChannel(dirs.make('posthoc-mysql-'), dbEngines(mySecrets));
+  }, 120_000);
+
+  afterAll(async () => {
+    await channel?.shutdown();
+    await db?.drop();
+  });
+
   it('undoes and redoes a mix of real actions exactly: mysqldump equals the start, with nothing of Posthoc left', async () => {
     const start = db.dump();
     const effects: DbEffect[] = [];

@@ -63,8 +63,11 @@ export class MyCapture {
     return new MyCapture(conn, id);
   }
 
-  /** Creates the log table and the triggers on every table (each commits: call before the transaction starts). */
-  async install(catalog: MyCatalog): Promise<void> {
+  /**
+   * Creates the log table and the triggers on every table (each commits: call before the transaction
+   * starts). `rows: false` (binary-log capture): only the BEFORE triggers that log what a cascade may reach.
+   */
+  async install(catalog: MyCatalog, options: { rows: boolean } = { rows: true }): Promise<void> {
     await sweepOrphans(this.conn);
     const q = quoteMy(this.logTable);
     await this.conn.query(`DROP TABLE IF EXISTS ${q}`);
@@ -76,9 +79,9 @@ export class MyCapture {
     try {
       for (const t of catalog.values()) {
         const ins = (old: string, neu: string) => `INSERT INTO ${q} (tbl, old_img, new_img) VALUES (${myString(t.name)}, ${old}, ${neu})`;
-        await this.trigger('AFTER INSERT', t, `IF ${guard} THEN ${ins('NULL', imageExpr(t, 'NEW'))}; END IF`);
-        await this.trigger('AFTER UPDATE', t, `IF ${guard} THEN ${ins(imageExpr(t, 'OLD'), imageExpr(t, 'NEW'))}; END IF`);
-        await this.trigger('AFTER DELETE', t, `IF ${guard} THEN ${ins(imageExpr(t, 'OLD'), 'NULL')}; END IF`);
+        if (options.rows) await this.trigger('AFTER INSERT', t, `IF ${guard} THEN ${ins('NULL', imageExpr(t, 'NEW'))}; END IF`);
+        if (options.rows) await this.trigger('AFTER UPDATE', t, `IF ${guard} THEN ${ins(imageExpr(t, 'OLD'), imageExpr(t, 'NEW'))}; END IF`);
+        if (options.rows) await this.trigger('AFTER DELETE', t, `IF ${guard} THEN ${ins(imageExpr(t, 'OLD'), 'NULL')}; END IF`);
         for (const event of ['DELETE', 'UPDATE'] as const) {
           const reach = cascadeStatements(catalog, t, event, q);
           if (reach.length === 0) continue;
@@ -90,11 +93,19 @@ export class MyCapture {
     } catch (error) {
       await this.uninstall();
       const e = error as { errno?: number };
-      if (e.errno === 1142 || e.errno === 1227 || e.errno === 1419) {
+      if (e.errno === 1419) {
+        throw new DbRefusal(`Posthoc captures with triggers of its own (for foreign-key cascades even when it reads the binary log), and the server refused to create one: ${String((error as Error).message)}. With the binary log on, a user without SUPER may create triggers only when the server runs with log_bin_trust_function_creators=1.`);
+      }
+      if (e.errno === 1142 || e.errno === 1227) {
         throw new DbRefusal(`Posthoc captures what an action changes with triggers of its own, and the server refused to create one (${String((error as Error).message)}). The user of the grant needs the TRIGGER and CREATE privileges on this database.`);
       }
       throw error;
     }
+  }
+
+  /** Binary-log capture: the transaction's first row, by which the stream knows the transaction is the action's. */
+  async marker(): Promise<void> {
+    await this.conn.query(`INSERT INTO ${quoteMy(this.logTable)} (tbl, cascade_of) VALUES ('', 2)`);
   }
 
   private async trigger(timing: string, t: MyTable, body: string): Promise<void> {
@@ -108,8 +119,8 @@ export class MyCapture {
     return Number((await rowsOf(this.conn, `SELECT COUNT(*) FROM ${quoteMy(this.logTable)}`))[0]![0]);
   }
 
-  async records(after = 0): Promise<LogRecord[]> {
-    const rows = await rowsOf(this.conn, `SELECT tbl, cascade_of, old_img, new_img FROM ${quoteMy(this.logTable)} WHERE seq > ${after} ORDER BY seq`);
+  async records(after = 0, only?: 'cascades'): Promise<LogRecord[]> {
+    const rows = await rowsOf(this.conn, `SELECT tbl, cascade_of, old_img, new_img FROM ${quoteMy(this.logTable)} WHERE seq > ${after}${only ? ' AND cascade_of = 1' : ' AND cascade_of < 2'} ORDER BY seq`);
     return rows.map(([table, cascade, old, neu]) => ({ table: table!, cascade: cascade === '1', before: old == null ? null : (JSON.parse(old) as string[]), after: neu == null ? null : (JSON.parse(neu) as string[]) }));
   }
 
@@ -126,8 +137,32 @@ export class MyCapture {
   }
 }
 
-/** What each table's rows were before and after the logged writes, as the undo log's table logs (unchanged rows left out). */
-export async function foldRecords(conn: MyConnection, catalog: MyCatalog, records: LogRecord[]): Promise<TableLog[]> {
+/** Rows a cascade may have reached, by table and key text: their images now (absent: deleted). */
+export type CascadeState = Map<string, Map<string, string[]>>;
+
+/** The images now of the rows the cascade records name (read before COMMIT in binary-log capture). */
+export async function cascadeState(conn: MyConnection, catalog: MyCatalog, records: LogRecord[]): Promise<CascadeState> {
+  const keys = new Map<string, Map<string, string[]>>();
+  for (const r of records) {
+    const t = catalog.get(r.table);
+    if (!r.cascade || !t) continue;
+    const idx = keyIndexes(t);
+    if (idx.length === 0) continue;
+    const key = idx.map((i) => r.before![i]!);
+    const m = keys.get(r.table) ?? new Map<string, string[]>();
+    keys.set(r.table, m);
+    m.set(keyText(key), key);
+  }
+  const out: CascadeState = new Map();
+  for (const [table, m] of keys) out.set(table, await currentImages(conn, catalog.get(table)!, [...m.values()]));
+  return out;
+}
+
+/**
+ * What each table's rows were before and after the logged writes, as the undo log's table logs (unchanged
+ * rows left out). `cascades`: the state of cascade-reached rows read earlier; absent, it is read now.
+ */
+export async function foldRecords(conn: MyConnection, catalog: MyCatalog, records: LogRecord[], cascades?: CascadeState): Promise<TableLog[]> {
   type State = { first: string[] | null; last: string[] | null; key: string[] };
   const byTable = new Map<string, Map<string, State>>();
   const reread = new Map<string, Map<string, string[]>>();
@@ -167,7 +202,7 @@ export async function foldRecords(conn: MyConnection, catalog: MyCatalog, record
   }
   // Rows a cascade may have reached: their state now is the state the action left.
   for (const [table, keys] of reread) {
-    const now = await currentImages(conn, catalog.get(table)!, [...keys.values()]);
+    const now = cascades ? (cascades.get(table) ?? new Map<string, string[]>()) : await currentImages(conn, catalog.get(table)!, [...keys.values()]);
     const states = byTable.get(table)!;
     for (const k of keys.keys()) states.get(k)!.last = now.get(k) ?? null;
   }
