@@ -31,7 +31,7 @@ const SPATIAL = new Set(['geometry', 'point', 'linestring', 'polygon', 'multipoi
 
 /** Why this connection cannot capture through the binary log (the setting or privilege to change), or null when it can. */
 export async function binlogRefusal(conn: MyConnection, catalog: MyCatalog): Promise<string | null> {
-  const [[logBin, format, image, logOn]] = (await rowsOf(conn, 'SELECT @@GLOBAL.log_bin, @@SESSION.binlog_format, @@SESSION.binlog_row_image, @@SESSION.sql_log_bin')) as string[][];
+  const [logBin, format, image, logOn] = (await rowsOf(conn, 'SELECT @@GLOBAL.log_bin, @@SESSION.binlog_format, @@SESSION.binlog_row_image, @@SESSION.sql_log_bin'))[0]!;
   if (logBin !== '1') return 'the server runs without the binary log (log_bin is OFF; start it with log_bin, binlog_format=ROW and binlog_row_image=FULL)';
   if (format !== 'ROW') return `binlog_format is ${format}, not ROW (set binlog_format=ROW on the server)`;
   if (image !== 'FULL') return `binlog_row_image is ${image}, not FULL (set binlog_row_image=FULL on the server)`;
@@ -100,7 +100,7 @@ export class BinlogReader {
         if (!ready) reject(new DbRefusal(`The server refused to stream its binary log to Posthoc (${error.message}).`));
         this.wake();
       });
-      this.zongji.on('binlog', (event: RowsEvent & { binlogName?: string; position?: number }) => this.take(event));
+      this.zongji.on('binlog', (event: unknown) => this.take(event as RowsEvent & { binlogName?: string }));
       this.zongji.start({
         // A replica id of this stream's own: two streams with one id would cut each other off.
         serverId: 0x40000000 + Math.floor(Math.random() * 0x3fffffff),
@@ -235,7 +235,7 @@ async function literalMaker(conn: MyConnection, catalog: MyCatalog, raw: RawRow[
   const stamps = new Map<string, string>();
   const hasStamp = raw.some((r) => catalog.get(r.table)?.columns.some((c) => c.dataType === 'timestamp'));
   if (hasStamp) {
-    const [[zone, system]] = (await rowsOf(conn, 'SELECT @@SESSION.time_zone, @@system_time_zone')) as string[][];
+    const [zone, system] = (await rowsOf(conn, 'SELECT @@SESSION.time_zone, @@system_time_zone'))[0]!;
     const utc = /^[+-]00:00$/.test(zone!) || (zone === 'SYSTEM' && /^(UTC|GMT|Etc\/UTC|Universal|Z)$/i.test(system ?? ''));
     if (!utc) {
       const distinct = new Set<string>();
