@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import mysql from 'mysql2/promise';
 import type { DatabaseGrant } from '../../shared/domain';
+import { GRANT_DEFAULTS } from './shop-db';
 
 export const MY_URL = process.env.POSTHOC_TEST_MYSQL_URL ?? 'mysql://posthoc_test@127.0.0.1:3306/posthoc_test';
 export const MY_PASSWORD = process.env.POSTHOC_TEST_MYSQL_PASSWORD ?? 'posthoc-test-pw';
@@ -46,12 +47,7 @@ export async function createMyDatabase(prefix = 'posthoc_test', capture?: MyCapt
       name: 'shop',
       engine: 'mysql',
       location: location.toString(),
-      readOnly: false,
-      statements: ['query', 'dml', 'ddl'],
-      sampleRows: false,
-      maxRowsAffected: 1000,
-      mode: 'capture',
-      heldTimeoutSeconds: 600,
+      ...GRANT_DEFAULTS,
       passwordSecret: 'test-my-password',
       ...patch,
     }),
