@@ -162,7 +162,8 @@ export async function cascadeState(conn: MyConnection, catalog: MyCatalog, recor
  * What each table's rows were before and after the logged writes, as the undo log's table logs (unchanged
  * rows left out). `cascades`: the state of cascade-reached rows read earlier; absent, it is read now.
  */
-export async function foldRecords(conn: MyConnection, catalog: MyCatalog, records: LogRecord[], cascades?: CascadeState): Promise<TableLog[]> {
+export async function foldRecords(conn: MyConnection, catalog: MyCatalog, records: LogRecord[], cascades?: CascadeState, moved?: { rows: number }): Promise<TableLog[]> {
+  const moves: Array<{ table: string; from: string; to: string }> = [];
   type State = { first: string[] | null; last: string[] | null; key: string[] };
   const byTable = new Map<string, Map<string, State>>();
   const reread = new Map<string, Map<string, string[]>>();
@@ -185,6 +186,11 @@ export async function foldRecords(conn: MyConnection, catalog: MyCatalog, record
       again.set(k, key);
       continue;
     }
+    if (r.before !== null && r.after !== null) {
+      const from = keyText(keyOf(r.before));
+      const to = keyText(keyOf(r.after));
+      if (from !== to) moves.push({ table: r.table, from, to });
+    }
     if (r.before !== null) {
       const key = keyOf(r.before);
       const k = keyText(key);
@@ -205,6 +211,23 @@ export async function foldRecords(conn: MyConnection, catalog: MyCatalog, record
     const now = cascades ? (cascades.get(table) ?? new Map<string, string[]>()) : await currentImages(conn, catalog.get(table)!, [...keys.values()]);
     const states = byTable.get(table)!;
     for (const k of keys.keys()) states.get(k)!.last = now.get(k) ?? null;
+  }
+  // A row whose key changed leaves one key and takes another (two entries, which undo needs): the card counts it once.
+  if (moved) {
+    const paired = new Set<string>();
+    for (const m of moves) {
+      const states = byTable.get(m.table)!;
+      const a = states.get(m.from);
+      const b = states.get(m.to);
+      const ends = `${m.table}\u0000${m.from}`;
+      const starts = `${m.table}\u0001${m.to}`;
+      if (!a || !b || paired.has(ends) || paired.has(starts)) continue;
+      if (a.first !== null && a.last === null && b.first === null && b.last !== null) {
+        paired.add(ends);
+        paired.add(starts);
+        moved.rows++;
+      }
+    }
   }
   const out: TableLog[] = [];
   for (const [table, states] of byTable) {

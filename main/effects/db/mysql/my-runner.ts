@@ -161,11 +161,13 @@ export async function runMyAction(input: RunInput, secrets: Secrets, _logs: Undo
     await begin();
     let logged = 0;
     let changed = 0;
+    /** Rows whose key the action changed: two entries in the log, one row on the card. */
+    const moved = { rows: 0 };
     let trashCount = 0;
     /** Logs the transaction's rows and commits it (binary log: commits, then reads its rows from the stream). */
     const commitRows = async (): Promise<void> => {
       if (!reader) {
-        const rows = await foldRecords(conn, catalog, await capture!.records());
+        const rows = await foldRecords(conn, catalog, await capture!.records(), undefined, moved);
         if (rows.length > 0) segments.push({ kind: 'rows', tables: rows });
         stepTimer.mark('read the log');
         if (segments.length > committed) input.beforeCommit?.(segments);
@@ -181,7 +183,7 @@ export async function runMyAction(input: RunInput, secrets: Secrets, _logs: Undo
       try {
         await reader.reach(await masterPosition(conn));
         stepTimer.mark('wait for the stream');
-        rows = await foldRecords(conn, catalog, await reader.takeRecords(conn, catalog), cascades);
+        rows = await foldRecords(conn, catalog, await reader.takeRecords(conn, catalog), cascades, moved);
       } catch (error) {
         throw new DbRefusal(`The action's rows were committed, but Posthoc could not read them back from the binary log (${error instanceof Error ? error.message : String(error)}): this part of the action cannot be undone by Posthoc. Check ${grant.name}.`);
       }
@@ -191,7 +193,7 @@ export async function runMyAction(input: RunInput, secrets: Secrets, _logs: Undo
       // The rows are known only once committed: the undo log is written right after.
       input.beforeCommit?.(segments);
       stepTimer.mark('write undo log');
-      const rowCount = countRows(segments);
+      const rowCount = countRows(segments) - moved.rows;
       if (!input.approved && rowCount > grant.maxRowsAffected) throw new OverRowLimit(rowCount, grant.maxRowsAffected, grant.name);
     };
     await executeMy(conn, input, statements, {
@@ -239,7 +241,7 @@ export async function runMyAction(input: RunInput, secrets: Secrets, _logs: Undo
     else await conn.query('ROLLBACK');
     stepTimer.mark('commit');
     const tables = [...new Set(segments.flatMap((seg) => (seg.kind === 'rows' ? seg.tables.map((t) => t.label) : seg.kind === 'ddl' ? seg.ops.map((o) => o.object) : [])))];
-    return { ok: true, statements, segments, rowsAffected: countRows(segments), tables };
+    return { ok: true, statements, segments, rowsAffected: countRows(segments) - moved.rows, tables };
   } catch (error) {
     await conn.query('ROLLBACK').catch(() => undefined);
     await capture?.uninstall();
