@@ -11,7 +11,8 @@
 #             password posthoc-test-pw (override with POSTHOC_TEST_PG_URL / POSTHOC_TEST_PG_PASSWORD)
 #   mysql     MariaDB from Debian (mariadb-server, mariadb-client for mysqldump), started on 127.0.0.1:3306
 #             with the test user posthoc_test, password posthoc-test-pw, allowed to create databases named
-#             posthoc_test* (override with POSTHOC_TEST_MYSQL_URL / POSTHOC_TEST_MYSQL_PASSWORD)
+#             posthoc_test* (override with POSTHOC_TEST_MYSQL_URL / POSTHOC_TEST_MYSQL_PASSWORD); the binary log on
+#             (ROW, FULL) and the user's replication privileges; posthoc_trig, the same without them
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SUDO=""
@@ -119,12 +120,16 @@ CREATE USER IF NOT EXISTS 'posthoc_test'@'localhost' IDENTIFIED BY 'posthoc-test
 GRANT ALL PRIVILEGES ON `posthoc\_test%`.* TO 'posthoc_test'@'127.0.0.1';
 GRANT ALL PRIVILEGES ON `posthoc\_test%`.* TO 'posthoc_test'@'localhost';
 GRANT PROCESS ON *.* TO 'posthoc_test'@'127.0.0.1';
+GRANT PROCESS ON *.* TO 'posthoc_test'@'localhost';
 GRANT REPLICATION SLAVE, BINLOG MONITOR ON *.* TO 'posthoc_test'@'127.0.0.1';
 GRANT REPLICATION SLAVE, BINLOG MONITOR ON *.* TO 'posthoc_test'@'localhost';
 -- A second user without the replication privileges: capture falls back to triggers for it.
 CREATE USER IF NOT EXISTS 'posthoc_trig'@'127.0.0.1' IDENTIFIED BY 'posthoc-test-pw';
+CREATE USER IF NOT EXISTS 'posthoc_trig'@'localhost' IDENTIFIED BY 'posthoc-test-pw';
 GRANT ALL PRIVILEGES ON `posthoc\_test%`.* TO 'posthoc_trig'@'127.0.0.1';
+GRANT ALL PRIVILEGES ON `posthoc\_test%`.* TO 'posthoc_trig'@'localhost';
 GRANT PROCESS ON *.* TO 'posthoc_trig'@'127.0.0.1';
+GRANT PROCESS ON *.* TO 'posthoc_trig'@'localhost';
 CREATE DATABASE IF NOT EXISTS posthoc_test;
 SQL
   echo "MariaDB $(mariadb --version | sed -E 's/.*Distrib ([^,-]+).*/\1/') answers on 127.0.0.1:3306 (user and database posthoc_test; posthoc_trig has no replication privileges), binary log $($SUDO mariadb -N -e 'SELECT @@log_bin, @@binlog_format, @@binlog_row_image')"

@@ -386,6 +386,22 @@ describe('MySQL/MariaDB: which capture a server allows', () => {
     expect(await binlogRefusal(server(['1', 'ROW', 'FULL', '0']), new Map())).toMatch(/sql_log_bin is off/);
   });
 
+  it('sweeps the capture objects a dead connection left (the user may see every connection: PROCESS)', async () => {
+    const c = await small.connect();
+    await c.query('CREATE TABLE posthoc_log_c999999 (seq INT PRIMARY KEY)');
+    await c.query('CREATE TRIGGER posthoc_c999999_1 AFTER UPDATE ON item FOR EACH ROW SET @x = 1');
+    await c.end();
+    const r = await runAs(small.grant(), "UPDATE item SET name = 'swept' WHERE id = 2");
+    expect(r.status, r.stderr).toBe('done');
+    const check = await small.connect();
+    const [rows] = await check.query(
+      "SELECT (SELECT COUNT(*) FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE() AND TRIGGER_NAME LIKE 'posthoc%') + (SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME LIKE 'posthoc%') AS n",
+    );
+    await check.end();
+    expect(Number((rows as Array<{ n: number }>)[0]!.n)).toBe(0);
+    await smallChannel.undo(r.effect);
+  });
+
   it('refuses an unknown capture= in the grant, saying what to write', async () => {
     const grant = small.grant();
     const r = await runAs({ ...grant, location: `${grant.location}?capture=wal` }, "UPDATE item SET name = 'x' WHERE id = 2");

@@ -203,17 +203,13 @@ const BINARY = new Set(['binary', 'varbinary', 'tinyblob', 'blob', 'mediumblob',
 
 /** QUOTE() as the server writes it: backslash, quote, NUL and Ctrl-Z escaped. */
 export function quoteLikeServer(text: string): string {
+  if (!/[\\'\0\x1a]/.test(text)) return `'${text}'`;
   return `'${text.replace(/\\/g, '\\\\').replace(/'/g, "\\'").replace(/\0/g, '\\0').replace(/\x1a/g, '\\Z')}'`;
 }
 
-/** A double as CAST(… AS CHAR) prints it. */
-function doubleText(n: number): string {
-  return String(n).replace('e+', 'e');
-}
-
-function literalOf(c: MyColumn, v: unknown, timestamp: (text: string) => string): string {
+function literalOf(c: MyColumn, v: unknown, timestamp: (text: string) => string, double: (n: number) => string): string {
   if (v === null || v === undefined) return 'NULL';
-  if (FLOATS.has(c.dataType)) return doubleText(Number(v));
+  if (FLOATS.has(c.dataType)) return double(Number(v));
   if (c.dataType === 'year') return Number(v) === 0 ? '0000' : String(v);
   if (NUMERIC.has(c.dataType)) return typeof v === 'bigint' ? v.toString() : String(v);
   if (c.dataType === 'bit') {
@@ -253,10 +249,24 @@ async function literalMaker(conn: MyConnection, catalog: MyCatalog, raw: RawRow[
     }
   }
   const timestamp = (text: string) => stamps.get(text) ?? text;
+  // FLOAT and DOUBLE as CAST(… AS CHAR) prints them (its digits and exponents are the server's own): each
+  // value once, through the server. JavaScript's shortest form reads back as the same double.
+  const doubles = new Map<string, string>();
+  const floats = new Set<string>();
+  for (const r of raw) {
+    const cols = catalog.get(r.table)?.columns.filter((c) => FLOATS.has(c.dataType)) ?? [];
+    for (const c of cols) for (const row of [r.before, r.after]) if (row && row[c.name] != null) floats.add(String(Number(row[c.name])));
+  }
+  const floatList = [...floats];
+  for (let i = 0; i < floatList.length; i += 500) {
+    const sql = floatList.slice(i, i + 500).map((x) => `SELECT ${myString(x)}, CAST(CAST(${myString(x)} AS DOUBLE) AS CHAR)`).join(' UNION ALL ');
+    for (const [from, to] of await rowsOf(conn, sql)) doubles.set(from!, to!);
+  }
+  const double = (n: number) => doubles.get(String(n)) ?? String(n);
   const columns = new Map<string, MyColumn[]>();
   return (table, row) => {
     let cols = columns.get(table);
     if (!cols) columns.set(table, (cols = writtenColumns(catalog.get(table)!)));
-    return cols.map((c) => literalOf(c, row[c.name], timestamp));
+    return cols.map((c) => literalOf(c, row[c.name], timestamp, double));
   };
 }

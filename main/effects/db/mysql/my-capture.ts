@@ -300,8 +300,14 @@ function condition(path: Edge[], level: number): string {
   return `(${last.columns.map((c) => `${alias}.${quoteMy(c)}`).join(', ')}) IN (SELECT ${last.refColumns.map((c) => `${up}.${quoteMy(c)}`).join(', ')} FROM ${quoteMy(prev.child.name)} AS ${up} WHERE ${condition(path.slice(0, -1), level + 1)})`;
 }
 
-/** Drops capture objects left by a connection that no longer exists (a crash mid-action). */
+/**
+ * Drops capture objects left by a connection that no longer exists (a crash mid-action). Without the PROCESS
+ * privilege the process list shows only the user's own connections, and another user's live capture would
+ * look dead: then nothing is swept.
+ */
 export async function sweepOrphans(conn: MyConnection): Promise<void> {
+  const grants = (await rowsOf(conn, 'SHOW GRANTS')).map(([g]) => g ?? '').join('\n');
+  if (!/GRANT ALL PRIVILEGES ON \*\.\*|GRANT [^\n]*\bPROCESS\b[^\n]* ON \*\.\*/i.test(grants)) return;
   const live = new Set((await rowsOf(conn, 'SELECT ID FROM information_schema.PROCESSLIST')).map(([id]) => id));
   const idOf = (name: string) => /^posthoc_(?:log_)?c(\d+)(?:_\d+)?$/.exec(name)?.[1];
   for (const [name] of await rowsOf(conn, `SELECT TRIGGER_NAME FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE() AND TRIGGER_NAME LIKE 'posthoc\\_c%'`)) {
