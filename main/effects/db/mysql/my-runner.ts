@@ -183,7 +183,9 @@ export async function runMyAction(input: RunInput, secrets: Secrets, _logs: Undo
       try {
         await reader.reach(await masterPosition(conn));
         stepTimer.mark('wait for the stream');
-        rows = await foldRecords(conn, catalog, await reader.takeRecords(conn, catalog), cascades, moved);
+        const records = await reader.takeRecords(conn, catalog);
+        stepTimer.mark('images as literals');
+        rows = await foldRecords(conn, catalog, records, cascades, moved);
       } catch (error) {
         throw new DbRefusal(`The action's rows were committed, but Posthoc could not read them back from the binary log (${error instanceof Error ? error.message : String(error)}): this part of the action cannot be undone by Posthoc. Check ${grant.name}.`);
       }
