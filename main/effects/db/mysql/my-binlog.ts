@@ -243,8 +243,10 @@ async function literalMaker(conn: MyConnection, catalog: MyCatalog, raw: RawRow[
       for (let i = 0; i < list.length; i += 500) {
         const chunk = list.slice(i, i + 500);
         const fsp = (s: string) => s.split('.')[1]?.length ?? 0;
-        const sql = chunk.map((s) => `SELECT ${myString(s)}, CAST(CAST(CONVERT_TZ(CAST(${myString(s)} AS DATETIME(${fsp(s)})), '+00:00', @@SESSION.time_zone) AS DATETIME(${fsp(s)})) AS CHAR)`).join(' UNION ALL ');
-        for (const [from, to] of await rowsOf(conn, sql)) stamps.set(from!, to!);
+        // One row of columns, not a UNION (whose first SELECT would set the width of every value).
+        const sql = `SELECT ${chunk.map((s) => `CAST(CAST(CONVERT_TZ(CAST(${myString(s)} AS DATETIME(${fsp(s)})), '+00:00', @@SESSION.time_zone) AS DATETIME(${fsp(s)})) AS CHAR)`).join(', ')}`;
+        const row = (await rowsOf(conn, sql))[0]!;
+        chunk.forEach((s, j) => stamps.set(s, row[j]!));
       }
     }
   }
@@ -259,8 +261,9 @@ async function literalMaker(conn: MyConnection, catalog: MyCatalog, raw: RawRow[
   }
   const floatList = [...floats];
   for (let i = 0; i < floatList.length; i += 500) {
-    const sql = floatList.slice(i, i + 500).map((x) => `SELECT ${myString(x)}, CAST(CAST(${myString(x)} AS DOUBLE) AS CHAR)`).join(' UNION ALL ');
-    for (const [from, to] of await rowsOf(conn, sql)) doubles.set(from!, to!);
+    const chunk = floatList.slice(i, i + 500);
+    const row = (await rowsOf(conn, `SELECT ${chunk.map((x) => `CAST(CAST(${myString(x)} AS DOUBLE) AS CHAR)`).join(', ')}`))[0]!;
+    chunk.forEach((x, j) => doubles.set(x, row[j]!));
   }
   const double = (n: number) => doubles.get(String(n)) ?? String(n);
   const columns = new Map<string, MyColumn[]>();
