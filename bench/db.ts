@@ -44,37 +44,41 @@ async function timed(fn: () => Promise<unknown> | unknown): Promise<number> {
 }
 
 async function measure(engine: string, grant: DatabaseGrant, plain: () => Promise<void> | void, sql = UPDATE, rows = ROWS): Promise<Result> {
+  return (await measureEach(engine, [grant], plain, sql, rows))[0]!;
+}
+
+/** Each round: the plain statement, then each grant's action and its undo, in turn (rounds interleaved). */
+async function measureEach(engine: string, grants: DatabaseGrant[], plain: () => Promise<void> | void, sql = UPDATE, rows = ROWS): Promise<Result[]> {
   const dataDir = mkdtempSync(join(tmpdir(), 'posthoc-bench-db-'));
   const channel = new DbChannel(dataDir, dbEngines(async (name) => (await pgSecrets(name)) ?? mySecrets(name)));
   const plainTimes: number[] = [];
-  const captureTimes: number[] = [];
-  const undoTimes: number[] = [];
-  const stepTimes = new Map<string, number[]>();
+  const each = grants.map(() => ({ capture: [] as number[], undo: [] as number[], steps: new Map<string, number[]>() }));
   try {
     for (let round = 0; round <= ROUNDS; round++) {
       const p = await timed(plain);
-      let effect: DbEffect | undefined;
-      const steps = stepTimer.start();
-      const c = await timed(async () => {
-        const r = await channel.run({ taskId: 'bench', actionId: `a${round}`, grant, sql, params: null, via: 'sql', approved: true, timeoutMs: 600_000 });
-        if (r.status !== 'done') throw new Error(r.stderr);
-        effect = r.effect;
-      });
-      stepTimer.stop();
-      if (effect!.rowsAffected !== rows) throw new Error(`captured ${effect!.rowsAffected} rows, expected ${rows}`);
-      const u = await timed(() => channel.undo(effect!));
-      if (round === 0) continue; // warm-up
-      plainTimes.push(p);
-      captureTimes.push(c);
-      undoTimes.push(u);
-      for (const [step, t] of steps) stepTimes.set(step, [...(stepTimes.get(step) ?? []), t]);
+      if (round > 0) plainTimes.push(p);
+      for (const [i, grant] of grants.entries()) {
+        let effect: DbEffect | undefined;
+        const steps = stepTimer.start();
+        const c = await timed(async () => {
+          const r = await channel.run({ taskId: 'bench', actionId: `a${round}-${i}`, grant, sql, params: null, via: 'sql', approved: true, timeoutMs: 600_000 });
+          if (r.status !== 'done') throw new Error(r.stderr);
+          effect = r.effect;
+        });
+        stepTimer.stop();
+        if (effect!.rowsAffected !== rows) throw new Error(`captured ${effect!.rowsAffected} rows, expected ${rows}`);
+        const u = await timed(() => channel.undo(effect!));
+        if (round === 0) continue; // warm-up
+        each[i]!.capture.push(c);
+        each[i]!.undo.push(u);
+        for (const [step, t] of steps) each[i]!.steps.set(step, [...(each[i]!.steps.get(step) ?? []), t]);
+      }
     }
   } finally {
     await channel.shutdown();
     rmSync(dataDir, { recursive: true, force: true });
   }
-  const steps = new Map([...stepTimes].map(([step, ts]) => [step, median(ts)]));
-  return { engine, plain: median(plainTimes), capture: median(captureTimes), undo: median(undoTimes), steps };
+  return each.map((e) => ({ engine, plain: median(plainTimes), capture: median(e.capture), undo: median(e.undo), steps: new Map([...e.steps].map(([step, ts]) => [step, median(ts)])) }));
 }
 
 async function sqlite(): Promise<Result> {
@@ -190,14 +194,21 @@ async function mariadb(): Promise<Result | string> {
     }
     await c.query('DROP TRIGGER bench_floor');
     await c.end();
-    const r = await measure('mysql', db.grant({ name: 'bench', maxRowsAffected: 1_000_000 }), async () => {
+    // Capture through the binary log and by triggers, asked for by the grant's URL, in the same rounds.
+    const grant = (capture: string) => {
+      const g = db.grant({ name: 'bench', maxRowsAffected: 1_000_000 });
+      const at = new URL(g.location);
+      at.searchParams.set('capture', capture);
+      return { ...g, location: at.toString() };
+    };
+    const [binlog, triggers] = await measureEach('mysql', [grant('binlog'), grant('triggers')], async () => {
       const p = await connect();
       await p.query('START TRANSACTION');
       await p.query(UPDATE);
       await p.query('COMMIT');
       await p.end();
     });
-    return { ...r, floor: median(floor) };
+    return { ...binlog!, floor: median(floor), others: [{ label: 'capture by triggers', r: triggers! }] };
   } finally {
     await setup.end();
     await db.drop();
@@ -224,6 +235,7 @@ async function main(): Promise<void> {
     console.log(`${r.engine.padEnd(8)} capture, by step (medians): ${[...r.steps].map(([step, t]) => `${step} ${t.toFixed(2)}`).join(' · ')} · elsewhere ${(r.capture - counted).toFixed(2)}`);
     for (const o of r.others ?? []) {
       console.log(`${r.engine.padEnd(8)} ${o.label}: plain ${ms(o.r.plain)}, Posthoc ${ms(o.r.capture)} (${(o.r.capture / o.r.plain).toFixed(2)}x), undo ${ms(o.r.undo)}`);
+      if (o.r.steps.size > 0) console.log(`${r.engine.padEnd(8)} ${o.label}, by step (medians): ${[...o.r.steps].map(([step, t]) => `${step} ${t.toFixed(2)}`).join(' · ')}`);
     }
   }
   for (const r of results) console.log(`${r.engine} capture/plain ratio: ${(r.capture / r.plain).toFixed(2)}`);

@@ -11,7 +11,8 @@
 #             password posthoc-test-pw (override with POSTHOC_TEST_PG_URL / POSTHOC_TEST_PG_PASSWORD)
 #   mysql     MariaDB from Debian (mariadb-server, mariadb-client for mysqldump), started on 127.0.0.1:3306
 #             with the test user posthoc_test, password posthoc-test-pw, allowed to create databases named
-#             posthoc_test* (override with POSTHOC_TEST_MYSQL_URL / POSTHOC_TEST_MYSQL_PASSWORD)
+#             posthoc_test* (override with POSTHOC_TEST_MYSQL_URL / POSTHOC_TEST_MYSQL_PASSWORD); the binary log on
+#             (ROW, FULL) and the user's replication privileges; posthoc_trig, the same without them
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SUDO=""
@@ -90,6 +91,22 @@ if want mysql; then
     $SUDO apt-get update -qq
     $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mariadb-server mariadb-client >/dev/null
   fi
+  # Capture reads the row-based binary log with full images (issue 29): log_bin, ROW, FULL.
+  $SUDO tee /etc/mysql/mariadb.conf.d/60-posthoc-binlog.cnf >/dev/null <<'CNF'
+[mariadbd]
+log_bin = mariadb-bin
+binlog_format = ROW
+binlog_row_image = FULL
+# With the binary log on, a user without SUPER may create triggers (the person's and Posthoc's) only so.
+log_bin_trust_function_creators = 1
+server_id = 1
+expire_logs_days = 1
+CNF
+  if mariadb-admin ping >/dev/null 2>&1 && [ "$($SUDO mariadb -N -e 'SELECT @@log_bin AND @@log_bin_trust_function_creators' 2>/dev/null)" = 0 ]; then
+    # Running without the binary log: restart it with the file above.
+    $SUDO mariadb-admin shutdown
+    for _ in $(seq 1 60); do mariadb-admin ping >/dev/null 2>&1 || break; sleep 1; done
+  fi
   if ! mariadb-admin --protocol=tcp -h 127.0.0.1 -P 3306 ping >/dev/null 2>&1 && ! mariadb-admin ping >/dev/null 2>&1; then
     # Started by hand rather than by the service manager (CI containers have no systemd); loopback only.
     $SUDO install -d -o mysql -g mysql /run/mysqld
@@ -103,7 +120,17 @@ CREATE USER IF NOT EXISTS 'posthoc_test'@'localhost' IDENTIFIED BY 'posthoc-test
 GRANT ALL PRIVILEGES ON `posthoc\_test%`.* TO 'posthoc_test'@'127.0.0.1';
 GRANT ALL PRIVILEGES ON `posthoc\_test%`.* TO 'posthoc_test'@'localhost';
 GRANT PROCESS ON *.* TO 'posthoc_test'@'127.0.0.1';
+GRANT PROCESS ON *.* TO 'posthoc_test'@'localhost';
+GRANT REPLICATION SLAVE, BINLOG MONITOR ON *.* TO 'posthoc_test'@'127.0.0.1';
+GRANT REPLICATION SLAVE, BINLOG MONITOR ON *.* TO 'posthoc_test'@'localhost';
+-- A second user without the replication privileges: capture falls back to triggers for it.
+CREATE USER IF NOT EXISTS 'posthoc_trig'@'127.0.0.1' IDENTIFIED BY 'posthoc-test-pw';
+CREATE USER IF NOT EXISTS 'posthoc_trig'@'localhost' IDENTIFIED BY 'posthoc-test-pw';
+GRANT ALL PRIVILEGES ON `posthoc\_test%`.* TO 'posthoc_trig'@'127.0.0.1';
+GRANT ALL PRIVILEGES ON `posthoc\_test%`.* TO 'posthoc_trig'@'localhost';
+GRANT PROCESS ON *.* TO 'posthoc_trig'@'127.0.0.1';
+GRANT PROCESS ON *.* TO 'posthoc_trig'@'localhost';
 CREATE DATABASE IF NOT EXISTS posthoc_test;
 SQL
-  echo "MariaDB $(mariadb --version | sed -E 's/.*Distrib ([^,-]+).*/\1/') answers on 127.0.0.1:3306 (user and database posthoc_test)"
+  echo "MariaDB $(mariadb --version | sed -E 's/.*Distrib ([^,-]+).*/\1/') answers on 127.0.0.1:3306 (user and database posthoc_test; posthoc_trig has no replication privileges), binary log $($SUDO mariadb -N -e 'SELECT @@log_bin, @@binlog_format, @@binlog_row_image')"
 fi

@@ -9,27 +9,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DbEffect } from '../../shared/domain';
 import { DbChannel, type DbRunResult } from '../../main/effects/db/db-channel';
 import { DbConflict } from '../../main/effects/db/db-errors';
-import { createMyDatabase, loadSakila, mySecrets, type MyTestDb } from '../support/mysql-db';
+import { createMyDatabase, loadSakila, MY_CAPTURE_MODES, mySecrets, type MyTestDb } from '../support/mysql-db';
 import { dbEngines } from '../support/db-engines';
 import { describeSchema } from '../../main/effects/db/db-schema';
 import { tempDirs } from '../support/temp-dir';
+import { binlogRefusal } from '../../main/effects/db/mysql/my-binlog';
+import type { MyConnection } from '../../main/effects/db/mysql/my-client';
 
 const dirs = tempDirs();
 let db: MyTestDb;
 let channel: DbChannel;
 let seq = 0;
 
-beforeAll(async () => {
-  db = await createMyDatabase();
-  await loadSakila(db);
-  channel = new DbChannel(dirs.make('posthoc-mysql-'), dbEngines(mySecrets));
-}, 120_000);
-
-afterAll(async () => {
-  await channel?.shutdown();
-  await db?.drop();
-  dirs.cleanup();
-});
+afterAll(() => dirs.cleanup());
 
 async function run(sql: string, patch: Parameters<MyTestDb['grant']>[0] = {}): Promise<DbRunResult> {
   return channel.run({ taskId: 't', actionId: `a${++seq}`, grant: db.grant({ maxRowsAffected: 100_000, ...patch }), sql, params: null, via: 'sql', approved: false, timeoutMs: 60_000 });
@@ -54,7 +46,19 @@ async function posthocObjects(): Promise<number> {
   return Number(r.n);
 }
 
-describe('MySQL/MariaDB on the Sakila schema', () => {
+// Every test runs with capture through the binary log and with capture triggers.
+describe.each(MY_CAPTURE_MODES)('MySQL/MariaDB on the Sakila schema, capture: %s', (mode) => {
+  beforeAll(async () => {
+    db = await createMyDatabase('posthoc_test', mode);
+    await loadSakila(db);
+    channel = new DbChannel(dirs.make('posthoc-mysql-'), dbEngines(mySecrets));
+  }, 120_000);
+
+  afterAll(async () => {
+    await channel?.shutdown();
+    await db?.drop();
+  });
+
   it('undoes and redoes a mix of real actions exactly: mysqldump equals the start, with nothing of Posthoc left', async () => {
     const start = db.dump();
     const effects: DbEffect[] = [];
@@ -75,9 +79,9 @@ describe('MySQL/MariaDB on the Sakila schema', () => {
     const upd = await act("UPDATE film SET title = CONCAT(title, ' (director''s cut)') WHERE film_id <= 30", 60);
     expect(upd.effect.tables.sort()).toEqual(['film', 'film_text']);
     await act("INSERT INTO film (title, description, language_id, rental_rate, replacement_cost) VALUES ('NEW FILM', 'Fresh \\\\ off the press', 1, 3.99, 20.99)", 2);
-    // A key change that cascades into film.language_id (500 films). The language row counts twice: undo
-    // names rows by key, and a row that changed key leaves one key and takes another.
-    await act('UPDATE language SET language_id = 9 WHERE language_id = 2', 502);
+    // A key change that cascades into film.language_id (500 films). The language row counts once on the
+    // card, although undo names rows by key and the log holds it at both keys.
+    await act('UPDATE language SET language_id = 9 WHERE language_id = 2', 501);
     expect(await posthocObjects()).toBe(0);
     const after = db.dump();
     expect(after).not.toBe(start);
@@ -244,6 +248,39 @@ describe('MySQL/MariaDB on the Sakila schema', () => {
     expect(text).not.toMatch(/posthoc_/);
   });
 
+  it('does not take another client’s writes to the same table, made while the action runs, for the action’s', async () => {
+    const other = await db.connect();
+    try {
+      // The action waits on a lock the other client holds; meanwhile the other client writes to actor and commits.
+      await other.query("SELECT GET_LOCK('posthoc-test-gate', 10)");
+      const before = db.dump();
+      const running = run("UPDATE actor SET first_name = 'MINE' WHERE actor_id = 20; SELECT GET_LOCK('posthoc-test-gate', 60); UPDATE actor SET first_name = 'MINE TOO' WHERE actor_id = 21");
+      for (;;) {
+        const [rows] = await other.query("SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE INFO LIKE 'SELECT GET_LOCK(%60)'");
+        if (Number((rows as Array<{ n: number }>)[0]!.n) > 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await other.query("UPDATE actor SET first_name = 'THEIRS' WHERE actor_id IN (22, 23)");
+      await other.query("INSERT INTO actor (actor_id, first_name, last_name) VALUES (901, 'OTHER', 'CLIENT')");
+      await other.query("SELECT RELEASE_LOCK('posthoc-test-gate')");
+      const r = await running;
+      expect(r.status, r.stderr).toBe('done');
+      expect(r.effect.rowsAffected).toBe(2);
+      expect(r.effect.undo.statements.join('\n')).not.toMatch(/THEIRS|OTHER|= 2[23]\b|901/);
+      const theirs = db.dump();
+      await channel.undo(r.effect);
+      // Only the action's two rows went back: the other client's writes stay.
+      expect(db.dump()).not.toBe(before);
+      await other.query("UPDATE actor SET first_name = CONCAT('ACTOR', actor_id), last_update = '2006-02-15 04:34:33' WHERE actor_id IN (22, 23)");
+      await other.query('DELETE FROM actor WHERE actor_id = 901');
+      expect(db.dump()).toBe(before);
+      expect(theirs).toMatch(/THEIRS/);
+      expect(await posthocObjects()).toBe(0);
+    } finally {
+      await other.end();
+    }
+  }, 120_000);
+
   describe('what an action may not do', () => {
     it.each([
       ['dropping a column (its values could not come back)', 'ALTER TABLE film DROP COLUMN length', /only CREATE TABLE, CREATE INDEX/],
@@ -294,5 +331,81 @@ describe('MySQL/MariaDB on the Sakila schema', () => {
       expect(w.status).toBe('failed');
       expect(w.stderr).toMatch(/does not allow row changes/);
     });
+  });
+});
+
+describe('MySQL/MariaDB: which capture a server allows', () => {
+  let small: MyTestDb;
+  let smallChannel: DbChannel;
+  beforeAll(async () => {
+    small = await createMyDatabase();
+    const c = await small.connect();
+    await c.query('CREATE TABLE item (id INT PRIMARY KEY, name VARCHAR(20) NOT NULL)');
+    await c.query("INSERT INTO item VALUES (1, 'one'), (2, 'two')");
+    await c.end();
+    smallChannel = new DbChannel(dirs.make('posthoc-mysql-modes-'), dbEngines(mySecrets));
+  });
+  afterAll(async () => {
+    await smallChannel?.shutdown();
+    await small?.drop();
+  });
+
+  /** The grant as the second test user, who has no replication privileges (scripts/setup-test-env.sh mysql). */
+  const withoutReplication = (capture?: string) => {
+    const grant = small.grant();
+    const u = new URL(grant.location);
+    u.username = 'posthoc_trig';
+    if (capture) u.searchParams.set('capture', capture);
+    return { ...grant, location: u.toString() };
+  };
+  const runAs = (grant: ReturnType<MyTestDb['grant']>, sql: string) =>
+    smallChannel.run({ taskId: 't', actionId: `m${++seq}`, grant, sql, params: null, via: 'sql', approved: false, timeoutMs: 60_000 });
+
+  it('falls back to triggers for a user without the replication privileges, and undoes exactly', async () => {
+    const before = small.dump();
+    const r = await runAs(withoutReplication(), "UPDATE item SET name = 'uno' WHERE id = 1");
+    expect(r.status, r.stderr).toBe('done');
+    expect(r.effect.rowsAffected).toBe(1);
+    await smallChannel.undo(r.effect);
+    expect(small.dump()).toBe(before);
+  });
+
+  it('refuses capture=binlog for that user, naming the privilege, and changes nothing', async () => {
+    const before = small.dump();
+    const r = await runAs(withoutReplication('binlog'), "UPDATE item SET name = 'uno' WHERE id = 1");
+    expect(r.status).toBe('failed');
+    expect(r.stderr).toMatch(/capture=binlog.*REPLICATION SLAVE/);
+    expect(small.dump()).toBe(before);
+  });
+
+  it('names the setting when the server runs without the binary log or logs statements', async () => {
+    const server = (values: string[]) => ({ query: async () => [[values]] }) as unknown as MyConnection;
+    expect(await binlogRefusal(server(['0', 'ROW', 'FULL', '1']), new Map())).toMatch(/log_bin is OFF/);
+    expect(await binlogRefusal(server(['1', 'STATEMENT', 'FULL', '1']), new Map())).toMatch(/binlog_format is STATEMENT, not ROW/);
+    expect(await binlogRefusal(server(['1', 'ROW', 'MINIMAL', '1']), new Map())).toMatch(/binlog_row_image is MINIMAL, not FULL/);
+    expect(await binlogRefusal(server(['1', 'ROW', 'FULL', '0']), new Map())).toMatch(/sql_log_bin is off/);
+  });
+
+  it('sweeps the capture objects a dead connection left (the user may see every connection: PROCESS)', async () => {
+    const c = await small.connect();
+    await c.query('CREATE TABLE posthoc_log_c999999 (seq INT PRIMARY KEY)');
+    await c.query('CREATE TRIGGER posthoc_c999999_1 AFTER UPDATE ON item FOR EACH ROW SET @x = 1');
+    await c.end();
+    const r = await runAs(small.grant(), "UPDATE item SET name = 'swept' WHERE id = 2");
+    expect(r.status, r.stderr).toBe('done');
+    const check = await small.connect();
+    const [rows] = await check.query(
+      "SELECT (SELECT COUNT(*) FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE() AND TRIGGER_NAME LIKE 'posthoc%') + (SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME LIKE 'posthoc%') AS n",
+    );
+    await check.end();
+    expect(Number((rows as Array<{ n: number }>)[0]!.n)).toBe(0);
+    await smallChannel.undo(r.effect);
+  });
+
+  it('refuses an unknown capture= in the grant, saying what to write', async () => {
+    const grant = small.grant();
+    const r = await runAs({ ...grant, location: `${grant.location}?capture=wal` }, "UPDATE item SET name = 'x' WHERE id = 2");
+    expect(r.status).toBe('failed');
+    expect(r.stderr).toMatch(/capture=wal; write capture=binlog, capture=triggers/);
   });
 });

@@ -12,6 +12,7 @@ import { Vault } from '../../main/vault/vault';
 import { startHarness, type Harness } from '../support/services-harness';
 import { createPgDatabase, createSqliteShop, sqliteFileDump, fillPgShop, PG_PASSWORD, PG_SHOP, pgDump, type PgTestDb } from '../support/shop-db';
 import { tempDirs } from '../support/temp-dir';
+import { createMyDatabase, MY_PASSWORD, type MyTestDb } from '../support/mysql-db';
 import { describeReversePlan } from '../../shared/undo/reverse-plan';
 
 const dirs = tempDirs();
@@ -257,5 +258,48 @@ describe('code in the sandbox, through the gateway', () => {
     expect(dump()).not.toBe(original);
     expect(await services.undo.undo(action!.id)).toMatchObject({ outcome: 'undone' });
     expect(dump()).toBe(original);
+  });
+});
+
+describe('the gateway route on MySQL/MariaDB', () => {
+  let db: MyTestDb;
+  beforeAll(async () => {
+    db = await createMyDatabase();
+    const c = await db.connect();
+    await c.query('CREATE TABLE customers (id INT PRIMARY KEY, name VARCHAR(40) NOT NULL, note TEXT)');
+    await c.query("INSERT INTO customers VALUES (1, 'Ada', NULL), (2, '李小龍', 'vip')");
+    await c.end();
+  });
+  afterAll(async () => {
+    await db.drop();
+  });
+
+  it('answers /db/NAME/query with rows and row changes, records the effect, and undo takes the change back', async () => {
+    const before = db.dump();
+    const url = new URL(db.grant().location);
+    url.password = MY_PASSWORD;
+    harness = await startHarness(['Nothing to do.'], { vault: memoryVault() });
+    const { services } = harness;
+    const started = await services.tasks.start({ prompt: 'x', workspaces: [], databases: [{ name: 'shop', url: url.toString() }] });
+    const task = services.tasks.get(started.id).task;
+    expect(task.databases![0]).toMatchObject({ engine: 'mysql' });
+    const detach = services.tasks.databases!.attach(task, 10_000);
+    const route = services.tasks.databases!.gatewayRoute;
+    try {
+      const effects: unknown[] = [];
+      const ctx = { taskId: task.id, actionId: 'a-1', recordEffect: (e: unknown) => effects.push(e) };
+      const ok = await route.handle(ctx, 'shop', { sql: 'SELECT name FROM customers WHERE id = ?', params: [2] });
+      expect(ok).toEqual({ status: 200, body: expect.objectContaining({ columns: ['name'], rows: [['李小龍']], rowCount: 1 }) });
+      const write = await route.handle(ctx, 'shop', JSON.stringify({ sql: "UPDATE customers SET note = 'via gateway' WHERE id = 1" }));
+      expect(write).toMatchObject({ status: 200, body: { rowsAffected: 1 } });
+      expect(effects[1]).toMatchObject({ channel: 'db', via: 'gateway', undo: { kind: 'rows' } });
+      expect(db.dump()).toMatch(/via gateway/);
+      const refused = await route.handle(ctx, 'shop', { sql: 'SET sql_log_bin = 0' });
+      expect(refused.status).not.toBe(200);
+      await services.databases.undo(effects[1] as never);
+      expect(db.dump()).toBe(before);
+    } finally {
+      detach();
+    }
   });
 });

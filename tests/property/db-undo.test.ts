@@ -16,7 +16,7 @@ import { dbEngines } from '../support/db-engines';
 import { DbConflict } from '../../main/effects/db/db-errors';
 import { dumpText, myModelDump, pgModelDump, predictRevert, sqliteDump, type Dump } from '../support/db-model';
 import { createPgDatabase, pgSecrets, resetPgSchema, sqliteGrant, type PgTestDb } from '../support/shop-db';
-import { createMyDatabase, mySecrets, type MyTestDb } from '../support/mysql-db';
+import { createMyDatabase, MY_CAPTURE_MODES, mySecrets, type MyTestDb } from '../support/mysql-db';
 import type mysql from 'mysql2/promise';
 import { CAPTURE_MODES, useSqliteCapture } from '../support/sqlite-capture';
 import { tempDirs } from '../support/temp-dir';
@@ -334,10 +334,14 @@ describe('undo and redo of random database actions with another client writing i
     });
 
     // A schema change commits on its own on MySQL: the action is split at it, and a failure after it takes back what was committed.
-    it('every undo and redo leaves exactly the predicted content, or refuses and changes nothing', async () => {
+    // Capture through the binary log and by triggers alike.
+    it.each(MY_CAPTURE_MODES)('every undo and redo leaves exactly the predicted content, or refuses and changes nothing (capture: %s)', async (mode) => {
+      const grant = mydb.grant({ maxRowsAffected: 1_000_000 });
+      const location = new URL(grant.location);
+      location.searchParams.set('capture', mode);
       const engine: Engine = {
         name: 'mysql',
-        grant: mydb.grant({ maxRowsAffected: 1_000_000 }),
+        grant: { ...grant, location: location.toString() },
         async reset() {
           await conn.query('SET FOREIGN_KEY_CHECKS = 0');
           const [tables] = await conn.query({ sql: 'SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE()', rowsAsArray: true });

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import mysql from 'mysql2/promise';
 import type { DatabaseGrant } from '../../shared/domain';
+import { GRANT_DEFAULTS } from './shop-db';
 
 export const MY_URL = process.env.POSTHOC_TEST_MYSQL_URL ?? 'mysql://posthoc_test@127.0.0.1:3306/posthoc_test';
 export const MY_PASSWORD = process.env.POSTHOC_TEST_MYSQL_PASSWORD ?? 'posthoc-test-pw';
@@ -25,27 +26,28 @@ function options(database: string | undefined, multipleStatements = false): mysq
   return { host: u.hostname, port: Number(u.port || 3306), user: decodeURIComponent(u.username), password: MY_PASSWORD, database, multipleStatements, dateStrings: true };
 }
 
-/** A fresh database on the test server (named posthoc_test_…: the test user may create those). */
-export async function createMyDatabase(prefix = 'posthoc_test'): Promise<MyTestDb> {
+/** The two ways Posthoc captures on MySQL/MariaDB; tests run in both (the grant's URL asks for one). */
+export const MY_CAPTURE_MODES = ['binlog', 'triggers'] as const;
+export type MyCaptureMode = (typeof MY_CAPTURE_MODES)[number];
+
+/** A fresh database on the test server (named posthoc_test_…: the test user may create those); `capture`: the grant asks for that mode. */
+export async function createMyDatabase(prefix = 'posthoc_test', capture?: MyCaptureMode): Promise<MyTestDb> {
   const name = `${prefix}_${randomBytes(5).toString('hex')}`;
   const admin = await mysql.createConnection(options(undefined));
   await admin.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4`);
   await admin.end();
   const u = new URL(MY_URL);
   u.pathname = `/${name}`;
+  const location = new URL(u);
+  if (capture) location.searchParams.set('capture', capture);
   return {
     name,
     connect: () => mysql.createConnection(options(name, true)),
     grant: (patch = {}) => ({
       name: 'shop',
       engine: 'mysql',
-      location: u.toString(),
-      readOnly: false,
-      statements: ['query', 'dml', 'ddl'],
-      sampleRows: false,
-      maxRowsAffected: 1000,
-      mode: 'capture',
-      heldTimeoutSeconds: 600,
+      location: location.toString(),
+      ...GRANT_DEFAULTS,
       passwordSecret: 'test-my-password',
       ...patch,
     }),

@@ -98,7 +98,7 @@ export function createSqliteShop(path: string): void {
 }
 
 /** What the tests' grants allow unless they say otherwise: everything, up to 1000 rows, capture mode. */
-const GRANT_DEFAULTS = {
+export const GRANT_DEFAULTS = {
   readOnly: false,
   statements: ['query', 'dml', 'ddl'],
   sampleRows: false,

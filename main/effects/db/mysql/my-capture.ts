@@ -63,8 +63,11 @@ export class MyCapture {
     return new MyCapture(conn, id);
   }
 
-  /** Creates the log table and the triggers on every table (each commits: call before the transaction starts). */
-  async install(catalog: MyCatalog): Promise<void> {
+  /**
+   * Creates the log table and the triggers on every table (each commits: call before the transaction
+   * starts). `rows: false` (binary-log capture): only the BEFORE triggers that log what a cascade may reach.
+   */
+  async install(catalog: MyCatalog, options: { rows: boolean } = { rows: true }): Promise<void> {
     await sweepOrphans(this.conn);
     const q = quoteMy(this.logTable);
     await this.conn.query(`DROP TABLE IF EXISTS ${q}`);
@@ -76,9 +79,9 @@ export class MyCapture {
     try {
       for (const t of catalog.values()) {
         const ins = (old: string, neu: string) => `INSERT INTO ${q} (tbl, old_img, new_img) VALUES (${myString(t.name)}, ${old}, ${neu})`;
-        await this.trigger('AFTER INSERT', t, `IF ${guard} THEN ${ins('NULL', imageExpr(t, 'NEW'))}; END IF`);
-        await this.trigger('AFTER UPDATE', t, `IF ${guard} THEN ${ins(imageExpr(t, 'OLD'), imageExpr(t, 'NEW'))}; END IF`);
-        await this.trigger('AFTER DELETE', t, `IF ${guard} THEN ${ins(imageExpr(t, 'OLD'), 'NULL')}; END IF`);
+        if (options.rows) await this.trigger('AFTER INSERT', t, `IF ${guard} THEN ${ins('NULL', imageExpr(t, 'NEW'))}; END IF`);
+        if (options.rows) await this.trigger('AFTER UPDATE', t, `IF ${guard} THEN ${ins(imageExpr(t, 'OLD'), imageExpr(t, 'NEW'))}; END IF`);
+        if (options.rows) await this.trigger('AFTER DELETE', t, `IF ${guard} THEN ${ins(imageExpr(t, 'OLD'), 'NULL')}; END IF`);
         for (const event of ['DELETE', 'UPDATE'] as const) {
           const reach = cascadeStatements(catalog, t, event, q);
           if (reach.length === 0) continue;
@@ -90,11 +93,19 @@ export class MyCapture {
     } catch (error) {
       await this.uninstall();
       const e = error as { errno?: number };
-      if (e.errno === 1142 || e.errno === 1227 || e.errno === 1419) {
+      if (e.errno === 1419) {
+        throw new DbRefusal(`Posthoc captures with triggers of its own (for foreign-key cascades even when it reads the binary log), and the server refused to create one: ${String((error as Error).message)}. With the binary log on, a user without SUPER may create triggers only when the server runs with log_bin_trust_function_creators=1.`);
+      }
+      if (e.errno === 1142 || e.errno === 1227) {
         throw new DbRefusal(`Posthoc captures what an action changes with triggers of its own, and the server refused to create one (${String((error as Error).message)}). The user of the grant needs the TRIGGER and CREATE privileges on this database.`);
       }
       throw error;
     }
+  }
+
+  /** Binary-log capture: the transaction's first row, by which the stream knows the transaction is the action's. */
+  async marker(): Promise<void> {
+    await this.conn.query(`INSERT INTO ${quoteMy(this.logTable)} (tbl, cascade_of) VALUES ('', 2)`);
   }
 
   private async trigger(timing: string, t: MyTable, body: string): Promise<void> {
@@ -108,8 +119,8 @@ export class MyCapture {
     return Number((await rowsOf(this.conn, `SELECT COUNT(*) FROM ${quoteMy(this.logTable)}`))[0]![0]);
   }
 
-  async records(after = 0): Promise<LogRecord[]> {
-    const rows = await rowsOf(this.conn, `SELECT tbl, cascade_of, old_img, new_img FROM ${quoteMy(this.logTable)} WHERE seq > ${after} ORDER BY seq`);
+  async records(after = 0, only?: 'cascades'): Promise<LogRecord[]> {
+    const rows = await rowsOf(this.conn, `SELECT tbl, cascade_of, old_img, new_img FROM ${quoteMy(this.logTable)} WHERE seq > ${after}${only ? ' AND cascade_of = 1' : ' AND cascade_of < 2'} ORDER BY seq`);
     return rows.map(([table, cascade, old, neu]) => ({ table: table!, cascade: cascade === '1', before: old == null ? null : (JSON.parse(old) as string[]), after: neu == null ? null : (JSON.parse(neu) as string[]) }));
   }
 
@@ -126,8 +137,33 @@ export class MyCapture {
   }
 }
 
-/** What each table's rows were before and after the logged writes, as the undo log's table logs (unchanged rows left out). */
-export async function foldRecords(conn: MyConnection, catalog: MyCatalog, records: LogRecord[]): Promise<TableLog[]> {
+/** Rows a cascade may have reached, by table and key text: their images now (absent: deleted). */
+export type CascadeState = Map<string, Map<string, string[]>>;
+
+/** The images now of the rows the cascade records name (read before COMMIT in binary-log capture). */
+export async function cascadeState(conn: MyConnection, catalog: MyCatalog, records: LogRecord[]): Promise<CascadeState> {
+  const keys = new Map<string, Map<string, string[]>>();
+  for (const r of records) {
+    const t = catalog.get(r.table);
+    if (!r.cascade || !t) continue;
+    const idx = keyIndexes(t);
+    if (idx.length === 0) continue;
+    const key = idx.map((i) => r.before![i]!);
+    const m = keys.get(r.table) ?? new Map<string, string[]>();
+    keys.set(r.table, m);
+    m.set(keyText(key), key);
+  }
+  const out: CascadeState = new Map();
+  for (const [table, m] of keys) out.set(table, await currentImages(conn, catalog.get(table)!, [...m.values()]));
+  return out;
+}
+
+/**
+ * What each table's rows were before and after the logged writes, as the undo log's table logs (unchanged
+ * rows left out). `cascades`: the state of cascade-reached rows read earlier; absent, it is read now.
+ */
+export async function foldRecords(conn: MyConnection, catalog: MyCatalog, records: LogRecord[], cascades?: CascadeState, moved?: { rows: number }): Promise<TableLog[]> {
+  const moves: Array<{ table: string; from: string; to: string }> = [];
   type State = { first: string[] | null; last: string[] | null; key: string[] };
   const byTable = new Map<string, Map<string, State>>();
   const reread = new Map<string, Map<string, string[]>>();
@@ -150,6 +186,11 @@ export async function foldRecords(conn: MyConnection, catalog: MyCatalog, record
       again.set(k, key);
       continue;
     }
+    if (r.before !== null && r.after !== null) {
+      const from = keyText(keyOf(r.before));
+      const to = keyText(keyOf(r.after));
+      if (from !== to) moves.push({ table: r.table, from, to });
+    }
     if (r.before !== null) {
       const key = keyOf(r.before);
       const k = keyText(key);
@@ -167,9 +208,26 @@ export async function foldRecords(conn: MyConnection, catalog: MyCatalog, record
   }
   // Rows a cascade may have reached: their state now is the state the action left.
   for (const [table, keys] of reread) {
-    const now = await currentImages(conn, catalog.get(table)!, [...keys.values()]);
+    const now = cascades ? (cascades.get(table) ?? new Map<string, string[]>()) : await currentImages(conn, catalog.get(table)!, [...keys.values()]);
     const states = byTable.get(table)!;
     for (const k of keys.keys()) states.get(k)!.last = now.get(k) ?? null;
+  }
+  // A row whose key changed leaves one key and takes another (two entries, which undo needs): the card counts it once.
+  if (moved) {
+    const paired = new Set<string>();
+    for (const m of moves) {
+      const states = byTable.get(m.table)!;
+      const a = states.get(m.from);
+      const b = states.get(m.to);
+      const ends = `${m.table}\u0000${m.from}`;
+      const starts = `${m.table}\u0001${m.to}`;
+      if (!a || !b || paired.has(ends) || paired.has(starts)) continue;
+      if (a.first !== null && a.last === null && b.first === null && b.last !== null) {
+        paired.add(ends);
+        paired.add(starts);
+        moved.rows++;
+      }
+    }
   }
   const out: TableLog[] = [];
   for (const [table, states] of byTable) {
@@ -242,8 +300,14 @@ function condition(path: Edge[], level: number): string {
   return `(${last.columns.map((c) => `${alias}.${quoteMy(c)}`).join(', ')}) IN (SELECT ${last.refColumns.map((c) => `${up}.${quoteMy(c)}`).join(', ')} FROM ${quoteMy(prev.child.name)} AS ${up} WHERE ${condition(path.slice(0, -1), level + 1)})`;
 }
 
-/** Drops capture objects left by a connection that no longer exists (a crash mid-action). */
+/**
+ * Drops capture objects left by a connection that no longer exists (a crash mid-action). Without the PROCESS
+ * privilege the process list shows only the user's own connections, and another user's live capture would
+ * look dead: then nothing is swept.
+ */
 export async function sweepOrphans(conn: MyConnection): Promise<void> {
+  const grants = (await rowsOf(conn, 'SHOW GRANTS')).map(([g]) => g ?? '').join('\n');
+  if (!/GRANT ALL PRIVILEGES ON \*\.\*|GRANT [^\n]*\bPROCESS\b[^\n]* ON \*\.\*/i.test(grants)) return;
   const live = new Set((await rowsOf(conn, 'SELECT ID FROM information_schema.PROCESSLIST')).map(([id]) => id));
   const idOf = (name: string) => /^posthoc_(?:log_)?c(\d+)(?:_\d+)?$/.exec(name)?.[1];
   for (const [name] of await rowsOf(conn, `SELECT TRIGGER_NAME FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE() AND TRIGGER_NAME LIKE 'posthoc\\_c%'`)) {

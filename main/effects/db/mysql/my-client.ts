@@ -19,20 +19,22 @@ export function myString(text: string): string {
   return `'${text.replace(/\\/g, '\\\\').replace(/'/g, "''").replace(/\0/g, '\\0')}'`;
 }
 
-export async function connectMy(grant: DatabaseGrant, secrets: Secrets, options: { statementTimeoutMs?: number } = {}): Promise<MyConnection> {
+/** Where and as whom to connect (the password from the vault): for the one connection and the binary-log reader. */
+export async function serverOf(grant: DatabaseGrant, secrets: Secrets): Promise<{ host: string; port: number; user: string; password: string | undefined; database: string }> {
   const password = grant.passwordSecret ? await secrets(grant.passwordSecret) : null;
   if (grant.passwordSecret && password === null) {
     throw new DbRefusal(`The password of "${grant.name}" is not in the vault any more (${grant.passwordSecret}). Grant the database again with its password.`);
   }
   const u = new URL(grant.location);
+  return { host: u.hostname.replace(/^\[|\]$/g, ''), port: u.port ? Number(u.port) : 3306, user: decodeURIComponent(u.username), password: password ?? undefined, database: decodeURIComponent(u.pathname.slice(1)) };
+}
+
+export async function connectMy(grant: DatabaseGrant, secrets: Secrets, options: { statementTimeoutMs?: number } = {}): Promise<MyConnection> {
+  const server = await serverOf(grant, secrets);
   let conn: MyConnection | null = null;
   try {
     conn = await mysql.createConnection({
-      host: u.hostname.replace(/^\[|\]$/g, ''),
-      port: u.port ? Number(u.port) : 3306,
-      user: decodeURIComponent(u.username),
-      password: password ?? undefined,
-      database: decodeURIComponent(u.pathname.slice(1)),
+      ...server,
       multipleStatements: false,
       dateStrings: true,
       supportBigNumbers: true,

@@ -13,8 +13,9 @@ import type { Segment, UndoLogStore } from '../undo-log';
 import { readMyCatalog, type MyCatalog } from './my-catalog';
 import { planDdl, runDdl, type DdlPlan } from './my-ddl';
 import { applyMy } from './my-undo';
-import { foldRecords, MyCapture } from './my-capture';
-import { connectMy, myMessage, type MyConnection, type Secrets } from './my-client';
+import { cascadeState, foldRecords, MyCapture } from './my-capture';
+import { BinlogReader, binlogRefusal, captureChoice, masterPosition } from './my-binlog';
+import { connectMy, myMessage, serverOf, type MyConnection, type Secrets } from './my-client';
 
 /** MySQL's quoting: backtick identifiers, backslash escapes in strings, # comments. */
 export const MYSQL_LEXICON: Lexicon = { nestedComments: false, escapeStrings: false, backtickAndBracketIdents: true, dollarQuotes: false, triggerBodies: false, atomicBodies: false, backslashStrings: true };
@@ -121,30 +122,91 @@ function streamQuery(conn: MyConnection, sql: string, values: unknown[] | null, 
 export async function runMyAction(input: RunInput, secrets: Secrets, _logs: UndoLogStore, logId: string, timeoutMs: number): Promise<EngineOutcome> {
   const { grant } = input;
   stepTimer.reset();
+  const choice = captureChoice(grant.location);
   const conn = await connectMy(grant, secrets, { statementTimeoutMs: timeoutMs });
   stepTimer.mark('connect');
   const statements: DbStatement[] = [];
   const segments: Segment[] = [];
   let committed = 0;
   let capture: MyCapture | null = null;
+  let reader: BinlogReader | null = null;
   try {
     let catalog: MyCatalog = await readMyCatalog(conn);
     stepTimer.mark('read catalog');
     if (!grant.readOnly) {
       capture = await MyCapture.open(conn);
-      await capture.install(catalog);
+      // The binary log where the server allows it (and the grant changes rows: a query that writes through a
+      // function is caught by triggers only), else triggers.
+      const refusal = choice === 'triggers' ? 'triggers asked for' : await binlogRefusal(conn, catalog);
+      if (choice === 'binlog' && refusal !== null) {
+        throw new DbRefusal(`The grant "${grant.name}" asks for capture through the binary log (capture=binlog), and ${refusal}. Change that on the server, or remove capture=binlog from the grant's URL to let Posthoc capture with triggers.`);
+      }
+      if (refusal === null && grant.statements.includes('dml')) {
+        try {
+          const { database, ...server } = await serverOf(grant, secrets);
+          reader = await BinlogReader.open(server, database, capture.logTable, await masterPosition(conn));
+        } catch (error) {
+          if (choice === 'binlog') throw error;
+          reader = null;
+        }
+      }
+      stepTimer.mark('start the binlog stream');
+      await capture.install(catalog, { rows: reader === null });
     }
     stepTimer.mark('install capture');
-    await conn.query(grant.readOnly ? 'START TRANSACTION READ ONLY' : 'START TRANSACTION');
+    const begin = async (): Promise<void> => {
+      await conn.query(grant.readOnly ? 'START TRANSACTION READ ONLY' : 'START TRANSACTION');
+      if (reader) await capture!.marker();
+    };
+    await begin();
     let logged = 0;
+    let changed = 0;
+    /** Rows whose key the action changed: two entries in the log, one row on the card. */
+    const moved = { rows: 0 };
     let trashCount = 0;
-    const rowsSoFar = async (): Promise<void> => {
-      const rows = await foldRecords(conn, catalog, await capture!.records());
+    /** Logs the transaction's rows and commits it (binary log: commits, then reads its rows from the stream). */
+    const commitRows = async (): Promise<void> => {
+      if (!reader) {
+        const rows = await foldRecords(conn, catalog, await capture!.records(), undefined, moved);
+        if (rows.length > 0) segments.push({ kind: 'rows', tables: rows });
+        stepTimer.mark('read the log');
+        if (segments.length > committed) input.beforeCommit?.(segments);
+        stepTimer.mark('write undo log');
+        await conn.query('COMMIT');
+        committed = segments.length;
+        return;
+      }
+      const cascades = await cascadeState(conn, catalog, await capture!.records(0, 'cascades'));
+      await conn.query('COMMIT');
+      stepTimer.mark('commit');
+      let rows;
+      try {
+        await reader.reach(await masterPosition(conn));
+        stepTimer.mark('wait for the stream');
+        const records = await reader.takeRecords(conn, catalog);
+        stepTimer.mark('images as literals');
+        rows = await foldRecords(conn, catalog, records, cascades, moved);
+      } catch (error) {
+        throw new DbRefusal(`The action's rows were committed, but Posthoc could not read them back from the binary log (${error instanceof Error ? error.message : String(error)}): this part of the action cannot be undone by Posthoc. Check ${grant.name}.`);
+      }
       if (rows.length > 0) segments.push({ kind: 'rows', tables: rows });
+      committed = segments.length;
+      stepTimer.mark('read the log');
+      // The rows are known only once committed: the undo log is written right after.
+      input.beforeCommit?.(segments);
+      stepTimer.mark('write undo log');
+      const rowCount = countRows(segments) - moved.rows;
+      if (!input.approved && rowCount > grant.maxRowsAffected) throw new OverRowLimit(rowCount, grant.maxRowsAffected, grant.name);
     };
     await executeMy(conn, input, statements, {
       after: async (record) => {
         if (!capture) return;
+        if (reader) {
+          // Rows are read from the stream after COMMIT; until then the server's counts stand in for the limit.
+          changed += record.rowsAffected ?? 0;
+          if (!input.approved && changed > grant.maxRowsAffected) throw new OverRowLimit(changed, grant.maxRowsAffected, grant.name);
+          return;
+        }
         const now = await capture.count();
         // A query that wrote (a stored function with side effects) is a row change.
         if (now > logged && record.kind === 'query') {
@@ -161,10 +223,7 @@ export async function runMyAction(input: RunInput, secrets: Secrets, _logs: Undo
       ddl: capture
         ? async (text, plan) => {
             // The rows so far are logged and committed; the schema change commits on its own.
-            await rowsSoFar();
-            if (segments.length > committed) input.beforeCommit?.(segments);
-            await conn.query('COMMIT');
-            committed = segments.length;
+            await commitRows();
             await capture!.uninstall();
             const trash = () => `posthoc_trash_${logId.replace(/-/g, '').slice(0, 12)}_${++trashCount}`;
             const op = await runDdl(conn, text, plan, catalog, trash);
@@ -173,23 +232,18 @@ export async function runMyAction(input: RunInput, secrets: Secrets, _logs: Undo
             committed = segments.length;
             // Tables (and columns) the statement made are captured from now on.
             catalog = await readMyCatalog(conn);
-            await capture!.install(catalog);
+            await capture!.install(catalog, { rows: reader === null });
             logged = 0;
-            await conn.query('START TRANSACTION');
+            await begin();
           }
         : undefined,
     });
-    stepTimer.mark('statements (with capture triggers)');
-    if (capture) {
-      await rowsSoFar();
-      stepTimer.mark('read the log');
-      if (segments.length > committed) input.beforeCommit?.(segments);
-      stepTimer.mark('write undo log');
-    }
-    await conn.query(grant.readOnly ? 'ROLLBACK' : 'COMMIT');
+    stepTimer.mark(reader ? 'statements (binlog capture)' : 'statements (with capture triggers)');
+    if (capture) await commitRows();
+    else await conn.query('ROLLBACK');
     stepTimer.mark('commit');
     const tables = [...new Set(segments.flatMap((seg) => (seg.kind === 'rows' ? seg.tables.map((t) => t.label) : seg.kind === 'ddl' ? seg.ops.map((o) => o.object) : [])))];
-    return { ok: true, statements, segments, rowsAffected: countRows(segments), tables };
+    return { ok: true, statements, segments, rowsAffected: countRows(segments) - moved.rows, tables };
   } catch (error) {
     await conn.query('ROLLBACK').catch(() => undefined);
     await capture?.uninstall();
@@ -198,14 +252,15 @@ export async function runMyAction(input: RunInput, secrets: Secrets, _logs: Undo
       // Schema changes (and the rows before them) were committed: take them back, newest first.
       try {
         await applyMy(grant, { version: 1, engine: 'mysql', database: grant.name, segments: segments.slice(0, committed) }, 'undo', secrets);
-        message += ' What the action had already committed (its schema changes and the rows before them) was taken back.';
+        message += ' What the action had already committed (its rows and schema changes) was taken back.';
       } catch (undoError) {
-        message += ` The action had already committed schema changes, and taking them back failed (${undoError instanceof Error ? undoError.message : String(undoError)}): check ${grant.name} by hand.`;
+        message += ` The action had already committed changes, and taking them back failed (${undoError instanceof Error ? undoError.message : String(undoError)}): check ${grant.name} by hand.`;
       }
     }
     return { ok: false, statements, error: message, overLimit: error instanceof OverRowLimit ? error : null };
   } finally {
     await capture?.uninstall();
+    await reader?.close();
     stepTimer.mark('remove capture');
     await conn.end().catch(() => undefined);
   }
