@@ -119,7 +119,7 @@ describe('what a command loads', () => {
     expect(lines.stdout.trim().split('\n')).toHaveLength(3);
   });
 
-  it('posthoc run loads what the task uses: Docker and the OpenAI client, not MCP, Anthropic, PostgreSQL, ajv or the workbook reader', async () => {
+  it('posthoc run loads what the task uses: Docker and the OpenAI client, not MCP, Anthropic, PostgreSQL, MySQL, ajv or the workbook reader', async () => {
     const llm = await model(['```sh\necho agent > f.txt\n```', 'Wrote f.txt.']);
     const ws = dirs.workspace();
     const run = await runLogged(['run', 'write f', '--workspace', ws, '--data-dir', dirs.make('posthoc-data-')], { OPENAI_BASE_URL: llm.baseUrl, POSTHOC_MODEL: 'm' });
@@ -128,8 +128,8 @@ describe('what a command loads', () => {
     expect(readFileSync(join(ws, 'f.txt'), 'utf8')).toBe('agent\n');
     for (const name of ['dockerode', 'openai', 'better-sqlite3']) expect(run.packages, name).toContain(name);
     // Each is loaded when a task first needs it: an MCP server started or reached, an Anthropic provider called,
-    // a PostgreSQL database connected, a tool call checked, a workbook shown.
-    for (const name of ['@modelcontextprotocol/sdk', '@anthropic-ai/sdk', 'pg', 'ajv', 'read-excel-file']) expect(run.packages, name).not.toContain(name);
+    // a PostgreSQL or MySQL database connected (the binary log read), a tool call checked, a workbook shown.
+    for (const name of ['@modelcontextprotocol/sdk', '@anthropic-ai/sdk', 'pg', 'mysql2', '@vlasky/zongji', 'ajv', 'read-excel-file']) expect(run.packages, name).not.toContain(name);
   });
 
   it('posthoc tasks after a crash opens the whole services, whose start closes the dead run, as before', async () => {

@@ -8,7 +8,7 @@
 // undo and its conflict checks read them exactly as they read the trigger-made ones. Foreign-key cascades
 // are not in the row-based log (a replica applies them itself): the BEFORE triggers of my-capture still
 // log the rows a cascade may reach, into the same log table, and those rows arrive through the stream too.
-import ZongJi from '@vlasky/zongji';
+import type ZongJi from '@vlasky/zongji';
 import { DbRefusal } from '../db-errors';
 import { writtenColumns, type MyCatalog, type MyColumn } from './my-catalog';
 import { myString, rowsOf, type MyConnection } from './my-client';
@@ -72,18 +72,21 @@ export class BinlogReader {
   private waiters: Array<() => void> = [];
 
   private constructor(
+    Client: typeof ZongJi,
     options: Record<string, unknown>,
     private readonly database: string,
     private readonly logTable: string,
     from: BinlogPosition,
   ) {
     this.at = { ...from };
-    this.zongji = new ZongJi({ ...options, dateStrings: true, timezone: 'Z', jsonStrings: true, supportBigNumbers: true, bigNumberStrings: true } as never);
+    this.zongji = new Client({ ...options, dateStrings: true, timezone: 'Z', jsonStrings: true, supportBigNumbers: true, bigNumberStrings: true } as never);
   }
 
   /** Starts reading at `from`; resolves once the server streams (rejects, naming why, when it refuses). */
   static async open(options: Record<string, unknown>, database: string, logTable: string, from: BinlogPosition): Promise<BinlogReader> {
-    const reader = new BinlogReader(options, database, logTable, from);
+    // The replication client is loaded when an action is first captured this way, not with the services.
+    const { default: Client } = await import('@vlasky/zongji');
+    const reader = new BinlogReader(Client, options, database, logTable, from);
     await reader.start(from);
     return reader;
   }

@@ -1,7 +1,7 @@
 // The one door to MySQL and MariaDB: a mysql2 connection with the password from the vault (never in the URL
 // Posthoc stores), one statement per query (the server refuses a second one hidden behind a semicolon), and
 // every value read as the server's own text, so results and row images are exact.
-import mysql from 'mysql2/promise';
+import type mysql from 'mysql2/promise';
 import type { DatabaseGrant } from '../../../../shared/domain';
 import { DbRefusal } from '../db-errors';
 
@@ -33,7 +33,9 @@ export async function connectMy(grant: DatabaseGrant, secrets: Secrets, options:
   const server = await serverOf(grant, secrets);
   let conn: MyConnection | null = null;
   try {
-    conn = await mysql.createConnection({
+    // Loaded on the first connection, not with the services: a run that grants no MySQL database never loads mysql2.
+    const { default: driver } = await import('mysql2/promise');
+    conn = await driver.createConnection({
       ...server,
       multipleStatements: false,
       dateStrings: true,
