@@ -120,6 +120,33 @@ describe.each(MY_CAPTURE_MODES)('MySQL/MariaDB on the Sakila schema, capture: %s
     expect(await posthocObjects()).toBe(0);
   });
 
+  it('takes back the schema step it took when a later row step of the same undo is refused: a refused undo changes nothing', async () => {
+    // Found by the property test (seed 1321466995): the undo dropped the action's index (which commits), then
+    // could not put the deleted row back, its parent deleted by another client meanwhile.
+    const c = await db.connect();
+    await c.query('CREATE TABLE kin_parent (id INT PRIMARY KEY) ENGINE=InnoDB');
+    await c.query('CREATE TABLE kin_child (id INT PRIMARY KEY, parent_id INT NOT NULL, note VARCHAR(20), FOREIGN KEY (parent_id) REFERENCES kin_parent (id)) ENGINE=InnoDB');
+    await c.query('INSERT INTO kin_parent VALUES (1), (2)');
+    await c.query("INSERT INTO kin_child VALUES (1, 1, 'one'), (2, 2, 'two')");
+    const r = await run('DELETE FROM kin_child WHERE id = 1; CREATE INDEX idx_kin ON kin_child (note)');
+    expect(r.status, r.stderr).toBe('done');
+    await c.query('DELETE FROM kin_parent WHERE id = 1');
+    const before = db.dump();
+    expect(before).toContain('idx_kin');
+    const error = await channel.undo(r.effect).catch((e: unknown) => e);
+    expect((error as Error).message).toMatch(/Nothing was changed/);
+    expect(error).toBeInstanceOf(DbConflict);
+    expect(db.dump()).toBe(before);
+    expect(await posthocObjects()).toBe(0);
+    // With the parent back, the same undo goes through: the row and no index.
+    await c.query('INSERT INTO kin_parent VALUES (1)');
+    await channel.undo(r.effect);
+    expect(db.dump()).not.toContain('idx_kin');
+    expect(await one<{ n: number }>('SELECT COUNT(*) AS n FROM kin_child')).toEqual({ n: 2 });
+    await c.query('DROP TABLE kin_child, kin_parent');
+    await c.end();
+  });
+
   it('refuses an undo whose delete would cascade into rows written since', async () => {
     const r = await run("INSERT INTO rental (rental_id, rental_date, inventory_id, customer_id, staff_id) VALUES (90001, '2006-01-01 10:00:00', 5, 5, 1)");
     expect(r.status, r.stderr).toBe('done');

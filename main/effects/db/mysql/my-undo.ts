@@ -53,6 +53,11 @@ export async function applyMy(grant: DatabaseGrant, log: UndoLog, direction: Dir
     let rowCount = 0;
     const rows: string[] = [];
     let done = 0;
+    // The schema steps taken so far, and whether a row step committed: a refusal after schema steps alone
+    // takes them back (their opposite statements, newest first), so a refused undo changes nothing.
+    const schemaDone: DdlOp[] = [];
+    let rowsCommitted = false;
+    try {
     for (const [i, seg] of segments.entries()) {
       const following = segments[i + 1];
       if (seg.kind === 'ddl') {
@@ -63,7 +68,8 @@ export async function applyMy(grant: DatabaseGrant, log: UndoLog, direction: Dir
         }
         const ops = direction === 'undo' ? [...seg.ops].reverse() : seg.ops;
         for (const op of ops) {
-          await applyOp(conn, op, direction, dryRun, done);
+          await applyOp(conn, op, direction, dryRun);
+          if (!dryRun) schemaDone.push(op);
           statements += (direction === 'undo' ? op.undo : op.redo).length;
           rowCount++;
           rows.push(op.describe);
@@ -84,30 +90,40 @@ export async function applyMy(grant: DatabaseGrant, log: UndoLog, direction: Dir
         const op = following?.kind === 'ddl' ? (direction === 'undo' ? following.ops.at(-1) : following.ops[0]) : undefined;
         if (op) await checkOp(conn, op, direction);
         await conn.query(dryRun ? 'ROLLBACK' : 'COMMIT');
+        if (!dryRun) rowsCommitted = true;
         statements += r.statements;
         rowCount += r.rowCount;
         rows.push(...r.rows);
       } catch (error) {
         await conn.query('ROLLBACK').catch(() => undefined);
-        throw partial(error, done, direction);
+        throw error;
       } finally {
         await capture.uninstall();
         capture = null;
       }
       done++;
     }
+    } catch (error) {
+      const refusal = asConflict(error, direction);
+      if (schemaDone.length > 0 && !rowsCommitted && (await takeBack(conn, schemaDone, direction))) throw refusal;
+      throw partial(refusal, done, direction);
+    }
     return { statements, rows: rows.slice(0, 50), rowCount, log: next };
   } catch (error) {
-    if (error instanceof DbConflict || error instanceof DbRefusal) throw error;
-    const errno = (error as { errno?: number }).errno ?? 0;
-    if (ORDER_ERRORS.has(errno)) {
-      throw new DbConflict([myMessage(error)], `Cannot ${direction}: rows changed since stand in the way (${myMessage(error)}), for example rows now pointing at rows that no longer exist. Nothing was changed.`);
-    }
+    const conflict = asConflict(error, direction);
+    if (conflict instanceof DbConflict || conflict instanceof DbRefusal) throw conflict;
     throw new DbRefusal(`The server refused the ${direction} (${myMessage(error)}); nothing was changed.`);
   } finally {
-    await capture?.uninstall();
+    await (capture as MyCapture | null)?.uninstall();
     await conn.end().catch(() => undefined);
   }
+}
+
+/** A row refused by a key or a reference (rows changed since stand in the way) as the conflict it is; other errors as they are. */
+function asConflict(error: unknown, direction: Direction): unknown {
+  const errno = (error as { errno?: number }).errno ?? 0;
+  if (error instanceof DbConflict || !ORDER_ERRORS.has(errno)) return error;
+  return new DbConflict([myMessage(error)], `Cannot ${direction}: rows changed since stand in the way (${myMessage(error)}), for example rows now pointing at rows that no longer exist. Nothing was changed.`);
 }
 
 async function checkOp(conn: MyConnection, op: DdlOp, direction: Direction): Promise<void> {
@@ -126,13 +142,27 @@ function partial(error: unknown, done: number, direction: Direction): unknown {
   return new DbConflict(error.items, `${error.message.replace(/ ?Nothing was changed\.?/, '')} The ${direction} stopped part-way: ${done} earlier step${done === 1 ? '' : 's'} of this action (schema changes commit on their own) ${done === 1 ? 'was' : 'were'} already ${direction === 'undo' ? 'undone' : 'redone'}; ${direction === 'undo' ? 'redo' : 'undo'} the action to go back.`);
 }
 
-/** A schema step: the object must be in the state recorded when the other direction last ran. */
-async function applyOp(conn: MyConnection, op: DdlOp, direction: Direction, dryRun: boolean, done: number): Promise<void> {
+/**
+ * Takes back the schema steps an undo (or redo) took before a later step was refused, newest first, each
+ * with the other direction's statements, while its object is as this one left it. False when one cannot be:
+ * then the refusal says the steps before it were taken.
+ */
+async function takeBack(conn: MyConnection, taken: DdlOp[], direction: Direction): Promise<boolean> {
+  const back: Direction = direction === 'undo' ? 'redo' : 'undo';
   try {
-    await checkOp(conn, op, direction);
-  } catch (error) {
-    throw partial(error, done, direction);
+    for (const op of [...taken].reverse()) {
+      await checkOp(conn, op, back);
+      for (const sql of back === 'undo' ? op.undo : op.redo) await conn.query(sql);
+    }
+    return true;
+  } catch {
+    return false;
   }
+}
+
+/** A schema step: the object must be in the state recorded when the other direction last ran. */
+async function applyOp(conn: MyConnection, op: DdlOp, direction: Direction, dryRun: boolean): Promise<void> {
+  await checkOp(conn, op, direction);
   if (dryRun) return;
   for (const sql of direction === 'undo' ? op.undo : op.redo) await conn.query(sql);
   // What this step left is what the opposite direction will expect.
